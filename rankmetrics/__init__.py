@@ -1,0 +1,23 @@
+"""rankmetrics: ranking metrics for recommender and search models, every cutoff at once,
+every convention named, proven against the reference tools."""
+
+from rankmetrics.conventions import PRESETS, Conventions
+from rankmetrics.errors import DataError
+from rankmetrics.evaluate import Evaluation, evaluate
+from rankmetrics.metrics import MAIN_METRICS, METRICS
+from rankmetrics.prepare import GroundTruth, RankedRun
+from rankmetrics.relevance import RelevanceMapping, suggest_mapping
+
+__all__ = [
+    "PRESETS",
+    "Conventions",
+    "DataError",
+    "Evaluation",
+    "GroundTruth",
+    "MAIN_METRICS",
+    "METRICS",
+    "RankedRun",
+    "RelevanceMapping",
+    "evaluate",
+    "suggest_mapping",
+]

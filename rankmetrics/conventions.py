@@ -1,0 +1,157 @@
+"""Named conventions: every choice that makes two libraries' "NDCG@10" differ.
+
+Each option is a field of :class:`Conventions` with the default of the project's conventions
+document; a *preset* bundles the options that reproduce one reference library exactly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+
+GAINS = ("exponential", "linear")
+IDEALS = ("ground_truth", "retrieved")
+AP_DENOMINATORS = ("relevant", "min_k_relevant", "hits")
+EMPTY_USERS = ("skip", "zero")
+MISSING_USERS = ("zero", "skip")
+TIES = ("item_desc", "item_asc", "input")
+
+OPTION_CHOICES: dict[str, tuple[str, ...]] = {
+    "gain": GAINS,
+    "ideal": IDEALS,
+    "ap_denominator": AP_DENOMINATORS,
+    "empty_users": EMPTY_USERS,
+    "missing_users": MISSING_USERS,
+    "ties": TIES,
+}
+
+OPTION_HELP: dict[str, str] = {
+    "gain": "NDCG gain of a grade g: exponential 2^g - 1, or linear g (equal for 0/1 grades).",
+    "ideal": "IDCG from all ground-truth items (ground_truth) or from the model's own top-K "
+    "list re-sorted (retrieved).",
+    "ap_denominator": "AP@K divides by |R| (relevant), min(K, |R|) (min_k_relevant) or the "
+    "hits in the top K (hits).",
+    "threshold_gains": "Whether grades below the relevance threshold give no NDCG gain.",
+    "empty_users": "Users whose ground truth has no relevant item: left out of the means "
+    "(skip) or counted with their values, 0 for the binary metrics (zero).",
+    "missing_users": "Ground-truth users a model returned nothing for: an empty list scoring "
+    "0 (zero) or left out of that model's means (skip).",
+    "ties": "Order of items with equal scores: item id descending as trec_eval (item_desc), "
+    "ascending (item_asc), or the order of the input rows (input).",
+}
+
+
+@dataclass(frozen=True)
+class Conventions:
+    """The conventions a metric is computed under.
+
+    Parameters
+    ----------
+    gain : {"exponential", "linear"}
+        Gain of a grade ``g`` in DCG: ``2**g - 1`` or ``g``.
+    ideal : {"ground_truth", "retrieved"}
+        Which list IDCG@K is the DCG of: all ground-truth items sorted by grade, or the
+        model's own top-K list re-sorted by grade.
+    ap_denominator : {"relevant", "min_k_relevant", "hits"}
+        What AP@K divides the sum of precisions at hit ranks by.
+    threshold_gains : bool
+        If true, grades below the relevance threshold give no gain in DCG and IDCG.
+    empty_users : {"skip", "zero"}
+        Users with no relevant item in the ground truth.
+    missing_users : {"zero", "skip"}
+        Ground-truth users that a model's output does not contain.
+    ties : {"item_desc", "item_asc", "input"}
+        Tie-break for equal scores.
+
+    Examples
+    --------
+    >>> Conventions.preset("trec_eval").gain
+    'linear'
+    >>> Conventions.preset("trec_eval", gain="exponential").gain
+    'exponential'
+    """
+
+    gain: str = "exponential"
+    ideal: str = "ground_truth"
+    ap_denominator: str = "relevant"
+    threshold_gains: bool = False
+    empty_users: str = "skip"
+    missing_users: str = "zero"
+    ties: str = "item_desc"
+
+    def __post_init__(self) -> None:
+        for name, choices in OPTION_CHOICES.items():
+            value = getattr(self, name)
+            if value not in choices:
+                raise ValueError(
+                    f"The '{name}' convention must be one of {', '.join(choices)}. "
+                    f"Got {value!r} instead."
+                )
+        if not isinstance(self.threshold_gains, bool):
+            raise ValueError(
+                "The 'threshold_gains' convention must be True or False. "
+                f"Got {self.threshold_gains!r} instead."
+            )
+
+    @classmethod
+    def preset(cls, name: str, **overrides: object) -> Conventions:
+        """The conventions of a named preset, with explicit options overriding it."""
+        if name not in PRESETS:
+            raise ValueError(
+                f"Unknown preset {name!r}: choose one of {', '.join(PRESETS)}."
+            )
+        return replace(PRESETS[name], **overrides)
+
+    def as_dict(self) -> dict[str, object]:
+        """The options as a plain dict (for saving a configuration or a JSON report)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    def preset_name(self) -> str | None:
+        """The name of the preset these conventions equal, or None."""
+        for name, preset in PRESETS.items():
+            if preset == self:
+                return name
+        return None
+
+    def describe(self) -> str:
+        """One line naming every active option, for reports and the dashboard."""
+        gain = "2^g-1" if self.gain == "exponential" else "g"
+        name = self.preset_name()
+        parts = [
+            f"gain {self.gain} ({gain})",
+            f"ideal from {self.ideal.replace('_', ' ')}",
+            f"AP / {self.ap_denominator.replace('_', ' ')}",
+            f"threshold on gains {'yes' if self.threshold_gains else 'no'}",
+            f"users without relevant items: {self.empty_users}",
+            f"users missing from a model: {self.missing_users}",
+            f"ties: {self.ties.replace('_', ' ')}",
+        ]
+        prefix = f"preset {name}: " if name else "custom: "
+        return prefix + "; ".join(parts)
+
+
+PRESETS: dict[str, Conventions] = {
+    "default": Conventions(),
+    "trec_eval": Conventions(
+        gain="linear", ideal="ground_truth", ap_denominator="relevant",
+        empty_users="zero", missing_users="zero",
+    ),
+    "ranx_burges": Conventions(
+        gain="exponential", ideal="ground_truth", ap_denominator="relevant",
+        empty_users="zero", missing_users="zero",
+    ),
+    "retrieved_ideal": Conventions(
+        gain="exponential", ideal="retrieved", ap_denominator="relevant",
+        empty_users="skip", missing_users="zero",
+    ),
+}
+
+PRESET_HELP: dict[str, str] = {
+    "default": "The project's defaults: exponential gain, ideal from all ground truth, "
+    "users without relevant items skipped.",
+    "trec_eval": "Reproduces trec_eval -c (also pytrec_eval, ir_measures, ranx ndcg/map): "
+    "linear gain, every ground-truth user counted.",
+    "ranx_burges": "Reproduces ranx's ndcg_burges: exponential gain, ideal from all ground "
+    "truth, every user counted.",
+    "retrieved_ideal": "Reproduces scikit-learn's ndcg_score fed the recommended rows and the "
+    "textbook examples: the ideal is the model's own list re-sorted.",
+}

@@ -1,0 +1,318 @@
+"""Evaluate several models against one ground truth, at every cutoff at once.
+
+>>> import pandas as pd
+>>> truth = pd.DataFrame({"user": ["u"] * 5, "item": list("ACXYZ"), "rating": [1] * 5})
+>>> run = pd.DataFrame({"user": ["u"] * 5, "item": list("ABCDE"), "score": [5, 4, 3, 2, 1]})
+>>> ev = evaluate(truth, {"model": run}, max_cutoff=5)
+>>> round(ev.curve("model", "ndcg")[4], 4), round(ev.curve("model", "map")[4], 4)
+(0.5087, 0.3333)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from rankmetrics.conventions import Conventions
+from rankmetrics.kernels import gain_of, metric_block
+from rankmetrics.metrics import CUTOFF_METRICS, METRICS, check_metrics
+from rankmetrics.prepare import GroundTruth, RankedRun
+from rankmetrics.relevance import RelevanceMapping
+
+USERS_PER_BLOCK = 16_384
+
+
+def evaluate(
+    truth: pd.DataFrame | GroundTruth,
+    runs: Mapping[str, pd.DataFrame | RankedRun],
+    *,
+    relevance: RelevanceMapping | None = None,
+    conventions: Conventions | None = None,
+    max_cutoff: int = 100,
+) -> Evaluation:
+    """Evaluate each model's ranked output against the ground truth.
+
+    Parameters
+    ----------
+    truth : DataFrame (user, item, rating) or GroundTruth
+    runs : mapping of model name -> DataFrame (user, item, score) or RankedRun
+        A RankedRun must have been made against the same GroundTruth with the same tie rule.
+    relevance : RelevanceMapping, default identity with threshold 1
+    conventions : Conventions, default ``Conventions()``
+    max_cutoff : int
+        The largest K; every cutoff 1..max_cutoff is computed.
+    """
+    relevance = relevance or RelevanceMapping.identity(1)
+    conventions = conventions or Conventions()
+    if not isinstance(max_cutoff, (int, np.integer)) or isinstance(max_cutoff, bool) or (
+        max_cutoff < 1
+    ):
+        raise ValueError(f"max_cutoff must be an integer of at least 1. Got {max_cutoff!r}.")
+    if not runs:
+        raise ValueError("Give at least one model output to evaluate.")
+    prepared_truth = truth if isinstance(truth, GroundTruth) else GroundTruth.from_frame(truth)
+    prepared_runs = {}
+    for name, run in runs.items():
+        if isinstance(run, RankedRun):
+            if run.ties != conventions.ties or len(run.lengths) != prepared_truth.n_users:
+                raise ValueError(
+                    f"The prepared output of {name!r} was made with ties={run.ties!r} or "
+                    "another ground truth; prepare it again."
+                )
+            prepared_runs[name] = run
+        else:
+            prepared_runs[name] = RankedRun.from_frame(run, prepared_truth, ties=conventions.ties)
+    return Evaluation(prepared_truth, prepared_runs, relevance, conventions, int(max_cutoff))
+
+
+class Evaluation:
+    """Metric values of several models at every cutoff 1..max_cutoff.
+
+    Per-user values are computed on demand (and kept); means over users are computed in
+    blocks of users, so millions of users fit in memory.
+    """
+
+    def __init__(
+        self,
+        truth: GroundTruth,
+        runs: dict[str, RankedRun],
+        relevance: RelevanceMapping,
+        conventions: Conventions,
+        max_cutoff: int,
+    ) -> None:
+        self.truth = truth
+        self.runs = runs
+        self.relevance = relevance
+        self.conventions = conventions
+        self.max_cutoff = max_cutoff
+        self.models = list(runs)
+        grades = relevance.grades(truth.ratings)
+        self.truth_grades = grades
+        self.truth_relevant = relevance.is_relevant(grades)
+        gains = gain_of(grades, conventions.gain)
+        if conventions.threshold_gains:
+            gains = np.where(self.truth_relevant, gains, 0.0)
+        self.truth_gains = gains
+        self.n_relevant = np.bincount(
+            truth.user_index[self.truth_relevant], minlength=truth.n_users
+        )
+        self._ideal = _top_gains_by_user(truth.user_index, gains, max_cutoff)
+        self._per_user_cache: dict[tuple[str, str], np.ndarray] = {}
+
+    # ----- which users count -------------------------------------------------------------
+
+    def included(self, model: str) -> np.ndarray:
+        """Boolean mask over the ground-truth users whose values enter ``model``'s means."""
+        run = self._run(model)
+        mask = np.ones(self.truth.n_users, dtype=bool)
+        if self.conventions.empty_users == "skip":
+            mask &= self.n_relevant > 0
+        if self.conventions.missing_users == "skip":
+            mask &= run.present
+        return mask
+
+    def user_counts(self) -> pd.DataFrame:
+        """Per model: users averaged, users without relevant items, missing and unknown users."""
+        rows = []
+        no_relevant = int(np.count_nonzero(self.n_relevant == 0))
+        for model in self.models:
+            run = self.runs[model]
+            rows.append({
+                "model": model,
+                "users": int(self.included(model).sum()),
+                "ground_truth_users": self.truth.n_users,
+                "no_relevant_items": no_relevant,
+                "no_relevant_items_policy": self.conventions.empty_users,
+                "missing_from_model": int(np.count_nonzero(~run.present)),
+                "missing_policy": self.conventions.missing_users,
+                "unknown_to_ground_truth": run.unknown_users,
+            })
+        return pd.DataFrame(rows)
+
+    # ----- values ----------------------------------------------------------------------
+
+    def per_user(self, model: str, metric: str) -> pd.DataFrame:
+        """Per-user values: one row per counted user, one column per cutoff 1..max_cutoff
+        (a single column ``None`` for R-Precision, which has no cutoff)."""
+        check_metrics([metric])
+        key = (model, metric)
+        if key not in self._per_user_cache:
+            self._per_user_cache[key] = self._block_values(
+                model, (metric,), 0, self.truth.n_users
+            )[metric]
+        values = self._per_user_cache[key]
+        mask = self.included(model)
+        users = self.truth.users[mask]
+        columns = (
+            pd.Index(np.arange(1, self.max_cutoff + 1), name="cutoff")
+            if METRICS[metric].has_cutoff
+            else pd.Index([None], name="cutoff")
+        )
+        return pd.DataFrame(values[mask], index=pd.Index(users, name="user"), columns=columns)
+
+    def per_user_at(self, model: str, metric: str, cutoff: int | None) -> pd.Series:
+        """Per-user values of one metric at one cutoff (None for R-Precision)."""
+        frame = self.per_user(model, metric)
+        column = None if not METRICS[metric].has_cutoff else self._check_cutoff(cutoff)
+        series = frame[column]
+        series.name = model
+        return series
+
+    def paired(self, metric: str, cutoff: int | None) -> pd.DataFrame:
+        """Users x models values at one cutoff, on the users every model counts (for tests
+        of differences, which need the same users for every model)."""
+        columns = [self.per_user_at(model, metric, cutoff) for model in self.models]
+        return pd.concat(columns, axis=1, join="inner")
+
+    def curve(self, model: str, metric: str) -> np.ndarray:
+        """The mean over counted users at every cutoff 1..max_cutoff (length 1 for
+        R-Precision)."""
+        return self.means((metric,), models=[model])[model][metric]
+
+    def means(
+        self, metrics: Iterable[str], models: Iterable[str] | None = None
+    ) -> dict[str, dict[str, np.ndarray]]:
+        """Means over counted users: model -> metric -> array over cutoffs 1..max_cutoff."""
+        metrics = check_metrics(list(metrics))
+        out: dict[str, dict[str, np.ndarray]] = {}
+        for model in models or self.models:
+            mask = self.included(model)
+            sums = {metric: 0.0 for metric in metrics}
+            for start in range(0, self.truth.n_users, USERS_PER_BLOCK):
+                stop = min(start + USERS_PER_BLOCK, self.truth.n_users)
+                block = self._block_values(model, metrics, start, stop)
+                rows = mask[start:stop]
+                for metric in metrics:
+                    sums[metric] = sums[metric] + block[metric][rows].sum(axis=0)
+            counted = int(mask.sum())
+            out[model] = {
+                metric: np.asarray(sums[metric], dtype=np.float64) / counted
+                if counted
+                else np.full(np.shape(sums[metric]) or (1,), np.nan)
+                for metric in metrics
+            }
+        return out
+
+    def summary(
+        self, metrics: Iterable[str] | None = None, cutoffs: Iterable[int] | None = None
+    ) -> pd.DataFrame:
+        """Long table ``model, metric, cutoff, value, users``: the mean of each metric at
+        each cutoff (every cutoff when ``cutoffs`` is None; R-Precision has no cutoff)."""
+        metrics = check_metrics(list(metrics) if metrics is not None else list(METRICS))
+        chosen = self._cutoff_list(cutoffs)
+        means = self.means(metrics)
+        rows = []
+        for model in self.models:
+            users = int(self.included(model).sum())
+            for metric in metrics:
+                values = means[model][metric]
+                if METRICS[metric].has_cutoff:
+                    for cutoff in chosen:
+                        rows.append((model, metric, cutoff, float(values[cutoff - 1]), users))
+                else:
+                    rows.append((model, metric, None, float(values[0]), users))
+        table = pd.DataFrame(rows, columns=["model", "metric", "cutoff", "value", "users"])
+        table["cutoff"] = table["cutoff"].astype("Int64")
+        return table
+
+    def per_user_table(
+        self, metrics: Iterable[str] | None = None, cutoffs: Iterable[int] | None = None
+    ) -> pd.DataFrame:
+        """Long table ``model, user, metric, cutoff, value``."""
+        metrics = check_metrics(list(metrics) if metrics is not None else list(METRICS))
+        chosen = self._cutoff_list(cutoffs)
+        parts = []
+        for model in self.models:
+            for metric in metrics:
+                frame = self.per_user(model, metric)
+                if METRICS[metric].has_cutoff:
+                    frame = frame[chosen]
+                long = frame.stack(future_stack=True).rename("value").reset_index()
+                long.insert(0, "model", model)
+                long.insert(2, "metric", metric)
+                parts.append(long)
+        table = pd.concat(parts, ignore_index=True)
+        table["cutoff"] = table["cutoff"].astype("Int64")
+        return table[["model", "user", "metric", "cutoff", "value"]]
+
+    # ----- internals -------------------------------------------------------------------
+
+    def _run(self, model: str) -> RankedRun:
+        if model not in self.runs:
+            raise ValueError(f"Unknown model {model!r}: the models are {', '.join(self.models)}.")
+        return self.runs[model]
+
+    def _check_cutoff(self, cutoff: object) -> int:
+        if (
+            not isinstance(cutoff, (int, np.integer))
+            or isinstance(cutoff, bool)
+            or not 1 <= cutoff <= self.max_cutoff
+        ):
+            raise ValueError(
+                f"The cutoff must be an integer from 1 to {self.max_cutoff}. Got {cutoff!r}."
+            )
+        return int(cutoff)
+
+    def _cutoff_list(self, cutoffs: Iterable[int] | None) -> list[int]:
+        if cutoffs is None:
+            return list(range(1, self.max_cutoff + 1))
+        return sorted({self._check_cutoff(cutoff) for cutoff in cutoffs})
+
+    def _block_values(
+        self, model: str, metrics: tuple[str, ...], start: int, stop: int
+    ) -> dict[str, np.ndarray]:
+        """Metric values of users start..stop-1 (ground-truth order), all cutoffs."""
+        run = self._run(model)
+        n_block, max_cutoff = stop - start, self.max_cutoff
+        lo, hi = np.searchsorted(run.judged_user, [start, stop])
+        users = run.judged_user[lo:hi] - start
+        ranks = run.judged_rank[lo:hi]
+        rows = run.judged_row[lo:hi]
+        n_relevant = self.n_relevant[start:stop]
+        out: dict[str, np.ndarray] = {}
+        cutoff_metrics = tuple(m for m in metrics if m in CUTOFF_METRICS)
+        if cutoff_metrics:
+            within = ranks < max_cutoff
+            relevant = np.zeros((n_block, max_cutoff), dtype=bool)
+            gains = np.zeros((n_block, max_cutoff), dtype=np.float64)
+            relevant[users[within], ranks[within]] = self.truth_relevant[rows[within]]
+            gains[users[within], ranks[within]] = self.truth_gains[rows[within]]
+            ideal = self._ideal.block(start, stop) if "ndcg" in metrics else None
+            out.update(
+                metric_block(relevant, gains, n_relevant, ideal, self.conventions, cutoff_metrics)
+            )
+        if "r_precision" in metrics:
+            hit = self.truth_relevant[rows] & (ranks < self.n_relevant[users + start])
+            hits = np.bincount(users[hit], minlength=n_block)
+            r_precision = np.zeros(n_block, dtype=np.float64)
+            np.divide(hits, n_relevant, out=r_precision, where=n_relevant > 0)
+            out["r_precision"] = r_precision[:, None]
+        return out
+
+
+class _TopGains:
+    """Each user's ground-truth gains sorted descending, the first ``max_cutoff`` of them,
+    stored sparsely (user, rank, gain) sorted by user."""
+
+    def __init__(self, user: np.ndarray, rank: np.ndarray, gain: np.ndarray, max_cutoff: int):
+        self.user, self.rank, self.gain = user, rank, gain
+        self.max_cutoff = max_cutoff
+
+    def block(self, start: int, stop: int) -> np.ndarray:
+        lo, hi = np.searchsorted(self.user, [start, stop])
+        dense = np.zeros((stop - start, self.max_cutoff), dtype=np.float64)
+        dense[self.user[lo:hi] - start, self.rank[lo:hi]] = self.gain[lo:hi]
+        return dense
+
+
+def _top_gains_by_user(user_index: np.ndarray, gains: np.ndarray, max_cutoff: int) -> _TopGains:
+    positive = np.flatnonzero(gains > 0)
+    users, values = user_index[positive], gains[positive]
+    order = np.lexsort((-values, users))
+    users, values = users[order], values[order]
+    first = np.searchsorted(users, users, side="left")
+    rank = np.arange(len(users)) - first
+    keep = rank < max_cutoff
+    return _TopGains(users[keep], rank[keep], values[keep], max_cutoff)

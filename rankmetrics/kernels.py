@@ -1,0 +1,142 @@
+"""Vectorized metric kernels: a block of users x cutoffs, every cutoff at once.
+
+Inputs are dense matrices with one row per user and one column per rank (1..K):
+``relevant`` (bool), ``gains`` (float64), and per-user counts. Every metric is a cumulative
+sum along the rank axis, so column ``k - 1`` of each result is the metric at cutoff ``k``.
+Nothing here knows about item ids, files or pandas.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rankmetrics.conventions import Conventions
+
+
+def discounts(max_cutoff: int) -> np.ndarray:
+    """The DCG discount of each rank i = 1..max_cutoff: 1 / log2(i + 1).
+
+    >>> discounts(3).round(4).tolist()
+    [1.0, 0.6309, 0.5]
+    """
+    return 1.0 / np.log2(np.arange(2, max_cutoff + 2, dtype=np.float64))
+
+
+def gain_of(grades: np.ndarray, gain: str) -> np.ndarray:
+    """The DCG gain of each grade: ``2**g - 1`` (exponential) or ``g`` (linear).
+
+    Grades below 0 (trec_eval's "junk" judgments, -1) give no gain.
+
+    >>> gain_of(np.array([0.0, 1.0, 3.0, -1.0]), "exponential").tolist()
+    [0.0, 1.0, 7.0, 0.0]
+    """
+    positive = np.maximum(np.asarray(grades, dtype=np.float64), 0.0)
+    if gain == "exponential":
+        return np.exp2(positive) - 1.0
+    return positive
+
+
+def _safe_divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    """numerator / denominator, 0 where the denominator is 0."""
+    denominator = np.asarray(denominator, dtype=np.float64)
+    out = np.zeros(np.broadcast(numerator, denominator).shape, dtype=np.float64)
+    np.divide(numerator, denominator, out=out, where=denominator != 0)
+    return out
+
+
+def retrieved_ideal_dcg(gains: np.ndarray, disc: np.ndarray) -> np.ndarray:
+    """IDCG@k of each row's own top-k list re-sorted by gain, for every k at once.
+
+    The ideal top-k list holds, for every distinct gain level, as many items of that level as
+    the first k ranks do, highest level first. With ``c_g(k)`` the count of level-g items in the
+    first k ranks and ``s_g(k)`` the count of items above level g, the level contributes
+    ``gain_g * (D[s_g + c_g] - D[s_g])`` where ``D[j]`` sums the first j discounts. The cost
+    is one pass per distinct positive gain.
+    """
+    n_users, max_cutoff = gains.shape
+    cumulative_discount = np.concatenate([[0.0], np.cumsum(disc)])
+    ideal = np.zeros((n_users, max_cutoff), dtype=np.float64)
+    above = np.zeros((n_users, max_cutoff), dtype=np.int64)
+    for level in np.unique(gains[gains > 0])[::-1]:
+        count = np.cumsum(gains == level, axis=1)
+        ideal += level * (
+            cumulative_discount[above + count] - cumulative_discount[above]
+        )
+        above += count
+    return ideal
+
+
+def metric_block(
+    relevant: np.ndarray,
+    gains: np.ndarray,
+    n_relevant: np.ndarray,
+    ideal_gains: np.ndarray | None,
+    conventions: Conventions,
+    metrics: tuple[str, ...],
+) -> dict[str, np.ndarray]:
+    """Every requested metric for a block of users at every cutoff 1..K.
+
+    Parameters
+    ----------
+    relevant : bool array (n_users, K)
+        Whether the item at each rank is relevant (grade >= threshold).
+    gains : float array (n_users, K)
+        DCG gain of the item at each rank (0 for unjudged items and beyond the list's end).
+    n_relevant : int array (n_users,)
+        |R|: relevant items in the user's ground truth.
+    ideal_gains : float array (n_users, K) or None
+        The user's ground-truth gains sorted descending (for ``ideal="ground_truth"``).
+    conventions : Conventions
+    metrics : tuple of str
+        Any of precision, recall, hit_rate, mrr, map, dcg, ndcg.
+
+    Returns
+    -------
+    dict of metric name -> float array (n_users, K); column k-1 holds the metric at cutoff k.
+
+    Examples
+    --------
+    >>> rel = np.array([[True, False, True, False, False]])  # A, B, C, D, E; liked A, C, ...
+    >>> out = metric_block(rel, rel * 1.0, np.array([5]), np.ones((1, 5)),
+    ...                    Conventions(), ("precision", "ndcg"))
+    >>> round(out["precision"][0, 4], 4), round(out["ndcg"][0, 4], 4)
+    (0.4, 0.5087)
+    """
+    n_users, max_cutoff = relevant.shape
+    cutoffs = np.arange(1, max_cutoff + 1, dtype=np.float64)
+    n_rel = n_relevant.astype(np.float64)[:, None]
+    hits = np.cumsum(relevant, axis=1, dtype=np.int64)
+    precision = hits / cutoffs
+    out: dict[str, np.ndarray] = {}
+    if "precision" in metrics:
+        out["precision"] = precision
+    if "recall" in metrics:
+        out["recall"] = _safe_divide(hits, n_rel)
+    if "hit_rate" in metrics:
+        out["hit_rate"] = (hits > 0).astype(np.float64)
+    if "mrr" in metrics:
+        first = np.argmax(relevant, axis=1)
+        found = relevant[np.arange(n_users), first]
+        reciprocal = np.where(found, 1.0 / (first + 1.0), 0.0)
+        out["mrr"] = np.where(cutoffs[None, :] > first[:, None], reciprocal[:, None], 0.0)
+    if "map" in metrics:
+        precision_sums = np.cumsum(np.where(relevant, precision, 0.0), axis=1)
+        if conventions.ap_denominator == "relevant":
+            denominator = n_rel
+        elif conventions.ap_denominator == "min_k_relevant":
+            denominator = np.minimum(cutoffs[None, :], n_rel)
+        else:
+            denominator = hits
+        out["map"] = _safe_divide(precision_sums, denominator)
+    if "dcg" in metrics or "ndcg" in metrics:
+        disc = discounts(max_cutoff)
+        dcg = np.cumsum(gains * disc, axis=1)
+        if "dcg" in metrics:
+            out["dcg"] = dcg
+        if "ndcg" in metrics:
+            if conventions.ideal == "retrieved":
+                idcg = retrieved_ideal_dcg(gains, disc)
+            else:
+                idcg = np.cumsum(ideal_gains * disc, axis=1)
+            out["ndcg"] = _safe_divide(dcg, idcg)
+    return out
