@@ -91,7 +91,8 @@ class GroundTruth:
     item_index: np.ndarray
     ratings: np.ndarray
     duplicates_dropped: int
-    _keys: pd.Index
+    _sorted_keys: np.ndarray
+    _sorted_rows: np.ndarray
 
     @classmethod
     def from_frame(cls, table: pd.DataFrame) -> GroundTruth:
@@ -106,46 +107,55 @@ class GroundTruth:
         users_column = _ids(table["user"], "ground-truth", "user")
         items_column = _ids(table["item"], "ground-truth", "item")
         ratings = _numbers(table["rating"], "ground-truth", "rating")
-        user_index, users = pd.factorize(users_column)
-        item_index, items = pd.factorize(items_column)
+        user_index, users = pd.factorize(users_column.array)
+        item_index, items = pd.factorize(items_column.array)
         keys = user_index.astype(np.int64) * len(items) + item_index
-        repeated = pd.Series(keys).duplicated(keep=False).to_numpy()
+        order = np.argsort(keys, kind="stable")
+        sorted_keys = keys[order]
+        repeat = sorted_keys[1:] == sorted_keys[:-1]
         dropped = 0
-        if repeated.any():
-            frame = pd.DataFrame({"key": keys[repeated], "rating": ratings[repeated]})
-            conflicting = frame.groupby("key")["rating"].nunique() > 1
-            if conflicting.any():
-                key = conflicting.index[conflicting.to_numpy()][0]
+        if repeat.any():
+            conflict = repeat & (ratings[order][1:] != ratings[order][:-1])
+            if conflict.any():
+                key = sorted_keys[np.flatnonzero(conflict)[0]]
                 rows = table.index[np.flatnonzero(keys == key)]
+                n_conflicts = len(np.unique(sorted_keys[1:][conflict]))
                 raise DataError(
                     f"user {users[key // len(items)]!r} rates item {items[key % len(items)]!r} "
                     f"more than once with different ratings (rows "
-                    f"{', '.join(map(str, rows[:EXAMPLES_SHOWN]))}); "
-                    f"{int(conflicting.sum())} (user, item) pairs conflict in all. "
-                    "Keep one rating per user and item.",
+                    f"{', '.join(map(str, rows[:EXAMPLES_SHOWN]))}); {n_conflicts} "
+                    "(user, item) pairs conflict in all. Keep one rating per user and item.",
                     column="rating",
                 )
-            keep = ~pd.Series(keys).duplicated().to_numpy()
-            dropped = int((~keep).sum())
-            user_index, item_index = user_index[keep], item_index[keep]
-            ratings, keys = ratings[keep], keys[keep]
+            first = np.concatenate([[True], ~repeat])
+            dropped = int(np.count_nonzero(~first))
+            keep = np.sort(order[first])
+            user_index, item_index, ratings = user_index[keep], item_index[keep], ratings[keep]
+            keys = keys[keep]
+            order = np.argsort(keys, kind="stable")
+            sorted_keys = keys[order]
         return cls(
-            users=pd.Index(users, dtype=users.dtype),
-            items=pd.Index(items, dtype=items.dtype),
+            users=pd.Index(users),
+            items=pd.Index(items),
             user_index=user_index.astype(np.int64),
             item_index=item_index.astype(np.int64),
             ratings=ratings,
             duplicates_dropped=dropped,
-            _keys=pd.Index(keys),
+            _sorted_keys=sorted_keys,
+            _sorted_rows=order,
         )
 
     @property
     def n_users(self) -> int:
         return len(self.users)
 
-    def rows_of(self, user_index: np.ndarray, item_index: np.ndarray) -> np.ndarray:
-        """The ground-truth row of each (user, item) pair, -1 where there is none."""
-        return self._keys.get_indexer(user_index * len(self.items) + item_index)
+    def rows_of_sorted(self, keys: np.ndarray) -> np.ndarray:
+        """The ground-truth row of each key ``user * len(items) + item`` (-1 where there is
+        none); fastest when ``keys`` is sorted."""
+        position = np.searchsorted(self._sorted_keys, keys)
+        position[position == len(self._sorted_keys)] = 0
+        found = self._sorted_keys[position] == keys
+        return np.where(found, self._sorted_rows[position], -1)
 
 
 @dataclass(frozen=True)
@@ -160,14 +170,12 @@ class RankedRun:
         Whether the model's output contains the user at all.
     judged_user, judged_rank, judged_row : int arrays
         For every ranked item with a ground-truth row: the user, its 0-based rank and the
-        ground-truth row.
+        ground-truth row, sorted by user (so a block of users is one contiguous slice).
     unknown_users : int
         Users in the model's output that the ground truth does not have (left out).
     unknown_user_examples : tuple of str
     ties : str
         The tie rule the order was made with.
-
-    The judged arrays are sorted by user, so a block of users is one contiguous slice.
     """
 
     lengths: np.ndarray
@@ -196,35 +204,99 @@ class RankedRun:
         scores = _numbers(table["score"], "model output", "score")
 
         row_user, unknown, unknown_examples = _user_of_rows(users, truth.users)
-        kept = np.flatnonzero(row_user >= 0)
-        order = _rank_order(row_user[kept], scores[kept], items, kept, ties)
-        order = kept[order]
-        ordered_user = row_user[order]
-
-        item_codes, item_values = pd.factorize(items)
-        _check_duplicates(ordered_user, item_codes[order], len(item_values), table.index, order)
-
+        if unknown:
+            kept = np.flatnonzero(row_user >= 0)
+            order = kept[_rank_order(row_user[kept], scores[kept], items, kept, ties)]
+        else:
+            order = _rank_order(row_user, scores, items, None, ties)
+        ordered_user = row_user if order is None else row_user[order]
+        del row_user
         lengths = np.bincount(ordered_user, minlength=truth.n_users).astype(np.int64)
         starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
-        rank = np.arange(len(order), dtype=np.int64) - starts[ordered_user]
-        truth_item = truth.items.get_indexer(item_values)[item_codes[order]]
-        judged = np.flatnonzero(truth_item >= 0)
-        judged_row = truth.rows_of(ordered_user[judged], truth_item[judged])
+        rank = np.arange(len(ordered_user), dtype=np.int64)
+        rank -= starts[ordered_user]
+
+        item_codes, item_values = pd.factorize(items.array)
+        if order is not None:
+            item_codes = item_codes[order]
+        # Items the ground truth knows keep its codes; the others get codes after them.
+        known = truth.items.get_indexer(item_values)
+        code_of = np.where(known >= 0, known, len(truth.items) + np.arange(len(item_values)))
+        codes = code_of[item_codes]
+        del item_codes
+        judged_user, judged_rank, judged_code = _sorted_pairs(
+            ordered_user, codes, rank, len(truth.items) + len(item_values), lengths.max()
+        )
+        repeated = np.flatnonzero(
+            (judged_user[1:] == judged_user[:-1]) & (judged_code[1:] == judged_code[:-1])
+        )
+        if len(repeated):
+            _raise_duplicates(judged_user, judged_code, judged_rank, repeated, starts, order,
+                              table.index)
+        in_truth = judged_code < len(truth.items)
+        judged_user, judged_rank = judged_user[in_truth], judged_rank[in_truth]
+        judged_row = truth.rows_of_sorted(judged_user * len(truth.items) + judged_code[in_truth])
         found = judged_row >= 0
-        judged = judged[found]
-        judged_row = judged_row[found]
-        by_user = np.argsort(ordered_user[judged], kind="stable")
-        judged, judged_row = judged[by_user], judged_row[by_user]
         return cls(
             lengths=lengths,
             present=lengths > 0,
-            judged_user=ordered_user[judged],
-            judged_rank=rank[judged],
-            judged_row=judged_row,
+            judged_user=judged_user[found],
+            judged_rank=judged_rank[found],
+            judged_row=judged_row[found],
             unknown_users=unknown,
             unknown_user_examples=unknown_examples,
             ties=ties,
         )
+
+
+def _sorted_pairs(
+    user: np.ndarray, code: np.ndarray, rank: np.ndarray, n_codes: int, longest: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(user, code, rank) triples sorted by user, then code.
+
+    When the three fit in 63 bits they are packed into one integer and sorted as such (much
+    faster than an argsort); otherwise an argsort orders them.
+    """
+    code_bits = max(int(n_codes - 1).bit_length(), 1)
+    rank_bits = max(int(longest - 1).bit_length(), 1) if longest > 0 else 1
+    user_bits = max(int(user.max(initial=0)).bit_length(), 1)
+    if user_bits + code_bits + rank_bits <= 63:
+        packed = user.astype(np.int64) << (code_bits + rank_bits)
+        packed |= code.astype(np.int64) << rank_bits
+        packed |= rank
+        packed.sort()
+        rank_mask = (1 << rank_bits) - 1
+        code_mask = (1 << code_bits) - 1
+        return (
+            packed >> (code_bits + rank_bits),
+            packed & rank_mask,
+            (packed >> rank_bits) & code_mask,
+        )
+    order = np.lexsort((code, user))
+    return user[order], rank[order], code[order]
+
+
+def _raise_duplicates(
+    user: np.ndarray,
+    code: np.ndarray,
+    rank: np.ndarray,
+    repeated: np.ndarray,
+    starts: np.ndarray,
+    order: np.ndarray | None,
+    index: pd.Index,
+) -> None:
+    first = repeated[0]
+    same = np.flatnonzero((user == user[first]) & (code == code[first]))
+    positions = starts[user[same]] + rank[same]
+    rows = positions if order is None else order[positions]
+    labels = index[np.sort(rows)]
+    pairs = len(np.unique(user[repeated] * (code.max() + 1) + code[repeated]))
+    raise DataError(
+        f"the same item is ranked more than once for one user (rows "
+        f"{', '.join(map(str, labels[:EXAMPLES_SHOWN]))}); {pairs} (user, item) pairs are "
+        "repeated in all. Keep one row per user and item (trec_eval refuses such files, and "
+        "other tools silently count the item twice).",
+    )
 
 
 def _user_of_rows(
@@ -248,27 +320,33 @@ def _user_of_rows(
 
 
 def _rank_order(
-    row_user: np.ndarray, scores: np.ndarray, items: pd.Series, rows: np.ndarray, ties: str
-) -> np.ndarray:
-    """Positions (into the given arrays) ordering rows by user, score descending, tie rule.
+    row_user: np.ndarray,
+    scores: np.ndarray,
+    items: pd.Series,
+    rows: np.ndarray | None,
+    ties: str,
+) -> np.ndarray | None:
+    """Positions (into the given arrays) ordering rows by user, score descending, tie rule;
+    None when the rows are in that order already.
 
     Rows already grouped by user in descending score order are left in place; otherwise a
     stable sort keeps the input order among equal scores. Ties are then broken by item id
-    where asked, sorting only the tied rows.
+    where asked, sorting only the tied rows. ``rows`` maps positions to rows of ``items``
+    (None: the same).
     """
     n_rows = len(row_user)
     if n_rows == 0:
-        return np.zeros(0, dtype=np.int64)
+        return None
     same_user = row_user[1:] == row_user[:-1]
     block_count = int(n_rows - np.count_nonzero(same_user))
-    grouped = block_count == len(np.unique(row_user))
-    if grouped and not np.any(same_user & (scores[1:] > scores[:-1])):
-        order = np.arange(n_rows, dtype=np.int64)
-    else:
+    grouped = block_count == np.count_nonzero(np.bincount(row_user))
+    order = None
+    if not grouped or np.any(same_user & (scores[1:] > scores[:-1])):
         order = np.lexsort((-scores, row_user))
     if ties == "input":
         return order
-    user_sorted, score_sorted = row_user[order], scores[order]
+    user_sorted = row_user if order is None else row_user[order]
+    score_sorted = scores if order is None else scores[order]
     tied_with_next = (user_sorted[1:] == user_sorted[:-1]) & (score_sorted[1:] == score_sorted[:-1])
     if not tied_with_next.any():
         return order
@@ -277,31 +355,12 @@ def _rank_order(
     in_tie[1:] |= tied_with_next
     positions = np.flatnonzero(in_tie)
     group = np.cumsum(np.concatenate([[True], ~tied_with_next]))[positions]
-    tied_items = items.iloc[rows[order[positions]]].to_numpy()
+    if order is None:
+        order = np.arange(n_rows, dtype=np.int64)
+    tied_rows = order[positions] if rows is None else rows[order[positions]]
+    tied_items = items.iloc[tied_rows].to_numpy()
     by_item = pd.DataFrame({"group": group, "item": tied_items}).sort_values(
         ["group", "item"], ascending=[True, ties == "item_asc"], kind="stable"
     )
     order[positions] = order[positions][by_item.index.to_numpy()]
     return order
-
-
-def _check_duplicates(
-    ordered_user: np.ndarray,
-    ordered_item: np.ndarray,
-    n_items: int,
-    index: pd.Index,
-    order: np.ndarray,
-) -> None:
-    keys = ordered_user * n_items + ordered_item
-    repeated = pd.Series(keys).duplicated(keep=False).to_numpy()
-    if not repeated.any():
-        return
-    first_key = keys[np.flatnonzero(repeated)[0]]
-    rows = index[np.sort(order[keys == first_key])]
-    n_pairs = int(pd.Series(keys[repeated]).nunique())
-    raise DataError(
-        f"the same item is ranked more than once for one user (rows "
-        f"{', '.join(map(str, rows[:EXAMPLES_SHOWN]))}); {n_pairs} (user, item) pairs are "
-        "repeated in all. Keep one row per user and item (trec_eval refuses such files, and "
-        "other tools silently count the item twice).",
-    )

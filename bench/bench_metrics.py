@@ -1,0 +1,173 @@
+"""Benchmark: rankmetrics against pytrec_eval and ranx, end to end from long DataFrames.
+
+Generates a seeded synthetic data set (every user has 100 recommended items with string ids
+sorted by score; about 20 judged items per user with grades 0-3, half of them among the
+recommended) and times, on the same data in the same run:
+
+- rankmetrics: all 6 main metrics at every cutoff 1..100 (plus R-Precision), from the
+  DataFrames to the table of means;
+- pytrec_eval: building its dicts from the DataFrames plus evaluating ndcg_cut_10,
+  map_cut_100, recip_rank, P_10, recall_100, success_10;
+- ranx: Qrels/Run from the DataFrames plus evaluate of the same measures, warm (after numba
+  has compiled on a small data set).
+
+Each tool runs in a fresh child process so peak memory is its own: the table gives seconds
+and the peak resident memory added on top of the loaded DataFrames.
+
+    python bench/bench_metrics.py --users 100000
+    python bench/bench_metrics.py --users 1000000 --tools rankmetrics
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import resource
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+LIST_LENGTH = 100
+JUDGED_PER_USER = 20
+N_ITEMS = 200_000
+
+
+def make_data(n_users: int, seed: int = 0, string_dtype: str = "object"):
+    """Seeded run and ground-truth DataFrames with string ids."""
+    rng = np.random.default_rng(seed)
+    item_ids = np.array([f"item{i:07d}" for i in range(N_ITEMS)], dtype=object)
+    user_ids = np.array([f"user{i:08d}" for i in range(n_users)], dtype=object)
+    # Each user's 100 recommended items: distinct within the user (a random start and stride
+    # through the catalogue), scores descending.
+    start = rng.integers(0, N_ITEMS, n_users)[:, None]
+    stride = rng.integers(1, 997, n_users)[:, None]
+    recommended = (start + stride * np.arange(LIST_LENGTH)[None, :]) % N_ITEMS
+    scores = np.sort(rng.random((n_users, LIST_LENGTH)), axis=1)[:, ::-1]
+    run = pd.DataFrame({
+        "user": pd.array(np.repeat(user_ids, LIST_LENGTH), dtype=string_dtype),
+        "item": pd.array(item_ids[recommended.ravel()], dtype=string_dtype),
+        "score": scores.ravel(),
+    })
+    # Judged items: half drawn from the recommended list, half from elsewhere.
+    half = JUDGED_PER_USER // 2
+    from_list = np.argsort(rng.random((n_users, LIST_LENGTH)), axis=1)[:, :half]
+    judged_in = np.take_along_axis(recommended, from_list, axis=1)
+    judged_out = (start + stride * (LIST_LENGTH + np.arange(half))[None, :]) % N_ITEMS
+    judged = np.concatenate([judged_in, judged_out], axis=1)
+    truth = pd.DataFrame({
+        "user": pd.array(np.repeat(user_ids, JUDGED_PER_USER), dtype=string_dtype),
+        "item": pd.array(item_ids[judged.ravel()], dtype=string_dtype),
+        "rating": rng.integers(0, 4, n_users * JUDGED_PER_USER),
+    })
+    return run, truth
+
+
+def run_rankmetrics(run: pd.DataFrame, truth: pd.DataFrame) -> dict:
+    from rankmetrics import Conventions, RelevanceMapping, evaluate
+
+    evaluation = evaluate(truth, {"model": run}, relevance=RelevanceMapping.identity(1),
+                          conventions=Conventions.preset("trec_eval"), max_cutoff=100)
+    table = evaluation.summary(["precision", "recall", "hit_rate", "mrr", "map", "ndcg",
+                                "r_precision"])
+    pick = table.set_index(["metric", "cutoff"])["value"]
+    return {"ndcg@10": pick[("ndcg", 10)], "map@100": pick[("map", 100)],
+            "mrr@100": pick[("mrr", 100)], "P@10": pick[("precision", 10)],
+            "recall@100": pick[("recall", 100)], "success@10": pick[("hit_rate", 10)],
+            "values": len(table)}
+
+
+def run_pytrec_eval(run: pd.DataFrame, truth: pd.DataFrame) -> dict:
+    import pytrec_eval
+
+    qrels: dict = {}
+    for user, item, rating in zip(truth["user"], truth["item"], truth["rating"].tolist()):
+        qrels.setdefault(user, {})[item] = rating
+    scored: dict = {}
+    for user, item, score in zip(run["user"], run["item"], run["score"].tolist()):
+        scored.setdefault(user, {})[item] = score
+    measures = {"ndcg_cut_10", "map_cut_100", "recip_rank", "P_10", "recall_100", "success_10"}
+    results = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(scored)
+    n = len(results)
+
+    def mean(key):
+        return sum(r[key] for r in results.values()) / n
+
+    return {"ndcg@10": mean("ndcg_cut_10"), "map@100": mean("map_cut_100"),
+            "mrr@100": mean("recip_rank"), "P@10": mean("P_10"),
+            "recall@100": mean("recall_100"), "success@10": mean("success_10")}
+
+
+def _ranx_evaluate(run: pd.DataFrame, truth: pd.DataFrame) -> dict:
+    from ranx import Qrels, Run, evaluate
+
+    qrels = Qrels.from_df(truth.astype({"user": object, "item": object}), q_id_col="user",
+                          doc_id_col="item", score_col="rating")
+    ranked = Run.from_df(run.astype({"user": object, "item": object}), q_id_col="user",
+                         doc_id_col="item", score_col="score")
+    scores = evaluate(qrels, ranked, ["ndcg@10", "map@100", "mrr@100", "precision@10",
+                                      "recall@100", "hit_rate@10"])
+    return {"ndcg@10": scores["ndcg@10"], "map@100": scores["map@100"],
+            "mrr@100": scores["mrr@100"], "P@10": scores["precision@10"],
+            "recall@100": scores["recall@100"], "success@10": scores["hit_rate@10"]}
+
+
+TOOLS = {"rankmetrics": run_rankmetrics, "pytrec_eval": run_pytrec_eval, "ranx": _ranx_evaluate}
+
+
+def _peak_rss_bytes() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def _child(tool: str, n_users: int, string_dtype: str, queue) -> None:
+    run, truth = make_data(n_users, string_dtype=string_dtype)
+    if tool == "ranx":  # warm-up: let numba compile on a small data set first
+        small_run, small_truth = make_data(200, seed=1, string_dtype=string_dtype)
+        _ranx_evaluate(small_run, small_truth)
+    loaded = _current_rss_bytes()
+    started = time.perf_counter()
+    values = TOOLS[tool](run, truth)
+    seconds = time.perf_counter() - started
+    queue.put({"tool": tool, "seconds": seconds,
+               "added_gib": max(_peak_rss_bytes() - loaded, 0) / 2**30, "values": values})
+
+
+def _current_rss_bytes() -> int:
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * resource.getpagesize()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--users", type=int, default=100_000)
+    parser.add_argument("--tools", default="rankmetrics,pytrec_eval,ranx")
+    parser.add_argument("--string-dtype", default="object", choices=("object", "str"),
+                        help="dtype of the id columns (pandas 3's default for text is str)")
+    args = parser.parse_args()
+    context = mp.get_context("spawn")
+    rows = []
+    for tool in args.tools.split(","):
+        queue = context.Queue()
+        child = context.Process(target=_child, args=(tool, args.users, args.string_dtype, queue))
+        child.start()
+        result = queue.get()
+        child.join()
+        rows.append(result)
+        print(f"{tool}: {result['seconds']:.2f} s, +{result['added_gib']:.2f} GiB, "
+              f"{json.dumps({k: v for k, v in result['values'].items()}, default=float)}",
+              flush=True)
+    base = next((r for r in rows if r["tool"] == "rankmetrics"), None)
+    print(f"\n{args.users:,} users x {LIST_LENGTH} items ({args.string_dtype} ids)")
+    print(f"{'tool':<12} {'seconds':>8} {'peak +GiB':>10} {'vs rankmetrics':>15}")
+    for r in rows:
+        ratio = f"{r['seconds'] / base['seconds']:.1f}x" if base else "-"
+        print(f"{r['tool']:<12} {r['seconds']:>8.2f} {r['added_gib']:>10.2f} {ratio:>15}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,231 @@
+"""Command line: ``python -m rankmetrics evaluate --truth FILE --run NAME=FILE ...``.
+
+Prints one row per model, metric and cutoff (``model,metric,cutoff,value,users``) or, with
+``--per-user``, one row per model, user, metric and cutoff. Bad input ends with one line
+naming the file, the row and the problem, and exit code 1; never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from rankmetrics.conventions import OPTION_CHOICES, OPTION_HELP, PRESET_HELP, PRESETS, Conventions
+from rankmetrics.errors import DataError
+from rankmetrics.evaluate import evaluate
+from rankmetrics.io import check_against_truth, read_run, read_truth
+from rankmetrics.metrics import MAIN_METRICS, METRICS, check_metrics
+from rankmetrics.prepare import GroundTruth
+from rankmetrics.relevance import RelevanceMapping, parse_grade_table, suggest_mapping
+
+DEFAULT_CUTOFFS = (1, 3, 5, 10, 20, 50, 100)
+COLUMN_ROLES = ("user", "item", "score", "rank", "rating")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m rankmetrics",
+        description="Ranking metrics for recommender and search models.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    ev = commands.add_parser(
+        "evaluate",
+        help="evaluate model outputs against a ground truth",
+        description="Evaluate model outputs (runs) against a ground truth and print the "
+        "mean of each metric at each cutoff.",
+    )
+    ev.add_argument("--truth", required=True, metavar="FILE",
+                    help="ground truth: TREC qrels, CSV/TSV/Parquet/JSON Lines with user, "
+                    "item and rating columns")
+    ev.add_argument("--run", required=True, action="append", metavar="[NAME=]FILE",
+                    help="a model's output (repeat for several models); NAME defaults to "
+                    "the file name without extension")
+    ev.add_argument("--metrics", default=",".join(MAIN_METRICS),
+                    help=f"comma-separated metrics from {', '.join(METRICS)} "
+                    "(default: %(default)s)")
+    cut = ev.add_mutually_exclusive_group()
+    cut.add_argument("--cutoffs", help="comma-separated cutoffs K "
+                     f"(default: {','.join(map(str, DEFAULT_CUTOFFS))})")
+    cut.add_argument("--max-cutoff", type=int, metavar="K",
+                     help="every cutoff from 1 to K (the whole curve)")
+    ev.add_argument("--preset", choices=list(PRESETS), default="default",
+                    help="; ".join(f"{name}: {text}" for name, text in PRESET_HELP.items()))
+    for option, choices in OPTION_CHOICES.items():
+        ev.add_argument(f"--{option.replace('_', '-')}", choices=choices,
+                        help=OPTION_HELP[option] + " Overrides the preset.")
+    ev.add_argument("--threshold-gains", choices=("yes", "no"),
+                    help=OPTION_HELP["threshold_gains"] + " Overrides the preset.")
+    relevance = ev.add_argument_group(
+        "relevance", "How ratings become relevance. Without these options a mapping is "
+        "suggested from the ratings found (and reported on stderr)."
+    )
+    relevance.add_argument("--threshold", type=float, metavar="T",
+                           help="a grade >= T is relevant (trec_eval -l); ratings are the "
+                           "grades unless --grades is given")
+    relevance.add_argument("--grades", metavar="TABLE",
+                           help='graded mapping such as "5=3,4=2,3=1": ratings at or above '
+                           "each value get its grade, lower ratings grade 0")
+    relevance.add_argument("--binary", type=float, metavar="R",
+                           help="binary relevance: rating >= R is relevant (grade 1)")
+    columns = ev.add_argument_group(
+        "columns", "Column names, when they are not found automatically."
+    )
+    for role in COLUMN_ROLES:
+        columns.add_argument(f"--{role}-column", metavar="NAME",
+                             help=f"the column holding the {role}")
+    ev.add_argument("--per-user", action="store_true",
+                    help="one row per model, user, metric and cutoff")
+    ev.add_argument("--format", choices=("csv", "json", "table"), default="csv",
+                    help="output format (default: csv)")
+    ev.add_argument("--output", metavar="PATH", help="write to PATH instead of stdout")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return _evaluate(args)
+    except (DataError, ValueError, OSError) as error:
+        print(f"rankmetrics: error: {error}", file=sys.stderr)
+        return 1
+
+
+def _evaluate(args: argparse.Namespace) -> int:
+    metrics = check_metrics([m.strip() for m in args.metrics.split(",") if m.strip()])
+    cutoffs = _cutoffs(args)
+    conventions = _conventions(args)
+    column_overrides = {
+        role: getattr(args, f"{role}_column")
+        for role in COLUMN_ROLES
+        if getattr(args, f"{role}_column")
+    }
+    truth = read_truth(args.truth, columns=_only(column_overrides, ("user", "item", "rating")))
+    _warn(truth.warnings)
+    mapping = _mapping(args, truth.table["rating"].to_numpy())
+    runs = {}
+    for spec in args.run:
+        name, path = _run_spec(spec)
+        if name in runs:
+            raise ValueError(f"Two runs are named {name!r}: name them with NAME=FILE.")
+        run = read_run(path, name=name,
+                       columns=_only(column_overrides, ("user", "item", "score", "rank")))
+        _warn(run.warnings)
+        _warn(check_against_truth(run, truth, mapping=mapping, max_cutoff=max(cutoffs)))
+        runs[name] = run.table
+    prepared = GroundTruth.from_frame(truth.table)
+    evaluation = evaluate(prepared, runs, relevance=mapping, conventions=conventions,
+                          max_cutoff=max(cutoffs))
+    print(f"rankmetrics: conventions: {conventions.describe()}", file=sys.stderr)
+    if args.per_user:
+        table = evaluation.per_user_table(metrics, cutoffs)
+    else:
+        table = evaluation.summary(metrics, cutoffs)
+    text = _render(table, args.format, args.per_user, conventions, mapping, evaluation)
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _cutoffs(args: argparse.Namespace) -> list[int]:
+    if args.max_cutoff is not None:
+        if args.max_cutoff < 1:
+            raise ValueError(f"--max-cutoff must be at least 1. Got {args.max_cutoff}.")
+        return list(range(1, args.max_cutoff + 1))
+    if args.cutoffs is None:
+        return list(DEFAULT_CUTOFFS)
+    try:
+        values = sorted({int(part) for part in args.cutoffs.split(",") if part.strip()})
+    except ValueError:
+        raise ValueError(
+            f"--cutoffs must be whole numbers separated by commas, such as 1,5,10. "
+            f"Got {args.cutoffs!r}."
+        ) from None
+    if not values or values[0] < 1:
+        raise ValueError(f"--cutoffs must be whole numbers of at least 1. Got {args.cutoffs!r}.")
+    return values
+
+
+def _conventions(args: argparse.Namespace) -> Conventions:
+    overrides: dict[str, object] = {
+        option: getattr(args, option)
+        for option in OPTION_CHOICES
+        if getattr(args, option) is not None
+    }
+    if args.threshold_gains is not None:
+        overrides["threshold_gains"] = args.threshold_gains == "yes"
+    return Conventions.preset(args.preset, **overrides)
+
+
+def _mapping(args: argparse.Namespace, ratings) -> RelevanceMapping:
+    if args.binary is not None:
+        if args.grades is not None or args.threshold is not None:
+            raise ValueError("--binary cannot be combined with --grades or --threshold.")
+        mapping = RelevanceMapping.binary(args.binary)
+    elif args.grades is not None:
+        table = parse_grade_table(args.grades)
+        mapping = RelevanceMapping.graded(table, threshold=args.threshold or 1.0)
+    elif args.threshold is not None:
+        mapping = RelevanceMapping.identity(args.threshold)
+    else:
+        suggestion = suggest_mapping(ratings)
+        mapping = suggestion.recommended
+        print(f"rankmetrics: relevance: {suggestion.reason} (change it with --threshold, "
+              "--grades or --binary)", file=sys.stderr)
+    print(f"rankmetrics: relevance: {mapping.describe()}", file=sys.stderr)
+    return mapping
+
+
+def _run_spec(spec: str) -> tuple[str, str]:
+    name, sep, path = spec.partition("=")
+    if sep and name and not Path(spec).exists():
+        return name.strip(), path
+    return _stem(spec), spec
+
+
+def _stem(path: str) -> str:
+    name = Path(path).name
+    for suffix in (".gz", ".zip"):
+        name = name.removesuffix(suffix)
+    return Path(name).stem or name
+
+
+def _only(overrides: dict[str, str], roles: tuple[str, ...]) -> dict[str, str] | None:
+    chosen = {role: name for role, name in overrides.items() if role in roles}
+    return chosen or None
+
+
+def _warn(messages: list[str]) -> None:
+    for message in messages:
+        print(f"rankmetrics: warning: {message}", file=sys.stderr)
+
+
+def _render(
+    table: pd.DataFrame, fmt: str, per_user: bool, conventions, mapping, evaluation
+) -> str:
+    if fmt == "csv":
+        return table.to_csv(index=False, float_format="%.10g", lineterminator="\n")
+    if fmt == "json":
+        rows = json.loads(table.to_json(orient="records", double_precision=15))
+        document = {
+            "relevance": mapping.as_dict(),
+            "conventions": conventions.as_dict(),
+            "users": json.loads(evaluation.user_counts().to_json(orient="records")),
+            "per_user" if per_user else "results": rows,
+        }
+        return json.dumps(document, indent=2) + "\n"
+    shown = table.copy()
+    shown["cutoff"] = shown["cutoff"].astype("string").fillna("-")
+    if per_user:
+        return shown.to_string(index=False, float_format=lambda v: f"{v:.4f}") + "\n"
+    wide = shown.pivot_table(index=["metric", "cutoff"], columns="model", values="value",
+                             sort=False)
+    users = evaluation.user_counts().set_index("model")["users"]
+    header = "users averaged: " + ", ".join(f"{m} {users[m]}" for m in evaluation.models)
+    return header + "\n" + wide.to_string(float_format=lambda v: f"{v:.4f}") + "\n"
