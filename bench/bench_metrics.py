@@ -39,7 +39,11 @@ N_ITEMS = 200_000
 
 
 def make_data(n_users: int, seed: int = 0, string_dtype: str = "object"):
-    """Seeded run and ground-truth DataFrames with string ids."""
+    """Seeded run and ground-truth DataFrames with string ids of ``string_dtype``: "object"
+    (NumPy arrays of Python strings) or "str" (pandas 3's default, Arrow-backed).
+
+    The columns are made as Series of that dtype: pandas 3 would infer str from a bare array
+    of Python strings (or a pd.array of object dtype) even when object is meant."""
     rng = np.random.default_rng(seed)
     item_ids = np.array([f"item{i:07d}" for i in range(N_ITEMS)], dtype=object)
     user_ids = np.array([f"user{i:08d}" for i in range(n_users)], dtype=object)
@@ -50,8 +54,8 @@ def make_data(n_users: int, seed: int = 0, string_dtype: str = "object"):
     recommended = (start + stride * np.arange(LIST_LENGTH)[None, :]) % N_ITEMS
     scores = np.sort(rng.random((n_users, LIST_LENGTH)), axis=1)[:, ::-1]
     run = pd.DataFrame({
-        "user": pd.array(np.repeat(user_ids, LIST_LENGTH), dtype=string_dtype),
-        "item": pd.array(item_ids[recommended.ravel()], dtype=string_dtype),
+        "user": pd.Series(np.repeat(user_ids, LIST_LENGTH), dtype=string_dtype),
+        "item": pd.Series(item_ids[recommended.ravel()], dtype=string_dtype),
         "score": scores.ravel(),
     })
     # Judged items: half drawn from the recommended list, half from elsewhere.
@@ -61,8 +65,8 @@ def make_data(n_users: int, seed: int = 0, string_dtype: str = "object"):
     judged_out = (start + stride * (LIST_LENGTH + np.arange(half))[None, :]) % N_ITEMS
     judged = np.concatenate([judged_in, judged_out], axis=1)
     truth = pd.DataFrame({
-        "user": pd.array(np.repeat(user_ids, JUDGED_PER_USER), dtype=string_dtype),
-        "item": pd.array(item_ids[judged.ravel()], dtype=string_dtype),
+        "user": pd.Series(np.repeat(user_ids, JUDGED_PER_USER), dtype=string_dtype),
+        "item": pd.Series(item_ids[judged.ravel()], dtype=string_dtype),
         "rating": rng.integers(0, 4, n_users * JUDGED_PER_USER),
     })
     return run, truth

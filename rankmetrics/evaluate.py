@@ -4,7 +4,7 @@
 >>> truth = pd.DataFrame({"user": ["u"] * 5, "item": list("ACXYZ"), "rating": [1] * 5})
 >>> run = pd.DataFrame({"user": ["u"] * 5, "item": list("ABCDE"), "score": [5, 4, 3, 2, 1]})
 >>> ev = evaluate(truth, {"model": run}, max_cutoff=5)
->>> round(ev.curve("model", "ndcg")[4], 4), round(ev.curve("model", "map")[4], 4)
+>>> float(round(ev.curve("model", "ndcg")[4], 4)), float(round(ev.curve("model", "map")[4], 4))
 (0.5087, 0.3333)
 """
 

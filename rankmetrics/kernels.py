@@ -99,7 +99,7 @@ def metric_block(
     >>> rel = np.array([[True, False, True, False, False]])  # A, B, C, D, E; liked A, C, ...
     >>> out = metric_block(rel, rel * 1.0, np.array([5]), np.ones((1, 5)),
     ...                    Conventions(), ("precision", "ndcg"))
-    >>> round(out["precision"][0, 4], 4), round(out["ndcg"][0, 4], 4)
+    >>> float(round(out["precision"][0, 4], 4)), float(round(out["ndcg"][0, 4], 4))
     (0.4, 0.5087)
     """
     n_users, max_cutoff = relevant.shape

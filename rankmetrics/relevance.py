@@ -182,12 +182,13 @@ class MappingSuggestion:
 def suggest_mapping(ratings: np.ndarray) -> MappingSuggestion:
     """Suggest a relevance mapping from the ratings in a ground truth.
 
-    1-5 stars: rating >= 4 for binary metrics and the graded table 5 -> 3, 4 -> 2, 3 -> 1;
+    1-5 stars: the graded table 5 -> 3, 4 -> 2, 3 -> 1 with grade >= 2 (4 and 5 stars)
+    relevant for the binary metrics, or the binary mapping rating >= 4;
     0/1 labels and small integer grades (0-3, 0-4, with -1 for "junk"): the ratings are the
     grades, grade >= 1 relevant; larger scales: the top fifth of the scale is relevant.
 
     >>> suggest_mapping(np.array([1, 2, 3, 4, 5])).recommended.describe()
-    'graded: 5+ -> 3, 4+ -> 2, 3+ -> 1, lower -> 0; grade >= 1 is relevant'
+    'graded: 5+ -> 3, 4+ -> 2, 3+ -> 1, lower -> 0; grade >= 2 is relevant'
     """
     values = np.asarray(ratings, dtype=np.float64)
     values = values[np.isfinite(values)]
@@ -209,11 +210,11 @@ def suggest_mapping(ratings: np.ndarray) -> MappingSuggestion:
             "used as grades, grade 1 or more is relevant.",
         )
     if low >= 0 and high <= 5 and high > 3:
-        graded = RelevanceMapping.graded({5: 3, 4: 2, 3: 1})
+        graded = RelevanceMapping.graded({5: 3, 4: 2, 3: 1}, threshold=2)
         return MappingSuggestion(
             RelevanceMapping.binary(4), graded, graded,
-            "The ratings look like 1-5 stars: 5 -> grade 3, 4 -> 2, 3 -> 1, lower -> 0; "
-            "binary metrics count 4 and 5 stars as relevant.",
+            "The ratings look like 1-5 stars: NDCG grades 5 -> 3, 4 -> 2, 3 -> 1, lower -> 0; "
+            "the binary metrics count 4 and 5 stars (grade 2 or more) as relevant.",
         )
     span = high - low
     cut = low + 0.8 * span
