@@ -1,0 +1,53 @@
+"""Reading and checking runs (models' outputs) and ground truths.
+
+Formats, recognised from the file name and content (``format=`` overrides):
+
+- CSV / TSV, delimiter sniffed (comma, tab, semicolon, pipe), optionally ``.gz`` or ``.zip``
+  (a zip holding one file); Parquet; JSON Lines (``.jsonl``, ``.ndjson``, ``.json`` with one
+  object per line);
+- TREC runs ``user Q0 item rank score tag`` and qrels ``user 0 item rating``, whitespace
+  separated, without header, recognised by their shape whatever the extension;
+- the list layout: one row per user with the items in order, as a list column (Parquet,
+  JSON Lines, DataFrame) or a text cell (``u1,"i3 i9 i12"``; ``|``, ``;``, ``,`` or spaces).
+
+Columns are found by their usual names, in any case, ignoring ``_``, ``-`` and spaces:
+
+- user: user, user_id, query, query_id, qid, topic, topic_id
+- item: item, item_id, movieId, product_id, doc, doc_id, docno
+- score: score, prediction, pred, predicted, similarity; rank: rank, position, pos
+- rating: rating, relevance, rel, label, grade, judgment
+- list of items: items, item_ids, recommendations, recommended, recs, ranking, docs
+
+Decisions:
+
+- Ids are text (pandas ``str``), kept exactly as written in text files (``"007"`` stays
+  ``"007"``, surrounding spaces are dropped); ids stored as numbers (Parquet, JSON,
+  DataFrame) are written plainly, ``12`` not ``12.0``. ``ids_as_strings=False`` writes
+  whole-number ids one way everywhere (``"007"``, ``"7.0"`` -> ``"7"``); ids stay ``str``.
+- Text must be UTF-8 (with or without BOM). Anything else is a DataError naming the first
+  line that is not, and how to re-save the file; there is no silent Latin-1 fallback, because
+  ids decoded with a guessed encoding would silently fail to match the other file.
+- Rows are numbered as a spreadsheet shows them: in CSV / TSV the header is row 1, so the
+  first data row is row 2; in TREC and JSON Lines files the row is the line number; in
+  Parquet and DataFrames the 1-based position.
+- Empty rows are skipped with a warning. A ground truth without a rating column (only user and
+  item columns, or lists) counts every pair as relevant with rating 1, with a warning.
+- In semicolon, tab or pipe separated files, numbers written with a decimal comma (``0,5``)
+  are read as decimals, with a warning.
+"""
+
+from rankmetrics.io._crosscheck import check_against_truth
+from rankmetrics.io._formats import FORMATS
+from rankmetrics.io._load import read_run, read_truth, run_from_dataframe, truth_from_dataframe
+from rankmetrics.io._table import LoadedTable, rating_values
+
+__all__ = [
+    "FORMATS",
+    "LoadedTable",
+    "check_against_truth",
+    "rating_values",
+    "read_run",
+    "read_truth",
+    "run_from_dataframe",
+    "truth_from_dataframe",
+]

@@ -1,0 +1,276 @@
+"""Finding the user, item, score / rank / rating and list columns by their usual names."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from rankmetrics.errors import DataError
+
+# Recognised names for each role, most specific first. Matching ignores case, "_", "-" and
+# spaces: "user_id", "userId" and "User ID" are the same name.
+ROLE_NAMES: dict[str, tuple[str, ...]] = {
+    "user": ("user", "user_id", "query", "query_id", "qid", "topic", "topic_id"),
+    "item": ("item", "item_id", "movieId", "product_id", "doc", "doc_id", "docno"),
+    "score": ("score", "prediction", "pred", "predicted", "similarity"),
+    "rank": ("rank", "position", "pos"),
+    "rating": ("rating", "relevance", "rel", "label", "grade", "judgment", "judgement"),
+    "items": ("items", "item_ids", "recommendations", "recommended", "recs", "ranking", "docs",
+              "doc_ids", "docnos"),
+}
+
+# The header a file of each kind would have, for the "add a header line" hint.
+ROLES_FOR = {"run": ("user", "item", "score"), "truth": ("user", "item", "rating")}
+
+ROLE_WORDS = {
+    "user": "user",
+    "item": "item",
+    "score": "score",
+    "rank": "rank",
+    "rating": "rating",
+    "items": "list of items",
+}
+
+
+def normalise(column: object) -> str:
+    """``"User_ID"`` -> ``"userid"``: lower case without ``_``, ``-`` or spaces."""
+    return re.sub(r"[\s_\-]+", "", str(column)).lower()
+
+
+def check_overrides(columns: dict[str, str] | None, kind: str) -> dict[str, str]:
+    """Validate the ``columns=`` argument (a programming error is a ValueError)."""
+    if columns is None:
+        return {}
+    if not isinstance(columns, dict):
+        raise ValueError(
+            "columns= must be a dict from role to column name, e.g. {'score': 'prediction'}. "
+            f"Got {type(columns).__name__}."
+        )
+    allowed = ("user", "item", "score", "rank", "items") if kind == "run" else (
+        "user", "item", "rating", "items")
+    unknown = [role for role in columns if role not in allowed]
+    if unknown:
+        raise ValueError(
+            f"columns= has unknown role(s) {', '.join(map(repr, unknown))}; a {kind} accepts "
+            f"{', '.join(map(repr, allowed))}."
+        )
+    return {role: str(name) for role, name in columns.items()}
+
+
+def find_column(names: Sequence[str], role: str, taken: set[str]) -> tuple[str | None, str]:
+    """The first column whose normalised name is a recognised name for ``role``.
+
+    Returns the column (or None) and a warning ("" if none) when another column could also
+    have been meant.
+    """
+    by_name: dict[str, list[str]] = {}
+    for name in names:
+        if name not in taken:
+            by_name.setdefault(normalise(name), []).append(name)
+    found = [by_name[key] for key in map(normalise, ROLE_NAMES[role]) if key in by_name]
+    if not found:
+        return None, ""
+    chosen = found[0][0]
+    others = [name for group in found for name in group if name != chosen]
+    warning = ""
+    if others:
+        example = others[0]
+        warning = (
+            f"Used column '{chosen}' for the {ROLE_WORDS[role]}; "
+            f"{', '.join(repr(o) for o in others)} could also be one. To use another, pass "
+            f"columns={{'{role}': '{example}'}}."
+        )
+    return chosen, warning
+
+
+def resolve_override(names: Sequence[str], role: str, wanted: str, file: str) -> str:
+    """The file column the caller named for ``role``: exact name first, then normalised."""
+    if wanted in names:
+        return wanted
+    matches = [name for name in names if normalise(name) == normalise(wanted)]
+    if matches:
+        return matches[0]
+    raise DataError(
+        f"the column '{wanted}' chosen for the {ROLE_WORDS[role]} is not in the file. "
+        f"Its columns are: {show_names(names)}.",
+        file=file,
+    )
+
+
+def show_names(names: Sequence[str]) -> str:
+    shown = ", ".join(f"'{name}'" for name in names[:20])
+    return shown + (f" and {len(names) - 20} more" if len(names) > 20 else "")
+
+
+def recognised(role: str) -> str:
+    """The names recognised for a role, for messages."""
+    return ", ".join(ROLE_NAMES[role])
+
+
+def missing_columns(
+    names: Sequence[str], missing: Sequence[Sequence[str]], kind: str, found: dict[str, str],
+    file: str, *, looks_headerless: bool = False, hint: str = "",
+) -> DataError:
+    """The error for a table lacking required columns, with the way to fix it.
+
+    ``missing`` lists groups of roles, any one of which would do (``[("score", "rank")]``).
+    """
+    need = " and no ".join(" or ".join(ROLE_WORDS[r] for r in group) for group in missing)
+    roles = [role for group in missing for role in group]
+    known = "; ".join(f"{ROLE_WORDS[role]} by {recognised(role)}" for role in roles)
+    unused = [name for name in names if name not in found.values()]
+    guess = _guess(unused, roles[0]) or "your_column"
+    text = (
+        f"no {need} column found. The file's columns are: {show_names(names)}. "
+        f"Columns are recognised by their names ({known}; in any case, ignoring '_', '-' and "
+        "spaces). Rename the column in the file, or choose it with the column override, "
+        f"e.g. columns={{'{roles[0]}': '{guess}'}}."
+    )
+    if looks_headerless:
+        text += (
+            " The first line looks like data rather than column names: if the file has no "
+            f"header line, add one such as '{','.join(ROLES_FOR[kind])}'."
+        )
+    if hint:
+        text += " " + hint
+    return DataError(text, file=file)
+
+
+
+def _guess(unused: Sequence[str], role: str) -> str:
+    """An unused column whose name contains a recognised name for the role, else the first."""
+    for name in unused:
+        key = normalise(name)
+        if any(normalise(word) in key for word in ROLE_NAMES[role]):
+            return name
+    return unused[0] if unused else ""
+
+
+@dataclass
+class Choice:
+    """The columns chosen for each role and the layout they imply."""
+
+    columns: dict[str, str]
+    layout: str  # "long" or "list"
+    ranking: str | None
+    implied_rating: bool = False
+    warnings: list[str] = field(default_factory=list)
+
+
+def choose_columns(
+    names: Sequence[str],
+    kind: str,
+    overrides: dict[str, str],
+    file: str,
+    *,
+    is_list_column: Callable[[str], bool],
+    force_list: bool = False,
+    looks_headerless: bool = False,
+) -> Choice:
+    """Pick the columns of a run or ground truth, and whether it is in the list layout.
+
+    Long layout: a run needs user, item and score or rank (score wins when both are there,
+    unless only rank was chosen with ``columns=``); a ground truth needs user, item and
+    rating, except that a file of only user and item columns gives every pair rating 1.
+    List layout (one row per user, items in order): a user column and an items column whose
+    values are lists (or, in text, cells holding several ids).
+    """
+    names = [str(name) for name in names]
+    found: dict[str, str] = {}
+    warnings: list[str] = []
+    for role, wanted in overrides.items():
+        found[role] = resolve_override(names, role, wanted, file)
+
+    def auto(role: str) -> str | None:
+        if role not in found:
+            column, warning = find_column(names, role, set(found.values()))
+            if column is None:
+                return None
+            found[role] = column
+            if warning:
+                warnings.append(warning)
+        return found[role]
+
+    user = auto("user")
+    list_candidate = None
+    if force_list or "items" in overrides:
+        list_candidate = auto("items") or _only_other(names, user)
+    else:
+        item = auto("item")
+        values = ("score", "rank") if kind == "run" else ("rating",)
+        if not any(role in overrides for role in values):
+            for role in values:
+                auto(role)
+        has_value = any(role in found for role in values)
+        if not (user and item and has_value):
+            candidate = auto("items") or item or _only_other(names, user)
+            if candidate is not None and is_list_column(candidate):
+                list_candidate = candidate
+                found.pop("item", None)
+    if list_candidate is not None or force_list or "items" in overrides:
+        if user is None or list_candidate is None:
+            missing = [group for group, col in ((("user",), user), (("items",), list_candidate))
+                       if col is None]
+            raise missing_columns(names, missing, kind, found, file,
+                                  looks_headerless=looks_headerless)
+        ranking = "list_position" if kind == "run" else None
+        return Choice({"user": user, "items": list_candidate}, "list", ranking,
+                      implied_rating=kind == "truth", warnings=warnings)
+    return _long_choice(names, kind, overrides, found, file, warnings, looks_headerless)
+
+
+def _long_choice(
+    names: list[str], kind: str, overrides: dict[str, str], found: dict[str, str], file: str,
+    warnings: list[str], looks_headerless: bool,
+) -> Choice:
+    user, item = found.get("user"), found.get("item")
+    if kind == "truth":
+        rating = found.get("rating")
+        if user and item and rating:
+            return Choice({"user": user, "item": item, "rating": rating}, "long", None,
+                          warnings=warnings)
+        if user and item and len(names) == 2:
+            return Choice({"user": user, "item": item}, "long", None, implied_rating=True,
+                          warnings=warnings)
+        hint = ""
+        for role in ("score", "rank"):
+            column, _ = find_column(names, role, set(found.values()))
+            if column is not None:
+                hint = (f"It has a {role} column ('{column}'), so it looks like a model's output: "
+                        "load it as a model run, not as the ground truth.")
+                break
+        missing = [group for group, col in
+                   ((("user",), user), (("item",), item), (("rating",), rating)) if col is None]
+        raise missing_columns(names, missing, kind, found, file,
+                              looks_headerless=looks_headerless, hint=hint)
+    score, rank = found.get("score"), found.get("rank")
+    if user and item and (score or rank):
+        if score and rank and "rank" in overrides and "score" not in overrides:
+            score = None
+        if score:
+            if rank:
+                warnings.append(
+                    f"Ranked by the score column '{score}' (higher is better); the rank column "
+                    f"'{rank}' is not used. To rank by it, pass columns={{'rank': '{rank}'}}."
+                )
+            return Choice({"user": user, "item": item, "score": score}, "long", "score",
+                          warnings=warnings)
+        return Choice({"user": user, "item": item, "rank": rank}, "long", "rank",
+                      warnings=warnings)
+    hint = ""
+    column, _ = find_column(names, "rating", set(found.values()))
+    if column is not None:
+        hint = (f"It has a rating column ('{column}'), so it looks like ground truth: load it as "
+                "the ground truth, not as a model run.")
+    missing = [group for group, col in
+               ((("user",), user), (("item",), item), (("score", "rank"), score or rank))
+               if col is None]
+    raise missing_columns(names, missing, kind, found, file,
+                          looks_headerless=looks_headerless, hint=hint)
+
+
+def _only_other(names: Sequence[str], user: str | None) -> str | None:
+    """The one column besides the user column, in a two-column table."""
+    others = [name for name in names if name != user]
+    return others[0] if user is not None and len(others) == 1 else None

@@ -1,0 +1,200 @@
+"""Checks across a run and its ground truth: do their ids meet, and what will the metrics see."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import pandas as pd
+
+from rankmetrics.errors import DataError
+from rankmetrics.io._table import LoadedTable
+from rankmetrics.io._validate import EXAMPLES, canonical_ids
+from rankmetrics.relevance import RelevanceMapping
+
+# Ids matching only once numbers are written one way: an error when that concerns at least
+# this share of the run's ids (below it, a warning).
+FORMAT_SHARE = 0.1
+
+
+def check_against_truth(
+    run: LoadedTable,
+    truth: LoadedTable,
+    *,
+    mapping: RelevanceMapping,
+    max_cutoff: int,
+) -> list[str]:
+    """Check that a run and a ground truth belong together; return warnings worth showing.
+
+    Raises a DataError when the run's users share nothing with the ground truth (almost always
+    a wrong file or column), or when many user or item ids only match once whole numbers are
+    written one way (``"12.0"`` vs ``"12"``, ``"007"`` vs ``"7"``).
+
+    Returns warnings, with counts, for: run users absent from the ground truth; ground-truth
+    users absent from the run; ground-truth users with no relevant item under ``mapping``;
+    run lists shorter than ``max_cutoff``; no recommended item appearing in the ground truth.
+
+    Examples
+    --------
+    >>> from rankmetrics.io import read_run, read_truth
+    >>> run = read_run(b"user,item,score\\nu1,i1,1\\nu1,i2,0.5\\n", name="a.csv")
+    >>> truth = read_truth(b"user,item,rating\\nu1,i1,1\\nu2,i1,1\\n", name="t.csv")
+    >>> mapping = RelevanceMapping.identity()
+    >>> for warning in check_against_truth(run, truth, mapping=mapping, max_cutoff=2):
+    ...     print(warning)  # doctest: +NORMALIZE_WHITESPACE
+    1 of 2 ground-truth users has no recommendations in a.csv ('u2'); the missing-users
+    option decides whether they count as 0 or are left out.
+    """
+    if run.kind != "run" or truth.kind != "truth":
+        raise ValueError(
+            "check_against_truth(run, truth) needs a run then a ground truth; got a "
+            f"{run.kind} and a {truth.kind}."
+        )
+    if not isinstance(max_cutoff, numbers.Integral) or isinstance(max_cutoff, bool) or (
+            max_cutoff < 1):
+        raise ValueError(f"The 'max_cutoff' parameter must be an int >= 1. Got {max_cutoff!r}.")
+    run_users = pd.Series(run.table["user"].unique())
+    truth_users = pd.Series(truth.table["user"].unique())
+    run_items = pd.Series(run.table["item"].unique())
+    truth_items = pd.Series(truth.table["item"].unique())
+
+    warnings: list[str] = []
+    for role, run_ids, truth_ids in (("user", run_users, truth_users),
+                                     ("item", run_items, truth_items)):
+        note = _format_mismatch(run, truth, role, run_ids, truth_ids)
+        if note:
+            warnings.append(note)
+
+    in_truth = run_users.isin(truth_users).to_numpy()
+    if not in_truth.any():
+        raise _no_shared_users(run, truth, run_users, truth_users, run_items, truth_items)
+
+    if not in_truth.all():
+        outside = run_users[~in_truth]
+        warnings.append(
+            f"{len(outside)} of {len(run_users)} users in {run.source} {_be(len(outside))} not "
+            f"in the ground truth ({_examples(outside)}); they are left out of the metrics."
+        )
+    in_run = truth_users.isin(run_users).to_numpy()
+    if not in_run.all():
+        absent = truth_users[~in_run]
+        warnings.append(
+            f"{len(absent)} of {len(truth_users)} ground-truth users {_have(len(absent))} no "
+            f"recommendations in "
+            f"{run.source} ({_examples(absent)}); the missing-users option decides whether "
+            "they count as 0 or are left out."
+        )
+    if not run_items.isin(truth_items).any():
+        warnings.append(
+            f"None of the {len(run_items)} items recommended in {run.source} appears in the "
+            f"ground truth ({truth.source}), so every metric will be 0. Check the item column "
+            f"('{run.columns.get('item', run.columns.get('items'))}')."
+        )
+    warnings.extend(_without_relevant(truth, mapping))
+    warnings.extend(_short_lists(run, max_cutoff))
+    return warnings
+
+
+def _format_mismatch(run: LoadedTable, truth: LoadedTable, role: str, run_ids: pd.Series,
+                     truth_ids: pd.Series) -> str:
+    """Raise (or warn) when ids only match once whole numbers are written one way."""
+    run_canon = canonical_ids(run_ids)
+    truth_canon = canonical_ids(truth_ids)
+    raw_match = run_ids.isin(truth_ids).to_numpy()
+    canon_match = run_canon.isin(truth_canon).to_numpy()
+    only_canon = canon_match & ~raw_match
+    if not only_canon.any():
+        return ""
+    truth_by_canon = dict(zip(truth_canon, truth_ids, strict=True))
+    where = np.flatnonzero(only_canon)
+    pairs = [f"'{run_ids.iloc[i]}' vs '{truth_by_canon[run_canon.iloc[i]]}'"
+             for i in where[:EXAMPLES]]
+    share = where.size / len(run_ids)
+    column = run.columns.get(role) or run.columns.get("items", role)
+    text = (
+        f"{where.size} of {len(run_ids)} {role} ids in {run.source} match the ground truth "
+        f"({truth.source}) only when numbers are written the same way ({run.source} vs ground "
+        f"truth: {', '.join(pairs)})."
+    )
+    if share < FORMAT_SHARE:
+        return text + " They are treated as different ids."
+    run_sample = [str(run_ids.iloc[i]) for i in where[:EXAMPLES]]
+    truth_sample = [truth_by_canon[run_canon.iloc[i]] for i in where[:EXAMPLES]]
+    raise DataError(
+        f"{text} {_why(run_sample + truth_sample)} Write the ids the same way in both files "
+        "(as text, exactly as in the ground truth), or load both with ids_as_strings=False, "
+        "which reads whole-number ids as numbers ('007', '7.0' and '7' are all '7').",
+        file=run.source, column=column,
+    )
+
+
+def _why(samples: list[str]) -> str:
+    if any("." in value for value in samples):
+        return ("One file writes them with a decimal point ('12.0'), which happens when a "
+                "spreadsheet or pandas turned the ids into decimal numbers.")
+    return ("One file writes them with leading zeros ('007'), which the other dropped "
+            "(spreadsheets do that when they treat ids as numbers).")
+
+
+def _no_shared_users(run: LoadedTable, truth: LoadedTable, run_users: pd.Series,
+                     truth_users: pd.Series, run_items: pd.Series,
+                     truth_items: pd.Series) -> DataError:
+    problem = (
+        f"none of the {len(run_users)} users in {run.source} is in the ground truth "
+        f"({truth.source}): the model's users look like {_examples(run_users)}, the ground "
+        f"truth's like {_examples(truth_users)}. This is almost always a wrong file or a wrong "
+        f"column: the user column used is '{run.columns['user']}' in {run.source} and "
+        f"'{truth.columns['user']}' in {truth.source}; choose another with columns="
+        "{'user': ...} if needed."
+    )
+    if run_users.isin(truth_items).mean() > 0.5 and run_items.isin(truth_users).any():
+        problem += (" The model's user ids match the ground truth's item ids: the user and item "
+                    "columns look swapped in one of the files.")
+    return DataError(problem, file=run.source, column=run.columns["user"])
+
+
+def _without_relevant(truth: LoadedTable, mapping: RelevanceMapping) -> list[str]:
+    ratings = truth.table["rating"].to_numpy(dtype=np.float64)
+    relevant = mapping.is_relevant(mapping.grades(ratings))
+    per_user = pd.Series(relevant).groupby(truth.table["user"].to_numpy(), sort=False).any()
+    none = per_user.index[~per_user.to_numpy()]
+    if len(none) == 0:
+        return []
+    if len(none) == len(per_user):
+        return [
+            f"No ground-truth user has a relevant item under the relevance mapping "
+            f"({mapping.describe()}): every metric would be 0 or undefined. Lower the threshold "
+            "or check the rating column."
+        ]
+    return [
+        f"{len(none)} of {len(per_user)} ground-truth users {_have(len(none))} no relevant item "
+        "under the "
+        f"relevance mapping ({mapping.describe()}) ({_examples(pd.Series(none))}); the "
+        "empty-users option decides whether they are skipped or count as 0."
+    ]
+
+
+def _short_lists(run: LoadedTable, max_cutoff: int) -> list[str]:
+    lengths = run.table["user"].value_counts(sort=False)
+    short = lengths[lengths < max_cutoff]
+    if short.empty:
+        return []
+    return [
+        f"{len(short)} of {len(lengths)} users in {run.source} {_have(len(short))} fewer than "
+        f"{max_cutoff} "
+        f"recommended items (the shortest list has {int(short.min())}); at cutoffs beyond a "
+        "list's end the missing places count as misses."
+    ]
+
+
+def _examples(ids: pd.Series) -> str:
+    shown = ", ".join(f"'{value}'" for value in ids.iloc[:EXAMPLES])
+    return f"e.g. {shown}" if len(ids) > EXAMPLES else shown
+
+
+def _be(count: int) -> str:
+    return "is" if count == 1 else "are"
+
+
+def _have(count: int) -> str:
+    return "has" if count == 1 else "have"

@@ -1,0 +1,139 @@
+"""The public readers: a file or a DataFrame in, a validated :class:`LoadedTable` out."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pyarrow as pa
+
+from rankmetrics.io._columns import check_overrides
+from rankmetrics.io._formats import check_format, detect
+from rankmetrics.io._readers import read_dataframe, read_source
+from rankmetrics.io._source import resolve
+from rankmetrics.io._table import LoadedTable
+from rankmetrics.io._validate import finish
+
+
+def read_run(
+    source: object,
+    *,
+    name: str | None = None,
+    columns: dict[str, str] | None = None,
+    format: str | None = None,
+    ids_as_strings: bool = True,
+) -> LoadedTable:
+    """Read and check one model's output (a run): who was recommended which item, in what order.
+
+    Parameters
+    ----------
+    source : path, uploaded file or bytes
+        A path (str or Path); an object with ``.name`` and ``.getvalue()`` or ``.read()``
+        (a Streamlit ``UploadedFile``, a ``BytesIO`` given a ``name``); or raw ``bytes``,
+        then with ``name`` set to the file name.
+    name : str, optional
+        Display name (default: the file stem). For raw bytes, the file name itself.
+    columns : dict, optional
+        Role -> column, overriding the detection: roles ``user``, ``item``, ``score``,
+        ``rank`` and ``items`` (the list layout's column).
+    format : str, optional
+        ``csv``, ``tsv``, ``parquet``, ``jsonl``, ``trec_run``, ``list_csv``, ``list_parquet``
+        or ``list_jsonl``; default: detected from the name and the content.
+    ids_as_strings : bool, default True
+        Keep ids exactly as written (``"007"`` stays ``"007"``). With False, whole-number ids
+        are written one way (``"007"``, ``"7.0"`` -> ``"7"``), for files that disagree on how
+        numeric ids are written. Ids are ``str`` either way.
+
+    Returns
+    -------
+    LoadedTable
+        ``table`` has columns ``user``, ``item`` and ``score`` (higher is better).
+
+    Raises
+    ------
+    rankmetrics.errors.DataError
+        For anything wrong with the file, naming the file, the row and the column.
+
+    Examples
+    --------
+    >>> run = read_run(b"user,item,score\\nu1,i1,0.9\\nu1,i2,0.5\\n", name="model_a.csv")
+    >>> run.name, run.format, run.n_rows
+    ('model_a', 'csv', 2)
+    """
+    return _read(source, "run", name, columns, format, ids_as_strings)
+
+
+def read_truth(
+    source: object,
+    *,
+    name: str | None = None,
+    columns: dict[str, str] | None = None,
+    format: str | None = None,
+    ids_as_strings: bool = True,
+) -> LoadedTable:
+    """Read and check a ground truth: which items each user rated or found relevant.
+
+    Parameters are those of :func:`read_run`; roles are ``user``, ``item``, ``rating`` and
+    ``items``, formats include ``trec_qrels``. A file with only user and item columns, or
+    lists of items, gives every listed pair rating 1 (with a warning).
+
+    Examples
+    --------
+    >>> truth = read_truth(b"user,item,rating\\nu1,i1,5\\nu1,i3,2\\n", name="ratings.csv")
+    >>> truth.table["rating"].tolist()
+    [5.0, 2.0]
+    """
+    return _read(source, "truth", name, columns, format, ids_as_strings)
+
+
+def run_from_dataframe(
+    df: pd.DataFrame,
+    *,
+    name: str,
+    columns: dict[str, str] | None = None,
+    ids_as_strings: bool = True,
+) -> LoadedTable:
+    """Check a run held in a DataFrame, as :func:`read_run` does for a file.
+
+    Rows in messages are 1-based positions in ``df``. Columns holding lists give the list
+    layout. A named index is treated as a column.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"userId": [1, 1], "movieId": [10, 20], "prediction": [4.5, 3.0]})
+    >>> run_from_dataframe(df, name="als").columns
+    {'user': 'userId', 'item': 'movieId', 'score': 'prediction'}
+    """
+    return _from_dataframe(df, "run", name, columns, ids_as_strings)
+
+
+def truth_from_dataframe(
+    df: pd.DataFrame,
+    *,
+    name: str,
+    columns: dict[str, str] | None = None,
+    ids_as_strings: bool = True,
+) -> LoadedTable:
+    """Check a ground truth held in a DataFrame, as :func:`read_truth` does for a file."""
+    return _from_dataframe(df, "truth", name, columns, ids_as_strings)
+
+
+def _read(source: object, kind: str, name: str | None, columns: dict[str, str] | None,
+          format: str | None, ids_as_strings: bool) -> LoadedTable:
+    overrides = check_overrides(columns, kind)
+    requested, force_list = check_format(format)
+    src, display = resolve(source, name)
+    head = src.read_head()
+    fmt = detect(src, head, requested)
+    raw = read_source(src, fmt, kind, overrides, force_list, head)
+    raw_format, raw_columns, raw_ranking = raw.format, raw.columns, raw.ranking
+    table, warnings = finish(raw, kind, src.file, ids_as_strings)
+    del raw
+    pa.default_memory_pool().release_unused()  # hand the parser's scratch memory back
+    return LoadedTable(table, kind, display, src.file, raw_format, raw_columns, raw_ranking,
+                       warnings)
+
+
+def _from_dataframe(df: pd.DataFrame, kind: str, name: str, columns: dict[str, str] | None,
+                    ids_as_strings: bool) -> LoadedTable:
+    raw = read_dataframe(df, kind, name, columns)
+    table, warnings = finish(raw, kind, name, ids_as_strings)
+    return LoadedTable(table, kind, name, name, "dataframe", raw.columns, raw.ranking, warnings)

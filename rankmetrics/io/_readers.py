@@ -1,0 +1,526 @@
+"""One reader per format: each finds the columns and returns their raw values with row numbers.
+
+Every reader returns a :class:`RawTable` whose ``frame`` has one column per role (``user``,
+``item`` and ``score`` / ``rank`` / ``rating``), values still as found in the file, and whose
+``rows`` give each row's number for messages. Checking and converting the values is
+``_validate``'s job, shared by all formats.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from collections.abc import Iterable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from itertools import chain, islice
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pcsv
+import pyarrow.parquet as pq
+
+from rankmetrics.errors import DataError
+from rankmetrics.io._columns import ROLE_NAMES, Choice, check_overrides, choose_columns, normalise
+from rankmetrics.io._formats import HEAD_BYTES, NUMBER, sample_lines, sniff_delimiter
+from rankmetrics.io._source import DECOMPRESSION_ERRORS, Source, check_text, find_bad_line
+
+JSON_SAMPLE = 100
+LIST_SAMPLE = 1000
+
+
+@dataclass
+class RawTable:
+    """Columns found in a file, with their raw values and the row number of each value."""
+
+    frame: pd.DataFrame
+    rows: np.ndarray
+    format: str
+    columns: dict[str, str]
+    ranking: str | None
+    positions: np.ndarray | None = None
+    implied_rating: bool = False
+    decimal_comma: bool = False
+    warnings: list[str] = field(default_factory=list)
+
+
+def read_source(
+    src: Source, fmt: str, kind: str, overrides: dict[str, str], force_list: bool, head: bytes
+) -> RawTable:
+    """Read ``src`` with the parser for ``fmt``."""
+    if fmt in ("trec_run", "trec_qrels"):
+        return _read_trec(src, fmt, kind, overrides, head)
+    if fmt == "parquet":
+        return _read_parquet(src, kind, overrides, force_list)
+    if fmt == "jsonl":
+        return _read_jsonl(src, kind, overrides, force_list)
+    return _read_delimited(src, fmt, kind, overrides, force_list, head)
+
+
+def read_dataframe(df: pd.DataFrame, kind: str, name: str, columns: dict | None) -> RawTable:
+    """The columns of a DataFrame handed over by a library user."""
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"Expected a pandas DataFrame. Got {type(df).__name__}.")
+    overrides = check_overrides(columns, kind)
+    if any(level is not None for level in df.index.names):
+        df = df.reset_index()
+    labels = {str(label): label for label in df.columns}
+    choice = choose_columns(
+        list(labels), kind, overrides, name,
+        is_list_column=lambda column: _holds_lists(df[labels[column]]),
+    )
+    if len(df) == 0:
+        raise DataError("the table has no rows.", file=name)
+    rows = np.arange(1, len(df) + 1)
+    values = {role: df[labels[column]].reset_index(drop=True)
+              for role, column in choice.columns.items()}
+    return _assemble(choice, values, rows, "dataframe", src_file=name)
+
+
+# Delimited text ----------------------------------------------------------------------------
+
+def _read_delimited(
+    src: Source, fmt: str, kind: str, overrides: dict[str, str], force_list: bool, head: bytes
+) -> RawTable:
+    complete = len(head) < HEAD_BYTES
+    text = check_text(head, src, complete=complete)
+    lines = sample_lines(text, complete=complete)
+    delimiter = "\t" if fmt == "tsv" else sniff_delimiter(lines, src)
+    first_line = text.splitlines()[0] if text else ""
+    if not first_line.strip():
+        raise DataError(
+            "the first line is empty; it must hold the column names (e.g. user,item,score).",
+            file=src.file, row=1,
+        )
+    header = next(csv.reader([first_line], delimiter=delimiter))
+    names = [name.strip() for name in header]
+    sample = [row for row in csv.reader(lines[1:LIST_SAMPLE + 1], delimiter=delimiter)]
+
+    def is_list_column(name: str) -> bool:
+        position = names.index(name)
+        cells = [row[position].strip() for row in sample if len(row) > position]
+        single_item = normalise(name) in map(normalise, ROLE_NAMES["item"])
+        return _cells_hold_lists(cells, allow_spaces=not single_item)
+
+    if len(names) == 1 and not overrides:
+        raise DataError(
+            f"the file has a single column ('{names[0]}'): no comma, tab, semicolon or | "
+            "separates its columns. Separate them with one of these (space-separated files are "
+            "read only in the TREC shapes 'user Q0 item rank score tag' and 'user 0 item "
+            "rating').",
+            file=src.file,
+        )
+    headerless = any(NUMBER.fullmatch(name) for name in names)
+    choice = choose_columns(
+        names, kind, overrides, src.file, is_list_column=is_list_column,
+        force_list=force_list, looks_headerless=headerless,
+    )
+    positions = {role: names.index(column) for role, column in choice.columns.items()}
+    usecols = sorted(set(positions.values()))
+    frame = _parse_csv(src, delimiter, len(names), usecols)
+    values = {role: frame[f"c{position}"] for role, position in positions.items()}
+    rows = np.arange(2, len(frame) + 2)
+    if len(frame) == 0:
+        raise DataError(
+            "the file has column names but no data rows.", file=src.file,
+        )
+    raw = _assemble(choice, values, rows, ("list_csv" if choice.layout == "list" else fmt),
+                    src_file=src.file)
+    raw.decimal_comma = delimiter != ","
+    return raw
+
+
+def _parse_csv(src: Source, delimiter: str, n_columns: int, usecols: list[int]
+               ) -> pd.DataFrame:
+    frame, invalid = _arrow_csv(src, delimiter, n_columns, usecols, header=True)
+    if invalid:
+        number, expected, actual, text = invalid[0]
+        rest = len(invalid) - 1
+        problem = (
+            f"this line has {actual} field{'s' if actual != 1 else ''} where the header has "
+            f"{expected}."
+        )
+        if text.count('"') % 2:
+            problem += (' A quote (") opened on this line is never closed: close it, or remove '
+                        "the stray quote.")
+        else:
+            problem += (
+                f" A value probably contains the separator ({_delimiter_word(delimiter)}): put "
+                'such values in double quotes ("..."); or a value is missing or one too many.'
+            )
+        if rest:
+            problem += f" {rest} more line{'s have' if rest > 1 else ' has'} the same problem."
+        raise DataError(problem, file=src.file, row=number)
+    return frame
+
+
+def _arrow_csv(src: Source, delimiter: str, n_columns: int, usecols: list[int], *,
+               header: bool) -> tuple[pd.DataFrame, list[tuple[int | None, int, int, str]]]:
+    """Read the columns ``usecols`` as text with pyarrow (fast, compact).
+
+    Returns the columns (pandas ``str``, one row per line after the header, empty lines
+    included as empty values, so a row's line number is its position plus 1 or 2) and the
+    lines that had another number of fields: (line number, expected, found, text).
+    """
+    names = [f"c{i}" for i in range(n_columns)]
+    keep = [names[i] for i in usecols]
+
+    def read(threads: bool) -> tuple[pa.Table, list[tuple[int | None, int, int, str]]]:
+        invalid: list[tuple[int | None, int, int, str]] = []
+
+        def handler(row: pcsv.InvalidRow) -> str:
+            invalid.append((row.number, row.expected_columns, row.actual_columns, row.text))
+            return "skip"
+
+        with _arrow_input(src) as source:
+            table = pcsv.read_csv(
+                source,
+                read_options=pcsv.ReadOptions(use_threads=threads, column_names=names,
+                                              skip_rows=1 if header else 0),
+                parse_options=pcsv.ParseOptions(
+                    delimiter=delimiter, quote_char='"' if header else False,
+                    ignore_empty_lines=False, invalid_row_handler=handler,
+                ),
+                convert_options=pcsv.ConvertOptions(
+                    include_columns=keep,
+                    column_types={name: pa.large_string() for name in keep},
+                    strings_can_be_null=False, quoted_strings_can_be_null=False,
+                ),
+            )
+        return table, invalid
+
+    try:
+        table, invalid = read(threads=True)
+        if invalid and any(number is None for number, *_ in invalid):
+            table, invalid = read(threads=False)  # line numbers are known only without threads
+    except DECOMPRESSION_ERRORS as exc:
+        raise src.damaged(exc) from exc
+    except (pa.ArrowInvalid, OSError) as exc:
+        if "UTF8" in str(exc) or "UTF-8" in str(exc):
+            raise find_bad_line(src) from None
+        if src.compression:
+            raise src.damaged(exc) from exc
+        raise DataError(f"the file cannot be read as a table: {exc}", file=src.file) from None
+    frame = table.to_pandas(self_destruct=True)  # pandas str columns sharing Arrow's buffers
+    invalid.sort(key=lambda bad: bad[0] or 0)
+    return frame, invalid
+
+
+def _arrow_input(src: Source) -> AbstractContextManager:
+    """What pyarrow reads: a plain file natively, bytes without copy, else a Python stream."""
+    if src.compression is None and src.path is not None:
+        return pa.OSFile(str(src.path))
+    if src.compression is None:
+        return pa.BufferReader(src.data or b"")
+    return src.open()
+
+
+def _delimiter_word(delimiter: str) -> str:
+    return {",": "a comma", "\t": "a tab", ";": "a semicolon", "|": "a '|'"}[delimiter]
+
+
+# TREC --------------------------------------------------------------------------------------
+
+TREC_LAYOUT = {
+    "trec_run": ("user Q0 item rank score tag", {"user": 1, "item": 3, "score": 5}),
+    "trec_qrels": ("user 0 item rating", {"user": 1, "item": 3, "rating": 4}),
+}
+
+
+def _read_trec(src: Source, fmt: str, kind: str, overrides: dict[str, str],
+               head: bytes) -> RawTable:
+    shape, fields = TREC_LAYOUT[fmt]
+    if (fmt == "trec_run") != (kind == "run"):
+        other = "a model's output (a TREC run)" if fmt == "trec_run" else (
+            "ground truth (TREC qrels)")
+        use = "a model run" if fmt == "trec_run" else "the ground truth"
+        raise DataError(
+            f"this file has the shape of {other}: '{shape}'. Load it as {use} instead.",
+            file=src.file,
+        )
+    width = len(shape.split())
+    usecols = [position - 1 for position in fields.values()]
+    frame = None
+    delimiter = _single_delimiter(head, width)
+    if delimiter is not None:
+        frame, invalid = _arrow_csv(src, delimiter, width, usecols, header=False)
+        if invalid:
+            frame = None  # irregular spacing or a bad line: the exact parser will tell
+    if frame is None:
+        frame = _parse_whitespace(src, width, shape, usecols)
+    columns = {role: f"field {position}" for role, position in fields.items()}
+    warnings = []
+    if overrides:
+        warnings.append("columns= was ignored: the fields of a TREC file are fixed by position "
+                        f"({shape}).")
+    ranking = "score" if kind == "run" else None
+    choice = Choice(columns, "long", ranking, warnings=warnings)
+    values = {role: frame.iloc[:, index].reset_index(drop=True)
+              for index, role in enumerate(columns)}
+    return _assemble(choice, values, np.arange(1, len(frame) + 1), fmt, src_file=src.file)
+
+
+def _single_delimiter(head: bytes, width: int) -> str | None:
+    """A single space or tab splitting every sampled line into ``width`` fields, if any."""
+    lines = [line for line in head.decode("utf-8", errors="replace").splitlines()[:-1]
+             if line.strip()]
+    for delimiter in (" ", "\t"):
+        if lines and all(len(line.split(delimiter)) == width for line in lines):
+            return delimiter
+    return None
+
+
+def _parse_whitespace(src: Source, width: int, shape: str, usecols: list[int]) -> pd.DataFrame:
+    """Fields split on any run of whitespace (as trec_eval does), with exact line numbers."""
+    names = [f"field {i}" for i in range(1, width + 1)]
+    try:
+        with src.open() as stream:
+            frame = pd.read_csv(
+                stream, sep=r"\s+", header=None, names=names, dtype=str, na_filter=False,
+                skip_blank_lines=False, encoding="utf-8-sig", engine="c", index_col=False,
+            )
+    except UnicodeDecodeError:
+        raise find_bad_line(src) from None
+    except DECOMPRESSION_ERRORS as exc:
+        raise src.damaged(exc) from exc
+    except pd.errors.ParserError as exc:
+        found = re.search(r"line (\d+), saw (\d+)", str(exc))
+        if not found:
+            raise DataError(f"the file cannot be read as TREC: {exc}", file=src.file) from None
+        raise _trec_width_error(src, int(found.group(1)), int(found.group(2)), width,
+                                shape) from None
+    counts = (frame != "").sum(axis=1).to_numpy()
+    short = np.flatnonzero((counts > 0) & (counts < width))
+    if short.size:
+        raise _trec_width_error(src, int(short[0]) + 1, int(counts[short[0]]), width, shape,
+                                more=short.size - 1)
+    return frame.iloc[:, usecols]
+
+
+def _trec_width_error(src: Source, line: int, seen: int, width: int, shape: str,
+                      more: int = 0) -> DataError:
+    rest = (f" {more} other line{'s have' if more > 1 else ' has'} a wrong number of fields "
+            "too." if more else "")
+    return DataError(
+        f"this line has {seen} whitespace-separated fields, but a TREC "
+        f"{'run' if width == 6 else 'qrels'} line has {width}: '{shape}'. Item ids and tags "
+        f"cannot contain spaces; fix or delete the line.{rest}",
+        file=src.file, row=line,
+    )
+
+
+# JSON Lines --------------------------------------------------------------------------------
+
+def _read_jsonl(src: Source, kind: str, overrides: dict[str, str], force_list: bool) -> RawTable:
+    try:
+        with src.open() as stream:
+            records = _JsonRecords(src, io.TextIOWrapper(stream, encoding="utf-8-sig"))
+            sample = list(islice(records, JSON_SAMPLE))
+            if not sample:
+                raise DataError("the file is empty: it has no rows.", file=src.file)
+            names = list(dict.fromkeys(key for _, record in sample for key in record))
+            choice = choose_columns(
+                names, kind, overrides, src.file, force_list=force_list,
+                is_list_column=lambda column: any(
+                    isinstance(record.get(column), list) for _, record in sample),
+            )
+            wanted = list(choice.columns.items())
+            values: dict[str, list] = {role: [] for role, _ in wanted}
+            lines: list[int] = []
+            for line, record in chain(sample, records):
+                lines.append(line)
+                for role, column in wanted:
+                    values[role].append(record.get(column))
+    except UnicodeDecodeError:
+        raise find_bad_line(src) from None
+    except DECOMPRESSION_ERRORS as exc:
+        raise src.damaged(exc) from exc
+    series = {role: pd.Series(column, dtype=object) for role, column in values.items()}
+    fmt = "list_jsonl" if choice.layout == "list" else "jsonl"
+    return _assemble(choice, series, np.asarray(lines, dtype=np.int64), fmt, src_file=src.file)
+
+
+class _JsonRecords:
+    """Iterate (line number, object) over a JSON Lines stream, skipping blank lines."""
+
+    def __init__(self, src: Source, text: Iterable[str]) -> None:
+        self.src = src
+        self.lines = enumerate(text, start=1)
+
+    def __iter__(self) -> _JsonRecords:
+        return self
+
+    def __next__(self) -> tuple[int, dict]:
+        for number, line in self.lines:
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise DataError(
+                    f"this line is not valid JSON ({exc.msg} at character {exc.colno}). Each "
+                    'line must be one JSON object, such as {"user": "u1", "item": "i3", '
+                    '"score": 0.9}.',
+                    file=self.src.file, row=number,
+                ) from None
+            if not isinstance(record, dict):
+                raise DataError(
+                    f"this line holds a JSON {type(record).__name__}, not an object. Each line "
+                    'must be one JSON object, such as {"user": "u1", "item": "i3", '
+                    '"score": 0.9}.',
+                    file=self.src.file, row=number,
+                )
+            return number, record
+        raise StopIteration
+
+
+# Parquet -----------------------------------------------------------------------------------
+
+def _read_parquet(src: Source, kind: str, overrides: dict[str, str],
+                  force_list: bool) -> RawTable:
+    if src.path is not None and src.compression is None:
+        target: object = str(src.path)
+    else:
+        target = pa.BufferReader(src.read_all() if src.compression else (src.data or b""))
+    try:
+        parquet = pq.ParquetFile(target)
+        schema = parquet.schema_arrow
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise DataError(
+            f"the file is not a valid Parquet file ({exc}). It may be damaged or only partly "
+            "copied: export it again.",
+            file=src.file,
+        ) from None
+    names = [name for name in schema.names if not name.startswith("__index_level_")]
+
+    def is_list_column(name: str) -> bool:
+        kind_ = schema.field(name).type
+        return pa.types.is_list(kind_) or pa.types.is_large_list(kind_) or (
+            pa.types.is_fixed_size_list(kind_))
+
+    choice = choose_columns(names, kind, overrides, src.file, is_list_column=is_list_column,
+                            force_list=force_list)
+    try:
+        table = parquet.read(columns=list(dict.fromkeys(choice.columns.values())))
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise DataError(f"the Parquet file cannot be read ({exc}): it may be damaged; export "
+                        "it again.", file=src.file) from None
+    if table.num_rows == 0:
+        raise DataError("the file has no rows.", file=src.file)
+    values = {}
+    for role, column in choice.columns.items():
+        data = table.column(column)
+        if role in ("user", "item") and not is_list_column(column):
+            data = _arrow_ids(data, src.file, column)
+        values[role] = data.to_pandas()
+    fmt = "list_parquet" if choice.layout == "list" else "parquet"
+    return _assemble(choice, values, np.arange(1, table.num_rows + 1), fmt, src_file=src.file)
+
+
+def _arrow_ids(data: pa.ChunkedArray, file: str, column: str) -> pa.ChunkedArray:
+    """Ids as text: numbers are written plainly (12, not 12.0), text is kept as it is."""
+    if pa.types.is_string(data.type) or pa.types.is_large_string(data.type):
+        return data
+    try:
+        return pc.cast(data, pa.string())
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        raise DataError(
+            f"the column holds {data.type} values, which cannot serve as ids; ids must be text "
+            "or whole numbers.",
+            file=file, column=column,
+        ) from None
+
+
+# Shared ------------------------------------------------------------------------------------
+
+def _assemble(choice: Choice, values: dict[str, pd.Series], rows: np.ndarray, fmt: str, *,
+              src_file: str) -> RawTable:
+    """Build the RawTable; in the list layout, one row per (user, listed item)."""
+    if choice.layout == "long":
+        frame = pd.DataFrame(values)
+        return RawTable(frame, rows, fmt, choice.columns, choice.ranking,
+                        implied_rating=choice.implied_rating, warnings=list(choice.warnings))
+    lists = [_as_list(cell) for cell in _split_cells(values["items"])]
+    lengths = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
+    parents = np.repeat(np.arange(len(lists)), lengths)
+    starts = np.cumsum(lengths) - lengths
+    positions = np.arange(int(lengths.sum())) - np.repeat(starts, lengths) + 1
+    users = values["user"].reset_index(drop=True)
+    frame = pd.DataFrame({
+        "user": users.take(parents).reset_index(drop=True),
+        "item": pd.Series(list(chain.from_iterable(lists)), dtype=object),
+    })
+    warnings = list(choice.warnings)
+    empty_lists = int(((lengths == 0) & ~_blank(users).to_numpy()).sum())
+    if empty_lists:
+        warnings.append(
+            f"{empty_lists} user{'s have' if empty_lists > 1 else ' has'} an empty list of "
+            "items; they are treated as users the model recommended nothing to."
+        )
+    if frame.empty:
+        raise DataError("every list of items is empty: the file holds no items.", file=src_file)
+    return RawTable(frame, rows[parents], fmt, choice.columns, choice.ranking,
+                    positions=positions, implied_rating=choice.implied_rating,
+                    warnings=warnings)
+
+
+def _blank(series: pd.Series) -> pd.Series:
+    return series.isna() | (series.astype(str).str.strip() == "")
+
+
+def _holds_lists(series: pd.Series) -> bool:
+    first = series.dropna()
+    return len(first) > 0 and isinstance(first.iloc[0], (list, tuple, np.ndarray))
+
+
+LIST_SEPARATORS = ("|", ";", ",")
+
+
+def _cells_hold_lists(cells: list[str], *, allow_spaces: bool) -> bool:
+    """Whether text cells hold several ids: bracketed, or split by | ; , (or spaces)."""
+    for cell in cells:
+        if cell.startswith("[") and cell.endswith("]"):
+            return True
+        if any(sep in cell for sep in LIST_SEPARATORS):
+            return True
+        if allow_spaces and len(cell.split()) > 1:
+            return True
+    return False
+
+
+def _split_cells(cells: pd.Series) -> list[object]:
+    """Text cells become lists of ids; cells that already are lists are kept.
+
+    The separator is the first of ``|``, ``;``, ``,`` seen in any cell of the file, else
+    whitespace; ``["i1", "i2"]`` (a Python or JSON list written as text) is also understood.
+    """
+    cells = list(cells)
+    texts = [cell for cell in cells[:LIST_SAMPLE] if isinstance(cell, str)]
+    separator = next((sep for sep in LIST_SEPARATORS
+                      if any(sep in cell for cell in texts if not cell.lstrip().startswith("["))),
+                     None)
+    out: list[object] = []
+    for cell in cells:
+        if not isinstance(cell, str):
+            out.append(cell)
+            continue
+        text = cell.strip()
+        if text.startswith("[") and text.endswith("]"):
+            parts: list[str] = text[1:-1].split(",")
+        else:
+            parts = text.split(separator) if separator else text.split()
+        out.append([token for token in (part.strip().strip("'\"").strip() for part in parts)
+                    if token])
+    return out
+
+
+def _as_list(cell: object) -> list:
+    if cell is None or (isinstance(cell, float) and np.isnan(cell)):
+        return []
+    if isinstance(cell, (list, tuple, np.ndarray)):
+        return list(cell)
+    return [cell]

@@ -1,0 +1,412 @@
+"""Checking a table's values and turning them into clean columns, the same for every format.
+
+Problems are raised as :class:`~rankmetrics.errors.DataError` naming the file, the first bad
+row and the column, with up to three examples and the count of the rest.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from rankmetrics.errors import DataError
+from rankmetrics.io._readers import RawTable
+
+EXAMPLES = 3
+WORDS = {"user": "user id", "item": "item id", "score": "score", "rank": "rank",
+         "rating": "rating"}
+DECIMAL_COMMA = re.compile(r"\s*[+-]?\d*,\d+\s*")
+WHOLE_NUMBER = r"^\s*([+-]?)0*(\d+)(?:\.0*)?\s*$"
+
+
+def finish(raw: RawTable, kind: str, file: str, ids_as_strings: bool) -> tuple[
+        pd.DataFrame, list[str]]:
+    """Check the raw values and build the clean table: user, item (str) and score or rating."""
+    warnings = list(raw.warnings)
+    frame, rows, positions = raw.frame, raw.rows, raw.positions
+    value_role = {"score": "score", "rank": "rank"}.get(raw.ranking or "")
+    if kind == "truth" and not raw.implied_rating:
+        value_role = "rating"
+    roles = ["user", "item"] + ([value_role] if value_role else [])
+
+    blank = _is_missing(frame["user"])
+    for role in roles[1:]:
+        if not blank.any():
+            break
+        blank &= _is_missing(frame[role])
+    if blank.any():
+        keep = ~blank
+        frame, rows = frame[keep], rows[keep]
+        positions = positions[keep] if positions is not None else None
+        count = int(blank.sum())
+        warnings.append(f"Skipped {count} empty row{_s(count)}.")
+        if frame.empty:
+            raise DataError("the file has column names but no data rows.", file=file)
+
+    column_of = _column_names(raw)
+    users = _ids(frame["user"], rows, file, column_of["user"], "user")
+    items = _ids(frame["item"], rows, file, column_of["item"], "item")
+    if not ids_as_strings:
+        users, items = canonical_ids(users), canonical_ids(items)
+
+    if kind == "truth" and value_role is None:
+        values = np.ones(len(frame), dtype=np.float64)
+    elif value_role is None:
+        values = -positions.astype(np.float64)
+    else:
+        values, note = _numbers(frame[value_role], rows, file, column_of[value_role], value_role,
+                                raw)
+        if note:
+            warnings.append(note)
+    if value_role == "rank":
+        _check_ranks(values, rows, file, column_of["rank"])
+        warnings.extend(_rank_ties(users, values, rows))
+        values = -values
+
+    if raw.implied_rating:
+        warnings.append(
+            "The ground truth has no rating column: every (user, item) pair in it counts as "
+            "relevant, with rating 1."
+        )
+    keys = _pair_keys(users, items)
+    if kind == "run" and _has_repeats(keys):
+        _check_run_duplicates(keys, users, items, rows, positions, file, column_of["item"])
+    elif kind == "truth" and _has_repeats(keys):
+        keep, note = _truth_duplicates(keys, users, items, values, rows, file,
+                                       column_of.get("rating") or column_of["item"])
+        if note:
+            warnings.append(note)
+            users, items, values = (users[keep].reset_index(drop=True),
+                                    items[keep].reset_index(drop=True), values[keep])
+    value_name = "score" if kind == "run" else "rating"
+    table = pd.DataFrame({
+        "user": users.astype("str"),
+        "item": items.astype("str"),
+        value_name: values,
+    })
+    return table, warnings
+
+
+def _column_names(raw: RawTable) -> dict[str, str]:
+    names = dict(raw.columns)
+    if "items" in names:
+        names["item"] = names["items"]
+    return names
+
+
+# Ids ---------------------------------------------------------------------------------------
+
+def _is_missing(series: pd.Series) -> np.ndarray:
+    """Where a value is missing: null, NaN, or text that is empty or only spaces."""
+    if _is_arrow_text(series):
+        length = pc.binary_length(pc.utf8_trim_whitespace(pa.array(series)))
+        return pc.fill_null(pc.equal(length, 0), True).to_numpy(zero_copy_only=False)
+    missing = series.isna().to_numpy().copy()
+    if series.dtype == object or pd.api.types.is_string_dtype(series.dtype):
+        text = series[~missing].astype(str).str.strip()
+        missing[~missing] = (text == "").to_numpy()
+    return missing
+
+
+def _is_arrow_text(series: pd.Series) -> bool:
+    return getattr(series.dtype, "storage", None) == "pyarrow"
+
+
+def _ids(series: pd.Series, rows: np.ndarray, file: str, column: str, role: str) -> pd.Series:
+    """Ids as a str Series (0-based index); a DataError names the rows without one."""
+    if _is_arrow_text(series):
+        original = pa.array(series)
+        trimmed = pc.utf8_trim_whitespace(original)
+        padded = pc.any(pc.not_equal(pc.binary_length(trimmed), pc.binary_length(original)))
+        text = pd.Series(trimmed, dtype="str") if padded.as_py() else series
+    elif pd.api.types.is_string_dtype(series.dtype) and series.dtype != object:
+        text = series.str.strip()
+    elif pd.api.types.is_bool_dtype(series.dtype):
+        text = series.astype(str)
+    elif pd.api.types.is_integer_dtype(series.dtype):
+        text = series.astype("str")
+    else:
+        nested = np.flatnonzero(series.map(lambda value: isinstance(value, (list, dict, tuple))))
+        if nested.size:
+            raise DataError(
+                f"the {WORDS[role]} is a list or an object, not a single id, in "
+                f"{_row_list(rows[nested])}. Give one id per row, or one row per user with a "
+                "list column of items.",
+                file=file, row=int(rows[nested[0]]), column=column,
+            )
+        text = pd.Series([_id_text(value) for value in series], dtype="str")
+    text = text.reset_index(drop=True)
+    missing = (text.isna() | (text == "")).to_numpy()
+    if missing.any():
+        bad = np.flatnonzero(missing)
+        raise DataError(
+            f"{_count(bad.size, 'row')} {_has(bad.size)} no {WORDS[role]}: "
+            f"{_row_list(rows[bad])}. Every row needs {_a(WORDS[role])}: fill {_them(bad.size)} "
+            f"in or delete {_those(bad.size)}.",
+            file=file, row=int(rows[bad[0]]), column=column,
+        )
+    return text
+
+
+def _id_text(value: object) -> str | None:
+    """One id stored as a number or text: whole numbers lose any ``.0``."""
+    if value is None:
+        return None
+    if isinstance(value, (float, np.floating)):
+        if np.isnan(value):
+            return None
+        return str(int(value)) if float(value).is_integer() else str(value)
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return str(int(value))
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", errors="replace")
+    return str(value).strip()
+
+
+def canonical_ids(ids: pd.Series) -> pd.Series:
+    """Whole-number ids written one way: ``"007"``, ``"7.0"`` and ``"7"`` all become ``"7"``.
+
+    Other ids are unchanged.
+
+    >>> canonical_ids(pd.Series(["007", "7.0", "-0", "u7", "7.5"], dtype="str")).tolist()
+    ['7', '7', '0', 'u7', '7.5']
+    """
+    ids = ids.astype("str")
+    parts = ids.str.extract(WHOLE_NUMBER)
+    sign, digits = parts[0].fillna(""), parts[1]
+    negative = (sign == "-") & (digits != "0")
+    canonical = digits.where(~negative, "-" + digits)
+    return canonical.where(digits.notna(), ids).astype("str")
+
+
+# Numbers -----------------------------------------------------------------------------------
+
+def _numbers(series: pd.Series, rows: np.ndarray, file: str, column: str, role: str,
+             raw: RawTable) -> tuple[np.ndarray, str]:
+    """Values as float64; a DataError shows the rows whose value is not a finite number."""
+    series = series.reset_index(drop=True)
+    note = ""
+    if pd.api.types.is_bool_dtype(series.dtype) or pd.api.types.is_numeric_dtype(series.dtype):
+        values = series.to_numpy(dtype=np.float64, na_value=np.nan)
+    elif (fast := _arrow_numbers(series)) is not None:
+        values = fast
+    else:
+        values = pd.to_numeric(series.map(_number_text) if series.dtype == object else series,
+                               errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    bad = ~np.isfinite(values)
+    if bad.any() and raw.decimal_comma:
+        text = series[bad].astype(str)
+        comma = text.str.fullmatch(DECIMAL_COMMA).to_numpy()
+        if comma.any() and comma.sum() == (text.str.strip() != "").sum():
+            fixed = pd.to_numeric(text.str.replace(",", ".", regex=False), errors="coerce")
+            values = values.copy()
+            values[bad] = fixed.to_numpy(dtype=np.float64, na_value=np.nan)
+            note = (f"Read {int(comma.sum())} {WORDS[role]}s written with a decimal comma "
+                    f"(e.g. '{text[comma].iloc[0].strip()}' as "
+                    f"{text[comma].iloc[0].strip().replace(',', '.')}).")
+            bad = ~np.isfinite(values)
+    if bad.any():
+        where = np.flatnonzero(bad)
+        shown = [f"{_show(series.iloc[i])} (row {rows[i]})" for i in where[:EXAMPLES]]
+        problem = (
+            f"the {WORDS[role]} is not a number in {_count(where.size, 'row')}: "
+            f"{_listing(shown, where.size)}. Every row needs a numeric {WORDS[role]}: "
+            f"correct or delete {_those(where.size)}."
+        )
+        if where.size == len(values) > 1 and not raw.format.startswith("trec"):
+            problem += (f" No row of column '{column}' holds a number: if it is the wrong "
+                        f"column, choose another with columns={{'{role}': '...'}}.")
+        raise DataError(problem, file=file, row=int(rows[where[0]]), column=column)
+    return values, note
+
+
+def _arrow_numbers(series: pd.Series) -> np.ndarray | None:
+    """Text parsed by pyarrow (fast); None when some value is not a number (the slow path
+    then finds and shows them)."""
+    if not _is_arrow_text(series):
+        return None
+    text = pa.array(series)
+    for attempt in (text, pc.utf8_trim_whitespace(text)):
+        try:
+            return pc.cast(attempt, pa.float64()).to_numpy(zero_copy_only=False)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            continue
+    return None
+
+
+def _number_text(value: object) -> object:
+    return value.strip() if isinstance(value, str) else value
+
+
+def _show(value: object) -> str:
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return "empty"
+    text = str(value)
+    if not text.strip():
+        return "empty"
+    return f"'{text if len(text) <= 40 else text[:37] + '...'}'"
+
+
+def _check_ranks(ranks: np.ndarray, rows: np.ndarray, file: str, column: str) -> None:
+    bad = np.flatnonzero(ranks <= 0)
+    if bad.size == 0:
+        return
+    shown = [f"{_num(ranks[i])} (row {rows[i]})" for i in bad[:EXAMPLES]]
+    problem = (
+        f"ranks must be 1 or more (1 is the best item), but {_count(bad.size, 'row')} "
+        f"{_has(bad.size)} a rank of 0 or less: {_listing(shown, bad.size)}."
+    )
+    if ranks.min() == 0 and not (ranks < 0).any():
+        problem += (" The ranks seem to count from 0: add 1 to every rank so the best item "
+                    "has rank 1.")
+    raise DataError(problem, file=file, row=int(rows[bad[0]]), column=column)
+
+
+def _rank_ties(users: pd.Series, ranks: np.ndarray, rows: np.ndarray) -> list[str]:
+    keys = _pair_keys(users, ranks)
+    tied = pd.Series(keys).duplicated(keep=False).to_numpy()
+    if not tied.any():
+        return []
+    first = np.flatnonzero(tied)
+    same = first[keys[first] == keys[first[0]]]
+    n_users = int(users[tied].nunique())
+    return [
+        f"{n_users} user{_s(n_users)} {'have' if n_users > 1 else 'has'} several items at the "
+        f"same rank (e.g. user '{users.iloc[same[0]]}', rank {_num(ranks[same[0]])}, rows "
+        f"{_some(rows[same])}); their order follows the tie rule."
+    ]
+
+
+# Duplicates --------------------------------------------------------------------------------
+
+def _pair_keys(first: pd.Series, second: pd.Series | np.ndarray) -> np.ndarray:
+    """One int64 per (first, second) pair, equal exactly when both values are equal."""
+    codes_a, _ = pd.factorize(first)
+    codes_b, uniques_b = pd.factorize(second)
+    return codes_a.astype(np.int64) * max(len(uniques_b), 1) + codes_b
+
+
+def _has_repeats(keys: np.ndarray) -> bool:
+    """Whether a key occurs twice (sorting needs less memory than a hash table)."""
+    ordered = np.sort(keys)
+    return bool((ordered[1:] == ordered[:-1]).any())
+
+
+def _groups(keys: np.ndarray, mask: np.ndarray) -> list[np.ndarray]:
+    """Positions of each repeated key among ``mask``, in the order the keys first appear."""
+    where = np.flatnonzero(mask)
+    grouped = pd.Series(where).groupby(keys[where], sort=False)
+    return [group.to_numpy() for _, group in grouped]
+
+
+def _check_run_duplicates(keys: np.ndarray, users: pd.Series, items: pd.Series,
+                          rows: np.ndarray, positions: np.ndarray | None, file: str,
+                          column: str) -> None:
+    repeated = pd.Series(keys).duplicated(keep=False).to_numpy()
+    groups = _groups(keys, repeated)
+    shown = []
+    for group in groups[:EXAMPLES]:
+        if positions is not None:
+            where = f"row {rows[group[0]]}, positions {_some(positions[group])}"
+        else:
+            where = f"rows {_some(rows[group])}"
+        shown.append(f"user '{users.iloc[group[0]]}' has item '{items.iloc[group[0]]}' more "
+                     f"than once ({where})")
+    rest = len(groups) - len(shown)
+    more = f" ... and {rest} more repeated pair{_s(rest)}" if rest else ""
+    raise DataError(
+        f"{'; '.join(shown)}{more}. A model's list may hold each item once per user (trec_eval "
+        "refuses such files, and counting an item twice would inflate the metrics): keep one "
+        "row per user and item, the one with the best score.",
+        file=file, row=int(rows[groups[0][1]]), column=column,
+    )
+
+
+def _truth_duplicates(keys: np.ndarray, users: pd.Series, items: pd.Series,
+                      ratings: np.ndarray, rows: np.ndarray, file: str,
+                      column: str) -> tuple[np.ndarray, str]:
+    """Drop repeated identical rows (with a note); conflicting ratings are an error."""
+    repeated = pd.Series(keys).duplicated(keep=False).to_numpy()
+    groups = _groups(keys, repeated)
+    conflicts = [group for group in groups if np.unique(ratings[group]).size > 1]
+    if conflicts:
+        shown = []
+        for group in conflicts[:EXAMPLES]:
+            given = _join([f"{_num(ratings[i])} (row {rows[i]})" for i in group[:EXAMPLES]])
+            shown.append(f"user '{users.iloc[group[0]]}' and item '{items.iloc[group[0]]}' are "
+                         f"rated {given}")
+        rest = len(conflicts) - len(shown)
+        more = f" ... and {rest} more pair{_s(rest)}" if rest else ""
+        raise DataError(
+            f"the ground truth gives different ratings to the same user and item: "
+            f"{'; '.join(shown)}{more}. Keep one rating per user and item.",
+            file=file, row=int(rows[conflicts[0][1]]), column=column,
+        )
+    keep = ~pd.Series(keys).duplicated(keep="first").to_numpy()
+    dropped = int((~keep).sum())
+    example = groups[0]
+    return keep, (
+        f"Dropped {dropped} repeated row{_s(dropped)} of the ground truth (same user, item and "
+        f"rating as an earlier row; e.g. row {rows[example[1]]} repeats row {rows[example[0]]})."
+    )
+
+
+# Wording -----------------------------------------------------------------------------------
+
+def _row_list(rows: np.ndarray) -> str:
+    return f"row{_s(len(rows))} {_listing([str(row) for row in rows[:EXAMPLES]], len(rows))}"
+
+
+def _listing(shown: list[str], total: int) -> str:
+    """Up to three examples out of ``total``: ``a, b and c`` or ``a, b, c ... and 41 more rows``."""
+    rest = total - len(shown)
+    if rest <= 0:
+        return _join(shown)
+    return f"{', '.join(shown)} ... and {rest} more row{_s(rest)}"
+
+
+def _some(numbers: np.ndarray) -> str:
+    """``2, 5 and 9`` or, for longer lists, ``2, 5, 9 and 12 more``."""
+    shown = [str(number) for number in numbers[:EXAMPLES]]
+    rest = len(numbers) - len(shown)
+    return _join([*shown, f"{rest} more"]) if rest else _join(shown)
+
+
+def _join(parts: Sequence[str]) -> str:
+    parts = list(parts)
+    if len(parts) <= 1:
+        return "".join(parts)
+    return ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def _a(noun: str) -> str:
+    return ("an " if noun.startswith("item") else "a ") + noun
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{_s(n)}"
+
+
+def _s(n: int) -> str:
+    return "" if n == 1 else "s"
+
+
+def _has(n: int) -> str:
+    return "has" if n == 1 else "have"
+
+
+def _them(n: int) -> str:
+    return "it" if n == 1 else "them"
+
+
+def _those(n: int) -> str:
+    return "that row" if n == 1 else "those rows"
+
+
+def _num(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
