@@ -1,0 +1,63 @@
+"""Shared test helpers: readers of trec_eval's own test files (tests/fixtures/trec_eval).
+
+The readers are deliberately small and independent of ``rankmetrics.io``, so the metric tests
+do not depend on the code that loads user files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+TREC_EVAL_FIXTURES = Path(__file__).parent / "fixtures" / "trec_eval"
+
+
+def _fields(name: str) -> pd.DataFrame:
+    """The whitespace-separated fields of a TREC file, one column per field, as strings.
+
+    Lines may carry extra fields (``results.trunc`` has junk after the sixth column); they end
+    up in extra columns that the readers ignore.
+    """
+    lines = (TREC_EVAL_FIXTURES / name).read_text().splitlines()
+    return pd.Series([line for line in lines if line.strip()], dtype=object).str.split(
+        expand=True
+    )
+
+
+@cache
+def _qrels(name: str) -> pd.DataFrame:
+    fields = _fields(name)
+    return pd.DataFrame({
+        "user": fields[0].astype(str),
+        "item": fields[2].astype(str),
+        "rating": fields[3].astype(int),
+    })
+
+
+@cache
+def _run(name: str) -> pd.DataFrame:
+    fields = _fields(name)
+    return pd.DataFrame({
+        "user": fields[0].astype(str),
+        "item": fields[2].astype(str),
+        "score": fields[4].astype(float),
+    })
+
+
+@pytest.fixture(scope="session")
+def trec_qrels() -> Callable[[str], pd.DataFrame]:
+    """Read a qrels file (``topic 0 docno grade``) into columns user, item, rating."""
+    return lambda name: _qrels(name).copy()
+
+
+@pytest.fixture(scope="session")
+def trec_run() -> Callable[[str], pd.DataFrame]:
+    """Read a run file (``topic Q0 docno rank score tag``) into columns user, item, score.
+
+    trec_eval ignores the rank column and orders by score, so it is not kept.
+    """
+    return lambda name: _run(name).copy()
