@@ -206,13 +206,17 @@ class RankedRun:
         row_user, unknown, unknown_examples = _user_of_rows(users, truth.users)
         if unknown:
             kept = np.flatnonzero(row_user >= 0)
-            order = kept[_rank_order(row_user[kept], scores[kept], items, kept, ties)]
+            within = _rank_order(row_user[kept], scores[kept], items, kept, ties)
+            order = kept if within is None else kept[within]
         else:
             order = _rank_order(row_user, scores, items, None, ties)
         ordered_user = row_user if order is None else row_user[order]
         del row_user
         lengths = np.bincount(ordered_user, minlength=truth.n_users).astype(np.int64)
-        starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+        # Each user's rows are one contiguous block, in whatever order the users come.
+        block_start = np.flatnonzero(np.diff(ordered_user, prepend=-1) != 0)
+        starts = np.zeros(truth.n_users, dtype=np.int64)
+        starts[ordered_user[block_start]] = block_start
         rank = np.arange(len(ordered_user), dtype=np.int64)
         rank -= starts[ordered_user]
 
