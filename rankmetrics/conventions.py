@@ -152,6 +152,7 @@ PRESET_HELP: dict[str, str] = {
     "linear gain, every ground-truth user counted.",
     "ranx_burges": "Reproduces ranx's ndcg_burges: exponential gain, ideal from all ground "
     "truth, every user counted.",
-    "retrieved_ideal": "Reproduces scikit-learn's ndcg_score fed the recommended rows and the "
-    "textbook examples: the ideal is the model's own list re-sorted.",
+    "retrieved_ideal": "Reproduces the textbook examples and, with linear gain, scikit-learn's "
+    "ndcg_score fed each user's top-K recommended rows: the ideal is the model's own top-K "
+    "list re-sorted.",
 }
