@@ -90,10 +90,11 @@ def run_pytrec_eval(run: pd.DataFrame, truth: pd.DataFrame) -> dict:
     import pytrec_eval
 
     qrels: dict = {}
-    for user, item, rating in zip(truth["user"], truth["item"], truth["rating"].tolist()):
+    ratings = truth["rating"].tolist()
+    for user, item, rating in zip(truth["user"], truth["item"], ratings, strict=True):
         qrels.setdefault(user, {})[item] = rating
     scored: dict = {}
-    for user, item, score in zip(run["user"], run["item"], run["score"].tolist()):
+    for user, item, score in zip(run["user"], run["item"], run["score"].tolist(), strict=True):
         scored.setdefault(user, {})[item] = score
     measures = {"ndcg_cut_10", "map_cut_100", "recip_rank", "P_10", "recall_100", "success_10"}
     results = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(scored)

@@ -350,7 +350,8 @@ def confidence_bands(
     """Bootstrap confidence bands over the cutoffs for several models.
 
     Applies :func:`bootstrap_ci` to each model's (n_users, n_cutoffs) array with the same
-    seed, so models evaluated on the same users are resampled with the same users.
+    seed, so models evaluated on the same users are resampled with the same users (and then
+    in a single pass over all their columns).
 
     Parameters
     ----------
@@ -377,12 +378,24 @@ def confidence_bands(
             "The 'per_model' argument must be a non-empty dict of model name to "
             f"(n_users, n_cutoffs) array. Got {per_model!r} instead."
         )
-    rows = []
-    for model, per_user in per_model.items():
-        mean, low, high = bootstrap_ci(
-            per_user, n_bootstrap=n_bootstrap, confidence=confidence, seed=seed
+    matrices = {
+        model: np.asarray(per_user, dtype=np.float64).reshape(len(per_user), -1)
+        for model, per_user in per_model.items()
+    }
+    if len({matrix.shape[0] for matrix in matrices.values()}) == 1:
+        # One resampling for all models: the same resamples as separate calls with this seed
+        # (they depend on the number of users only), at the cost of one.
+        widths = np.cumsum([matrix.shape[1] for matrix in matrices.values()])[:-1]
+        stacked = bootstrap_ci(np.hstack(list(matrices.values())), n_bootstrap=n_bootstrap,
+                               confidence=confidence, seed=seed)
+        results = zip(*(np.split(part, widths) for part in stacked), strict=True)
+    else:
+        results = (
+            bootstrap_ci(matrix, n_bootstrap=n_bootstrap, confidence=confidence, seed=seed)
+            for matrix in matrices.values()
         )
-        mean, low, high = np.atleast_1d(mean, low, high)
+    rows = []
+    for model, (mean, low, high) in zip(matrices, results, strict=True):
         labels = list(range(mean.size)) if cutoffs is None else list(cutoffs)
         if len(labels) != mean.size:
             raise ValueError(
