@@ -61,3 +61,12 @@ def trec_run() -> Callable[[str], pd.DataFrame]:
     trec_eval ignores the rank column and orders by score, so it is not kept.
     """
     return lambda name: _run(name).copy()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Keep each phase's report on the test item (``item.rep_call``), so a fixture can tell
+    whether its test failed (the browser tests then save a screenshot of the page)."""
+    outcome = yield
+    report = outcome.get_result()
+    setattr(item, f"rep_{report.when}", report)

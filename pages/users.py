@@ -1,0 +1,71 @@
+"""Users: how each model's per-user values are spread, and whom each model serves worst."""
+
+import streamlit as st
+
+from pages import _state
+from rankmetrics.figures import distribution, ecdf, metric_label
+from rankmetrics.metrics import MAIN_METRICS, METRICS
+
+WORST_SHOWN = 20
+
+_state.header(
+    "Users",
+    "An average hides who is served well and who is not. Here is the spread of every user's "
+    "score, per model, and the users each model serves worst.",
+)
+prepared, settings = _state.require_data()
+state = st.session_state
+k = settings.cutoff
+
+metric_column, chart_column = st.columns([2, 1])
+state.setdefault("users_metric", "ndcg")
+metric_column.selectbox("Metric", list(MAIN_METRICS), key="users_metric",
+                        format_func=lambda m: metric_label(m, k), persist_state="session",
+                        help="The cutoff K comes from the sidebar.")
+state.setdefault("users_chart", "histogram")
+chart_column.radio("Chart", ["histogram", "box"], key="users_chart", horizontal=True,
+                   format_func={"histogram": "Histogram", "box": "Box plot"}.get,
+                   persist_state="session")
+metric = state.users_metric
+label = metric_label(metric, k)
+st.caption(METRICS[metric].description)
+
+values = _state.per_user(prepared, settings, metric)
+summary = _state.spread(prepared, settings, metric).set_index("model")
+summary.index.name = "Model"
+summary.columns = ["Users", f"Mean {label}", "Median", "Share at 0", "10th percentile",
+                   "90th percentile"]
+st.dataframe(
+    summary.style.format("{:.4f}", subset=summary.columns[1:], na_rep="–")
+    .format("{:.1%}", subset=["Share at 0"]).format("{:,}", subset=["Users"]),
+    key="users_summary",
+)
+
+left, right = st.columns(2)
+left.plotly_chart(distribution(values, metric, k, prepared.colors, kind=state.users_chart),
+                  key="users_distribution", config={"displaylogo": False})
+right.plotly_chart(ecdf(values, metric, k, prepared.colors), key="users_ecdf",
+                   config={"displaylogo": False})
+st.caption("Right: the share of users scoring at most x. A curve further right is better; "
+           "where it starts above 0 at x = 0, that share of users gets nothing relevant.")
+
+st.subheader(f"Users a model serves worst at {label}")
+_state.ensure_choice("users_model", prepared.models)
+st.selectbox("Model", prepared.models, key="users_model", persist_state="session")
+model = state.users_model
+worst = _state.worst(prepared, settings, model, metric, WORST_SHOWN)
+event = st.dataframe(
+    worst, key="worst_table", hide_index=True, on_select="rerun", selection_mode="single-row",
+    column_config={
+        "user": st.column_config.TextColumn("User"),
+        "relevant": st.column_config.NumberColumn("Relevant items", format="%d"),
+        **{name: st.column_config.NumberColumn(f"{name}: {label}", format="%.4f")
+           for name in prepared.models},
+    },
+)
+st.caption(f"Lowest {label} for {_state.md(model)} first; among equal values, users the other "
+           "models serve best come first. Select a row to see that user's NDCG worked out.")
+if event.selection.rows:
+    state.explain_model = model
+    state.explain_user = str(worst["user"].iloc[event.selection.rows[0]])
+    st.switch_page(_state.PAGES["ndcg"])

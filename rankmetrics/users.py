@@ -1,0 +1,117 @@
+"""Looking at users one by one: who each model serves worst, where two models disagree most,
+a random user to explain, and how per-user values are spread.
+
+Every function takes an :class:`rankmetrics.evaluate.Evaluation` and works on its per-user
+values at one metric and cutoff (the users a model's means count, under its conventions).
+
+>>> import pandas as pd
+>>> from rankmetrics.evaluate import evaluate
+>>> truth = pd.DataFrame({"user": ["a", "a", "b", "b"], "item": ["x", "y", "x", "y"],
+...                       "rating": [1, 1, 1, 1]})
+>>> good = pd.DataFrame({"user": ["a", "b"], "item": ["x", "x"], "score": [1.0, 1.0]})
+>>> poor = pd.DataFrame({"user": ["a", "b"], "item": ["x", "z"], "score": [1.0, 1.0]})
+>>> ev = evaluate(truth, {"good": good, "poor": poor}, max_cutoff=1)
+>>> largest_disagreement(ev, "good", "poor", "ndcg", 1).user
+'b'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from rankmetrics.evaluate import Evaluation
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """The user on whom two models' values differ most."""
+
+    user: str
+    value_a: float
+    value_b: float
+
+    @property
+    def difference(self) -> float:
+        """``value_b - value_a``."""
+        return self.value_b - self.value_a
+
+
+def worst_users(
+    evaluation: Evaluation, model: str, metric: str, cutoff: int | None, *, count: int = 20
+) -> pd.DataFrame:
+    """The ``count`` users ``model`` serves worst at ``metric``@``cutoff``.
+
+    Lowest value first; among equal values, users the other models serve best come first
+    (they show what this model misses), then by user id. Columns: ``user``, ``relevant``
+    (the user's relevant items), then one column per model with its value for the user (NaN
+    where that model does not count the user), ``model``'s own column first.
+    """
+    if count < 1:
+        raise ValueError(f"count must be at least 1. Got {count!r}.")
+    own = evaluation.per_user_at(model, metric, cutoff)
+    others = [m for m in evaluation.models if m != model]
+    table = pd.DataFrame({model: own})
+    for other in others:
+        table[other] = evaluation.per_user_at(other, metric, cutoff).reindex(table.index)
+    best_other = table[others].max(axis=1) if others else pd.Series(0.0, index=table.index)
+    order = np.lexsort((
+        table.index.to_numpy().astype(str),
+        -best_other.fillna(-np.inf).to_numpy(),
+        table[model].to_numpy(),
+    ))
+    chosen = table.iloc[order[:count]]
+    relevant = pd.Series(evaluation.n_relevant, index=evaluation.truth.users)
+    out = chosen.reset_index(names="user")
+    out.insert(1, "relevant", relevant.reindex(out["user"]).to_numpy())
+    return out
+
+
+def largest_disagreement(
+    evaluation: Evaluation, model_a: str, model_b: str, metric: str, cutoff: int | None
+) -> Disagreement | None:
+    """The user with the largest ``|value_b - value_a|`` among users both models count
+    (the first such user in ground-truth order on ties); None when they share no user."""
+    if model_a == model_b:
+        raise ValueError("Choose two different models to compare.")
+    a = evaluation.per_user_at(model_a, metric, cutoff)
+    b = evaluation.per_user_at(model_b, metric, cutoff)
+    both = pd.concat([a.rename("a"), b.rename("b")], axis=1, join="inner")
+    if both.empty:
+        return None
+    gap = (both["b"] - both["a"]).abs().to_numpy()
+    row = int(np.argmax(gap))
+    return Disagreement(str(both.index[row]), float(both["a"].iloc[row]),
+                        float(both["b"].iloc[row]))
+
+
+def surprise_user(evaluation: Evaluation, model: str, seed: int) -> str | None:
+    """A random user among those ``model`` counts, the same for the same seed (None if the
+    model counts no user)."""
+    users = evaluation.truth.users[evaluation.included(model)]
+    if len(users) == 0:
+        return None
+    return str(users[np.random.default_rng(seed).integers(len(users))])
+
+
+def distribution_summary(
+    evaluation: Evaluation, metric: str, cutoff: int | None
+) -> pd.DataFrame:
+    """Per model: users counted, mean, median, share of users at exactly 0, and the 10th and
+    90th percentiles of the per-user values."""
+    rows = []
+    for model in evaluation.models:
+        values = evaluation.per_user_at(model, metric, cutoff).to_numpy(dtype=np.float64)
+        empty = len(values) == 0
+        rows.append({
+            "model": model,
+            "users": len(values),
+            "mean": np.nan if empty else float(values.mean()),
+            "median": np.nan if empty else float(np.median(values)),
+            "share_zero": np.nan if empty else float(np.mean(values == 0)),
+            "p10": np.nan if empty else float(np.quantile(values, 0.1)),
+            "p90": np.nan if empty else float(np.quantile(values, 0.9)),
+        })
+    return pd.DataFrame(rows)

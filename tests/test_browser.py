@@ -1,0 +1,268 @@
+"""Real-browser journeys with headless Chromium (Playwright driving Debian's /usr/bin/chromium).
+
+A new user opens the app, sees the demo curves, uploads two model files and a ground truth
+through the file input, sees their curves, changes the threshold and explains a user's NDCG;
+a teacher walks through the textbook example. No exception box, no browser console error.
+Screenshots of every page go to artifacts/screenshots/ (ignored by git).
+
+Skipped when no Chromium is found, unless REQUIRE_BROWSER is set (CI sets it): then a
+missing browser is a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+UPLOADS = Path(__file__).resolve().parent / "data" / "app"
+SHOTS = ROOT / "artifacts" / "screenshots"
+CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+LAUNCH_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--disable-dev-shm-usage",
+]
+IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+CONNECTED = '[data-testid="stApp"][data-test-connection-state="CONNECTED"]'
+CHART = '[data-testid="stPlotlyChart"] .js-plotly-plot .main-svg'
+TIMEOUT = 90_000
+
+pytestmark = pytest.mark.browser
+
+
+def _browser_available() -> bool:
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return False
+    return Path(CHROMIUM).exists()
+
+
+if not _browser_available():
+    if os.environ.get("REQUIRE_BROWSER"):
+        pytest.fail(f"REQUIRE_BROWSER is set but no Chromium was found at {CHROMIUM} (or "
+                    "Playwright is missing)", pytrace=False)
+    pytest.skip(f"no Chromium at {CHROMIUM}; set REQUIRE_BROWSER=1 to make this a failure",
+                allow_module_level=True)
+
+from playwright.sync_api import Page, expect, sync_playwright  # noqa: E402
+
+expect.set_options(timeout=TIMEOUT)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory):
+    """The app served by a real Streamlit server, in its own process group."""
+    port = _free_port()
+    log = tmp_path_factory.mktemp("server") / "streamlit.log"
+    command = [
+        sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+        "--server.port", str(port), "--server.address", "127.0.0.1",
+        "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false",
+    ]
+    with open(log, "w") as output:
+        process = subprocess.Popen(command, cwd=ROOT, stdout=output, stderr=subprocess.STDOUT,
+                                   start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as answer:
+                    if answer.read() == b"ok":
+                        break
+            except OSError:
+                pass
+            if process.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"the Streamlit server did not start:\n{log.read_text()}")
+            time.sleep(0.3)
+        yield url
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser, server, request):
+    """A fresh browser context (a new Streamlit session) that fails the test on any page
+    error or console error, and keeps a screenshot when the test fails."""
+    context = browser.new_context(viewport={"width": 1400, "height": 2000})
+    tab = context.new_page()
+    tab.set_default_timeout(TIMEOUT)
+    problems: list[str] = []
+    tab.on("pageerror", lambda error: problems.append(f"page error: {error}"))
+    tab.on("console", lambda message: problems.append(f"console: {message.text}")
+           if message.type == "error" else None)
+    tab.goto(server)
+    tab.wait_for_selector(CONNECTED)
+    wait_idle(tab)
+    yield tab
+    failed = getattr(request.node, "rep_call", None) is not None and request.node.rep_call.failed
+    if failed:
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        tab.screenshot(path=SHOTS / f"failed_{request.node.name}.png")
+    context.close()
+    assert not problems, problems
+
+
+def wait_idle(tab: Page) -> None:
+    tab.wait_for_selector(IDLE)
+    tab.wait_for_timeout(300)
+    tab.wait_for_selector(IDLE)
+
+
+def no_exception(tab: Page) -> None:
+    expect(tab.locator('[data-testid="stException"]')).to_have_count(0)
+
+
+def shoot(tab: Page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    wait_idle(tab)
+    tab.wait_for_timeout(800)  # let Plotly finish drawing
+    tab.screenshot(path=SHOTS / f"{name}.png")
+
+
+def go_to(tab: Page, title: str) -> None:
+    tab.locator('[data-testid="stSidebarNav"]').get_by_role("link", name=title).click()
+    expect(tab.locator("h1").first).to_have_text(title)
+    wait_idle(tab)
+
+
+def grid(tab: Page, index: int = 0):
+    """The main area's index-th table."""
+    return tab.locator('[data-testid="stMain"] [data-testid="stDataFrame"]').nth(index)
+
+
+def table_text(tab: Page, index: int = 0) -> str:
+    """The cells of a table: drawn on a canvas, they are also in a hidden accessible table
+    (unformatted values)."""
+    return " ".join(grid(tab, index).locator("td").all_text_contents())
+
+
+def legend(tab: Page) -> list[str]:
+    return tab.locator(".js-plotly-plot .legendtext").all_text_contents()
+
+
+def test_new_users_journey(page: Page):
+    # the demo's curves are there from the start
+    expect(page.locator(CHART).first).to_be_visible()
+    expect(page.locator(".js-plotly-plot .gtitle").first).to_have_text(
+        ["Mean over users at K = 1..50; dotted line: K = 10"])
+    assert {"popularity", "personalized", "top_heavy", "random"} <= set(legend(page))
+    no_exception(page)
+    shoot(page, "1_compare_demo")
+
+    # upload two models and a ground truth through the file inputs
+    go_to(page, "Data")
+    inputs = page.locator('[data-testid="stFileUploader"] input[type="file"]')
+    inputs.nth(0).set_input_files([UPLOADS / "als_model.csv", UPLOADS / "popular_items.tsv"])
+    expect(page.get_by_text("Model: als_model")).to_be_visible()
+    expect(page.get_by_text("No ground truth yet").first).to_be_visible()
+    wait_idle(page)
+    page.locator('[data-testid="stFileUploader"] input[type="file"]').nth(1).set_input_files(
+        UPLOADS / "ratings.csv")
+    expect(page.locator("code", has_text="user_id")).to_be_visible()
+    wait_idle(page)
+    no_exception(page)
+    shoot(page, "2_data_uploaded")
+
+    # their curves
+    go_to(page, "Compare models")
+    expect(page.locator(".js-plotly-plot .gtitle").first).to_have_text(
+        ["Mean over users at K = 1..20; dotted line: K = 10"])
+    assert set(legend(page)) == {"als_model", "popular_items"}
+    before = table_text(page)
+    assert "als_model" in before
+
+    # change the threshold: binary relevance, then one step up the rating slider (Streamlit
+    # shows ">=" as "≥")
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    sidebar.get_by_text("relevant / not").click()
+    wait_idle(page)
+    expect(sidebar.get_by_text("binary: rating ≥ 4 is relevant")).to_be_visible()
+    sidebar.get_by_role("slider", name="Relevant if rating ≥").press("ArrowRight")
+    expect(sidebar.get_by_text("binary: rating ≥ 5 is relevant")).to_be_visible()
+    wait_idle(page)
+    assert table_text(page) != before
+    no_exception(page)
+    shoot(page, "3_compare_uploaded")
+
+    # the NDCG page, for a chosen user
+    go_to(page, "NDCG explained")
+    page.get_by_role("combobox", name="User").click()
+    page.keyboard.type("u0001")
+    page.get_by_role("option", name="u0001", exact=True).click()
+    expect(page.get_by_text("top 10 for user u0001")).to_be_visible()
+    expect(page.locator('[data-testid="stMetric"]').nth(2)).to_contain_text("NDCG@10")
+    no_exception(page)
+    shoot(page, "4_ndcg_uploaded")
+
+
+def test_teacher_walks_through_the_textbook_example(page: Page):
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    sidebar.get_by_role("combobox", name="Data").click()
+    page.get_by_role("option", name="Textbook: liked A, C, X, Y, Z").click()
+    wait_idle(page)
+    expect(page.locator(".js-plotly-plot .gtitle").first).to_have_text(
+        ["Mean over users at K = 1..5; dotted line: K = 5"])
+    expect(grid(page)).to_contain_text("recommended")
+    assert "0.5087" in table_text(page)
+    shoot(page, "5_compare_textbook")
+
+    go_to(page, "NDCG explained")
+    page.get_by_role("combobox", name="Model").click()
+    page.get_by_role("option", name="c_at_position_5", exact=True).click()
+    wait_idle(page)
+    expect(page.get_by_text("Why the seed document says ~0.88")).to_be_visible()
+    page.get_by_text("the model's own top K", exact=True).click()
+    wait_idle(page)
+    expect(page.locator('[data-testid="stMetric"]').nth(2)).to_contain_text("0.8503")
+    expect(sidebar.get_by_text("preset retrieved_ideal")).to_be_visible()
+    no_exception(page)
+    shoot(page, "6_ndcg_textbook")
+    page.get_by_text("Why the seed document says ~0.88").scroll_into_view_if_needed()
+    shoot(page, "6b_ndcg_textbook_seed_note")
+
+
+def test_worst_served_user_opens_in_the_ndcg_page(page: Page):
+    go_to(page, "Users")
+    expect(page.locator('[data-testid="stPlotlyChart"]')).to_have_count(2)
+    shoot(page, "7_users_demo")
+    worst = grid(page, 1)
+    worst.scroll_into_view_if_needed()
+    user = worst.locator("td").nth(0).text_content().strip()
+    box = worst.bounding_box()
+    page.mouse.click(box["x"] + 18, box["y"] + 35 + 17)  # the first row's selection box
+    expect(page.locator("h1").first).to_have_text("NDCG explained")
+    wait_idle(page)
+    expect(page.get_by_text(f"top 10 for user {user}")).to_be_visible()
+    no_exception(page)
+    shoot(page, "8_ndcg_from_users")
