@@ -23,6 +23,10 @@ navigation = st.navigation([
             url_path="compare-models", default=True),
     st.Page(_state.PAGES["users"], title="Users", icon=":material/groups:",
             url_path="per-user"),
+    st.Page(_state.PAGES["significance"], title="Significance", icon=":material/balance:",
+            url_path="significance"),
+    st.Page(_state.PAGES["head_to_head"], title="Head-to-head",
+            icon=":material/compare_arrows:", url_path="head-to-head"),
     st.Page(_state.PAGES["ndcg"], title="NDCG explained", icon=":material/calculate:",
             url_path="ndcg-explained"),
 ])

@@ -42,16 +42,18 @@ MODELS = {"strong": 4.0, "medium": 1.5, "weak": 0.3}  # weight of rated items wh
 DEMO_TARGET, CHANGE_TARGET, FIRST_TARGET = 1.0, 3.0, 15.0
 
 
-def make_files(folder: Path, n_users: int, seed: int = 0) -> dict[str, Path]:
+def make_files(folder: Path, n_users: int, seed: int = 0,
+               models: dict[str, float] = MODELS) -> dict[str, Path]:
     """Write ``ground_truth.parquet`` and one Parquet file per model into ``folder``.
 
     Each user has a pool of 300 distinct items; 20 of them are rated 1-5 stars, and each
-    model ranks 100 items drawn from the pool, rated ones weighted up by the model's
-    strength (a Gumbel top-k draw), scored by its sampling key.
+    model (name -> strength) ranks 100 items drawn from the pool, rated ones weighted up by
+    the model's strength (a Gumbel top-k draw), scored by its sampling key. Models added at
+    the end of ``models`` leave the files of the ones before unchanged.
     """
     folder.mkdir(parents=True, exist_ok=True)
     paths = {"truth": folder / "ground_truth.parquet",
-             **{name: folder / f"{name}.parquet" for name in MODELS}}
+             **{name: folder / f"{name}.parquet" for name in models}}
     if all(path.exists() for path in paths.values()):
         return paths
     rng = np.random.default_rng(seed)
@@ -71,7 +73,7 @@ def make_files(folder: Path, n_users: int, seed: int = 0) -> dict[str, Path]:
     liked = np.zeros((n_users, CANDIDATES), dtype=bool)
     np.put_along_axis(liked, rated_at, stars >= 4, axis=1)
     users = pa.compute.take(user_ids, np.repeat(np.arange(n_users), LIST_LENGTH))
-    for name, strength in MODELS.items():
+    for name, strength in models.items():
         keys = rng.gumbel(size=(n_users, CANDIDATES)) + np.where(liked, strength, 0.0)
         chosen = np.argpartition(-keys, LIST_LENGTH, axis=1)[:, :LIST_LENGTH]
         chosen_keys = np.take_along_axis(keys, chosen, 1)

@@ -7,7 +7,9 @@ then, timed separately and in total:
   bootstrap confidence intervals of each difference (1,000 samples);
 - the same with the paired t-test and with Wilcoxon;
 - bootstrap confidence intervals of each model's mean at the chosen cutoff, and the
-  significance letters: with the randomization tests, what the Significance page computes;
+  significance letters;
+- ``compare_models``: all of the above with the randomization test, from one bootstrap: what
+  the Significance page computes (bench/bench_significance.py times the page in the app);
 - bootstrap confidence bands of each model's mean at every cutoff (the Compare page's bands).
 
 Peak memory is the process's peak resident set size above what it held after generating
@@ -29,7 +31,12 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from rankmetrics.stats import confidence_bands, paired_comparison, significance_groups  # noqa: E402
+from rankmetrics.stats import (  # noqa: E402
+    compare_models,
+    confidence_bands,
+    paired_comparison,
+    significance_groups,
+)
 
 
 def make_values(n_users: int, n_models: int, n_cutoffs: int, seed: int = 0):
@@ -86,14 +93,15 @@ def main() -> None:
     significance_groups(at_k.mean(), table)
     timings["significance letters"] = time.perf_counter() - started
 
-    page = (timings["randomization, 6 pairs + bootstrap CIs"]
-            + timings["each model's mean CI at one cutoff"]
-            + timings["significance letters"])
+    started = time.perf_counter()
+    compare_models(at_k, test="randomization", correction="holm",
+                   n_permutations=args.permutations, n_bootstrap=args.bootstrap)
+    page = time.perf_counter() - started
     print(f"{args.users:,} users, {args.models} models, {args.permutations:,} permutations, "
           f"{args.bootstrap:,} bootstrap samples")
     for name, seconds in timings.items():
         print(f"  {name:<45} {seconds:7.2f} s")
-    print(f"  {'Significance page (randomization, CIs, letters)':<45} {page:7.2f} s")
+    print(f"  {'compare_models: the Significance page':<45} {page:7.2f} s")
     print(f"  peak memory added: {max(_peak_rss_gib() - base, 0):.2f} GiB")
 
 

@@ -28,17 +28,26 @@ import streamlit as st
 
 from rankmetrics.conventions import OPTION_CHOICES, OPTION_HELP, PRESET_HELP, PRESETS, Conventions
 from rankmetrics.errors import DataError
-from rankmetrics.evaluate import Evaluation, evaluate
-from rankmetrics.explain import NdcgBreakdown, compare_conventions, explain_ndcg
+from rankmetrics.evaluate import Evaluation, band_cutoffs, evaluate
+from rankmetrics.explain import (
+    NdcgBreakdown,
+    SideBySide,
+    compare_conventions,
+    explain_ndcg,
+    side_by_side,
+)
 from rankmetrics.figures import metric_label, model_colors
 from rankmetrics.io import LoadedTable, check_against_truth, read_run, read_truth
 from rankmetrics.io._source import Source
 from rankmetrics.metrics import MAIN_METRICS
 from rankmetrics.prepare import GroundTruth, RankedRun
 from rankmetrics.relevance import RelevanceMapping, suggest_mapping
+from rankmetrics.stats import ModelComparison, compare_models
 from rankmetrics.users import (
     Disagreement,
+    biggest_differences,
     distribution_summary,
+    head_to_head,
     largest_disagreement,
     surprise_user,
     worst_users,
@@ -53,6 +62,8 @@ PAGES = {
     "data": "pages/data.py",
     "compare": "pages/compare.py",
     "users": "pages/users.py",
+    "significance": "pages/significance.py",
+    "head_to_head": "pages/head_to_head.py",
     "ndcg": "pages/ndcg.py",
 }
 CUTOFF_LIMIT = 200
@@ -60,6 +71,10 @@ DEFAULT_CUTOFF = 10
 DEFAULT_MAX_CUTOFF = 50
 EDITABLE_RATINGS = 20
 USER_LIST_LIMIT = 5_000
+CONFIDENCE_LEVELS = (0.8, 0.9, 0.95, 0.99)
+DEFAULT_CONFIDENCE = 0.95
+N_BOOTSTRAP = 1_000
+BIGGEST_SHOWN = 10
 PRESET_CUSTOM = "custom"
 FORMAT_CHOICES = (None, "csv", "tsv", "parquet", "jsonl", "trec_run", "trec_qrels",
                   "list_csv", "list_parquet", "list_jsonl")
@@ -425,6 +440,57 @@ def convention_variants(prepared: Prepared, settings: Settings, model: str,
     truth, run = user_rows(prepared, model, user)
     return compare_conventions(truth, run, user, cutoff=settings.cutoff,
                                relevance=settings.relevance, conventions=settings.conventions)
+
+
+@st.cache_data(max_entries=16, show_spinner=False, hash_funcs=HASH)
+def bands(prepared: Prepared, settings: Settings, metrics: tuple[str, ...],
+          confidence: float) -> tuple[pd.DataFrame, list[int]]:
+    """Each model's bootstrap confidence band for each metric, and the cutoffs they were
+    computed at: every K when the per-user values fit the library's budget, else a spread."""
+    ev = _evaluation(prepared, settings)
+    counted = max(int(ev.included(model).sum()) for model in ev.models)
+    cutoffs = band_cutoffs(settings.max_cutoff, keep=[settings.cutoff],
+                           n_values_per_cutoff=counted * len(ev.models) * len(metrics))
+    table = ev.confidence_bands(metrics, cutoffs=cutoffs, n_bootstrap=N_BOOTSTRAP,
+                                confidence=confidence)
+    return table, cutoffs
+
+
+@st.cache_data(max_entries=32, show_spinner=False, hash_funcs=HASH)
+def paired_users(prepared: Prepared, settings: Settings, metric: str) -> int:
+    """How many users every model counts (the users the paired tests compare)."""
+    return len(_evaluation(prepared, settings).paired(metric, settings.cutoff))
+
+
+@st.cache_data(max_entries=16, show_spinner=False, hash_funcs=HASH)
+def comparison(prepared: Prepared, settings: Settings, metric: str, test: str,
+               n_permutations: int, n_bootstrap: int, confidence: float) -> ModelComparison:
+    """Every model's mean, interval and letters and every pair's test (Holm correction; use
+    ``with_correction`` for another: it does not resample)."""
+    values = _evaluation(prepared, settings).paired(metric, settings.cutoff)
+    return compare_models(values, test=test, correction="holm",
+                          n_permutations=n_permutations, n_bootstrap=n_bootstrap,
+                          confidence=confidence)
+
+
+@st.cache_data(max_entries=32, show_spinner=False, hash_funcs=HASH)
+def duel(prepared: Prepared, settings: Settings, model_a: str, model_b: str,
+         metric: str) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Two models user by user (the users both count), then the users B beats A by most and
+    those A beats B by most."""
+    pairs = head_to_head(_evaluation(prepared, settings), model_a, model_b, metric,
+                         settings.cutoff)
+    return (pairs, *biggest_differences(pairs, count=BIGGEST_SHOWN))
+
+
+@st.cache_data(max_entries=64, show_spinner=False, hash_funcs=HASH)
+def both_lists(prepared: Prepared, settings: Settings, model_a: str, model_b: str,
+               user: str) -> SideBySide:
+    """One user's top-K lists from two models side by side, and the user's ground truth."""
+    truth, run_a = user_rows(prepared, model_a, user)
+    _, run_b = user_rows(prepared, model_b, user)
+    return side_by_side(truth, run_a, run_b, user, cutoff=settings.cutoff,
+                        relevance=settings.relevance, conventions=settings.conventions)
 
 
 def _evaluation(prepared: Prepared, settings: Settings) -> Evaluation:
@@ -878,6 +944,38 @@ def require_data() -> tuple[Prepared, Settings]:
     for name, problem in prepared.problems.items():
         st.warning(f"**{md(name)}** is left out: {md(problem)} (see the Data page).")
     return prepared, settings
+
+
+def confidence_control(where=st) -> float:
+    """The confidence level of every interval and band, shared by the pages that show them.
+
+    Each page's selector is its own widget, and a widget forgets a value another widget set,
+    so the level lives in ``confidence`` and each selector starts from it."""
+    state = st.session_state
+    state.setdefault("confidence", DEFAULT_CONFIDENCE)
+    state.confidence_choice = state.confidence
+    where.selectbox(
+        "Confidence level", CONFIDENCE_LEVELS, key="confidence_choice",
+        format_func="{:.0%}".format, on_change=_keep_confidence,
+        help="How sure the intervals are to contain the true mean (the mean over many more "
+        "users like these). 1 − this level is the significance level of the tests.",
+    )
+    return float(state.confidence)
+
+
+def _keep_confidence() -> None:
+    st.session_state.confidence = st.session_state.confidence_choice
+
+
+def explain_in_ndcg(model: str, user: str, other: str | None = None) -> None:
+    """Open the NDCG explained page on ``user``'s NDCG under ``model`` (and ``other`` as the
+    model to compare with)."""
+    state = st.session_state
+    state.explain_model = model
+    state.explain_user = user
+    if other is not None:
+        state.explain_other = other
+    st.switch_page(PAGES["ndcg"])
 
 
 def ensure_choice(key: str, options: Sequence, default=None) -> None:

@@ -22,10 +22,34 @@ chosen = st.pills(
 )
 metrics = [metric for metric in MAIN_METRICS if metric in (chosen or [])]
 
+toggle_column, level_column, _ = st.columns([3, 2, 3], vertical_alignment="center")
+level = st.session_state.get("confidence", _state.DEFAULT_CONFIDENCE)
+show_bands = toggle_column.toggle(
+    f"Show {level:.0%} confidence bands", key="compare_bands", persist_state="session",
+    help="A shaded band around each curve: where the model's mean would likely fall with "
+    "another sample of users like these. Bands that overlap a lot mean the gap between "
+    "two curves may be chance; the Significance page tests it.",
+)
+if show_bands:
+    level = _state.confidence_control(level_column)
+
 values = _state.curves(prepared, settings.relevance, settings.conventions, settings.max_cutoff)
 if metrics:
-    figure = metric_curves(values, metrics, k, prepared.colors)
+    band_table, band_cutoffs = None, []
+    if show_bands:
+        with st.spinner(f"Resampling the users {_state.N_BOOTSTRAP:,} times for the "
+                        f"{level:.0%} confidence bands…"):
+            band_table, band_cutoffs = _state.bands(prepared, settings, tuple(metrics), level)
+    figure = metric_curves(values, metrics, k, prepared.colors, bands=band_table,
+                           confidence=level)
     st.plotly_chart(figure, key="compare_chart", config={"displaylogo": False})
+    if show_bands:
+        note = (f"Shaded: the {level:.0%} bootstrap confidence band of each model's mean (its "
+                f"users resampled {_state.N_BOOTSTRAP:,} times).")
+        if len(band_cutoffs) < settings.max_cutoff:
+            note += (" With this many users the bands are computed at K = "
+                     f"{', '.join(map(str, band_cutoffs))} only and joined by straight lines.")
+        st.caption(note)
 else:
     st.info("Pick at least one metric above to draw its curves.")
 

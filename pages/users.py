@@ -66,6 +66,4 @@ event = st.dataframe(
 st.caption(f"Lowest {label} for {_state.md(model)} first; among equal values, users the other "
            "models serve best come first. Select a row to see that user's NDCG worked out.")
 if event.selection.rows:
-    state.explain_model = model
-    state.explain_user = str(worst["user"].iloc[event.selection.rows[0]])
-    st.switch_page(_state.PAGES["ndcg"])
+    _state.explain_in_ndcg(model, str(worst["user"].iloc[event.selection.rows[0]]))

@@ -22,6 +22,9 @@ from rankmetrics.prepare import GroundTruth, RankedRun
 from rankmetrics.relevance import RelevanceMapping
 
 USERS_PER_BLOCK = 16_384
+#: Most per-user values :meth:`Evaluation.confidence_bands` resamples at once by default
+#: (users x models x metrics x cutoffs; 2**24 float64 values are 128 MiB).
+BAND_VALUES = 2**24
 
 
 def evaluate(
@@ -166,6 +169,62 @@ class Evaluation:
         columns = [self.per_user_at(model, metric, cutoff) for model in self.models]
         return pd.concat(columns, axis=1, join="inner")
 
+    def confidence_bands(
+        self,
+        metrics: Iterable[str],
+        *,
+        cutoffs: Iterable[int] | None = None,
+        n_bootstrap: int = 1_000,
+        confidence: float = 0.95,
+        seed: int | None = 0,
+    ) -> pd.DataFrame:
+        """Bootstrap confidence bands of each model's mean over its counted users.
+
+        Each model's per-user values at the given cutoffs (every cutoff when None) go to
+        :func:`rankmetrics.stats.confidence_bands`: users are resampled with replacement
+        ``n_bootstrap`` times, the same resamples for every cutoff and metric, and the band
+        is the percentile interval of the resampled means. ``mean`` equals :meth:`curve`.
+        Values are computed in blocks of users and not kept, so memory holds only the
+        values resampled (see :func:`band_cutoffs` to bound them). A model that counts no
+        user has no band.
+
+        Returns a long table ``model, metric, cutoff, mean, ci_low, ci_high`` (cutoff None
+        for R-Precision).
+        """
+        from rankmetrics.stats import confidence_bands
+
+        metrics = check_metrics(list(metrics))
+        chosen = self._cutoff_list(cutoffs)
+        columns = {metric: np.array(chosen) - 1 if METRICS[metric].has_cutoff else np.array([0])
+                   for metric in metrics}
+        per_series: dict[tuple[str, str], np.ndarray] = {}
+        for model in self.models:
+            mask = self.included(model)
+            if not mask.any():
+                continue
+            parts: dict[str, list[np.ndarray]] = {metric: [] for metric in metrics}
+            for start in range(0, self.truth.n_users, USERS_PER_BLOCK):
+                stop = min(start + USERS_PER_BLOCK, self.truth.n_users)
+                block = self._block_values(model, metrics, start, stop)
+                rows = mask[start:stop]
+                for metric in metrics:
+                    parts[metric].append(block[metric][rows][:, columns[metric]])
+            for metric in metrics:
+                per_series[(model, metric)] = np.concatenate(parts[metric])
+        if not per_series:
+            return pd.DataFrame(columns=["model", "metric", "cutoff", "mean", "ci_low",
+                                         "ci_high"])
+        bands = confidence_bands(per_series, n_bootstrap=n_bootstrap, confidence=confidence,
+                                 seed=seed)
+        series = bands.pop("model")
+        labels = {metric: chosen if METRICS[metric].has_cutoff else [None] for metric in metrics}
+        bands.insert(0, "model", [model for model, _ in series])
+        bands.insert(1, "metric", [metric for _, metric in series])
+        bands["cutoff"] = pd.array(
+            [labels[metric][position] for (_, metric), position
+             in zip(series, bands["cutoff"], strict=True)], dtype="Int64")
+        return bands
+
     def curve(self, model: str, metric: str) -> np.ndarray:
         """The mean over counted users at every cutoff 1..max_cutoff (length 1 for
         R-Precision)."""
@@ -290,6 +349,37 @@ class Evaluation:
             np.divide(hits, n_relevant, out=r_precision, where=n_relevant > 0)
             out["r_precision"] = r_precision[:, None]
         return out
+
+
+def band_cutoffs(
+    max_cutoff: int,
+    *,
+    n_values_per_cutoff: int,
+    keep: Iterable[int] = (),
+    max_values: int = BAND_VALUES,
+) -> list[int]:
+    """The cutoffs to compute confidence bands at: every K = 1..max_cutoff when their
+    per-user values fit in ``max_values``, otherwise evenly spaced cutoffs, at most as many
+    as fit (a step above 5 is rounded up to a multiple of 5), plus 1, ``max_cutoff`` and the
+    cutoffs in ``keep``.
+
+    ``n_values_per_cutoff`` is the values one cutoff brings: users x models x metrics.
+
+    >>> band_cutoffs(10, n_values_per_cutoff=100)
+    [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
+    >>> band_cutoffs(50, n_values_per_cutoff=100, keep=[12], max_values=500)
+    [1, 12, 15, 30, 45, 50]
+    """
+    if max_cutoff < 1:
+        raise ValueError(f"max_cutoff must be at least 1. Got {max_cutoff!r}.")
+    fits = max(2, max_values // max(1, n_values_per_cutoff))
+    if fits >= max_cutoff:
+        return list(range(1, max_cutoff + 1))
+    step = -(-max_cutoff // (fits - 1))
+    if step > 5:
+        step = -(-step // 5) * 5  # multiples of 5 read better on an axis
+    kept = [int(k) for k in keep if 1 <= k <= max_cutoff]
+    return sorted({1, *range(step, max_cutoff, step), max_cutoff, *kept})
 
 
 class _TopGains:

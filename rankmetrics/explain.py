@@ -1,4 +1,5 @@
-"""Why one user's NDCG is what it is: the ranked list, the ideal list and the arithmetic.
+"""Why one user's NDCG is what it is: the ranked list, the ideal list and the arithmetic;
+and two models' lists for one user side by side.
 
 :func:`explain_ndcg` rebuilds, for one user, every number NDCG@K is made of: each ranked item's
 rating, grade, gain, discount ``1 / log2(rank + 1)``, contribution and running DCG; the ideal
@@ -150,16 +151,8 @@ def explain_ndcg(
     if not isinstance(cutoff, (int, np.integer)) or isinstance(cutoff, bool) or cutoff < 1:
         raise ValueError(f"The cutoff must be an integer of at least 1. Got {cutoff!r}.")
     cutoff = int(cutoff)
-    judged = truth.loc[truth["user"] == user, ["item", "rating"]].drop_duplicates("item")
-    ratings = pd.Series(
-        judged["rating"].to_numpy(dtype=np.float64), index=judged["item"].to_numpy()
-    )
-    mine = run.loc[run["user"] == user, ["item", "score"]]
-    items = mine["item"].reset_index(drop=True)
-    scores = mine["score"].to_numpy(dtype=np.float64)
-    order = _rank_order(np.zeros(len(items), dtype=np.int64), scores, items, None,
-                        conventions.ties)
-    ranked_items = items.to_numpy() if order is None else items.to_numpy()[order]
+    ratings = _user_ratings(truth, user)
+    ranked_items = _ranked_items(run, user, conventions.ties)
 
     disc = discounts(cutoff)
     top = ranked_items[:cutoff]
@@ -192,9 +185,98 @@ def explain_ndcg(
         dcg=dcg,
         idcg=idcg,
         ndcg=dcg / idcg if idcg > 0 else 0.0,
-        list_length=len(items),
+        list_length=len(ranked_items),
         n_relevant=n_relevant,
     )
+
+
+@dataclass(frozen=True)
+class SideBySide:
+    """Two models' top-K lists for one user, rank by rank, and the user's ground truth.
+
+    Attributes
+    ----------
+    user : str
+    cutoff : int
+        K.
+    lists : DataFrame
+        One row per rank 1..K (fewer when both lists are shorter): ``rank``, then for each
+        model (suffix ``_a`` or ``_b``) the ``item`` at that rank, its ``rating`` (NaN: no
+        ground truth) and ``hit`` (the item is relevant under the relevance mapping);
+        item None and hit False where that model's list has ended.
+    truth : DataFrame
+        The user's ground-truth items, highest grade first (then rating, then item id):
+        ``item``, ``rating``, ``grade``, ``relevant``, and ``rank_a`` / ``rank_b``, the
+        item's rank in each model's whole list (missing when the model did not rank it).
+    """
+
+    user: str
+    cutoff: int
+    lists: pd.DataFrame
+    truth: pd.DataFrame
+
+
+def side_by_side(
+    truth: pd.DataFrame,
+    run_a: pd.DataFrame,
+    run_b: pd.DataFrame,
+    user: str,
+    *,
+    cutoff: int,
+    relevance: RelevanceMapping | None = None,
+    conventions: Conventions | None = None,
+) -> SideBySide:
+    """One user's top K from two models next to each other, hits marked, and where each
+    model ranked the user's ground-truth items.
+
+    Items are ordered as :func:`explain_ndcg` and the metrics order them (score descending,
+    then the tie rule of ``conventions``). Tables as for :func:`explain_ndcg`.
+
+    >>> truth = pd.DataFrame({"user": ["u"] * 2, "item": ["A", "C"], "rating": [1, 1]})
+    >>> run_a = pd.DataFrame({"user": ["u"] * 3, "item": list("ABC"), "score": [3, 2, 1]})
+    >>> run_b = pd.DataFrame({"user": ["u"] * 2, "item": list("CD"), "score": [2, 1]})
+    >>> both = side_by_side(truth, run_a, run_b, "u", cutoff=3)
+    >>> both.lists[["item_a", "hit_a", "item_b", "hit_b"]].values.tolist()
+    [['A', True, 'C', True], ['B', False, 'D', False], ['C', True, None, False]]
+    >>> both.truth[["item", "rank_a", "rank_b"]].values.tolist()
+    [['A', 1, <NA>], ['C', 3, 1]]
+    """
+    relevance = relevance or RelevanceMapping.identity(1)
+    conventions = conventions or Conventions()
+    if not isinstance(cutoff, (int, np.integer)) or isinstance(cutoff, bool) or cutoff < 1:
+        raise ValueError(f"The cutoff must be an integer of at least 1. Got {cutoff!r}.")
+    ratings = _user_ratings(truth, user)
+    grades, _ = _grades_and_gains(ratings.to_numpy(), relevance, conventions)
+    relevant = pd.Series(relevance.is_relevant(grades), index=ratings.index)
+    ranked = {side: _ranked_items(run, user, conventions.ties)
+              for side, run in (("a", run_a), ("b", run_b))}
+    length = max(min(len(items), int(cutoff)) for items in ranked.values())
+    # Position -1 (an item without ground truth, or past the end of a list) reads the
+    # appended "no rating, not relevant".
+    rating_of = np.append(ratings.to_numpy(), np.nan)
+    relevant_of = np.append(relevant.to_numpy(dtype=bool), False)
+    lists = pd.DataFrame({"rank": np.arange(1, length + 1)})
+    for side, items in ranked.items():
+        top = [str(item) for item in items[:length]]
+        judged = np.full(length, -1, dtype=np.int64)
+        judged[:len(top)] = ratings.index.get_indexer(items[:length])
+        lists[f"item_{side}"] = pd.Series(top + [None] * (length - len(top)), dtype="object")
+        lists[f"rating_{side}"] = rating_of[judged]
+        lists[f"hit_{side}"] = relevant_of[judged]
+    table = pd.DataFrame({
+        "item": pd.Series(ratings.index, dtype="str"),
+        "rating": ratings.to_numpy(),
+        "grade": grades,
+        "relevant": relevant.to_numpy(),
+    })
+    for side, items in ranked.items():
+        position = pd.Series(np.arange(1, len(items) + 1), index=pd.Index(items).astype(str))
+        position = position[~position.index.duplicated()]
+        table[f"rank_{side}"] = pd.array(position.reindex(table["item"]).to_numpy(),
+                                         dtype="Int64")
+    order = np.lexsort((table["item"].to_numpy(), -table["rating"].to_numpy(),
+                        -table["grade"].to_numpy()))
+    return SideBySide(str(user), int(cutoff), lists, table.iloc[order].reset_index(drop=True))
 
 
 def compare_conventions(
@@ -254,6 +336,22 @@ def slipped_discount(breakdown: NdcgBreakdown, rank: int) -> DiscountSlip:
     dcg = breakdown.dcg + gain * (slipped - correct)
     ndcg = dcg / breakdown.idcg if breakdown.idcg > 0 else 0.0
     return DiscountSlip(int(rank), correct, slipped, dcg, ndcg)
+
+
+def _user_ratings(truth: pd.DataFrame, user: str) -> pd.Series:
+    """The user's ground-truth ratings, indexed by item (the first row of an item counts)."""
+    judged = truth.loc[truth["user"] == user, ["item", "rating"]].drop_duplicates("item")
+    return pd.Series(judged["rating"].to_numpy(dtype=np.float64),
+                     index=judged["item"].to_numpy())
+
+
+def _ranked_items(run: pd.DataFrame, user: str, ties: str) -> np.ndarray:
+    """The items a model ranked for the user, best first, ordered as RankedRun orders them."""
+    mine = run.loc[run["user"] == user, ["item", "score"]]
+    items = mine["item"].reset_index(drop=True)
+    scores = mine["score"].to_numpy(dtype=np.float64)
+    order = _rank_order(np.zeros(len(items), dtype=np.int64), scores, items, None, ties)
+    return items.to_numpy() if order is None else items.to_numpy()[order]
 
 
 def _grades_and_gains(

@@ -1,5 +1,7 @@
-"""Plotly figures for comparing models: curves over K, per-user distributions, NDCG
-breakdowns. Every builder takes plain values and returns a ``plotly.graph_objects.Figure``.
+"""Plotly figures for comparing models: curves over K (with confidence bands), per-user
+distributions, NDCG breakdowns, the pairwise significance matrix and two models head to
+head. Every builder takes plain values or the library's tables and returns a
+``plotly.graph_objects.Figure``.
 
 Data go into the figures as plain lists (readable in the figure's JSON), large per-user
 arrays are binned or thinned first, and model names are escaped, since Plotly reads a few
@@ -19,6 +21,7 @@ import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 from plotly.colors import qualitative
 from plotly.subplots import make_subplots
@@ -33,6 +36,14 @@ PALETTE = (
     *qualitative.Dark24,
 )
 IDEAL_COLOR = "#BBBBBB"
+TIE_COLOR = "#999999"
+# Pairwise matrix: blue and red stay distinct with the common colour-vision deficiencies
+# (ColorBrewer RdBu's ends); glyphs ▲ / ▼ repeat the colour in the cell text.
+BETTER_COLOR, WORSE_COLOR, NEUTRAL_COLOR = "#2166AC", "#B2182B", "#E8E8E8"
+BAND_OPACITY = 0.18
+SCATTER_POINTS = 2_500
+SCATTER_SMALLEST, SCATTER_LARGEST = 6.0, 40.0
+SCATTER_STEPS = (0.001, 0.005, 0.01, 0.02, 0.05, 0.1)
 DISCRETE_LEVELS = 25
 BINS = 10
 ECDF_POINTS = 400
@@ -62,8 +73,12 @@ def metric_curves(
     metrics: Sequence[str],
     cutoff: int,
     colors: Mapping[str, str] | None = None,
+    *,
+    bands: pd.DataFrame | None = None,
+    confidence: float = 0.95,
 ) -> go.Figure:
-    """One panel per metric, one line per model over K = 1..K_max, a marker at ``cutoff``.
+    """One panel per metric, one line per model over K = 1..K_max, a marker at ``cutoff``,
+    and optionally each model's confidence band as a shaded area in its colour.
 
     Parameters
     ----------
@@ -71,13 +86,20 @@ def metric_curves(
     metrics : the metrics to draw, in order (one panel each; 2 or 3 panels a row)
     cutoff : the chosen K, marked by a dotted line and a dot on every curve
     colors : model -> colour (default :func:`model_colors` of the models in ``curves``)
+    bands : long table ``model, metric, cutoff, ci_low, ci_high`` (as made by
+        :meth:`rankmetrics.evaluate.Evaluation.confidence_bands`), or None for no bands;
+        bands at some cutoffs only are joined by straight lines
+    confidence : the bands' level, named in the title
 
-    Traces carry ``meta = {"metric": ..., "role": "curve" | "marker"}``.
+    Traces carry ``meta = {"metric": ..., "role": "curve" | "marker" | "band"}``.
     """
     models = list(curves)
     colors = dict(colors or model_colors(models))
     if not metrics:
         raise ValueError("Choose at least one metric to draw.")
+    band_of = {} if bands is None else {
+        key: group.sort_values("cutoff") for key, group in bands.groupby(["model", "metric"])
+    }
     n_cols = 1 if len(metrics) == 1 else 2 if len(metrics) in (2, 4) else 3
     n_rows = math.ceil(len(metrics) / n_cols)
     fig = make_subplots(
@@ -93,12 +115,30 @@ def metric_curves(
         for model in models:
             values = [float(v) for v in curves[model][metric]]
             name = _plain(model)
+            band = band_of.get((model, metric))
+            interval = [""] * len(values)
+            if band is not None:
+                ks = band["cutoff"].astype(int).tolist()
+                low = band["ci_low"].round(6).tolist()
+                high = band["ci_high"].round(6).tolist()
+                fig.add_trace(go.Scatter(
+                    x=ks + ks[::-1], y=high + low[::-1], mode="lines", fill="toself",
+                    fillcolor=_translucent(colors[model]), line={"width": 0},
+                    name=name, legendgroup=name, showlegend=False, hoverinfo="skip",
+                    meta={"metric": metric, "role": "band"},
+                ), row=row, col=col)
+                for k, lo, hi in zip(ks, low, high, strict=True):
+                    if 1 <= k <= len(values):
+                        interval[k - 1] = f" [{lo:.4f}, {hi:.4f}]"
             fig.add_trace(go.Scatter(
                 x=list(range(1, len(values) + 1)), y=values, mode=lines, name=name,
                 legendgroup=name, showlegend=index == 0,
                 line={"color": colors[model], "width": 2.5}, marker={"size": 5},
                 meta={"metric": metric, "role": "curve"},
-                hovertemplate=f"{name}: %{{y:.4f}}<extra>{label}@%{{x}}</extra>",
+                customdata=interval if band is not None else None,
+                hovertemplate=f"{name}: %{{y:.4f}}"
+                              f"{'%{customdata}' if band is not None else ''}"
+                              f"<extra>{label}@%{{x}}</extra>",
             ), row=row, col=col)
             if 1 <= cutoff <= len(values):
                 fig.add_trace(go.Scatter(
@@ -114,7 +154,8 @@ def metric_curves(
         fig.update_xaxes(title_text="K" if row == n_rows else None, rangemode="tozero",
                          row=row, col=col)
         fig.update_yaxes(rangemode="tozero", tickformat=".2f", row=row, col=col)
-    _titled(fig, f"Mean over users at K = 1..{max_cutoff}; dotted line: K = {cutoff}",
+    shaded = f"; shaded: {confidence:.0%} confidence band" if bands is not None else ""
+    _titled(fig, f"Mean over users at K = 1..{max_cutoff}{shaded}; dotted line: K = {cutoff}",
              height=330 * n_rows + 60)
     fig.update_layout(hovermode="x unified")
     fig.update_annotations(yshift=4)
@@ -216,6 +257,224 @@ def ndcg_contributions(
     _titled(fig, f"What each rank adds: NDCG@{k} = {breakdown.dcg:.4f} / "
                  f"{breakdown.idcg:.4f} = {breakdown.ndcg:.4f}", height=400)
     return fig
+
+
+def pairwise_matrix(pairs: pd.DataFrame, models: Sequence[str], label: str) -> go.Figure:
+    """Every model against every other: cell (row, column) holds the row model's mean minus
+    the column model's and the corrected p-value, coloured by the verdict.
+
+    Blue and ▲: the row model is significantly better; red and ▼: significantly worse;
+    grey: no significant difference. The matrix is antisymmetric, so it reads from either
+    side; the diagonal is empty.
+
+    Parameters
+    ----------
+    pairs : a comparison table (:func:`rankmetrics.stats.paired_comparison`): model_a,
+        model_b, difference (B - A), ci_low, ci_high, p_corrected, significant
+    models : the models in display order (rows top to bottom, columns left to right),
+        e.g. highest mean first
+    label : the metric as shown, e.g. "NDCG@10"
+
+    The heatmap trace carries ``meta = {"role": "matrix"}``; its ``z`` is +1 / -1 / 0 (NaN
+    on the diagonal) and its ``text`` the cell labels.
+    """
+    models = list(models)
+    index = {model: i for i, model in enumerate(models)}
+    n = len(models)
+    z = [[None] * n for _ in range(n)]
+    text = [["–"] * n for _ in range(n)]
+    hover = [[""] * n for _ in range(n)]
+    names = [_plain(model) for model in models]
+    for row in pairs.itertuples(index=False):
+        if row.model_a not in index or row.model_b not in index:
+            continue
+        a, b = index[row.model_a], index[row.model_b]
+        for r, c, sign in ((b, a, 1.0), (a, b, -1.0)):  # row r minus column c
+            difference = sign * float(row.difference)
+            low, high = sorted((sign * float(row.ci_low), sign * float(row.ci_high)))
+            verdict = 0 if not row.significant else (1 if difference > 0 else -1)
+            glyph = {1: "▲ ", -1: "▼ ", 0: ""}[verdict]
+            z[r][c] = verdict
+            text[r][c] = f"{glyph}{difference:+.4f}<br>{_p_text(float(row.p_corrected))}"
+            words = {1: "significantly better", -1: "significantly worse",
+                     0: "no significant difference"}[verdict]
+            hover[r][c] = (f"{names[r]} − {names[c]}: {difference:+.4f} "
+                           f"[{low:.4f}, {high:.4f}]<br>corrected {_p_text(float(row.p_corrected))}"
+                           f"<br>{names[r]}: {words}")
+    fig = go.Figure(go.Heatmap(
+        z=z, x=names, y=names, text=text, customdata=hover, texttemplate="%{text}",
+        textfont={"size": 13}, hovertemplate="%{customdata}<extra></extra>",
+        zmin=-1.5, zmax=1.5, xgap=3, ygap=3,
+        colorscale=[[0, WORSE_COLOR], [1 / 3, WORSE_COLOR], [1 / 3, NEUTRAL_COLOR],
+                    [2 / 3, NEUTRAL_COLOR], [2 / 3, BETTER_COLOR], [1, BETTER_COLOR]],
+        colorbar={"tickvals": [-1, 0, 1], "len": 0.9, "thickness": 16,
+                  "ticktext": ["▼ row significantly worse", "no significant difference",
+                               "▲ row significantly better"]},
+        meta={"role": "matrix"},
+    ))
+    fig.update_layout(
+        xaxis={"title": "… compared with this model", "side": "top", "showgrid": False},
+        yaxis={"title": "This model …", "autorange": "reversed", "showgrid": False},
+    )
+    _titled(fig, f"{label}: row model minus column model, and the corrected p-value",
+            height=max(330, 120 + 95 * n))
+    fig.update_layout(margin={"t": 110, "b": 20, "l": 60, "r": 20})
+    fig.update_xaxes(showline=False)
+    fig.update_yaxes(showline=False)
+    return fig
+
+
+def head_to_head_scatter(
+    pairs: pd.DataFrame,
+    model_a: str,
+    model_b: str,
+    label: str,
+    colors: Mapping[str, str] | None = None,
+    *,
+    max_points: int = SCATTER_POINTS,
+) -> go.Figure:
+    """Each user's value under model A (x) against model B (y), the diagonal marked.
+
+    Users with the same pair of values share one dot, sized by their number (area), so
+    every user is drawn however many there are; when that still leaves more than
+    ``max_points`` dots, values are rounded to the first step of 0.001, 0.005, 0.01, 0.02,
+    0.05 or 0.1 that leaves few enough, and the title says so. Dots above the diagonal (B
+    better) take B's colour, below it A's, on it grey.
+
+    Parameters
+    ----------
+    pairs : table of :func:`rankmetrics.users.head_to_head` (user, value_a, value_b,
+        difference)
+    model_a, model_b : the two models' names
+    label : the metric as shown, e.g. "NDCG@10"
+    colors : model -> colour (default :func:`model_colors` of the two)
+
+    Traces carry ``meta = {"role": "users", "outcome": "b_better" | "a_better" | "tie"}``
+    (``customdata``: users in the dot, an example user) and ``{"role": "diagonal"}``.
+    """
+    colors = dict(colors or model_colors([model_a, model_b]))
+    a = pairs["value_a"].to_numpy(dtype=np.float64)
+    b = pairs["value_b"].to_numpy(dtype=np.float64)
+    users = pairs["user"].to_numpy().astype(str)
+    outcome = np.sign(b - a).astype(np.int64)
+    for step in (None, *SCATTER_STEPS):
+        x, y = _rounded(a, step), _rounded(b, step)
+        if len(np.unique(np.column_stack([x, y, outcome]), axis=0)) <= max_points:
+            break
+    name_a, name_b = _plain(model_a), _plain(model_b)
+    fig = go.Figure()
+    peak = 1
+    groups = []
+    for sign, key, color, name in (
+        (1, "b_better", colors[model_b], f"{name_b} better"),
+        (-1, "a_better", colors[model_a], f"{name_a} better"),
+        (0, "tie", TIE_COLOR, "same value"),
+    ):
+        chosen = np.flatnonzero(outcome == sign)
+        if len(chosen):
+            points, first, counts = np.unique(
+                np.column_stack([x[chosen], y[chosen]]), axis=0, return_index=True,
+                return_counts=True)
+            peak = max(peak, int(counts.max()))
+        else:
+            points, first, counts = np.zeros((0, 2)), np.zeros(0, dtype=int), np.zeros(0)
+        groups.append((key, color, f"{name}: {_users(len(chosen))}", points,
+                       users[chosen][first] if len(chosen) else [], counts))
+    # A dot's area grows with its users: 6 px across for one user, the largest at most 40.
+    shrink = min(1.0, SCATTER_LARGEST / (SCATTER_SMALLEST * math.sqrt(peak)))
+    for key, color, name, points, examples, counts in groups:
+        sizes = np.maximum(4.0, SCATTER_SMALLEST * np.sqrt(counts) * shrink).round(2)
+        fig.add_trace(go.Scatter(
+            x=points[:, 0].tolist(), y=points[:, 1].tolist(), mode="markers", name=name,
+            marker={"color": color, "size": sizes.tolist(), "opacity": 0.6,
+                    "line": {"color": "white", "width": 0.5}},
+            customdata=[[int(c), _plain(u)] for c, u in zip(counts, examples, strict=True)],
+            hovertemplate=f"%{{customdata[0]}} user(s): {name_a} %{{x:.4f}}, {name_b} "
+                          "%{y:.4f}<br>e.g. user %{customdata[1]}<extra></extra>",
+            meta={"role": "users", "outcome": key},
+        ))
+    values = np.concatenate([a, b]) if len(a) else np.zeros(1)
+    low, high = min(0.0, float(values.min())), max(1.0, float(values.max()))
+    pad = (high - low) * 0.04
+    fig.add_trace(go.Scatter(
+        x=[low, high], y=[low, high], mode="lines", name="diagonal: same value for both",
+        line={"color": "#555555", "dash": "dash", "width": 1.5}, hoverinfo="skip",
+        meta={"role": "diagonal"},
+    ))
+    for text, xa, ya, anchor in ((f"↖ {name_b} better", 0.02, 0.98, "left"),
+                                 (f"{name_a} better ↘", 0.98, 0.02, "right")):
+        fig.add_annotation(text=text, x=xa, y=ya, xref="x domain", yref="y domain",
+                           xanchor=anchor, yanchor="top" if ya > 0.5 else "bottom",
+                           showarrow=False, font={"color": "#333333"},
+                           bgcolor="rgba(255, 255, 255, 0.85)")
+    fig.update_layout(
+        xaxis={"title": f"{name_a}: {label}", "range": [low - pad, high + pad],
+               "constrain": "domain"},
+        yaxis={"title": f"{name_b}: {label}", "range": [low - pad, high + pad],
+               "scaleanchor": "x", "scaleratio": 1, "constrain": "domain"},
+    )
+    rounded = "" if step is None else f" (values rounded to {step:g})"
+    _titled(fig, f"{label} per user{rounded}; a bigger dot is more users", height=560)
+    return fig
+
+
+def win_tie_loss(
+    wins: int,
+    ties: int,
+    losses: int,
+    model_a: str,
+    model_b: str,
+    label: str,
+    colors: Mapping[str, str] | None = None,
+) -> go.Figure:
+    """One bar split into the users model B serves better (``wins``), the users both serve
+    equally (``ties``) and those A serves better (``losses``), in the models' colours.
+
+    Traces carry ``meta = {"role": "outcome", "outcome": "b_better" | "tie" | "a_better"}``
+    and ``x = [count]``.
+    """
+    colors = dict(colors or model_colors([model_a, model_b]))
+    total = max(1, wins + ties + losses)
+    name_a, name_b = _plain(model_a), _plain(model_b)
+    fig = go.Figure()
+    for key, count, color, name in (
+        ("b_better", wins, colors[model_b], f"{name_b} better"),
+        ("tie", ties, TIE_COLOR, "same value"),
+        ("a_better", losses, colors[model_a], f"{name_a} better"),
+    ):
+        fig.add_trace(go.Bar(
+            x=[int(count)], y=[""], orientation="h", name=name, marker_color=color,
+            text=[f"{count:,} ({count / total:.0%})"], textposition="inside",
+            insidetextanchor="middle", textfont={"color": "white"},
+            hovertemplate=f"{name}: {count:,} users ({count / total:.1%})<extra></extra>",
+            meta={"role": "outcome", "outcome": key},
+        ))
+    fig.update_layout(barmode="stack", xaxis={"title": "Users", "range": [0, total]},
+                      yaxis={"showticklabels": False}, legend={"traceorder": "normal"})
+    _titled(fig, f"Who serves each user better at {label}", height=230)
+    fig.update_layout(margin={"t": 95, "b": 45, "l": 20, "r": 20})
+    return fig
+
+
+def _rounded(values: np.ndarray, step: float | None) -> np.ndarray:
+    """Values rounded to a multiple of ``step`` (to 6 decimals when None)."""
+    if step is None:
+        return values.round(6)
+    return (np.round(values / step) * step).round(6)
+
+
+def _users(count: int) -> str:
+    return "1 user" if count == 1 else f"{count:,} users"
+
+
+def _p_text(p: float) -> str:
+    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
+
+
+def _translucent(color: str, opacity: float = BAND_OPACITY) -> str:
+    """A ``#RRGGBB`` colour as ``rgba(r, g, b, opacity)``."""
+    red, green, blue = (int(color.lstrip("#")[i:i + 2], 16) for i in (0, 2, 4))
+    return f"rgba({red}, {green}, {blue}, {opacity})"
 
 
 def _titled(fig: go.Figure, title: str, *, height: int = 440) -> go.Figure:

@@ -12,6 +12,8 @@ of a pair are compared through the per-user differences ``d_u = value_B(u) - val
 - :func:`bootstrap_ci` gives bootstrap confidence bands of a mean over users at every cutoff,
   and :func:`confidence_bands` does so for several models at once;
 - :func:`significance_groups` is the compact letter display ("a", "ab", "b");
+- :func:`compare_models` puts it all together for one metric and cutoff (every model's mean
+  and interval, letters and every pair's test) from a single bootstrap;
 - :func:`describe_pair` and :func:`comparison_warnings` put results and caveats into words.
 
 Randomness comes from :func:`numpy.random.default_rng` seeded by the ``seed`` argument, so the
@@ -25,6 +27,8 @@ import math
 import string
 import warnings
 from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass, replace
 from itertools import combinations
 from numbers import Integral
 
@@ -34,9 +38,36 @@ from scipy import stats as _sps
 
 from .errors import DataError
 
+try:
+    from threadpoolctl import threadpool_limits
+except ImportError:  # only the bootstrap's speed on a busy machine depends on it
+    threadpool_limits = None
+
 TESTS = ("t", "wilcoxon", "randomization")
 CORRECTIONS = ("holm", "bonferroni", "bh")
+TEST_NAMES = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test",
+              "randomization": "randomization test"}
 CORRECTION_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg"}
+#: What each test does, in one sentence for a reader who is not a statistician.
+TEST_HELP = {
+    "randomization": "Flips, at random and many times, which of the two models each user's "
+    "values came from, and counts how often chance alone gives a difference as large as the "
+    "real one; it assumes nothing about how the scores are spread.",
+    "t": "Compares the mean per-user difference with its standard error; it assumes that mean "
+    "is roughly normally distributed, which holds with many users.",
+    "wilcoxon": "Ranks the per-user differences by size and compares the ranks of gains with "
+    "those of losses; it ignores users with no difference and is about the typical user "
+    "rather than the mean.",
+}
+#: What each multiple-comparison correction guards against, in one sentence.
+CORRECTION_HELP = {
+    "holm": "Keeps the chance of calling any pair significant by mistake below the "
+    "significance level, and finds more real differences than Bonferroni.",
+    "bonferroni": "Multiplies each p-value by the number of pairs: the simplest and most "
+    "cautious.",
+    "bh": "Keeps the expected share of mistaken \"significant\" pairs below the significance "
+    "level: finds the most differences when there are many pairs.",
+}
 
 COMPARISON_COLUMNS = (
     "model_a", "model_b", "mean_a", "mean_b", "difference", "ci_low", "ci_high",
@@ -258,14 +289,25 @@ def _bootstrap_means(array: np.ndarray, n_bootstrap: int, rng: np.random.Generat
     chunk = max(1, _CHUNK_ENTRIES // n)
     means = np.empty((n_bootstrap, array.shape[1]))
     counts = np.empty((min(chunk, n_bootstrap), n))
-    for start in range(0, n_bootstrap, chunk):
-        rows = min(chunk, n_bootstrap - start)
-        drawn = rng.integers(0, n, size=(rows, n))
-        for r in range(rows):  # one small bincount per resample stays in cache
-            counts[r] = np.bincount(drawn[r], minlength=n)
-        means[start : start + rows] = counts[:rows] @ array
+    with _one_blas_thread():
+        for start in range(0, n_bootstrap, chunk):
+            rows = min(chunk, n_bootstrap - start)
+            drawn = rng.integers(0, n, size=(rows, n))
+            for r in range(rows):  # one small bincount per resample stays in cache
+                counts[r] = np.bincount(drawn[r], minlength=n)
+            means[start : start + rows] = counts[:rows] @ array
     means /= n
     return means
+
+
+def _one_blas_thread() -> AbstractContextManager:
+    """Run matrix products on one BLAS thread. The bootstrap's products are wide and flat
+    (a few dozen resamples by 100,000 users); OpenBLAS splits them over its threads, which
+    spin-wait for each other, and on a busy 2-core machine that made them 5 to 10 times
+    slower than one thread (bench/bench_stats.py)."""
+    if threadpool_limits is None:
+        return nullcontext()
+    return threadpool_limits(limits=1, user_api="blas")
 
 
 def bootstrap_ci(
@@ -547,6 +589,22 @@ def paired_comparison(
     >>> row.model_a, row.model_b, round(float(row.difference), 3), int(row.wins), int(row.ties)
     ('A', 'B', 0.1, 3, 1)
     """
+    table, _ = _compare_pairs(values, test, correction, n_permutations, n_bootstrap,
+                              confidence, seed)
+    return table
+
+
+def _compare_pairs(
+    values: pd.DataFrame,
+    test: str,
+    correction: str,
+    n_permutations: int,
+    n_bootstrap: int,
+    confidence: float,
+    seed: int | None,
+) -> tuple[pd.DataFrame, np.ndarray]:
+    """:func:`paired_comparison`'s table, and the bootstrap means of each model column
+    (n_bootstrap, n_models) its intervals come from."""
     test = _check_choice("test", test, TESTS)
     correction = _check_choice("correction", correction, CORRECTIONS)
     n_permutations = _check_count("n_permutations", n_permutations)
@@ -598,7 +656,6 @@ def paired_comparison(
         if not _standard_deviation_is_zero(diffs[:, i], sd[i]):
             effect[i] = diffs[:, i].mean() / sd[i]
 
-    p_corrected = correct_pvalues(p_values, correction)
     table = pd.DataFrame(
         {
             "model_a": [models[a] for a in first],
@@ -611,8 +668,8 @@ def paired_comparison(
             "effect_size": effect,
             "statistic": statistics,
             "p_value": p_values,
-            "p_corrected": p_corrected,
-            "significant": p_corrected < alpha,
+            "p_corrected": np.nan,
+            "significant": False,
             "wins": (diffs > 0).sum(axis=0),
             "ties": (diffs == 0).sum(axis=0),
             "losses": (diffs < 0).sum(axis=0),
@@ -620,7 +677,13 @@ def paired_comparison(
         },
         columns=list(COMPARISON_COLUMNS),
     )
-    return table
+    return _corrected(table, correction, confidence), boot
+
+
+def _corrected(table: pd.DataFrame, correction: str, confidence: float) -> pd.DataFrame:
+    """The comparison table with ``p_corrected`` and ``significant`` for ``correction``."""
+    p_corrected = correct_pvalues(table["p_value"].to_numpy(dtype=np.float64), correction)
+    return table.assign(p_corrected=p_corrected, significant=p_corrected < 1.0 - confidence)
 
 
 # --------------------------------------------------------------------------------------------
@@ -763,6 +826,146 @@ def significance_groups(means: pd.Series, significant: object) -> pd.Series:
 
 
 # --------------------------------------------------------------------------------------------
+# The whole comparison
+
+
+@dataclass(frozen=True)
+class ModelComparison:
+    """Every model's mean with its confidence interval and letter group, and every pair's
+    paired test, on one metric at one cutoff (made by :func:`compare_models`).
+
+    Attributes
+    ----------
+    models : pandas.DataFrame
+        One row per model, highest mean first (ties keep the column order): ``model``,
+        ``mean``, ``ci_low`` and ``ci_high`` (percentile bootstrap interval of the mean),
+        ``group`` (letters of :func:`significance_groups`: models sharing a letter are not
+        significantly different) and ``users``.
+    pairs : pandas.DataFrame
+        The table of :func:`paired_comparison`, one row per pair in column order.
+    test : str
+        The paired test, one of ``TESTS``.
+    correction : str
+        The multiple-comparison correction, one of ``CORRECTIONS``.
+    confidence : float
+        Level of the intervals; ``1 - confidence`` is the significance level.
+    warnings : tuple of str
+        :func:`comparison_warnings` of the values.
+    """
+
+    models: pd.DataFrame
+    pairs: pd.DataFrame
+    test: str
+    correction: str
+    confidence: float
+    warnings: tuple[str, ...]
+
+    def with_correction(self, correction: str) -> ModelComparison:
+        """The same comparison under another correction. Nothing is resampled: the raw
+        p-values do not depend on the correction, only ``p_corrected``, ``significant`` and
+        the letters change."""
+        correction = _check_choice("correction", correction, CORRECTIONS)
+        pairs = _corrected(self.pairs, correction, self.confidence)
+        models = self.models.assign(group=_letters(self.models, pairs))
+        return replace(self, models=models, pairs=pairs, correction=correction)
+
+    def pair(self, model_a: object, model_b: object) -> pd.Series:
+        """The row comparing ``model_b`` with ``model_a`` (``difference = mean_b - mean_a``,
+        ``wins``: users for whom B is better), whichever order the table holds them in.
+
+        Reversing a pair negates the difference, its interval, the effect size and the t or
+        randomization statistic (Wilcoxon's, the smaller rank sum, stays), and swaps wins and
+        losses; the p-values stay.
+        """
+        table = self.pairs
+        forward = (table["model_a"] == model_a) & (table["model_b"] == model_b)
+        if forward.any():
+            return table.loc[forward].iloc[0]
+        backward = (table["model_a"] == model_b) & (table["model_b"] == model_a)
+        if not backward.any():
+            raise ValueError(
+                f"No pair compares {model_a!r} with {model_b!r}; the models are "
+                f"{', '.join(map(repr, self.models['model']))}."
+            )
+        row = table.loc[backward].iloc[0].copy()
+        flipped = row.copy()
+        flipped["model_a"], flipped["model_b"] = row["model_b"], row["model_a"]
+        flipped["mean_a"], flipped["mean_b"] = row["mean_b"], row["mean_a"]
+        flipped["difference"] = -row["difference"]
+        flipped["ci_low"], flipped["ci_high"] = -row["ci_high"], -row["ci_low"]
+        flipped["effect_size"] = -row["effect_size"]
+        if self.test != "wilcoxon":
+            flipped["statistic"] = -row["statistic"]
+        flipped["wins"], flipped["losses"] = row["losses"], row["wins"]
+        return flipped
+
+
+def compare_models(
+    values: pd.DataFrame,
+    *,
+    test: str = "randomization",
+    correction: str = "holm",
+    n_permutations: int = 10_000,
+    n_bootstrap: int = 1_000,
+    confidence: float = 0.95,
+    seed: int | None = 0,
+) -> ModelComparison:
+    """Each model's mean with a confidence interval, letter groups and every paired test.
+
+    The pairs are :func:`paired_comparison`'s (same arguments, same numbers). Each model's
+    interval is the percentile interval of the same bootstrap resamples' means, so it equals
+    ``bootstrap_ci(values[model], seed=seed)`` and the users are resampled once for the
+    whole comparison. Letters come from :func:`significance_groups` on the corrected tests.
+
+    Parameters
+    ----------
+    values : pandas.DataFrame
+        Index: user ids; one float column per model (at least 2), no NaN.
+    test, correction, n_permutations, n_bootstrap, confidence, seed
+        As for :func:`paired_comparison`; the randomization test by default, as it makes no
+        assumption about how per-user values are spread (they are bounded, often 0, and
+        rarely normal).
+
+    Returns
+    -------
+    ModelComparison
+
+    Examples
+    --------
+    >>> values = pd.DataFrame({"A": np.linspace(0, 0.5, 40), "B": np.linspace(0.3, 0.8, 40)})
+    >>> result = compare_models(values, n_permutations=500, n_bootstrap=200)
+    >>> result.models[["model", "group", "users"]].values.tolist()
+    [['B', 'a', 40], ['A', 'b', 40]]
+    >>> float(result.pair("A", "B").difference.round(3)), int(result.pair("B", "A").losses)
+    (0.3, 40)
+    """
+    pairs, boot = _compare_pairs(values, test, correction, n_permutations, n_bootstrap,
+                                 confidence, seed)
+    alpha = 1.0 - float(confidence)
+    low, high = np.quantile(boot, [alpha / 2, 1 - alpha / 2], axis=0)
+    means = values.to_numpy(dtype=np.float64).mean(axis=0)
+    order = np.argsort(-means, kind="stable")
+    models = pd.DataFrame({
+        "model": [values.columns[i] for i in order],
+        "mean": means[order],
+        "ci_low": low[order],
+        "ci_high": high[order],
+        "group": "",
+        "users": len(values),
+    })
+    models["group"] = _letters(models, pairs)
+    return ModelComparison(models, pairs, test, correction, float(confidence),
+                           tuple(comparison_warnings(values)))
+
+
+def _letters(models: pd.DataFrame, pairs: pd.DataFrame) -> list[str]:
+    """The letter groups of the rows of a :class:`ModelComparison`'s model table."""
+    groups = significance_groups(pd.Series(models["mean"].to_numpy(), index=models["model"]),
+                                 pairs)
+    return groups.reindex(models["model"]).tolist()
+
+
+# --------------------------------------------------------------------------------------------
 # Words
 
 
@@ -778,7 +981,7 @@ def _decimals(*numbers: float) -> int:
 
 
 def _users(count: int) -> str:
-    return f"{count} user" if count == 1 else f"{count} users"
+    return f"{count} user" if count == 1 else f"{count:,} users"
 
 
 def describe_pair(
@@ -834,8 +1037,8 @@ def describe_pair(
         )
     places = _decimals(diff, low, high)
     return (
-        f"{b} beats {a} on {metric_label} for {_users(wins)} and loses for {losses} "
-        f"(ties {ties}); the difference, {diff:+.{places}f} [{low:.{places}f}, "
+        f"{b} beats {a} on {metric_label} for {_users(wins)} and loses for {losses:,} "
+        f"(ties {ties:,}); the difference, {diff:+.{places}f} [{low:.{places}f}, "
         f"{high:.{places}f}], {verdict} after {name} correction ({_format_p(p)})."
     )
 

@@ -1,5 +1,5 @@
 """Looking at users one by one: who each model serves worst, where two models disagree most,
-a random user to explain, and how per-user values are spread.
+two models head to head, a random user to explain, and how per-user values are spread.
 
 Every function takes an :class:`rankmetrics.evaluate.Evaluation` and works on its per-user
 values at one metric and cutoff (the users a model's means count, under its conventions).
@@ -74,17 +74,67 @@ def largest_disagreement(
 ) -> Disagreement | None:
     """The user with the largest ``|value_b - value_a|`` among users both models count
     (the first such user in ground-truth order on ties); None when they share no user."""
-    if model_a == model_b:
-        raise ValueError("Choose two different models to compare.")
-    a = evaluation.per_user_at(model_a, metric, cutoff)
-    b = evaluation.per_user_at(model_b, metric, cutoff)
-    both = pd.concat([a.rename("a"), b.rename("b")], axis=1, join="inner")
+    both = head_to_head(evaluation, model_a, model_b, metric, cutoff)
     if both.empty:
         return None
-    gap = (both["b"] - both["a"]).abs().to_numpy()
-    row = int(np.argmax(gap))
-    return Disagreement(str(both.index[row]), float(both["a"].iloc[row]),
-                        float(both["b"].iloc[row]))
+    row = int(np.argmax(both["difference"].abs().to_numpy()))
+    return Disagreement(str(both["user"].iloc[row]), float(both["value_a"].iloc[row]),
+                        float(both["value_b"].iloc[row]))
+
+
+def head_to_head(
+    evaluation: Evaluation, model_a: str, model_b: str, metric: str, cutoff: int | None
+) -> pd.DataFrame:
+    """Two models' values user by user, on the users both count.
+
+    Columns ``user``, ``value_a``, ``value_b`` and ``difference`` (``value_b - value_a``:
+    positive where B serves the user better), in ground-truth user order.
+
+    >>> import pandas as pd
+    >>> from rankmetrics.evaluate import evaluate
+    >>> truth = pd.DataFrame({"user": ["a", "b"], "item": ["x", "x"], "rating": [1, 1]})
+    >>> hit = pd.DataFrame({"user": ["a", "b"], "item": ["x", "x"], "score": [1.0, 1.0]})
+    >>> half = pd.DataFrame({"user": ["a", "b"], "item": ["x", "y"], "score": [1.0, 1.0]})
+    >>> ev = evaluate(truth, {"hit": hit, "half": half}, max_cutoff=1)
+    >>> head_to_head(ev, "half", "hit", "hit_rate", 1)["difference"].tolist()
+    [0.0, 1.0]
+    """
+    if model_a == model_b:
+        raise ValueError("Choose two different models to compare.")
+    a = evaluation.per_user_at(model_a, metric, cutoff).rename("value_a")
+    b = evaluation.per_user_at(model_b, metric, cutoff).rename("value_b")
+    both = pd.concat([a, b], axis=1, join="inner")
+    both["difference"] = both["value_b"] - both["value_a"]
+    return both.reset_index(names="user")
+
+
+def outcome_counts(pairs: pd.DataFrame) -> tuple[int, int, int]:
+    """From a table of :func:`head_to_head`: the users B serves better (B's wins), the users
+    both serve equally (ties) and those A serves better (B's losses)."""
+    difference = pairs["difference"].to_numpy()
+    return (int(np.count_nonzero(difference > 0)), int(np.count_nonzero(difference == 0)),
+            int(np.count_nonzero(difference < 0)))
+
+
+def biggest_differences(pairs: pd.DataFrame, *, count: int = 10) -> tuple[pd.DataFrame,
+                                                                          pd.DataFrame]:
+    """The users B beats A by most, and those A beats B by most.
+
+    ``pairs`` is a table of :func:`head_to_head`. Each part holds at most ``count`` rows of
+    it with a non-zero difference, largest gap first, then by user id; users with the same
+    value under both models appear in neither.
+    """
+    if count < 1:
+        raise ValueError(f"count must be at least 1. Got {count!r}.")
+    users = pairs["user"].to_numpy().astype(str)
+    difference = pairs["difference"].to_numpy()
+    parts = []
+    for sign in (1, -1):
+        gap = sign * difference
+        chosen = np.flatnonzero(gap > 0)
+        order = chosen[np.lexsort((users[chosen], -gap[chosen]))][:count]
+        parts.append(pairs.iloc[order].reset_index(drop=True))
+    return parts[0], parts[1]
 
 
 def surprise_user(evaluation: Evaluation, model: str, seed: int) -> str | None:

@@ -13,7 +13,8 @@ from streamlit.testing.v1 import AppTest
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
 UPLOADS = Path(__file__).resolve().parent / "data" / "app"
-PAGES = ("pages/data.py", "pages/compare.py", "pages/users.py", "pages/ndcg.py")
+PAGES = ("pages/data.py", "pages/compare.py", "pages/users.py", "pages/significance.py",
+         "pages/head_to_head.py", "pages/ndcg.py")
 DEMOS = ("movies", "textbook", "textbook_graded")
 MOVIE_MODELS = ["popularity", "personalized", "top_heavy", "random"]
 
@@ -57,6 +58,9 @@ TABLE_COLUMNS = {
     "ranked_rows": "running_dcg",
     "ideal_rows": "running_idcg",
     "variants": "ideal from all ground-truth items",
+    "significance_models": "Group",
+    "significance_pairs": "p_corrected",
+    "h2h_truth": "rank_a",
 }
 
 
@@ -83,6 +87,12 @@ def errors(at: AppTest) -> list[str]:
 
 def warnings(at: AppTest) -> list[str]:
     return [plain(w.value) for w in at.warning]
+
+
+def lists(at: AppTest) -> list:
+    """The head-to-head page's two top-K lists (model A's first)."""
+    return [d.value for d in at.main.dataframe
+            if list(d.value.columns) == ["rank", "item", "rating", "hit"]]
 
 
 # ----- opening ---------------------------------------------------------------------------
@@ -136,6 +146,17 @@ def test_every_page_renders_on_every_demo(dataset, page):
     elif page == "pages/ndcg.py":
         assert len(at.latex) == 4
         assert frame(at, "ranked_rows")["rank"].iloc[0] == 1
+    elif page in ("pages/significance.py", "pages/head_to_head.py") and dataset == "movies":
+        key = "significance_matrix" if page == "pages/significance.py" else "h2h_scatter"
+        assert figure(at, key)["data"]
+    elif page == "pages/significance.py":
+        expected = {"textbook": "Only 1 user is counted by every model",
+                    "textbook_graded": "add at least one more model"}[dataset]
+        assert any(expected in text for text in [*warnings(at), *(plain(i.value) for i in at.info)])
+    elif page == "pages/head_to_head.py" and dataset == "textbook":
+        assert figure(at, "h2h_scatter")["data"] and len(lists(at)) == 2
+    elif page == "pages/head_to_head.py":
+        assert "compares two models" in plain(at.info[0].value)
     else:
         assert [u.label for u in at.file_uploader] == [
             "Model outputs: one file per model, several at once", "Ground truth: one file"]
@@ -507,3 +528,187 @@ def test_file_names_are_never_markup():
     ok(at)
     names = {model for model, _ in curves(at)}
     assert names == {"&lt;img src=x onerror=alert(1)&gt; **big** [click](javascript:alert(1)) $x$"}
+
+
+# ----- confidence bands, significance and head-to-head ---------------------------------------
+
+
+def test_confidence_bands_on_the_compare_page():
+    at = start("movies")
+    assert not curves(at, "band")
+    at.toggle(key="compare_bands").set_value(True).run()
+    ok(at)
+    bands, lines = curves(at, "band"), curves(at)
+    assert set(bands) == set(lines)  # every model on every metric
+    for key, band in bands.items():
+        assert band["x"][:50] == list(range(1, 51))  # every K of the demo, then back
+        upper, lower = band["y"][9], band["y"][-10]
+        assert lower <= lines[key]["y"][9] <= upper
+        assert band["fillcolor"].startswith("rgba(")
+    title = figure(at, "compare_chart")["layout"]["title"]["text"]
+    assert "shaded: 95% confidence band" in title
+    width = {key: band["y"][9] - band["y"][-10] for key, band in bands.items()}
+    at.selectbox(key="confidence_choice").set_value(0.8).run()
+    ok(at)
+    assert at.toggle(key="compare_bands").value
+    assert at.toggle(key="compare_bands").label == "Show 80% confidence bands"
+    assert "shaded: 80% confidence band" in figure(at, "compare_chart")["layout"]["title"]["text"]
+    narrower = {key: band["y"][9] - band["y"][-10] for key, band in curves(at, "band").items()}
+    assert all(narrower[key] <= width[key] for key in width)
+    # the level is shared: the Significance page's intervals use it too
+    at.switch_page("pages/significance.py").run()
+    ok(at)
+    assert at.selectbox(key="confidence_choice").value == 0.8
+    assert any("80% of the time" in c.value for c in at.caption)
+    at.switch_page("pages/compare.py").run()
+    assert at.selectbox(key="confidence_choice").value == 0.8
+
+
+def test_significance_page_on_the_demo():
+    at = start("movies", "pages/significance.py")
+    models = frame(at, "significance_models")
+    assert models["Model"].tolist() == ["top_heavy", "personalized", "popularity", "random"]
+    assert models["Group"].tolist() == ["a", "b", "c", "d"]
+    assert (models["Users"] == 1940).all()
+    assert ((models["ci_low"] < models["mean"]) & (models["mean"] < models["ci_high"])).all()
+    assert any("On the 1,940 users every model counts" in c.value for c in at.caption)
+    matrix = figure(at, "significance_matrix")["data"][0]
+    assert matrix["y"] == matrix["x"] == models["Model"].tolist()
+    assert matrix["z"][0] == [None, 1, 1, 1] and matrix["z"][3] == [-1, -1, -1, None]
+    sentence = plain(at.info[0].value)
+    assert re.match(r"top_heavy beats personalized on NDCG@10 for [\d,]+ users and loses for "
+                    r"[\d,]+ \(ties \d+\); the difference, \+0\.\d+ \[0\.\d+, 0\.\d+\], is "
+                    r"significant after Holm correction \(p < 0\.001\)\.", sentence), sentence
+    assert "Randomization test:" in at.caption[1].value
+    # the means are the Compare page's
+    at.switch_page("pages/compare.py").run()
+    compare = frame(at, "compare_table")["NDCG@10"]
+    for row in models.itertuples():
+        assert row.mean == pytest.approx(compare[row.Model])
+
+
+def test_changing_the_test_and_the_correction_changes_the_table():
+    at = start("movies", "pages/significance.py")
+    randomization = frame(at, "significance_pairs")
+    assert (randomization["p_value"] == 1 / 10_001).all()  # no flip reaches a real gap
+    assert (randomization["p_corrected"] == 6 / 10_001).all()  # Holm, 6 pairs
+    at.selectbox(key="significance_correction").set_value("bh").run()
+    ok(at)
+    bh = frame(at, "significance_pairs")
+    assert bh["p_corrected"].tolist() == pytest.approx([1 / 10_001] * 6)
+    assert "after Benjamini-Hochberg correction" in plain(at.info[0].value)
+    assert any("Benjamini-Hochberg correction:" in c.value for c in at.caption)
+    at.selectbox(key="significance_test").set_value("t").run()
+    ok(at)
+    t = frame(at, "significance_pairs")
+    assert (t["p_value"] < 1 / 10_001).all() and (t["p_value"] != bh["p_value"]).all()
+    assert t["ci_low"].tolist() == bh["ci_low"].tolist()  # the intervals do not depend on it
+    assert any("Paired t-test:" in c.value for c in at.caption)
+    at.selectbox(key="significance_correction").set_value("bonferroni").run()
+    bonferroni = frame(at, "significance_pairs")
+    assert bonferroni["p_corrected"].tolist() == pytest.approx(
+        (6 * t["p_value"]).clip(upper=1).tolist(), rel=1e-12)
+    at.selectbox(key="significance_metric").set_value("hit_rate").run()
+    ok(at)
+    assert "HitRate@10" in plain(at.info[0].value)
+    assert frame(at, "significance_pairs")["difference"].tolist() != t["difference"].tolist()
+
+
+def test_significance_warns_when_a_test_means_little():
+    at = start("textbook", "pages/significance.py")
+    assert any("Only 1 user is counted by every model at NDCG@5" in w for w in warnings(at))
+    assert not at.get("plotly_chart")
+    # five users, two models giving every user the same list
+    at = start("movies", "pages/data.py")
+    truth = "user,item,rating\n" + "".join(f"u{u},i{u},1\n" for u in range(5))
+    run = "user,item,score\n" + "".join(f"u{u},i{u},1\nu{u},x,0.5\n" for u in range(5))
+    upload(at, 0, "first.csv", "second.csv",
+           content={"first.csv": run.encode(), "second.csv": run.encode()})
+    upload(at, 1, "truth.csv", content={"truth.csv": truth.encode()})
+    at.switch_page("pages/significance.py").run()
+    ok(at)
+    shown = warnings(at)
+    assert any(w.startswith("Only 5 users: with fewer than 10 users") for w in shown), shown
+    assert any("have the same value for every user" in w for w in shown), shown
+    assert "give the same NDCG@2 for all 5 users" in plain(at.info[0].value)
+
+
+def test_a_pair_opens_head_to_head():
+    at = start("movies", "pages/significance.py")
+    options = at.selectbox(key="significance_pair").options
+    assert len(options) == 6
+    at.selectbox(key="significance_pair").set_value(("popularity", "personalized")).run()
+    assert plain(at.info[0].value).startswith("personalized beats popularity on NDCG@10")
+    at.selectbox(key="significance_metric").set_value("map").run()
+    [b for b in at.button if b.label == "See this pair user by user"][0].click().run()
+    ok(at)
+    assert at.title[0].value == "Head-to-head"
+    assert (at.session_state["h2h_a"], at.session_state["h2h_b"]) == ("popularity",
+                                                                      "personalized")
+    assert at.session_state["h2h_metric"] == "map"
+    assert figure(at, "h2h_scatter")["layout"]["xaxis"]["title"]["text"] == "popularity: MAP@10"
+
+
+def test_head_to_head_follows_the_chosen_models():
+    at = start("movies", "pages/head_to_head.py")
+    # the two best at NDCG@10, the best as B
+    assert (at.session_state["h2h_a"], at.session_state["h2h_b"]) == ("personalized",
+                                                                      "top_heavy")
+    colours = {name: t["line"]["color"] for (name, _), t in curves(start("movies")).items()}
+    scatter = figure(at, "h2h_scatter")
+    dots = {t["meta"]["outcome"]: t for t in scatter["data"] if t["meta"]["role"] == "users"}
+    assert dots["b_better"]["name"].startswith("top_heavy better: ")
+    assert dots["a_better"]["name"].startswith("personalized better: ")
+    assert dots["b_better"]["marker"]["color"] == colours["top_heavy"]
+    assert dots["a_better"]["marker"]["color"] == colours["personalized"]
+    assert scatter["layout"]["xaxis"]["title"]["text"] == "personalized: NDCG@10"
+    assert scatter["layout"]["yaxis"]["title"]["text"] == "top_heavy: NDCG@10"
+    users = sum(c for t in dots.values() for c, _ in t["customdata"])
+    bar = {t["meta"]["outcome"]: t["x"][0] for t in figure(at, "h2h_outcomes")["data"]}
+    assert users == sum(bar.values()) == 1940
+    assert bar["b_better"] == sum(c for c, _ in dots["b_better"]["customdata"])
+
+    at.selectbox(key="h2h_a").set_value("random").run()
+    ok(at)
+    assert figure(at, "h2h_scatter")["layout"]["xaxis"]["title"]["text"] == "random: NDCG@10"
+    [b for b in at.button if b.label == "Swap"][0].click().run()
+    ok(at)
+    assert (at.session_state["h2h_a"], at.session_state["h2h_b"]) == ("top_heavy", "random")
+    at.selectbox(key="h2h_metric").set_value("hit_rate").run()
+    ok(at)
+    dots = [t for t in figure(at, "h2h_scatter")["data"] if t["meta"]["role"] == "users"]
+    assert {(x, y) for t in dots for x, y in zip(t["x"], t["y"], strict=True)} <= {
+        (0.0, 0.0), (0.0, 1.0), (1.0, 0.0), (1.0, 1.0)}
+    b_ahead = frame(at, "h2h_b_ahead")
+    assert (b_ahead["value_b"] == 1).all() and (b_ahead["value_a"] == 0).all()
+
+
+def test_head_to_head_lists_of_one_user_and_the_ndcg_link():
+    at = start("movies", "pages/head_to_head.py")
+    b_ahead, a_ahead = frame(at, "h2h_b_ahead"), frame(at, "h2h_a_ahead")
+    assert b_ahead["difference"].is_monotonic_decreasing
+    assert a_ahead["difference"].is_monotonic_increasing
+    user = at.session_state["h2h_user"]
+    assert user == b_ahead["user"].iloc[0]  # the biggest win is shown first
+    a_list, b_list = lists(at)
+    assert len(a_list) == len(b_list) == 10
+    truth = frame(at, "h2h_truth")
+    relevant = set(truth.loc[truth["relevant"] == "✓", "item"])
+    for shown in (a_list, b_list):
+        assert set(shown.loc[shown["hit"] == "✓", "item"]) == relevant & set(shown["item"])
+    values = {m.label: m.value for m in at.metric}
+    assert values["personalized: NDCG@10"] == f"{b_ahead['value_a'].iloc[0]:.4f}"
+
+    other = a_ahead["user"].iloc[0]
+    at.selectbox(key="h2h_user").set_value(other).run()
+    ok(at)
+    assert any(f"What user {other} rated" in plain(m.value) for m in at.markdown)
+    label = "Explain top_heavy's NDCG@10 for this user"
+    [b for b in at.button if b.label == label][0].click().run()
+    ok(at)
+    assert at.title[0].value == "NDCG explained"
+    assert at.session_state["explain_model"] == "top_heavy"
+    assert at.session_state["explain_user"] == other
+    assert at.session_state["explain_other"] == "personalized"
+    ndcg = {m.label: m.value for m in at.metric}["NDCG@10"]
+    assert ndcg == f"{a_ahead['value_b'].iloc[0]:.4f}"

@@ -2,7 +2,9 @@
 
 A new user opens the app, sees the demo curves, uploads two model files and a ground truth
 through the file input, sees their curves, changes the threshold and explains a user's NDCG;
-a teacher walks through the textbook example. No exception box, no browser console error.
+a teacher walks through the textbook example; an analyst turns on confidence bands, reads the
+Significance page, opens the best pair head-to-head and one user's NDCG from there. No
+exception box, no browser console error.
 Screenshots of every page go to artifacts/screenshots/ (ignored by git).
 
 Skipped when no Chromium is found, unless REQUIRE_BROWSER is set (CI sets it): then a
@@ -251,6 +253,13 @@ def test_teacher_walks_through_the_textbook_example(page: Page):
     page.get_by_text("Why the seed document says ~0.88").scroll_into_view_if_needed()
     shoot(page, "6b_ndcg_textbook_seed_note")
 
+    # one user: nothing to test, and the page says why
+    go_to(page, "Significance")
+    expect(page.locator('[data-testid="stAlertContentWarning"]')).to_contain_text(
+        "Only 1 user is counted by every model")
+    no_exception(page)
+    shoot(page, "6c_significance_textbook")
+
 
 def test_worst_served_user_opens_in_the_ndcg_page(page: Page):
     go_to(page, "Users")
@@ -266,3 +275,51 @@ def test_worst_served_user_opens_in_the_ndcg_page(page: Page):
     expect(page.get_by_text(f"top 10 for user {user}")).to_be_visible()
     no_exception(page)
     shoot(page, "8_ndcg_from_users")
+
+
+def test_significance_then_head_to_head_then_ndcg(page: Page):
+    # confidence bands on the Compare page
+    page.get_by_text("Show 95% confidence bands").click()
+    expect(page.locator(".js-plotly-plot .gtitle").first).to_have_text(
+        ["Mean over users at K = 1..50; shaded: 95% confidence band; dotted line: K = 10"])
+    wait_idle(page)
+    no_exception(page)
+    shoot(page, "1b_compare_bands")
+
+    # the Significance page: models table, pairwise matrix, the pair in words
+    go_to(page, "Significance")
+    expect(page.locator('[data-testid="stPlotlyChart"]')).to_have_count(1)
+    expect(page.locator(".js-plotly-plot .gtitle").first).to_contain_text(
+        "NDCG@10: row model minus column model")
+    sentence = page.locator('[data-testid="stAlertContentInfo"]')
+    expect(sentence).to_contain_text("top_heavy beats personalized on NDCG@10")
+    expect(sentence).to_contain_text("after Holm correction")
+    assert "top_heavy" in table_text(page)
+    no_exception(page)
+    shoot(page, "9_significance_demo")
+    page.get_by_role("combobox", name="Correction for testing many pairs").click()
+    page.get_by_role("option", name="Bonferroni", exact=True).click()
+    expect(sentence).to_contain_text("after Bonferroni correction")
+    wait_idle(page)
+    no_exception(page)
+
+    # the selected pair, user by user
+    page.get_by_role("button", name="See this pair user by user").click()
+    expect(page.locator("h1").first).to_have_text("Head-to-head")
+    wait_idle(page)
+    expect(page.locator('[data-testid="stPlotlyChart"]')).to_have_count(2)
+    expect(page.get_by_text("Where top_heavy beats personalized most")).to_be_visible()
+    no_exception(page)
+    shoot(page, "10_head_to_head_demo")
+    rated = page.get_by_text("What user")
+    rated.scroll_into_view_if_needed()
+    user = rated.text_content().removeprefix("What user ").removesuffix(" rated")
+    shoot(page, "10b_head_to_head_lists")
+
+    # one of the two lists explained on the NDCG page
+    page.get_by_role("button", name="Explain top_heavy's NDCG@10 for this user").click()
+    expect(page.locator("h1").first).to_have_text("NDCG explained")
+    wait_idle(page)
+    expect(page.get_by_text(f"top_heavy's top 10 for user {user}")).to_be_visible()
+    no_exception(page)
+    shoot(page, "11_ndcg_from_head_to_head")

@@ -12,13 +12,20 @@ import pytest
 from rankmetrics import Conventions
 from rankmetrics.explain import explain_ndcg
 from rankmetrics.figures import (
+    BETTER_COLOR,
+    NEUTRAL_COLOR,
     PALETTE,
+    TIE_COLOR,
+    WORSE_COLOR,
     distribution,
     ecdf,
+    head_to_head_scatter,
     metric_curves,
     metric_label,
     model_colors,
     ndcg_contributions,
+    pairwise_matrix,
+    win_tie_loss,
 )
 
 CURVES = {
@@ -172,3 +179,145 @@ def test_ndcg_contributions_match_the_breakdown():
     assert "0.9197" in fig.layout.title.text
     assert ranked["marker"]["color"] == "#123456"
     assert "DCG@5 = 1.5000" in ranked["name"]
+
+
+# ----- confidence bands on the curves ------------------------------------------------------
+
+BANDS = pd.DataFrame({
+    "model": ["alpha"] * 3 + ["beta"] * 2,
+    "metric": ["ndcg"] * 5,
+    "cutoff": [1, 2, 3, 1, 3],
+    "mean": [1.0, 0.7, 0.6, 0.0, 0.5],
+    "ci_low": [0.9, 0.6, 0.5, 0.0, 0.4],
+    "ci_high": [1.0, 0.8, 0.7, 0.1, 0.6],
+})
+
+
+def test_bands_are_shaded_areas_in_the_model_colour():
+    colors = {"alpha": "#0072B2", "beta": "#E69F00"}
+    fig = metric_curves(CURVES, ["precision", "ndcg"], cutoff=2, colors=colors, bands=BANDS,
+                        confidence=0.9)
+    bands = traces(fig, "band")
+    assert [(t["name"], t["meta"]["metric"]) for t in bands] == [("alpha", "ndcg"),
+                                                                 ("beta", "ndcg")]
+    alpha, beta = bands
+    # the upper edge left to right, then the lower edge back: one closed area
+    assert alpha["x"] == [1, 2, 3, 3, 2, 1]
+    assert alpha["y"] == [1.0, 0.8, 0.7, 0.5, 0.6, 0.9]
+    assert beta["x"] == [1, 3, 3, 1] and beta["y"] == [0.1, 0.6, 0.4, 0.0]
+    assert alpha["fill"] == "toself" and alpha["fillcolor"] == "rgba(0, 114, 178, 0.18)"
+    assert beta["fillcolor"] == "rgba(230, 159, 0, 0.18)"
+    assert alpha["hoverinfo"] == "skip" and not alpha["showlegend"]
+    assert "shaded: 90% confidence band" in fig.layout.title.text
+    curves = {(t["name"], t["meta"]["metric"]): t for t in traces(fig, "curve")}
+    assert curves[("alpha", "ndcg")]["customdata"] == [
+        " [0.9000, 1.0000]", " [0.6000, 0.8000]", " [0.5000, 0.7000]"]
+    assert curves[("beta", "ndcg")]["customdata"][1] == ""  # no band computed at K = 2
+    assert "customdata" not in curves[("alpha", "precision")]
+
+
+def test_no_bands_no_shading():
+    fig = metric_curves(CURVES, ["ndcg"], cutoff=2)
+    assert traces(fig, "band") == []
+    assert "shaded" not in fig.layout.title.text
+
+
+# ----- the pairwise matrix ---------------------------------------------------------------
+
+PAIRS = pd.DataFrame({
+    "model_a": ["a", "a", "b"],
+    "model_b": ["b", "c", "c"],
+    "difference": [0.1, 0.3, 0.2],  # mean_b - mean_a: c > b > a
+    "ci_low": [0.05, 0.2, -0.01],
+    "ci_high": [0.15, 0.4, 0.41],
+    "p_corrected": [0.0004, 0.01, 0.2],
+    "significant": [True, True, False],
+})
+
+
+def test_pairwise_matrix_cells_read_row_minus_column():
+    fig = pairwise_matrix(PAIRS, ["c", "b", "a"], "NDCG@10")
+    cells = traces(fig, "matrix")[0]
+    assert cells["x"] == ["c", "b", "a"] and cells["y"] == ["c", "b", "a"]
+    # rows c, b, a; c - b = 0.2 (not significant), c - a = 0.3 (significant), b - a = 0.1
+    assert cells["z"] == [[None, 0, 1], [0, None, 1], [-1, -1, None]]
+    text = cells["text"]
+    assert text[0][2] == "▲ +0.3000<br>p = 0.010"
+    assert text[2][0] == "▼ -0.3000<br>p = 0.010"
+    assert text[0][1] == "+0.2000<br>p = 0.200" and text[1][0] == "-0.2000<br>p = 0.200"
+    assert text[1][2] == "▲ +0.1000<br>p < 0.001"
+    assert text[1][1] == "–"
+    assert "c − a: +0.3000 [0.2000, 0.4000]" in cells["customdata"][0][2]
+    assert "a − c: -0.3000 [-0.4000, -0.2000]" in cells["customdata"][2][0]
+    assert "significantly worse" in cells["customdata"][2][0]
+    assert cells["colorbar"]["ticktext"] == [
+        "▼ row significantly worse", "no significant difference", "▲ row significantly better"]
+    colours = [c for _, c in cells["colorscale"]]
+    assert colours[0] == WORSE_COLOR and colours[2] == NEUTRAL_COLOR
+    assert colours[-1] == BETTER_COLOR
+    assert "NDCG@10" in fig.layout.title.text
+    assert fig.layout.yaxis.autorange == "reversed"  # first model on top
+
+
+def test_pairwise_matrix_escapes_names():
+    pairs = PAIRS.replace({"a": "<b>a</b>"})
+    cells = traces(pairwise_matrix(pairs, ["c", "b", "<b>a</b>"], "MAP@5"), "matrix")[0]
+    assert cells["x"][2] == "&lt;b&gt;a&lt;/b&gt;"
+
+
+# ----- head to head ----------------------------------------------------------------------
+
+
+def duel(a, b) -> pd.DataFrame:
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    return pd.DataFrame({"user": [f"u{i}" for i in range(len(a))], "value_a": a,
+                         "value_b": b, "difference": b - a})
+
+
+def test_scatter_groups_users_and_colours_by_winner():
+    pairs = duel([0.0, 0.0, 0.5, 1.0, 0.2], [1.0, 1.0, 0.5, 0.0, 0.4])
+    colors = {"A": "#111111", "B": "#222222"}
+    fig = head_to_head_scatter(pairs, "A", "B", "NDCG@10", colors)
+    dots = {t["meta"]["outcome"]: t for t in traces(fig, "users")}
+    b_better = dots["b_better"]
+    assert b_better["x"] == [0.0, 0.2] and b_better["y"] == [1.0, 0.4]
+    counts = {(x, y): c for x, y, (c, _) in zip(b_better["x"], b_better["y"],
+                                                b_better["customdata"], strict=True)}
+    assert counts == {(0.0, 1.0): 2, (0.2, 0.4): 1}
+    assert b_better["marker"]["color"] == "#222222"
+    assert dots["a_better"]["x"] == [1.0] and dots["a_better"]["marker"]["color"] == "#111111"
+    assert dots["tie"]["x"] == [0.5] and dots["tie"]["marker"]["color"] == TIE_COLOR
+    sizes = dict(zip(b_better["x"], b_better["marker"]["size"], strict=True))
+    assert sizes[0.0] > sizes[0.2]  # two users make a bigger dot
+    assert b_better["name"] == "B better: 3 users"
+    assert traces(fig, "diagonal")[0]["x"] == traces(fig, "diagonal")[0]["y"] == [0.0, 1.0]
+    assert fig.layout.xaxis.title.text == "A: NDCG@10"
+    assert fig.layout.yaxis.title.text == "B: NDCG@10"
+    assert "rounded" not in fig.layout.title.text
+
+
+def test_scatter_of_many_users_stays_light_and_counts_everyone():
+    rng = np.random.default_rng(0)
+    a = rng.random(100_000)
+    b = np.clip(a + rng.normal(0.05, 0.2, 100_000), 0, 1)
+    fig = head_to_head_scatter(duel(a, b), "A", "B", "NDCG@10")
+    dots = traces(fig, "users")
+    assert sum(len(t["x"]) for t in dots) <= 2_500
+    assert sum(c for t in dots for c, _ in t["customdata"]) == 100_000
+    assert "values rounded to" in fig.layout.title.text
+    assert len(fig.to_json()) < 400_000
+    assert "bdata" not in fig.to_json()
+
+
+def test_win_tie_loss_bar():
+    colors = {"A": "#111111", "B": "#222222"}
+    fig = win_tie_loss(612, 87, 401, "A", "B", "NDCG@10", colors)
+    parts = {t["meta"]["outcome"]: t for t in traces(fig, "outcome")}
+    assert [parts[k]["x"] for k in ("b_better", "tie", "a_better")] == [[612], [87], [401]]
+    assert parts["b_better"]["marker"]["color"] == "#222222"
+    assert parts["a_better"]["marker"]["color"] == "#111111"
+    assert parts["tie"]["marker"]["color"] == TIE_COLOR
+    assert parts["b_better"]["text"] == ["612 (56%)"]
+    assert parts["b_better"]["name"] == "B better"
+    assert fig.layout.barmode == "stack"
+    assert "NDCG@10" in fig.layout.title.text

@@ -520,7 +520,7 @@ def test_describe_small_difference_tiny_p_and_identical_models():
     same = _row(difference=0.0, ci_low=0.0, ci_high=0.0, p_corrected=1.0, significant=False,
                 wins=0, losses=0, ties=1100)
     assert describe_pair(same) == (
-        "Model B and Model A give the same NDCG@10 for all 1100 users; there is no difference "
+        "Model B and Model A give the same NDCG@10 for all 1,100 users; there is no difference "
         "to test (p = 1.000 after Holm correction)."
     )
 

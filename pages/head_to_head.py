@@ -1,0 +1,180 @@
+"""Head-to-head: two models user by user, down to one user's two lists."""
+
+from functools import partial
+
+import pandas as pd
+import streamlit as st
+
+from pages import _state
+from rankmetrics.figures import head_to_head_scatter, metric_label, win_tie_loss
+from rankmetrics.metrics import MAIN_METRICS
+from rankmetrics.users import outcome_counts
+
+UNRATED = "–"
+HIT_STYLE = "background-color: #d6f5d6"
+
+_state.header(
+    "Head-to-head",
+    "Two models, user by user: for whom is each one better, by how much, and what did each "
+    "recommend to them?",
+)
+prepared, settings = _state.require_data()
+state = st.session_state
+k = settings.cutoff
+models = prepared.models
+if len(models) < 2:
+    st.info("Head-to-head compares two models: add at least one more model's output on the "
+            "Data page.")
+    st.stop()
+
+
+def swap() -> None:
+    state.h2h_a, state.h2h_b = state.h2h_b, state.h2h_a
+
+
+def pick_user(key: str, table: pd.DataFrame) -> None:
+    """Table-selection callback: show the selected user's lists below."""
+    rows = state[key].selection.rows
+    if rows:
+        state.h2h_user = str(table["user"].iloc[rows[0]])
+
+
+state.setdefault("h2h_metric", "ndcg")
+means = _state.curves(prepared, settings.relevance, settings.conventions, settings.max_cutoff)
+ranking = sorted(models, key=lambda m: -means[m][state.h2h_metric][k - 1])
+_state.ensure_choice("h2h_a", models, default=ranking[1])
+a_column, b_column, swap_column, metric_column = st.columns([3, 3, 1.3, 3],
+                                                            vertical_alignment="bottom")
+a_column.selectbox("Model A", models, key="h2h_a", persist_state="session")
+others = [m for m in models if m != state.h2h_a]
+_state.ensure_choice("h2h_b", others, default=ranking[0] if ranking[0] in others else None)
+b_column.selectbox("Model B", others, key="h2h_b", persist_state="session")
+swap_column.button("Swap", icon=":material/swap_horiz:", on_click=swap,
+                   help="Exchange models A and B.")
+metric_column.selectbox("Metric", list(MAIN_METRICS), key="h2h_metric",
+                        format_func=lambda m: metric_label(m, k), persist_state="session",
+                        help="The cutoff K comes from the sidebar.")
+model_a, model_b, metric = state.h2h_a, state.h2h_b, state.h2h_metric
+label = metric_label(metric, k)
+a, b = _state.md(model_a), _state.md(model_b)
+
+pairs, b_ahead, a_ahead = _state.duel(prepared, settings, model_a, model_b, metric)
+if pairs.empty:
+    st.warning(f"{a} and {b} share no counted user: there is nothing to compare.")
+    st.stop()
+wins, ties, losses = outcome_counts(pairs)
+colors = {model_a: prepared.colors[model_a], model_b: prepared.colors[model_b]}
+st.plotly_chart(win_tie_loss(wins, ties, losses, model_a, model_b, label, colors),
+                key="h2h_outcomes", config={"displaylogo": False})
+st.caption(f"On the {len(pairs):,} users both models count. The Significance page tells "
+           "whether the difference in means is more than chance.")
+
+chart_column, tables_column = st.columns([3, 2])
+chart_column.plotly_chart(head_to_head_scatter(pairs, model_a, model_b, label, colors),
+                          key="h2h_scatter", config={"displaylogo": False})
+chart_column.caption(f"Each dot is the users with these two values: {a}'s across, {b}'s up. "
+                     f"Above the dashed diagonal {b} does better, below it {a}.")
+value_columns = {
+    "user": st.column_config.TextColumn("User"),
+    "value_a": st.column_config.NumberColumn(f"{model_a}", format="%.4f"),
+    "value_b": st.column_config.NumberColumn(f"{model_b}", format="%.4f"),
+    "difference": st.column_config.NumberColumn("B − A", format="%+.4f"),
+}
+for title, table, key in ((f"Where {b} beats {a} most", b_ahead, "h2h_b_ahead"),
+                          (f"Where {a} beats {b} most", a_ahead, "h2h_a_ahead")):
+    tables_column.markdown(f"**{title}**")
+    if table.empty:
+        tables_column.caption("No such user.")
+        continue
+    tables_column.dataframe(table, hide_index=True, key=key, column_config=value_columns,
+                            on_select=partial(pick_user, key, table),
+                            selection_mode="single-row")
+tables_column.caption(f"{label} per user. Select a row to see that user's two lists below.")
+
+st.subheader("One user, both lists")
+listed = [*b_ahead["user"], *a_ahead["user"]]
+everyone = pairs["user"].astype(str).tolist()
+options = list(dict.fromkeys(listed + (everyone if len(everyone) <= _state.USER_LIST_LIMIT
+                                       else [])))
+if state.get("h2h_user") in everyone and state.h2h_user not in options:
+    options.insert(0, state.h2h_user)
+_state.ensure_choice("h2h_user", options)
+user_column, value_a_column, value_b_column = st.columns([2, 1, 1])
+user_column.selectbox("User", options, key="h2h_user", persist_state="session",
+                      help="The users in the tables above first. Type to search.")
+user = state.h2h_user
+row = pairs.loc[pairs["user"].astype(str) == user].iloc[0]
+value_a_column.metric(f"{model_a}: {label}", f"{row['value_a']:.4f}")
+value_b_column.metric(f"{model_b}: {label}", f"{row['value_b']:.4f}",
+                      delta=f"{row['difference']:+.4f} vs A", delta_color="normal"
+                      if row["difference"] else "off")
+
+both = _state.both_lists(prepared, settings, model_a, model_b, user)
+
+
+def rating_text(value: float) -> str:
+    return UNRATED if pd.isna(value) else f"{value:g}"
+
+
+def rank_text(rank) -> str:
+    """Where a model ranked a rated item, and whether that is inside the top K."""
+    if pd.isna(rank):
+        return "not recommended"
+    return f"{rank}" if rank <= k else f"{rank} (not in top {k})"
+
+
+def hit_rows(rows: pd.DataFrame) -> pd.DataFrame:
+    """Row styles: relevant items in green, as the Compare page marks the best."""
+    marked = rows["hit"].eq("✓")
+    return pd.DataFrame([[HIT_STYLE if hit else ""] * rows.shape[1] for hit in marked],
+                        index=rows.index, columns=rows.columns)
+
+
+list_columns = {
+    "rank": st.column_config.NumberColumn("Rank", format="%d"),
+    "item": st.column_config.TextColumn("Item"),
+    "rating": st.column_config.TextColumn("Rating", help="– : the user did not rate it."),
+    "hit": st.column_config.TextColumn("Hit", help="✓ : an item relevant to the user."),
+}
+left, right = st.columns(2)
+for column, model, side in ((left, model_a, "a"), (right, model_b, "b")):
+    items = both.lists[f"item_{side}"]
+    shown = pd.DataFrame({
+        "rank": both.lists["rank"],
+        "item": items.fillna(""),
+        "rating": [rating_text(v) if item is not None else ""
+                   for v, item in zip(both.lists[f"rating_{side}"], items, strict=True)],
+        "hit": ["✓" if hit else "" for hit in both.lists[f"hit_{side}"]],
+    })
+    hits = int(both.lists[f"hit_{side}"].sum())
+    column.markdown(f"**{_state.md(model)}'s top {k}**: {hits} relevant item(s)")
+    column.dataframe(shown.style.apply(hit_rows, axis=None), hide_index=True,
+                     key=f"h2h_list_{side}", column_config=list_columns)
+    if column.button(f"Explain {model}'s NDCG@{k} for this user", key=f"h2h_explain_{side}",
+                     icon=":material/calculate:",
+                     help="Open the NDCG explained page on this user and model."):
+        _state.explain_in_ndcg(model, user, other=model_b if side == "a" else model_a)
+
+st.markdown(f"**What user {_state.md(user)} rated**")
+truth = both.truth
+st.dataframe(
+    pd.DataFrame({
+        "item": truth["item"],
+        "rating": [rating_text(v) for v in truth["rating"]],
+        "grade": truth["grade"],
+        "relevant": ["✓" if r else "" for r in truth["relevant"]],
+        "rank_a": [rank_text(r) for r in truth["rank_a"]],
+        "rank_b": [rank_text(r) for r in truth["rank_b"]],
+    }),
+    hide_index=True, key="h2h_truth",
+    column_config={
+        "item": st.column_config.TextColumn("Item"),
+        "rating": st.column_config.TextColumn("Rating"),
+        "grade": st.column_config.NumberColumn("Grade", format="%g"),
+        "relevant": st.column_config.TextColumn("Relevant"),
+        "rank_a": st.column_config.TextColumn(f"Rank in {model_a}'s list"),
+        "rank_b": st.column_config.TextColumn(f"Rank in {model_b}'s list"),
+    },
+)
+st.caption(f"Highest grade first, then highest rating. Only the top {k} of each list count "
+           "towards the metrics.")

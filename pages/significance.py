@@ -1,0 +1,176 @@
+"""Significance: which differences between models are real, and which could be chance."""
+
+import streamlit as st
+
+from pages import _state
+from rankmetrics.figures import metric_label, pairwise_matrix
+from rankmetrics.metrics import MAIN_METRICS, METRICS
+from rankmetrics.stats import (
+    CORRECTION_HELP,
+    CORRECTION_NAMES,
+    CORRECTIONS,
+    MIN_USERS,
+    TEST_HELP,
+    TEST_NAMES,
+    TESTS,
+    describe_pair,
+)
+
+PERMUTATIONS = (1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000)
+BOOTSTRAP_SAMPLES = (200, 500, 1_000, 2_000, 5_000, 10_000)
+PAIR_COLUMNS = {
+    "model_a": st.column_config.TextColumn("Model A"),
+    "model_b": st.column_config.TextColumn("Model B"),
+    "mean_a": st.column_config.NumberColumn("Mean A", format="%.4f"),
+    "mean_b": st.column_config.NumberColumn("Mean B", format="%.4f"),
+    "difference": st.column_config.NumberColumn("Difference B − A", format="%+.4f"),
+    "ci_low": st.column_config.NumberColumn("Interval: low", format="%+.4f"),
+    "ci_high": st.column_config.NumberColumn("Interval: high", format="%+.4f"),
+    "effect_size": st.column_config.NumberColumn(
+        "Effect size", format="%+.3f",
+        help="The mean difference divided by the spread of the per-user differences "
+        "(Cohen's d_z): about 0.2 is small, 0.5 medium, 0.8 large."),
+    "statistic": st.column_config.NumberColumn("Test statistic", format="%.4g"),
+    "p_value": st.column_config.NumberColumn("p", format="%.4f"),
+    "p_corrected": st.column_config.NumberColumn("Corrected p", format="%.4f"),
+    "significant": st.column_config.CheckboxColumn("Significant"),
+    "wins": st.column_config.NumberColumn("B better", format="localized",
+                                          help="Users for whom B's value is higher."),
+    "ties": st.column_config.NumberColumn("Same", format="localized"),
+    "losses": st.column_config.NumberColumn("A better", format="localized"),
+    "users": st.column_config.NumberColumn("Users", format="localized"),
+}
+
+_state.header(
+    "Significance",
+    "A model with a higher mean may just have been lucky with these users. Here each model's "
+    "mean comes with a confidence interval, and every two models are compared user by user "
+    "to tell real differences from chance.",
+)
+prepared, settings = _state.require_data()
+state = st.session_state
+k = settings.cutoff
+if len(prepared.models) < 2:
+    st.info("Significance compares models with each other: add at least one more model's "
+            "output on the Data page.")
+    st.stop()
+
+metric_column, test_column, correction_column = st.columns(3)
+state.setdefault("significance_metric", "ndcg")
+metric_column.selectbox("Metric", list(MAIN_METRICS), key="significance_metric",
+                        format_func=lambda m: metric_label(m, k), persist_state="session",
+                        help="The cutoff K comes from the sidebar.")
+state.setdefault("significance_test", "randomization")
+test_column.selectbox(
+    "Test", TESTS, key="significance_test", format_func=lambda t: TEST_NAMES[t].capitalize(),
+    persist_state="session",
+    help="The randomization test is the default: it assumes nothing about how per-user "
+    "scores are spread (they are bounded, often 0, rarely bell-shaped), and it is the test "
+    "information-retrieval studies recommend (Smucker, Allan & Carterette, 2007).",
+)
+state.setdefault("significance_correction", "holm")
+correction_column.selectbox(
+    "Correction for testing many pairs", CORRECTIONS, key="significance_correction",
+    format_func=CORRECTION_NAMES.get, persist_state="session",
+    help="Testing many pairs makes some look significant by chance; a correction raises "
+    "the p-values to make up for it.",
+)
+metric, test, correction = (state.significance_metric, state.significance_test,
+                            state.significance_correction)
+label = metric_label(metric, k)
+st.caption(f"**{TEST_NAMES[test].capitalize()}:** {TEST_HELP[test]}  \n"
+           f"**{CORRECTION_NAMES[correction]} correction:** {CORRECTION_HELP[correction]}")
+
+with st.expander("Precision: confidence level, random flips, bootstrap resamples"):
+    level_column, flips_column, resamples_column = st.columns(3)
+    confidence = _state.confidence_control(level_column)
+    state.setdefault("significance_permutations", 10_000)
+    flips_column.select_slider(
+        "Random sign flips (randomization test)", PERMUTATIONS,
+        key="significance_permutations", format_func="{:,}".format, persist_state="session",
+        disabled=test != "randomization",
+        help="More flips make the p-value more precise and take longer.",
+    )
+    state.setdefault("significance_bootstrap", _state.N_BOOTSTRAP)
+    resamples_column.select_slider(
+        "Bootstrap resamples (intervals)", BOOTSTRAP_SAMPLES, key="significance_bootstrap",
+        format_func="{:,}".format, persist_state="session",
+        help="The intervals come from resampling the users this many times.",
+    )
+n_permutations, n_bootstrap = state.significance_permutations, state.significance_bootstrap
+
+n_users = _state.paired_users(prepared, settings, metric)
+if n_users < 2:
+    st.warning(f"Only {n_users} user is counted by every model at {label}. Significance tests "
+               f"compare models user by user and are not meaningful with fewer than "
+               f"{MIN_USERS} users: there is nothing to test here.")
+    st.stop()
+
+n_pairs = len(prepared.models) * (len(prepared.models) - 1) // 2
+work = (f"{n_permutations:,} random sign flips for each of {n_pairs} pair(s)"
+        if test == "randomization" else f"the {TEST_NAMES[test]} on {n_pairs} pair(s)")
+with st.spinner(f"Running {work} and resampling {n_users:,} users {n_bootstrap:,} times for "
+                "the intervals…", show_time=True):
+    result = _state.comparison(prepared, settings, metric, test, n_permutations, n_bootstrap,
+                               confidence).with_correction(correction)
+for warning in result.warnings:
+    st.warning(_state.md(warning))
+
+st.subheader(f"Every model at {label}")
+counts = _state.user_counts(prepared, settings).set_index("model")["users"]
+if (counts == n_users).all():
+    st.caption(f"On the {n_users:,} users every model counts. {METRICS[metric].description}")
+else:
+    own = ", ".join(f"{_state.md(model)} {count:,}" for model, count in counts.items())
+    st.caption(f"On the {n_users:,} users every model counts, so that every model is judged on "
+               f"the same users (the Compare page averages each model over its own: {own}).")
+models_table = result.models.rename(columns={"model": "Model", "group": "Group",
+                                             "users": "Users"})
+st.dataframe(
+    models_table, hide_index=True, key="significance_models",
+    column_config={
+        "mean": st.column_config.NumberColumn(f"Mean {label}", format="%.4f"),
+        "ci_low": st.column_config.NumberColumn(f"{confidence:.0%} interval: low",
+                                                format="%.4f"),
+        "ci_high": st.column_config.NumberColumn(f"{confidence:.0%} interval: high",
+                                                 format="%.4f"),
+        "Group": st.column_config.TextColumn(
+            "Group", help="Models sharing a letter are not significantly different."),
+        "Users": st.column_config.NumberColumn("Users", format="localized"),
+    },
+)
+st.caption(f"**Group:** models sharing a letter are not significantly different "
+           f"({TEST_NAMES[test]}, {CORRECTION_NAMES[correction]} correction, significance "
+           f"level {1 - confidence:.0%}). **Interval:** where the mean would fall "
+           f"{confidence:.0%} of the time with another sample of users like these.")
+
+st.subheader("Every pair of models")
+order = result.models["model"].tolist()
+st.plotly_chart(pairwise_matrix(result.pairs, order, label), key="significance_matrix",
+                config={"displaylogo": False})
+st.caption(
+    "Read each row as a sentence: the row's model compared with the column's model. The "
+    "number is the difference of their means (row minus column); under it, the corrected "
+    "p-value: how likely a difference at least this large would be if the two models were "
+    "equally good. **Blue ▲**: the row's model is significantly better; **red ▼**: "
+    "significantly worse; **grey**: the difference may be chance."
+)
+
+pairs = [(order[j], order[i]) for i in range(len(order)) for j in range(i + 1, len(order))]
+_state.ensure_choice("significance_pair", pairs)
+pair_column, open_column = st.columns([3, 1], vertical_alignment="bottom")
+pair_column.selectbox("In words", pairs, key="significance_pair",
+                      format_func=lambda pair: f"{pair[1]} vs {pair[0]}",
+                      help="Pairs listed with the model with the higher mean first.")
+model_a, model_b = state.significance_pair
+st.info(_state.md(describe_pair(result.pair(model_a, model_b), label, correction)))
+if open_column.button("See this pair user by user", icon=":material/compare_arrows:",
+                      help="Open the two models on the Head-to-head page."):
+    state.h2h_a, state.h2h_b, state.h2h_metric = model_a, model_b, metric
+    st.switch_page(_state.PAGES["head_to_head"])
+
+with st.expander("Every pair as a table"):
+    st.dataframe(result.pairs, hide_index=True, key="significance_pairs",
+                 column_config=PAIR_COLUMNS)
+    st.caption("Interval: the bootstrap confidence interval of the difference B − A. B better, "
+               "Same, A better: users for whom B's value is higher, equal or lower.")
