@@ -398,11 +398,21 @@ class _TopGains:
 
 
 def _top_gains_by_user(user_index: np.ndarray, gains: np.ndarray, max_cutoff: int) -> _TopGains:
-    positive = np.flatnonzero(gains > 0)
-    users, values = user_index[positive], gains[positive]
-    order = np.lexsort((-values, users))
-    users, values = users[order], values[order]
-    first = np.searchsorted(users, users, side="left")
-    rank = np.arange(len(users)) - first
+    """Each user's positive ground-truth gains, highest first, cut at ``max_cutoff``.
+
+    Gains take few distinct values, so (user, gain level) is packed into one integer, highest
+    level first within a user, and sorted with a plain sort (much faster than a lexsort).
+    """
+    positive = gains > 0
+    levels, level_of_row = np.unique(gains[positive], return_inverse=True)
+    users = user_index[positive].astype(np.int64)
+    packed = users * len(levels) + (len(levels) - 1 - level_of_row)
+    packed.sort()
+    users = packed // len(levels)
+    values = levels[len(levels) - 1 - packed % len(levels)]
+    new_user = np.flatnonzero(np.diff(users, prepend=-1) != 0)
+    starts = np.zeros(len(users), dtype=np.int64)
+    starts[new_user] = new_user
+    rank = np.arange(len(users)) - np.maximum.accumulate(starts)
     keep = rank < max_cutoff
     return _TopGains(users[keep], rank[keep], values[keep], max_cutoff)
