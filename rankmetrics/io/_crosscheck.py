@@ -6,9 +6,11 @@ import numbers
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from rankmetrics.errors import DataError
-from rankmetrics.io._table import LoadedTable
+from rankmetrics.io._table import IdIndex, LoadedTable, id_index
 from rankmetrics.io._validate import EXAMPLES, canonical_ids
 from rankmetrics.relevance import RelevanceMapping
 
@@ -53,10 +55,10 @@ def check_against_truth(
     if not isinstance(max_cutoff, numbers.Integral) or isinstance(max_cutoff, bool) or (
             max_cutoff < 1):
         raise ValueError(f"The 'max_cutoff' parameter must be an int >= 1. Got {max_cutoff!r}.")
-    run_users = pd.Series(run.table["user"].unique())
-    truth_users = pd.Series(truth.table["user"].unique())
-    run_items = pd.Series(run.table["item"].unique())
-    truth_items = pd.Series(truth.table["item"].unique())
+    # Each column's distinct ids in order of first appearance, kept from the reading.
+    run_by_user, truth_by_user = id_index(run, "user"), id_index(truth, "user", codes=True)
+    run_users, truth_users = run_by_user.values, truth_by_user.values
+    run_items, truth_items = id_index(run, "item").values, id_index(truth, "item").values
 
     warnings: list[str] = []
     for role, run_ids, truth_ids in (("user", run_users, truth_users),
@@ -65,7 +67,7 @@ def check_against_truth(
         if note:
             warnings.append(note)
 
-    in_truth = run_users.isin(truth_users).to_numpy()
+    in_truth = _isin(run_users, truth_users)
     if not in_truth.any():
         raise _no_shared_users(run, truth, run_users, truth_users, run_items, truth_items)
 
@@ -75,7 +77,7 @@ def check_against_truth(
             f"{len(outside)} of {len(run_users)} users in {run.source} {_be(len(outside))} not "
             f"in the ground truth ({_examples(outside)}); they are left out of the metrics."
         )
-    in_run = truth_users.isin(run_users).to_numpy()
+    in_run = _isin(truth_users, run_users)
     if not in_run.all():
         absent = truth_users[~in_run]
         warnings.append(
@@ -84,15 +86,31 @@ def check_against_truth(
             f"{run.source} ({_examples(absent)}); the missing-users option decides whether "
             "they count as 0 or are left out."
         )
-    if not run_items.isin(truth_items).any():
+    if not _isin(run_items, truth_items).any():
         warnings.append(
             f"None of the {len(run_items)} items recommended in {run.source} appears in the "
             f"ground truth ({truth.source}), so every metric will be 0. Check the item column "
             f"('{run.columns.get('item', run.columns.get('items'))}')."
         )
-    warnings.extend(_without_relevant(truth, mapping))
-    warnings.extend(_short_lists(run, max_cutoff))
+    warnings.extend(_without_relevant(truth, truth_by_user, mapping))
+    warnings.extend(_short_lists(run, run_by_user, max_cutoff))
     return warnings
+
+
+def _isin(values: pd.Series, among: pd.Series) -> np.ndarray:
+    """``values.isin(among)`` as a bool array; with Arrow's hash set when both are text."""
+    if _is_text(values) and _is_text(among):
+        value_set = pa.array(among)
+        if isinstance(value_set, pa.ChunkedArray):
+            value_set = value_set.combine_chunks()
+        if values.hasnans or value_set.null_count:
+            return values.isin(among).to_numpy()
+        return pc.is_in(pa.array(values), value_set=value_set).to_numpy(zero_copy_only=False)
+    return values.isin(among).to_numpy()
+
+
+def _is_text(series: pd.Series) -> bool:
+    return isinstance(series.dtype, pd.StringDtype) and series.dtype.storage == "pyarrow"
 
 
 def _format_mismatch(run: LoadedTable, truth: LoadedTable, role: str, run_ids: pd.Series,
@@ -100,8 +118,8 @@ def _format_mismatch(run: LoadedTable, truth: LoadedTable, role: str, run_ids: p
     """Raise (or warn) when ids only match once whole numbers are written one way."""
     run_canon = canonical_ids(run_ids)
     truth_canon = canonical_ids(truth_ids)
-    raw_match = run_ids.isin(truth_ids).to_numpy()
-    canon_match = run_canon.isin(truth_canon).to_numpy()
+    raw_match = _isin(run_ids, truth_ids)
+    canon_match = _isin(run_canon, truth_canon)
     only_canon = canon_match & ~raw_match
     if not only_canon.any():
         return ""
@@ -147,37 +165,42 @@ def _no_shared_users(run: LoadedTable, truth: LoadedTable, run_users: pd.Series,
         f"'{truth.columns['user']}' in {truth.source}; choose another with columns="
         "{'user': ...} if needed."
     )
-    if run_users.isin(truth_items).mean() > 0.5 and run_items.isin(truth_users).any():
+    if _isin(run_users, truth_items).mean() > 0.5 and _isin(run_items, truth_users).any():
         problem += (" The model's user ids match the ground truth's item ids: the user and item "
                     "columns look swapped in one of the files.")
     return DataError(problem, file=run.source, column=run.columns["user"])
 
 
-def _without_relevant(truth: LoadedTable, mapping: RelevanceMapping) -> list[str]:
+def _without_relevant(truth: LoadedTable, by_user: IdIndex,
+                      mapping: RelevanceMapping) -> list[str]:
     ratings = truth.table["rating"].to_numpy(dtype=np.float64)
     relevant = mapping.is_relevant(mapping.grades(ratings))
-    per_user = pd.Series(relevant).groupby(truth.table["user"].to_numpy(), sort=False).any()
-    none = per_user.index[~per_user.to_numpy()]
+    # Per user, in order of first appearance (missing user ids left out): any relevant item?
+    any_relevant = np.bincount(by_user.codes, weights=relevant,
+                               minlength=len(by_user.values)) > 0
+    present = by_user.present
+    none = by_user.values[present & ~any_relevant]
+    n_users = int(present.sum())
     if len(none) == 0:
         return []
-    if len(none) == len(per_user):
+    if len(none) == n_users:
         return [
             f"No ground-truth user has a relevant item under the relevance mapping "
             f"({mapping.describe()}): every metric would be 0 or undefined. Lower the threshold "
             "or check the rating column."
         ]
     return [
-        f"{len(none)} of {len(per_user)} ground-truth users {_have(len(none))} no relevant item "
+        f"{len(none)} of {n_users} ground-truth users {_have(len(none))} no relevant item "
         "under the "
-        f"relevance mapping ({mapping.describe()}) ({_examples(pd.Series(none))}); the "
+        f"relevance mapping ({mapping.describe()}) ({_examples(none)}); the "
         "empty-users option decides whether they are skipped or count as 0."
     ]
 
 
-def _short_lists(run: LoadedTable, max_cutoff: int) -> list[str]:
-    lengths = run.table["user"].value_counts(sort=False)
+def _short_lists(run: LoadedTable, by_user: IdIndex, max_cutoff: int) -> list[str]:
+    lengths = by_user.counts[by_user.present]  # rows per user, missing user ids left out
     short = lengths[lengths < max_cutoff]
-    if short.empty:
+    if short.size == 0:
         return []
     return [
         f"{len(short)} of {len(lengths)} users in {run.source} {_have(len(short))} fewer than "

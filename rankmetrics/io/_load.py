@@ -9,7 +9,7 @@ from rankmetrics.io._columns import check_overrides
 from rankmetrics.io._formats import check_format, detect
 from rankmetrics.io._readers import read_dataframe, read_source
 from rankmetrics.io._source import resolve
-from rankmetrics.io._table import LoadedTable
+from rankmetrics.io._table import LoadedTable, index_ids
 from rankmetrics.io._validate import finish
 
 
@@ -125,15 +125,20 @@ def _read(source: object, kind: str, name: str | None, columns: dict[str, str] |
     fmt = detect(src, head, requested)
     raw = read_source(src, fmt, kind, overrides, force_list, head)
     raw_format, raw_columns, raw_ranking = raw.format, raw.columns, raw.ranking
-    table, warnings = finish(raw, kind, src.file, ids_as_strings)
+    table, warnings, ids = finish(raw, kind, src.file, ids_as_strings)
     del raw
     pa.default_memory_pool().release_unused()  # hand the parser's scratch memory back
-    return LoadedTable(table, kind, display, src.file, raw_format, raw_columns, raw_ranking,
-                       warnings)
+    loaded = LoadedTable(table, kind, display, src.file, raw_format, raw_columns, raw_ranking,
+                         warnings)
+    index_ids(loaded, ids)
+    return loaded
 
 
 def _from_dataframe(df: pd.DataFrame, kind: str, name: str, columns: dict[str, str] | None,
                     ids_as_strings: bool) -> LoadedTable:
     raw = read_dataframe(df, kind, name, columns)
-    table, warnings = finish(raw, kind, name, ids_as_strings)
-    return LoadedTable(table, kind, name, name, "dataframe", raw.columns, raw.ranking, warnings)
+    table, warnings, ids = finish(raw, kind, name, ids_as_strings)
+    loaded = LoadedTable(table, kind, name, name, "dataframe", raw.columns, raw.ranking,
+                         warnings)
+    index_ids(loaded, ids)
+    return loaded

@@ -33,12 +33,39 @@ JSON_SAMPLE = 100
 LIST_SAMPLE = 1000
 
 
+class RowNumbers:
+    """The row numbers ``start``, ``start + 1``, ... of ``count`` rows, indexed like the array
+    ``np.arange(start, start + count)`` without building it (only a few are ever shown)."""
+
+    def __init__(self, start: int, count: int) -> None:
+        self.start, self.count = start, count
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __getitem__(self, key: object) -> np.integer | np.ndarray:
+        if isinstance(key, (int, np.integer)):
+            if not -self.count <= key < self.count:
+                raise IndexError(f"row {key} of {self.count}")
+            return np.int64(self.start + key % self.count)
+        key = np.asarray(key)
+        if key.dtype == bool:
+            if key.shape != (self.count,):
+                raise IndexError(f"mask of {key.shape} for {self.count} rows")
+            return np.flatnonzero(key) + self.start
+        positions = key.astype(np.int64)
+        if positions.size and not (-self.count <= positions.min()
+                                   and positions.max() < self.count):
+            raise IndexError(f"rows out of range for {self.count} rows")
+        return positions % max(self.count, 1) + self.start
+
+
 @dataclass
 class RawTable:
     """Columns found in a file, with their raw values and the row number of each value."""
 
     frame: pd.DataFrame
-    rows: np.ndarray
+    rows: np.ndarray | RowNumbers
     format: str
     columns: dict[str, str]
     ranking: str | None
@@ -75,7 +102,7 @@ def read_dataframe(df: pd.DataFrame, kind: str, name: str, columns: dict | None)
     )
     if len(df) == 0:
         raise DataError("the table has no rows.", file=name)
-    rows = np.arange(1, len(df) + 1)
+    rows = RowNumbers(1, len(df))
     values = {role: df[labels[column]].reset_index(drop=True)
               for role, column in choice.columns.items()}
     return _assemble(choice, values, rows, "dataframe", src_file=name)
@@ -123,7 +150,7 @@ def _read_delimited(
     usecols = sorted(set(positions.values()))
     frame = _parse_csv(src, delimiter, len(names), usecols)
     values = {role: frame[f"c{position}"] for role, position in positions.items()}
-    rows = np.arange(2, len(frame) + 2)
+    rows = RowNumbers(2, len(frame))
     if len(frame) == 0:
         raise DataError(
             "the file has column names but no data rows.", file=src.file,
@@ -261,7 +288,7 @@ def _read_trec(src: Source, fmt: str, kind: str, overrides: dict[str, str],
     choice = Choice(columns, "long", ranking, warnings=warnings)
     values = {role: frame.iloc[:, index].reset_index(drop=True)
               for index, role in enumerate(columns)}
-    return _assemble(choice, values, np.arange(1, len(frame) + 1), fmt, src_file=src.file)
+    return _assemble(choice, values, RowNumbers(1, len(frame)), fmt, src_file=src.file)
 
 
 def _single_delimiter(head: bytes, width: int) -> str | None:
@@ -404,8 +431,17 @@ def _read_parquet(src: Source, kind: str, overrides: dict[str, str],
 
     choice = choose_columns(names, kind, overrides, src.file, is_list_column=is_list_column,
                             force_list=force_list)
+    wanted = list(dict.fromkeys(choice.columns.values()))
+    # Text ids come dictionary-encoded (as most Parquet writers store them): far faster to read
+    # than one string per row, and their codes are what the checks need.
+    coded = [column for role, column in choice.columns.items()  # ids read as codes
+             if choice.layout == "long" and role in ("user", "item")
+             and not is_list_column(column)]
+    as_codes = [column for column in coded if _is_text(schema.field(column).type)]
     try:
-        table = parquet.read(columns=list(dict.fromkeys(choice.columns.values())))
+        if as_codes:
+            parquet = pq.ParquetFile(target, read_dictionary=as_codes)
+        table = parquet.read(columns=wanted)
     except (pa.ArrowInvalid, OSError) as exc:
         raise DataError(f"the Parquet file cannot be read ({exc}): it may be damaged; export "
                         "it again.", file=src.file) from None
@@ -414,16 +450,24 @@ def _read_parquet(src: Source, kind: str, overrides: dict[str, str],
     values = {}
     for role, column in choice.columns.items():
         data = table.column(column)
-        if role in ("user", "item") and not is_list_column(column):
-            data = _arrow_ids(data, src.file, column)
-        values[role] = data.to_pandas()
+        if role in ("user", "item") and column in coded:
+            data = _coded_ids(data, src.file, column)
+            values[role] = pd.Series(pd.arrays.ArrowExtensionArray(data), copy=False)
+        elif role in ("user", "item") and not is_list_column(column):
+            values[role] = _arrow_ids(data, src.file, column).to_pandas()
+        else:
+            values[role] = data.to_pandas()
     fmt = "list_parquet" if choice.layout == "list" else "parquet"
-    return _assemble(choice, values, np.arange(1, table.num_rows + 1), fmt, src_file=src.file)
+    return _assemble(choice, values, RowNumbers(1, table.num_rows), fmt, src_file=src.file)
+
+
+def _is_text(kind: pa.DataType) -> bool:
+    return pa.types.is_string(kind) or pa.types.is_large_string(kind)
 
 
 def _arrow_ids(data: pa.ChunkedArray, file: str, column: str) -> pa.ChunkedArray:
     """Ids as text: numbers are written plainly (12, not 12.0), text is kept as it is."""
-    if pa.types.is_string(data.type) or pa.types.is_large_string(data.type):
+    if _is_text(data.type):
         return data
     try:
         return pc.cast(data, pa.string())
@@ -435,13 +479,31 @@ def _arrow_ids(data: pa.ChunkedArray, file: str, column: str) -> pa.ChunkedArray
         ) from None
 
 
+def _coded_ids(data: pa.ChunkedArray, file: str, column: str) -> pa.ChunkedArray:
+    """Ids as dictionary-encoded text, as :func:`_arrow_ids` writes them; each distinct value
+    is converted once."""
+    if pa.types.is_dictionary(data.type) and _is_text(data.type.value_type):
+        return data
+    try:
+        encoded = pc.dictionary_encode(data)
+        if _is_text(encoded.type.value_type):
+            return encoded
+        return pa.chunked_array(
+            [pa.DictionaryArray.from_arrays(chunk.indices, pc.cast(chunk.dictionary, pa.string()))
+             for chunk in encoded.chunks],
+            type=pa.dictionary(encoded.type.index_type, pa.string()),
+        )
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return pc.dictionary_encode(_arrow_ids(data, file, column))
+
+
 # Shared ------------------------------------------------------------------------------------
 
-def _assemble(choice: Choice, values: dict[str, pd.Series], rows: np.ndarray, fmt: str, *,
-              src_file: str) -> RawTable:
+def _assemble(choice: Choice, values: dict[str, pd.Series], rows: np.ndarray | RowNumbers,
+              fmt: str, *, src_file: str) -> RawTable:
     """Build the RawTable; in the list layout, one row per (user, listed item)."""
     if choice.layout == "long":
-        frame = pd.DataFrame(values)
+        frame = pd.DataFrame(values, copy=False)
         return RawTable(frame, rows, fmt, choice.columns, choice.ranking,
                         implied_rating=choice.implied_rating, warnings=list(choice.warnings))
     lists = [_as_list(cell) for cell in _split_cells(values["items"])]

@@ -8,6 +8,8 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
+from rankmetrics.io._ids import Ids
+
 
 @dataclass
 class LoadedTable:
@@ -49,6 +51,9 @@ class LoadedTable:
     columns: dict[str, str]
     ranking: str | None
     warnings: list[str] = field(default_factory=list)
+    # The user and item columns summarised while reading (see id_index), by role.
+    _id_indexes: dict[str, IdIndex] = field(default_factory=dict, init=False, repr=False,
+                                            compare=False)
 
     @property
     def n_rows(self) -> int:
@@ -58,12 +63,76 @@ class LoadedTable:
     @cached_property
     def n_users(self) -> int:
         """Number of distinct users."""
-        return int(self.table["user"].nunique())
+        return id_index(self, "user").n_distinct
 
     @cached_property
     def n_items(self) -> int:
         """Number of distinct items."""
-        return int(self.table["item"].nunique())
+        return id_index(self, "item").n_distinct
+
+
+@dataclass
+class IdIndex:
+    """One id column of a table summarised: its distinct values in order of first appearance
+    (as ``Series.unique()`` gives them, missing values included), the number of rows holding
+    each (always for users), and optionally each row's position in ``values``."""
+
+    values: pd.Series
+    counts: np.ndarray | None
+    codes: np.ndarray | None
+    column: object | None  # the column's Arrow data, to notice the table changed since
+
+    @property
+    def present(self) -> np.ndarray:
+        """Which ``values`` are not missing."""
+        return self.values.notna().to_numpy()
+
+    @property
+    def n_distinct(self) -> int:
+        """Number of distinct values, missing values left out (as ``Series.nunique()``)."""
+        return int(self.present.sum())
+
+
+def id_index(table: LoadedTable, role: str, *, codes: bool = False) -> IdIndex:
+    """The user or item column of ``table.table`` summarised, computed once and kept.
+
+    The readers fill it in while checking the file (where the ids are codes already); a table
+    changed or built by hand is summarised here from its column.
+    """
+    column = table.table[role]
+    data = _column_data(column)
+    known = table._id_indexes.get(role)
+    if (known is not None and data is not None and known.column is data
+            and not (codes and known.codes is None)):
+        return known
+    found, uniques = pd.factorize(column, use_na_sentinel=False)
+    index = IdIndex(pd.Series(uniques), np.bincount(found, minlength=len(uniques)), found, data)
+    table._id_indexes[role] = index
+    return index
+
+
+def index_ids(table: LoadedTable, ids: dict[str, Ids]) -> None:
+    """Keep the codes found while reading as ``table``'s id indexes (before anyone sees it).
+
+    ``ids`` holds each column as codes whose values are distinct and in order of first
+    appearance. Kept: the distinct ids; the rows per user; each row's code for a ground
+    truth's users (checks group by them).
+    """
+    for role, coded in ids.items():
+        counts = np.bincount(coded.codes, minlength=len(coded.values)) if role == "user" else None
+        keep_codes = table.kind == "truth" and role == "user"
+        table._id_indexes[role] = IdIndex(
+            coded.values.to_pandas(), counts, coded.codes if keep_codes else None,
+            _column_data(table.table[role]),
+        )
+
+
+def _column_data(column: pd.Series) -> object | None:
+    """The Arrow data holding a column's values: immutable, so while the table holds the
+    same object its values are unchanged. None for a column not held by Arrow."""
+    if isinstance(column.dtype, pd.StringDtype) and column.dtype.storage == "pyarrow":
+        return column.array.__arrow_array__()
+    return None
 
 
 def rating_values(truth: LoadedTable) -> np.ndarray:

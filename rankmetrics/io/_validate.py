@@ -15,6 +15,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rankmetrics.errors import DataError
+from rankmetrics.io._ids import Ids, distinct, from_arrow, repeated_pairs
 from rankmetrics.io._readers import RawTable
 
 EXAMPLES = 3
@@ -25,23 +26,36 @@ WHOLE_NUMBER = r"^\s*([+-]?)0*(\d+)(?:\.0*)?\s*$"
 
 
 def finish(raw: RawTable, kind: str, file: str, ids_as_strings: bool) -> tuple[
-        pd.DataFrame, list[str]]:
-    """Check the raw values and build the clean table: user, item (str) and score or rating."""
+        pd.DataFrame, list[str], dict[str, Ids]]:
+    """Check the raw values and build the clean table: user, item (str) and score or rating.
+
+    Also returns the user and item columns as codes (:class:`Ids`, distinct values in order of
+    first appearance), which later checks reuse instead of hashing the text again.
+    """
     warnings = list(raw.warnings)
     frame, rows, positions = raw.frame, raw.rows, raw.positions
     value_role = {"score": "score", "rank": "rank"}.get(raw.ranking or "")
     if kind == "truth" and not raw.implied_rating:
         value_role = "rating"
     roles = ["user", "item"] + ([value_role] if value_role else [])
+    coded = {role: _arrow_ids(frame[role]) for role in ("user", "item")}
 
-    blank = _is_missing(frame["user"])
+    def missing(role: str) -> np.ndarray | None:
+        ids = coded.get(role)
+        found = ids.missing() if ids is not None else _is_missing(frame[role])
+        return found if found is not None and found.any() else None
+
+    blank = missing("user")
     for role in roles[1:]:
-        if not blank.any():
+        if blank is None:
             break
-        blank &= _is_missing(frame[role])
-    if blank.any():
+        more = missing(role)
+        blank = None if more is None else blank & more
+    if blank is not None and blank.any():
         keep = ~blank
         frame, rows = frame[keep], rows[keep]
+        coded = {role: ids.filter(keep) if ids is not None else None
+                 for role, ids in coded.items()}
         positions = positions[keep] if positions is not None else None
         count = int(blank.sum())
         warnings.append(f"Skipped {count} empty row{_s(count)}.")
@@ -49,10 +63,11 @@ def finish(raw: RawTable, kind: str, file: str, ids_as_strings: bool) -> tuple[
             raise DataError("the file has column names but no data rows.", file=file)
 
     column_of = _column_names(raw)
-    users = _ids(frame["user"], rows, file, column_of["user"], "user")
-    items = _ids(frame["item"], rows, file, column_of["item"], "item")
+    users = _ids(frame["user"], coded["user"], rows, file, column_of["user"], "user")
+    items = _ids(frame["item"], coded["item"], rows, file, column_of["item"], "item")
     if not ids_as_strings:
-        users, items = canonical_ids(users), canonical_ids(items)
+        users, items = _canonical(users), _canonical(items)
+    users, items = distinct(users), distinct(items)
 
     if kind == "truth" and value_role is None:
         values = np.ones(len(frame), dtype=np.float64)
@@ -73,23 +88,25 @@ def finish(raw: RawTable, kind: str, file: str, ids_as_strings: bool) -> tuple[
             "The ground truth has no rating column: every (user, item) pair in it counts as "
             "relevant, with rating 1."
         )
-    keys = _pair_keys(users, items)
-    if kind == "run" and _has_repeats(keys):
-        _check_run_duplicates(keys, users, items, rows, positions, file, column_of["item"])
-    elif kind == "truth" and _has_repeats(keys):
-        keep, note = _truth_duplicates(keys, users, items, values, rows, file,
-                                       column_of.get("rating") or column_of["item"])
-        if note:
+    if repeated_pairs(users.codes, len(users.values), items.codes):
+        keys = _pair_keys(users, items)
+        if kind == "run":
+            _check_run_duplicates(keys, users, items, rows, positions, file, column_of["item"])
+        else:
+            keep, note = _truth_duplicates(keys, users, items, values, rows, file,
+                                           column_of.get("rating") or column_of["item"])
             warnings.append(note)
-            users, items, values = (users[keep].reset_index(drop=True),
-                                    items[keep].reset_index(drop=True), values[keep])
+            users, items, values = (distinct(users.filter(keep)), distinct(items.filter(keep)),
+                                    values[keep])
+    if not (values.flags.writeable and values.flags.owndata):
+        values = values.copy()  # the table owns its values (pandas may write to them)
     value_name = "score" if kind == "run" else "rating"
     table = pd.DataFrame({
-        "user": users.astype("str"),
-        "item": items.astype("str"),
+        "user": users.to_series(),
+        "item": items.to_series(),
         value_name: values,
-    })
-    return table, warnings
+    }, copy=False)
+    return table, warnings, {"user": users, "item": items}
 
 
 def _column_names(raw: RawTable) -> dict[str, str]:
@@ -117,14 +134,44 @@ def _is_arrow_text(series: pd.Series) -> bool:
     return getattr(series.dtype, "storage", None) == "pyarrow"
 
 
-def _ids(series: pd.Series, rows: np.ndarray, file: str, column: str, role: str) -> pd.Series:
-    """Ids as a str Series (0-based index); a DataError names the rows without one."""
-    if _is_arrow_text(series):
-        original = pa.array(series)
-        trimmed = pc.utf8_trim_whitespace(original)
-        padded = pc.any(pc.not_equal(pc.binary_length(trimmed), pc.binary_length(original)))
-        text = pd.Series(trimmed, dtype="str") if padded.as_py() else series
-    elif pd.api.types.is_string_dtype(series.dtype) and series.dtype != object:
+def _arrow_ids(series: pd.Series) -> Ids | None:
+    """Ids held as Arrow text (or dictionary-encoded text) as codes; None for other columns."""
+    if not _is_arrow_text(series):
+        return None
+    data = series.array.__arrow_array__()
+    kind = data.type.value_type if pa.types.is_dictionary(data.type) else data.type
+    if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
+        return None
+    return from_arrow(data)
+
+
+def _ids(series: pd.Series, coded: Ids | None, rows: np.ndarray, file: str, column: str,
+         role: str) -> Ids:
+    """Ids without surrounding spaces, as codes; a DataError names the rows without one."""
+    if coded is not None:
+        ids = coded.with_values(pc.utf8_trim_whitespace(coded.values))
+        missing = ids.missing()
+        if missing is None:
+            return ids
+    else:
+        text = _id_series(series, rows, file, column, role)
+        missing = (text.isna() | (text == "")).to_numpy()
+        ids = None
+    if missing.any():
+        bad = np.flatnonzero(missing)
+        raise DataError(
+            f"{_count(bad.size, 'row')} {_has(bad.size)} no {WORDS[role]}: "
+            f"{_row_list(rows[bad])}. Every row needs {_a(WORDS[role])}: fill {_them(bad.size)} "
+            f"in or delete {_those(bad.size)}.",
+            file=file, row=int(rows[bad[0]]), column=column,
+        )
+    return ids if ids is not None else from_arrow(pa.array(text))
+
+
+def _id_series(series: pd.Series, rows: np.ndarray, file: str, column: str,
+               role: str) -> pd.Series:
+    """Ids that are not Arrow text, as a str Series (0-based index)."""
+    if pd.api.types.is_string_dtype(series.dtype) and series.dtype != object:
         text = series.str.strip()
     elif pd.api.types.is_bool_dtype(series.dtype):
         text = series.astype(str)
@@ -140,17 +187,7 @@ def _ids(series: pd.Series, rows: np.ndarray, file: str, column: str, role: str)
                 file=file, row=int(rows[nested[0]]), column=column,
             )
         text = pd.Series([_id_text(value) for value in series], dtype="str")
-    text = text.reset_index(drop=True)
-    missing = (text.isna() | (text == "")).to_numpy()
-    if missing.any():
-        bad = np.flatnonzero(missing)
-        raise DataError(
-            f"{_count(bad.size, 'row')} {_has(bad.size)} no {WORDS[role]}: "
-            f"{_row_list(rows[bad])}. Every row needs {_a(WORDS[role])}: fill {_them(bad.size)} "
-            f"in or delete {_those(bad.size)}.",
-            file=file, row=int(rows[bad[0]]), column=column,
-        )
-    return text
+    return text.reset_index(drop=True)
 
 
 def _id_text(value: object) -> str | None:
@@ -168,6 +205,14 @@ def _id_text(value: object) -> str | None:
     return str(value).strip()
 
 
+def _canonical(ids: Ids) -> Ids:
+    """:func:`canonical_ids` applied to each distinct id."""
+    canonical = pa.array(canonical_ids(ids.values.to_pandas()))
+    if isinstance(canonical, pa.ChunkedArray):
+        canonical = canonical.combine_chunks()
+    return ids.with_values(pc.cast(canonical, pa.large_string()))
+
+
 def canonical_ids(ids: pd.Series) -> pd.Series:
     """Whole-number ids written one way: ``"007"``, ``"7.0"`` and ``"7"`` all become ``"7"``.
 
@@ -177,6 +222,25 @@ def canonical_ids(ids: pd.Series) -> pd.Series:
     ['7', '7', '0', 'u7', '7.5']
     """
     ids = ids.astype("str")
+    if _is_arrow_text(ids) and len(ids):
+        text = pa.array(ids)
+        # Ids holding a letter, and whole numbers already written plainly, stay as they are;
+        # only the others (digits, signs, points, spaces) need the regular expression.
+        same = pc.or_(pc.match_substring_regex(text, "[A-Za-z]"),
+                      pc.match_substring_regex(text, "^(?:0|[1-9][0-9]*)$"))
+        check = ~pc.fill_null(same, True).to_numpy(zero_copy_only=False)
+        if not check.any():
+            return ids
+        if not check.all():
+            where = np.flatnonzero(check)
+            fixed = _canonical_text(ids.iloc[where])
+            out = ids.to_numpy(dtype=object)  # a copy
+            out[where] = fixed.to_numpy(dtype=object)
+            return pd.Series(out, index=ids.index, dtype="str")
+    return _canonical_text(ids)
+
+
+def _canonical_text(ids: pd.Series) -> pd.Series:
     parts = ids.str.extract(WHOLE_NUMBER)
     sign, digits = parts[0].fillna(""), parts[1]
     negative = (sign == "-") & (digits != "0")
@@ -233,9 +297,13 @@ def _arrow_numbers(series: pd.Series) -> np.ndarray | None:
     text = pa.array(series)
     for attempt in (text, pc.utf8_trim_whitespace(text)):
         try:
-            return pc.cast(attempt, pa.float64()).to_numpy(zero_copy_only=False)
+            numbers = pc.cast(attempt, pa.float64())
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
             continue
+        chunks = numbers.chunks if isinstance(numbers, pa.ChunkedArray) else [numbers]
+        # One copy, owned and writable, as the table keeps it.
+        return np.concatenate([np.empty(0)] + [chunk.to_numpy(zero_copy_only=False)
+                                               for chunk in chunks])
     return None
 
 
@@ -267,34 +335,27 @@ def _check_ranks(ranks: np.ndarray, rows: np.ndarray, file: str, column: str) ->
     raise DataError(problem, file=file, row=int(rows[bad[0]]), column=column)
 
 
-def _rank_ties(users: pd.Series, ranks: np.ndarray, rows: np.ndarray) -> list[str]:
-    keys = _pair_keys(users, ranks)
-    tied = pd.Series(keys).duplicated(keep=False).to_numpy()
-    if not tied.any():
+def _rank_ties(users: Ids, ranks: np.ndarray, rows: np.ndarray) -> list[str]:
+    rank_codes, rank_values = pd.factorize(ranks)
+    if not repeated_pairs(users.codes, len(users.values), rank_codes):
         return []
+    keys = users.codes.astype(np.int64) * max(len(rank_values), 1) + rank_codes
+    tied = pd.Series(keys).duplicated(keep=False).to_numpy()
     first = np.flatnonzero(tied)
     same = first[keys[first] == keys[first[0]]]
-    n_users = int(users[tied].nunique())
+    n_users = int(np.unique(users.codes[tied]).size)
     return [
         f"{n_users} user{_s(n_users)} {'have' if n_users > 1 else 'has'} several items at the "
-        f"same rank (e.g. user '{users.iloc[same[0]]}', rank {_num(ranks[same[0]])}, rows "
+        f"same rank (e.g. user '{users.at(same[0])}', rank {_num(ranks[same[0]])}, rows "
         f"{_some(rows[same])}); their order follows the tie rule."
     ]
 
 
 # Duplicates --------------------------------------------------------------------------------
 
-def _pair_keys(first: pd.Series, second: pd.Series | np.ndarray) -> np.ndarray:
-    """One int64 per (first, second) pair, equal exactly when both values are equal."""
-    codes_a, _ = pd.factorize(first)
-    codes_b, uniques_b = pd.factorize(second)
-    return codes_a.astype(np.int64) * max(len(uniques_b), 1) + codes_b
-
-
-def _has_repeats(keys: np.ndarray) -> bool:
-    """Whether a key occurs twice (sorting needs less memory than a hash table)."""
-    ordered = np.sort(keys)
-    return bool((ordered[1:] == ordered[:-1]).any())
+def _pair_keys(first: Ids, second: Ids) -> np.ndarray:
+    """One int64 per (first, second) pair, equal exactly when both ids are equal."""
+    return first.codes.astype(np.int64) * max(len(second.values), 1) + second.codes
 
 
 def _groups(keys: np.ndarray, mask: np.ndarray) -> list[np.ndarray]:
@@ -304,9 +365,10 @@ def _groups(keys: np.ndarray, mask: np.ndarray) -> list[np.ndarray]:
     return [group.to_numpy() for _, group in grouped]
 
 
-def _check_run_duplicates(keys: np.ndarray, users: pd.Series, items: pd.Series,
+def _check_run_duplicates(keys: np.ndarray, users: Ids, items: Ids,
                           rows: np.ndarray, positions: np.ndarray | None, file: str,
                           column: str) -> None:
+    """Raise the DataError naming the repeated (user, item) pairs of a run."""
     repeated = pd.Series(keys).duplicated(keep=False).to_numpy()
     groups = _groups(keys, repeated)
     shown = []
@@ -315,7 +377,7 @@ def _check_run_duplicates(keys: np.ndarray, users: pd.Series, items: pd.Series,
             where = f"row {rows[group[0]]}, positions {_some(positions[group])}"
         else:
             where = f"rows {_some(rows[group])}"
-        shown.append(f"user '{users.iloc[group[0]]}' has item '{items.iloc[group[0]]}' more "
+        shown.append(f"user '{users.at(group[0])}' has item '{items.at(group[0])}' more "
                      f"than once ({where})")
     rest = len(groups) - len(shown)
     more = f" ... and {rest} more repeated pair{_s(rest)}" if rest else ""
@@ -327,7 +389,7 @@ def _check_run_duplicates(keys: np.ndarray, users: pd.Series, items: pd.Series,
     )
 
 
-def _truth_duplicates(keys: np.ndarray, users: pd.Series, items: pd.Series,
+def _truth_duplicates(keys: np.ndarray, users: Ids, items: Ids,
                       ratings: np.ndarray, rows: np.ndarray, file: str,
                       column: str) -> tuple[np.ndarray, str]:
     """Drop repeated identical rows (with a note); conflicting ratings are an error."""
@@ -338,7 +400,7 @@ def _truth_duplicates(keys: np.ndarray, users: pd.Series, items: pd.Series,
         shown = []
         for group in conflicts[:EXAMPLES]:
             given = _join([f"{_num(ratings[i])} (row {rows[i]})" for i in group[:EXAMPLES]])
-            shown.append(f"user '{users.iloc[group[0]]}' and item '{items.iloc[group[0]]}' are "
+            shown.append(f"user '{users.at(group[0])}' and item '{items.at(group[0])}' are "
                          f"rated {given}")
         rest = len(conflicts) - len(shown)
         more = f" ... and {rest} more pair{_s(rest)}" if rest else ""

@@ -1,0 +1,222 @@
+"""Ids as integer codes: one small int per row pointing into the column's distinct ids.
+
+Large files repeat each user and item id many times (10 million rows, 100,000 users). Checking
+them as text (is one missing, is a pair repeated, which users are in both files) hashes every
+string; with codes, text work happens once per distinct id and the rest is integer arithmetic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+
+@dataclass
+class Ids:
+    """A column of ids: ``values[codes[i]]`` is row i's id; code -1 is a missing (null) id.
+
+    ``source``, when set, is the column itself as Arrow text (what ``to_series`` would build),
+    kept to hand it over without rebuilding it. ``nulls`` is False when no code is -1;
+    ``ordered`` is True when the codes are known to number the values in order of first
+    appearance, every value used (see :func:`distinct`).
+    """
+
+    codes: np.ndarray
+    values: pa.Array
+    source: pa.ChunkedArray | None = None
+    nulls: bool = True
+    ordered: bool = False
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def at(self, row: int) -> str:
+        """Row ``row``'s id."""
+        return self.values[int(self.codes[row])].as_py()
+
+    def filter(self, keep: np.ndarray) -> Ids:
+        """The rows where ``keep`` is True."""
+        return Ids(self.codes[keep], self.values, nulls=self.nulls)
+
+    def with_values(self, values: pa.Array) -> Ids:
+        """The same rows with each distinct id replaced (``values`` aligned with ``values``)."""
+        same = self.source is not None and values.equals(self.values)
+        return Ids(self.codes, values, self.source if same else None, self.nulls, self.ordered)
+
+    def missing(self) -> np.ndarray | None:
+        """Where a row's id is null, empty or only spaces; None when no row's is."""
+        blank = pc.equal(pc.binary_length(pc.utf8_trim_whitespace(self.values)), 0)
+        per_value = pc.fill_null(blank, True).to_numpy(zero_copy_only=False)
+        if not (self.nulls or per_value.any()):
+            return None
+        return np.append(per_value, True)[self.codes]  # code -1 (null) takes the last entry
+
+    def to_series(self) -> pd.Series:
+        """The ids as a pandas ``str`` Series (0-based index)."""
+        if self.source is not None:
+            return self.source.to_pandas()
+        text = self.values.take(pa.array(self.codes))
+        if text.null_count == 0 and text.buffers()[0] is not None:  # drop an all-valid bitmap
+            text = pa.Array.from_buffers(text.type, len(text), [None, *text.buffers()[1:]],
+                                         null_count=0, offset=text.offset)
+        return text.to_pandas()
+
+
+def from_arrow(data: pa.Array | pa.ChunkedArray) -> Ids:
+    """Codes of an Arrow column of text, or of a dictionary-encoded column of text.
+
+    The values come out distinct (large_string); when the column was text, it is kept as
+    ``source``, and the codes are in order of first appearance (Arrow numbers them so).
+    """
+    if isinstance(data, pa.Array):
+        data = pa.chunked_array([data])
+    source = None
+    if not pa.types.is_dictionary(data.type):
+        source = data if pa.types.is_large_string(data.type) else None
+        if source is not None and (coded := _runs(source)) is not None:
+            return coded
+        data = pc.dictionary_encode(data)
+    chunks = [chunk for chunk in data.chunks if len(chunk)]
+    if not chunks:
+        return Ids(np.zeros(0, dtype=np.int32), pa.array([], pa.large_string()), source, False)
+    dictionaries = [chunk.dictionary for chunk in chunks]
+    shared = all(_same(dictionary, dictionaries[0]) for dictionary in dictionaries[1:])
+    values = dictionaries[0] if shared else pa.concat_arrays(dictionaries)
+    values = pc.cast(values, pa.large_string())
+    # Each chunk's indices point into its own dictionary, one of ``values`` after another;
+    # ``lookup`` sends each entry of ``values`` to its distinct value when values repeat.
+    dtype = np.int32 if len(values) < 2**31 - 1 else np.int64
+    encoded = pc.dictionary_encode(values)
+    lookup = None
+    nulls = any(chunk.indices.null_count for chunk in chunks)
+    if len(encoded.dictionary) < len(values):
+        lookup = pc.fill_null(encoded.indices, -1).to_numpy().astype(dtype)
+        values = encoded.dictionary
+        nulls = nulls or bool((lookup < 0).any())
+    ordered = source is not None and lookup is None
+    if lookup is None and len(chunks) == 1 and not nulls:
+        codes = chunks[0].indices.to_numpy().astype(dtype, copy=False)
+        return Ids(codes, values, source, False, ordered)
+    codes = np.empty(sum(map(len, chunks)), dtype=dtype)
+    at = offset = 0
+    for chunk, dictionary in zip(chunks, dictionaries, strict=True):
+        size = len(dictionary)
+        indices = chunk.indices
+        part = codes[at:at + len(chunk)]
+        if lookup is None and offset == 0 and not indices.null_count:
+            np.copyto(part, indices.to_numpy(), casting="unsafe")
+        else:
+            table = (lookup[offset:offset + size] if lookup is not None
+                     else np.arange(offset, offset + size, dtype=dtype))
+            if indices.null_count:  # to the entry after the dictionary's: -1
+                indices = pc.fill_null(indices.cast(pa.int64()), size)
+            np.take(np.append(table, dtype(-1)), indices.to_numpy(), out=part, mode="clip")
+        at += len(chunk)
+        if not shared:
+            offset += size
+    return Ids(codes, values, source, nulls, ordered)
+
+
+def _runs(text: pa.ChunkedArray, sample: int = 10_000) -> Ids | None:
+    """Codes of text whose equal values mostly come in runs (a run's rows, user after user),
+    found by hashing only the first value of each run; None for other text.
+    """
+    n = len(text)
+    if n < 2 or text.null_count:
+        return None
+    head = text.slice(0, min(n, sample))
+    if pc.sum(pc.not_equal(head.slice(1), head.slice(0, len(head) - 1))).as_py() > len(head) / 4:
+        return None
+    changes = pc.not_equal(text.slice(1), text.slice(0, n - 1)).to_numpy(zero_copy_only=False)
+    starts = np.flatnonzero(changes) + 1
+    if len(starts) > n / 4:
+        return None
+    starts = np.concatenate(([0], starts))
+    firsts = pc.dictionary_encode(text.take(pa.array(starts))).combine_chunks()
+    codes = np.repeat(firsts.indices.to_numpy(), np.diff(starts, append=n))
+    values = pc.cast(firsts.dictionary, pa.large_string())
+    return Ids(codes, values, text, False, True)
+
+
+def _same(a: pa.Array, b: pa.Array) -> bool:
+    """Whether two dictionaries hold the same values (the very same memory, or equal)."""
+    if len(a) != len(b):
+        return False
+    addresses = [[None if buffer is None else buffer.address for buffer in array.buffers()]
+                 for array in (a, b)]
+    return (a.offset == b.offset and addresses[0] == addresses[1]) or a.equals(b)
+
+
+BLOCK = 1 << 20
+
+
+def distinct(ids: Ids) -> Ids:
+    """The same column with distinct ``values``, in order of first appearance, all used.
+
+    Afterwards the codes count 0, 1, 2... as new ids appear, as ``pandas.factorize`` numbers
+    them, so ``values`` is what ``Series.unique()`` would give. Codes must be >= 0.
+    """
+    codes, values = ids.codes, ids.values
+    encoded = pc.dictionary_encode(values)
+    if len(encoded.dictionary) < len(values):  # some ids were equal (after trimming, say)
+        # Merging keeps the order: values are numbered by their first entry in ``values``.
+        remap = pc.fill_null(encoded.indices, -1).to_numpy().astype(codes.dtype)
+        codes, values = remap[codes], encoded.dictionary
+    if len(codes) == 0:
+        return Ids(codes, values[:0], ids.source, False, True)
+    if ids.ordered or _in_order(codes, len(values)):
+        return Ids(codes, values, ids.source, False, True)
+    order = pd.unique(codes)
+    remap = np.full(len(values), -1, dtype=codes.dtype)
+    remap[order] = np.arange(len(order), dtype=codes.dtype)
+    return Ids(remap[codes], values.take(pa.array(order)), ids.source, False, True)
+
+
+def _in_order(codes: np.ndarray, n_values: int) -> bool:
+    """Whether the codes are 0, 1, 2... in order of first appearance, all ``n_values`` used:
+    each code is at most one more than every code before it (checked by blocks, to keep the
+    scratch arrays small)."""
+    highest = -1
+    for start in range(0, len(codes), BLOCK):
+        block = codes[start:start + BLOCK]
+        running = np.maximum.accumulate(block)
+        if block[0] > highest + 1 or (block[1:] > np.maximum(running[:-1], highest) + 1).any():
+            return False
+        highest = max(highest, int(running[-1]))
+    return highest == n_values - 1
+
+
+def repeated_pairs(first: np.ndarray, n_first: int, second: np.ndarray) -> bool:
+    """Whether some (first, second) pair of codes occurs twice (codes >= 0).
+
+    When the rows of each ``first`` value are together (a run's list per user), sorting
+    within each group's row of a small matrix is much faster than sorting all the pairs.
+    """
+    n = len(first)
+    if n < 2:
+        return False
+    starts = np.flatnonzero(first[1:] != first[:-1]) + 1
+    if len(starts) + 1 == n_first:  # each value's rows are contiguous
+        lengths = np.diff(starts, prepend=0, append=n)
+        longest = int(lengths.max())
+        if longest == 1:
+            return False
+        if int(lengths.min()) == longest:
+            table = second.reshape(-1, longest).copy()
+        elif len(lengths) * longest <= 2 * n + 1024:
+            table = np.tile(-1 - np.arange(longest, dtype=np.int64), (len(lengths), 1))
+            group = np.repeat(np.arange(len(lengths)), lengths)
+            place = np.arange(n) - np.repeat(np.concatenate(([0], starts)), lengths)
+            table[group, place] = second
+        else:
+            table = None
+        if table is not None:
+            table.sort(axis=1)
+            return bool((table[:, 1:] == table[:, :-1]).any())
+    keys = first.astype(np.int64) * (int(second.max()) + 1) + second
+    keys.sort()
+    return bool((keys[1:] == keys[:-1]).any())
