@@ -11,12 +11,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
 
 from rankmetrics.conventions import Conventions
-from rankmetrics.kernels import gain_of, metric_block
+from rankmetrics.kernels import STEP_METRICS, discounts, gain_of, metric_block, step_sums
 from rankmetrics.metrics import CUTOFF_METRICS, METRICS, check_metrics
 from rankmetrics.prepare import GroundTruth, RankedRun
 from rankmetrics.relevance import RelevanceMapping
@@ -101,7 +102,7 @@ class Evaluation:
         self.n_relevant = np.bincount(
             truth.user_index[self.truth_relevant], minlength=truth.n_users
         )
-        self._ideal = _top_gains_by_user(truth.user_index, gains, max_cutoff)
+        self._ideal = _top_gains_by_user(truth.user_index, gains, max_cutoff, truth.n_users)
         self._per_user_cache: dict[tuple[str, str], np.ndarray] = {}
 
     # ----- which users count -------------------------------------------------------------
@@ -233,23 +234,19 @@ class Evaluation:
     def means(
         self, metrics: Iterable[str], models: Iterable[str] | None = None
     ) -> dict[str, dict[str, np.ndarray]]:
-        """Means over counted users: model -> metric -> array over cutoffs 1..max_cutoff."""
+        """Means over counted users: model -> metric -> array over cutoffs 1..max_cutoff.
+
+        The sums over users come from the judged ranked items alone where a metric allows
+        it (see :meth:`_sums`), so no users x cutoffs matrix is made for them.
+        """
         metrics = check_metrics(list(metrics))
         out: dict[str, dict[str, np.ndarray]] = {}
         for model in models or self.models:
             mask = self.included(model)
-            sums = {metric: 0.0 for metric in metrics}
-            for start in range(0, self.truth.n_users, USERS_PER_BLOCK):
-                stop = min(start + USERS_PER_BLOCK, self.truth.n_users)
-                block = self._block_values(model, metrics, start, stop)
-                rows = mask[start:stop]
-                for metric in metrics:
-                    sums[metric] = sums[metric] + block[metric][rows].sum(axis=0)
+            sums = self._sums(model, metrics, mask)
             counted = int(mask.sum())
             out[model] = {
-                metric: np.asarray(sums[metric], dtype=np.float64) / counted
-                if counted
-                else np.full(np.shape(sums[metric]) or (1,), np.nan)
+                metric: sums[metric] / counted if counted else np.full(len(sums[metric]), np.nan)
                 for metric in metrics
             }
         return out
@@ -319,6 +316,102 @@ class Evaluation:
             return list(range(1, self.max_cutoff + 1))
         return sorted({self._check_cutoff(cutoff) for cutoff in cutoffs})
 
+    def _sums(
+        self, model: str, metrics: tuple[str, ...], mask: np.ndarray
+    ) -> dict[str, np.ndarray]:
+        """Sums over the users in ``mask`` of each metric at every cutoff.
+
+        - Metrics that change only where a judged item enters the list (precision, recall,
+          hit rate, MRR, MAP over |R| or min(K, |R|), DCG): a cumulative sum over ranks of
+          what the judged items add (:func:`~rankmetrics.kernels.step_sums`).
+        - NDCG with the ground-truth ideal: users whose ideal lists are equal share one
+          IDCG curve, so their DCG is summed per (ideal list, rank) first (see
+          :meth:`_ndcg_sums`).
+        - R-Precision: each hit within the first |R| ranks adds 1 / |R|.
+        - Otherwise (MAP over hits, NDCG with the retrieved ideal or with too many distinct
+          ideal lists): per-user values, a block of users at a time.
+        """
+        run = self._run(model)
+        in_mask = mask[run.judged_user]
+        within = in_mask & (run.judged_rank < self.max_cutoff)
+        user, rank, row = (run.judged_user[within], run.judged_rank[within],
+                           run.judged_row[within])
+        sums: dict[str, np.ndarray] = {}
+        stepped = tuple(
+            metric for metric in metrics
+            if metric in STEP_METRICS
+            and not (metric == "map" and self.conventions.ap_denominator == "hits")
+        )
+        if stepped:
+            sums.update(step_sums(
+                user, rank, self.truth_relevant[row], self.truth_gains[row], self.n_relevant,
+                self.conventions, stepped, self.max_cutoff,
+            ))
+        if "ndcg" in metrics:
+            ndcg = self._ndcg_sums(user, rank, row)
+            if ndcg is not None:
+                sums["ndcg"] = ndcg
+        if "r_precision" in metrics:
+            hit_user = run.judged_user[in_mask]
+            hit = self.truth_relevant[run.judged_row[in_mask]]
+            hit &= run.judged_rank[in_mask] < self.n_relevant[hit_user]
+            sums["r_precision"] = np.array([np.sum(1.0 / self.n_relevant[hit_user[hit]])])
+        rest = tuple(metric for metric in metrics if metric not in sums)
+        if rest:
+            sums.update(self._block_sums(model, rest, mask))
+        return sums
+
+    def _ndcg_sums(
+        self, user: np.ndarray, rank: np.ndarray, row: np.ndarray
+    ) -> np.ndarray | None:
+        """The sum of NDCG over the users of the given judged items (rank < max_cutoff) at
+        every cutoff, or None where :attr:`_ideal_lists` does not apply.
+
+        With p(u) the user's ideal list, sum_u DCG_u(K) / IDCG_p(u)(K) =
+        sum_p [sum_{r < K} A[p, r]] / IDCG_p(K), where A[p, r] sums the discounted gains
+        at rank r of the users with ideal list p.
+        """
+        if self.conventions.ideal != "ground_truth" or self._ideal_lists is None:
+            return None
+        list_of_user, ideal_gains = self._ideal_lists
+        n_lists, max_cutoff = ideal_gains.shape
+        disc = discounts(max_cutoff)
+        idcg = np.cumsum(ideal_gains * disc, axis=1)
+        inverse = np.zeros_like(idcg)
+        np.divide(1.0, idcg, out=inverse, where=idcg > 0)
+        table = np.bincount(
+            list_of_user[user] * max_cutoff + rank,
+            weights=self.truth_gains[row] * disc[rank],
+            minlength=n_lists * max_cutoff,
+        ).astype(np.float64, copy=False).reshape(n_lists, max_cutoff)
+        np.cumsum(table, axis=1, out=table)
+        table *= inverse
+        return table.sum(axis=0)
+
+    @cached_property
+    def _ideal_lists(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """(each user's ideal list number, ideal gains of each list (lists x max_cutoff)),
+        the top max_cutoff of each user's ground-truth gains, highest first; None when the
+        gains take too many distinct values or the lists are too many to be worth it."""
+        if not isinstance(self._ideal, _LevelCounts):
+            return None
+        return self._ideal.distinct_lists(MAX_IDEAL_LISTS)
+
+    def _block_sums(
+        self, model: str, metrics: tuple[str, ...], mask: np.ndarray
+    ) -> dict[str, np.ndarray]:
+        """Sums over the users in ``mask`` of each metric at every cutoff, computed a block
+        of users at a time."""
+        sums: dict[str, np.ndarray] = {}
+        for start in range(0, self.truth.n_users, USERS_PER_BLOCK):
+            stop = min(start + USERS_PER_BLOCK, self.truth.n_users)
+            weights = mask[start:stop].astype(np.float64)
+            block = self._block_values(model, metrics, start, stop)
+            for metric in metrics:
+                part = weights @ block[metric]
+                sums[metric] = sums[metric] + part if metric in sums else part
+        return sums
+
     def _block_values(
         self, model: str, metrics: tuple[str, ...], start: int, stop: int
     ) -> dict[str, np.ndarray]:
@@ -334,10 +427,12 @@ class Evaluation:
         cutoff_metrics = tuple(m for m in metrics if m in CUTOFF_METRICS)
         if cutoff_metrics:
             within = ranks < max_cutoff
+            at = (users[within], ranks[within])
             relevant = np.zeros((n_block, max_cutoff), dtype=bool)
+            if set(cutoff_metrics) - {"dcg", "ndcg"}:
+                relevant[at] = self.truth_relevant[rows[within]]
             gains = np.zeros((n_block, max_cutoff), dtype=np.float64)
-            relevant[users[within], ranks[within]] = self.truth_relevant[rows[within]]
-            gains[users[within], ranks[within]] = self.truth_gains[rows[within]]
+            gains[at] = self.truth_gains[rows[within]]
             ideal = self._ideal.block(start, stop) if "ndcg" in metrics else None
             out.update(
                 metric_block(relevant, gains, n_relevant, ideal, self.conventions, cutoff_metrics)
@@ -382,9 +477,62 @@ def band_cutoffs(
     return sorted({1, *range(step, max_cutoff, step), max_cutoff, *kept})
 
 
+#: Most distinct gain levels for which :class:`_LevelCounts` holds the ideal lists.
+MAX_LEVELS = 16
+
+
+#: Most distinct ideal lists (x max_cutoff values) for which NDCG means are summed per
+#: ideal list rather than per user.
+MAX_IDEAL_LISTS = 2**15
+
+
+class _LevelCounts:
+    """Each user's ground-truth gains sorted descending, held as the number of items at each
+    gain level (few distinct gains, the usual case): user u's ideal list is ``counts[u, 0]``
+    items of the highest level, then ``counts[u, 1]`` of the next, and so on."""
+
+    def __init__(self, counts: np.ndarray, levels: np.ndarray, max_cutoff: int):
+        self.ends = np.cumsum(counts, axis=1)  # where each level's run ends, per user
+        self.levels = np.concatenate([levels, [0.0]])  # highest first, then "no more gains"
+        self.max_cutoff = max_cutoff
+
+    def block(self, start: int, stop: int) -> np.ndarray:
+        return self._gains(self.ends[start:stop])
+
+    def _gains(self, ends: np.ndarray) -> np.ndarray:
+        positions = np.arange(self.max_cutoff)
+        level = np.zeros((len(ends), self.max_cutoff), dtype=np.intp)
+        for end in ends.T:
+            level += positions >= end[:, None]
+        return self.levels[level]
+
+    def distinct_lists(self, most: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """(each user's list number, the ideal gains of each distinct list) for the top
+        max_cutoff ranks; None when there are more than ``most`` distinct lists.
+
+        Two users have the same top list when their level ends, capped at max_cutoff, are
+        equal; the capped ends are packed into one integer per user to find the lists."""
+        capped = np.minimum(self.ends, self.max_cutoff)
+        bits = _bits_for(self.max_cutoff + 1)
+        if capped.shape[1] * bits > 63:
+            return None
+        key = np.zeros(len(capped), dtype=np.int64)
+        for column in capped.T:
+            key <<= bits
+            key |= column
+        list_of_user, keys = pd.factorize(key)
+        if len(keys) > most:
+            return None
+        list_ends = np.empty((len(keys), capped.shape[1]), dtype=np.int64)
+        for level in range(capped.shape[1] - 1, -1, -1):
+            list_ends[:, level] = keys & ((1 << bits) - 1)
+            keys >>= bits
+        return list_of_user.astype(np.int64), self._gains(list_ends)
+
+
 class _TopGains:
     """Each user's ground-truth gains sorted descending, the first ``max_cutoff`` of them,
-    stored sparsely (user, rank, gain) sorted by user."""
+    stored sparsely (user, rank, gain) sorted by user (for many distinct gains)."""
 
     def __init__(self, user: np.ndarray, rank: np.ndarray, gain: np.ndarray, max_cutoff: int):
         self.user, self.rank, self.gain = user, rank, gain
@@ -397,22 +545,39 @@ class _TopGains:
         return dense
 
 
-def _top_gains_by_user(user_index: np.ndarray, gains: np.ndarray, max_cutoff: int) -> _TopGains:
+def _top_gains_by_user(
+    user_index: np.ndarray, gains: np.ndarray, max_cutoff: int, n_users: int
+) -> _LevelCounts | _TopGains:
     """Each user's positive ground-truth gains, highest first, cut at ``max_cutoff``.
 
-    Gains take few distinct values, so (user, gain level) is packed into one integer, highest
-    level first within a user, and sorted with a plain sort (much faster than a lexsort).
+    With at most :data:`MAX_LEVELS` distinct gains, they are counted per user and level
+    (one pass); otherwise (user, gain level) is packed into one integer, highest level first
+    within a user, and sorted with a plain sort (much faster than a lexsort).
     """
     positive = gains > 0
-    levels, level_of_row = np.unique(gains[positive], return_inverse=True)
+    positive_gains = gains[positive]
+    levels = np.sort(pd.unique(positive_gains))[::-1]  # hashing, not sorting every gain
+    n_levels = len(levels)
+    # Each gain's level, 0 for the highest.
+    level_of_row = n_levels - 1 - np.searchsorted(levels[::-1], positive_gains)
+    del positive_gains
     users = user_index[positive].astype(np.int64)
-    packed = users * len(levels) + (len(levels) - 1 - level_of_row)
+    packed = users * n_levels + level_of_row
+    del level_of_row
+    if n_levels <= MAX_LEVELS:
+        counts = np.bincount(packed, minlength=n_users * n_levels)
+        return _LevelCounts(counts.reshape(n_users, n_levels), levels, max_cutoff)
     packed.sort()
-    users = packed // len(levels)
-    values = levels[len(levels) - 1 - packed % len(levels)]
+    users = packed // n_levels
+    values = levels[packed % n_levels]
     new_user = np.flatnonzero(np.diff(users, prepend=-1) != 0)
     starts = np.zeros(len(users), dtype=np.int64)
     starts[new_user] = new_user
     rank = np.arange(len(users)) - np.maximum.accumulate(starts)
     keep = rank < max_cutoff
     return _TopGains(users[keep], rank[keep], values[keep], max_cutoff)
+
+
+def _bits_for(count: int) -> int:
+    """Bits needed to hold the numbers 0 .. count - 1 (at least 1)."""
+    return max(int(count - 1).bit_length(), 1)

@@ -105,9 +105,12 @@ def metric_block(
     n_users, max_cutoff = relevant.shape
     cutoffs = np.arange(1, max_cutoff + 1, dtype=np.float64)
     n_rel = n_relevant.astype(np.float64)[:, None]
-    hits = np.cumsum(relevant, axis=1, dtype=np.int64)
-    precision = hits / cutoffs
     out: dict[str, np.ndarray] = {}
+    if not set(metrics) & {"precision", "recall", "hit_rate", "map"}:
+        hits = precision = None  # DCG and NDCG need neither
+    else:
+        hits = np.cumsum(relevant, axis=1, dtype=np.int64)
+        precision = hits / cutoffs
     if "precision" in metrics:
         out["precision"] = precision
     if "recall" in metrics:
@@ -139,4 +142,92 @@ def metric_block(
             else:
                 idcg = np.cumsum(ideal_gains * disc, axis=1)
             out["ndcg"] = _safe_divide(dcg, idcg)
+    return out
+
+
+#: Metrics :func:`step_sums` computes (MAP with ``ap_denominator="hits"`` excepted).
+STEP_METRICS = ("precision", "recall", "hit_rate", "mrr", "map", "dcg")
+
+
+def step_sums(
+    user: np.ndarray,
+    rank: np.ndarray,
+    relevant: np.ndarray,
+    gain: np.ndarray,
+    n_relevant: np.ndarray,
+    conventions: Conventions,
+    metrics: tuple[str, ...],
+    max_cutoff: int,
+) -> dict[str, np.ndarray]:
+    """Sums over users of each metric at every cutoff 1..K, without a users x K matrix.
+
+    Each of these metrics changes only where a judged item enters the list (precision is
+    hits / K), so the sum over users at cutoff K is a cumulative sum over ranks of what the
+    items at each rank add. The cost is one pass over the judged items plus K x K work.
+
+    Parameters
+    ----------
+    user, rank : int arrays (n_entries,)
+        The judged ranked items of the users to sum over: user, 0-based rank < max_cutoff;
+        sorted by user, then rank.
+    relevant : bool array (n_entries,)
+    gain : float array (n_entries,)
+        DCG gain of each item.
+    n_relevant : int array
+        |R| of every user (indexed by ``user``).
+    metrics : tuple of str
+        Any of :data:`STEP_METRICS`; MAP not with ``ap_denominator="hits"``, whose values
+        are not sums of steps over users.
+
+    Returns
+    -------
+    dict of metric name -> float array (max_cutoff,): the sum over users at cutoff k in
+    position k-1. Divided by the number of users, equal to the mean of
+    :func:`metric_block`'s columns.
+
+    Examples
+    --------
+    >>> sums = step_sums(np.array([0, 0]), np.array([0, 2]), np.array([True, True]),
+    ...                  np.array([1.0, 1.0]), np.array([5]), Conventions(),
+    ...                  ("precision", "map"), 5)
+    >>> sums["precision"].round(4).tolist(), sums["map"].round(4).tolist()
+    ([1.0, 0.5, 0.6667, 0.5, 0.4], [0.2, 0.2, 0.3333, 0.3333, 0.3333])
+    """
+    unknown = set(metrics) - set(STEP_METRICS)
+    if unknown or ("map" in metrics and conventions.ap_denominator == "hits"):
+        raise ValueError(f"step_sums cannot compute {sorted(unknown) or ['map (hits)']}.")
+    k = max_cutoff
+    cutoffs = np.arange(1, k + 1, dtype=np.float64)
+
+    def accumulated(ranks: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
+        return np.cumsum(np.bincount(ranks, weights=weights, minlength=k)[:k], dtype=np.float64)
+
+    out: dict[str, np.ndarray] = {}
+    hit_user, hit_rank = user[relevant], rank[relevant]
+    first = np.ones(len(hit_user), dtype=bool)
+    np.not_equal(hit_user[1:], hit_user[:-1], out=first[1:])
+    if "precision" in metrics:
+        out["precision"] = accumulated(hit_rank) / cutoffs
+    if "recall" in metrics:
+        out["recall"] = accumulated(hit_rank, 1.0 / n_relevant[hit_user])
+    if "hit_rate" in metrics:
+        out["hit_rate"] = accumulated(hit_rank[first])
+    if "mrr" in metrics:
+        out["mrr"] = accumulated(hit_rank[first], 1.0 / (hit_rank[first] + 1.0))
+    if "map" in metrics:
+        position = np.arange(len(hit_user))
+        nth_hit = position - np.maximum.accumulate(np.where(first, position, 0)) + 1
+        precision_at_hit = nth_hit / (hit_rank + 1.0)
+        if conventions.ap_denominator == "relevant":
+            out["map"] = accumulated(hit_rank, precision_at_hit / n_relevant[hit_user])
+        else:  # min(K, |R|): sums per (rank, |R| capped at K), then divided per cutoff
+            capped = np.minimum(n_relevant[hit_user], k)
+            table = np.bincount(hit_rank * (k + 1) + capped, weights=precision_at_hit,
+                                minlength=k * (k + 1)).reshape(k, k + 1)
+            np.cumsum(table, axis=0, out=table)
+            denominator = np.minimum(cutoffs[:, None], np.arange(k + 1, dtype=np.float64))
+            denominator[:, 0] = 1.0  # no user with a hit has |R| = 0
+            out["map"] = (table / denominator).sum(axis=1)
+    if "dcg" in metrics:
+        out["dcg"] = accumulated(rank, gain * discounts(k)[rank])
     return out

@@ -1,0 +1,121 @@
+"""Means summed from the judged items alone equal the mean of the per-user values.
+
+:meth:`Evaluation.means` sums most metrics over users without making per-user values
+(cumulative sums over ranks, NDCG per distinct ideal list); :meth:`Evaluation.per_user` makes
+every user's values at every cutoff with the dense kernels. Two computations written
+independently, compared under every convention, on the fallbacks too (many distinct gains,
+too many distinct ideal lists).
+"""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from rankmetrics import Conventions, RelevanceMapping, evaluate
+from rankmetrics.conventions import OPTION_CHOICES
+from rankmetrics.metrics import METRICS
+from tests.test_differential import random_data
+
+evaluate_module = importlib.import_module("rankmetrics.evaluate")
+
+MAX_CUTOFF = 25  # shorter than some lists (30 items), longer than others
+COMBINATIONS = [
+    dict(zip(OPTION_CHOICES, values, strict=True))
+    for values in itertools.product(*OPTION_CHOICES.values())
+]
+
+
+def _assert_means_are_per_user_means(evaluation, models=None) -> None:
+    means = evaluation.means(list(METRICS))
+    for model in models or evaluation.models:
+        for metric in METRICS:
+            per_user = evaluation.per_user(model, metric)
+            expected = per_user.mean().to_numpy() if len(per_user) else np.full(
+                per_user.shape[1], np.nan)
+            np.testing.assert_allclose(means[model][metric], expected, rtol=0, atol=1e-12,
+                                       err_msg=f"{model} {metric}")
+
+
+@pytest.mark.parametrize("options", COMBINATIONS, ids=lambda o: "-".join(o.values()))
+@pytest.mark.parametrize("threshold_gains", [False, True])
+def test_every_convention(options, threshold_gains):
+    truth, run = random_data(sum(map(ord, "".join(options.values()))), ratings="stars",
+                             n_users=60)
+    evaluation = evaluate(truth, {"model": run}, relevance=RelevanceMapping.graded(
+        {5: 3, 4: 2, 3: 1}, threshold=2), conventions=Conventions(
+        threshold_gains=threshold_gains, **options), max_cutoff=MAX_CUTOFF)
+    _assert_means_are_per_user_means(evaluation)
+
+
+def _continuous(seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Ratings with many distinct values (0.0 to 5.0 in steps of 0.1) used as grades."""
+    truth, run = random_data(seed, n_users=80)
+    rng = np.random.default_rng(seed)
+    return truth.assign(rating=np.round(rng.random(len(truth)) * 5, 1)), run
+
+
+@pytest.mark.parametrize("gain", OPTION_CHOICES["gain"])
+def test_many_distinct_gains(gain):
+    truth, run = _continuous(3)
+    evaluation = evaluate(truth, {"model": run}, relevance=RelevanceMapping.identity(2.5),
+                          conventions=Conventions(gain=gain), max_cutoff=MAX_CUTOFF)
+    assert isinstance(evaluation._ideal, evaluate_module._TopGains)  # the sorted fallback
+    assert evaluation._ideal_lists is None
+    _assert_means_are_per_user_means(evaluation)
+
+
+def test_ideal_lists_by_level_counts_equal_the_sorted_gains(monkeypatch):
+    """Per-user NDCG is the same whether each user's ideal list is held as counts per gain
+    level or as the gains sorted."""
+    truth, run = _continuous(4)
+    relevance = RelevanceMapping.identity(2.5)
+    by_sorting = evaluate(truth, {"model": run}, relevance=relevance, max_cutoff=MAX_CUTOFF)
+    monkeypatch.setattr(evaluate_module, "MAX_LEVELS", 10_000)
+    by_counting = evaluate(truth, {"model": run}, relevance=relevance, max_cutoff=MAX_CUTOFF)
+    assert isinstance(by_counting._ideal, evaluate_module._LevelCounts)
+    pd.testing.assert_frame_equal(by_counting.per_user("model", "ndcg"),
+                                  by_sorting.per_user("model", "ndcg"), rtol=0, atol=1e-12)
+
+
+def test_too_many_distinct_ideal_lists(monkeypatch):
+    truth, run = random_data(5, n_users=80)
+    monkeypatch.setattr(evaluate_module, "MAX_IDEAL_LISTS", 3)
+    evaluation = evaluate(truth, {"model": run}, max_cutoff=MAX_CUTOFF)
+    assert evaluation._ideal_lists is None  # so NDCG is summed block of users by block
+    _assert_means_are_per_user_means(evaluation)
+
+
+def test_users_sharing_an_ideal_list():
+    """Two users with the same ideal list but different model output: the NDCG mean is
+    the mean of their own NDCG values (the lists' DCG is summed, then divided)."""
+    truth = pd.DataFrame({"user": ["a"] * 3 + ["b"] * 3, "item": list("xyzxyz"),
+                          "rating": [3, 1, 0] * 2})
+    run = pd.DataFrame({"user": ["a"] * 3 + ["b"] * 3, "item": list("xyzzyx"),
+                        "score": [3, 2, 1] * 2})
+    evaluation = evaluate(truth, {"model": run}, max_cutoff=3)
+    list_of_user, lists = evaluation._ideal_lists
+    assert list_of_user.tolist() == [0, 0] and lists.shape == (1, 3)
+    # a: x, y, z = gains 7, 1, 0 (ideal); b: z, y, x = 0, 1, 7 -> DCG@3 = 1/log2(3) + 7/2
+    idcg = 7 + 1 / np.log2(3)
+    np.testing.assert_allclose(
+        evaluation.curve("model", "ndcg"),
+        [(1 + 0) / 2 / 1 * (7 / 7), (1 + (1 / np.log2(3)) / idcg) / 2,
+         (1 + (1 / np.log2(3) + 7 / 2) / idcg) / 2],
+        rtol=0, atol=1e-15,
+    )
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_several_models_and_blocks_of_users(monkeypatch, seed):
+    """Means are the same when the per-user fallbacks run in blocks of a few users."""
+    monkeypatch.setattr(evaluate_module, "USERS_PER_BLOCK", 7)
+    truth, run_a = random_data(seed, n_users=50)
+    _, run_b = random_data(seed + 100, n_users=50)
+    evaluation = evaluate(truth, {"a": run_a, "b": run_b},
+                          conventions=Conventions(ap_denominator="hits"), max_cutoff=MAX_CUTOFF)
+    _assert_means_are_per_user_means(evaluation)
