@@ -283,15 +283,18 @@ class Evaluation:
         for model in self.models:
             for metric in metrics:
                 frame = self.per_user(model, metric)
+                labels = [None]  # R-Precision has no cutoff
                 if METRICS[metric].has_cutoff:
-                    frame = frame[chosen]
-                long = frame.stack(future_stack=True).rename("value").reset_index()
-                long.insert(0, "model", model)
-                long.insert(2, "metric", metric)
-                parts.append(long)
-        table = pd.concat(parts, ignore_index=True)
-        table["cutoff"] = table["cutoff"].astype("Int64")
-        return table[["model", "user", "metric", "cutoff", "value"]]
+                    frame, labels = frame[chosen], chosen
+                parts.append(pd.DataFrame({
+                    "model": model,
+                    "user": np.repeat(frame.index.to_numpy(), len(labels)),
+                    "metric": metric,
+                    "cutoff": pd.array(np.tile(np.array(labels, dtype=object), len(frame)),
+                                       dtype="Int64"),
+                    "value": frame.to_numpy().ravel(),
+                }))
+        return pd.concat(parts, ignore_index=True)
 
     # ----- internals -------------------------------------------------------------------
 

@@ -19,6 +19,7 @@ exact path, which factorizes the ids.
 
 from __future__ import annotations
 
+import ctypes
 from contextlib import suppress
 from dataclasses import dataclass
 from functools import cached_property
@@ -55,8 +56,9 @@ def _ids(values: pd.Series, what: str, column: str, *, defer: bool = False) -> p
 
     With ``defer`` an object column is returned unchecked, and the caller checks it with
     :func:`_check_ids` before it reads the ids other than through :class:`_TextColumn` (whose
-    conversion to Arrow fails on a missing id): checking up front would read every id once
-    more, a cache miss per row when the ids are string objects scattered in memory.
+    conversion to Arrow fails on a missing id) or :func:`_checked_representatives`: checking
+    up front would read every id once more, a cache miss per row when the ids are string
+    objects scattered in memory.
     """
     if defer and values.dtype == object:
         return values
@@ -151,14 +153,14 @@ class GroundTruth:
         _require_columns(table, ("user", "item", "rating"), "ground-truth")
         if len(table) == 0:
             raise DataError("the ground-truth table has no rows")
-        users_column = _ids(table["user"], "ground-truth", "user")
+        users_column = _ids(table["user"], "ground-truth", "user", defer=True)
+        user_index, users = _factorize_by_runs(users_column, "ground-truth")
         items_column = _ids(table["item"], "ground-truth", "item", defer=True)
         try:
             ratings = _numbers(table["rating"], "ground-truth", "rating")
         except DataError:
             _check_ids(items_column, "ground-truth", "item")  # a missing id is reported first
             raise
-        user_index, users = _factorize_by_runs(users_column.array)
         item_ids = items_column.array
         text = _truth_text(item_ids, user_index, len(users))
         repeated = None
@@ -174,7 +176,8 @@ class GroundTruth:
             keep[repeated] = False
             user_index, ratings, item_ids = user_index[keep], ratings[keep], item_ids[keep]
             if text is not None:
-                text = _TruthText.build(text.text.filter(pa.array(keep)), user_index, len(users))
+                text = _TruthText.build(text.text.filter(pa.array(keep)),
+                                        text.unsorted_hashes()[keep], user_index, len(users))
         return cls(
             users=users,
             user_index=user_index,
@@ -234,10 +237,11 @@ class _TruthText:
     text: pa.Array
 
     @classmethod
-    def build(cls, text: pa.Array, user_index: np.ndarray, n_users: int) -> _TruthText:
+    def build(
+        cls, text: pa.Array, hashes: np.ndarray, user_index: np.ndarray, n_users: int
+    ) -> _TruthText:
         counts = np.bincount(user_index, minlength=n_users)
         starts = np.concatenate([[0], np.cumsum(counts)])
-        hashes = _hash_strings(text)
         rows = None
         if np.any(user_index[1:] < user_index[:-1]):
             rows = np.argsort(user_index, kind="stable")
@@ -246,6 +250,14 @@ class _TruthText:
 
     def row(self, entries: np.ndarray) -> np.ndarray:
         return entries if self.rows is None else self.rows[entries]
+
+    def unsorted_hashes(self) -> np.ndarray:
+        """The hash of each row, in row order."""
+        if self.rows is None:
+            return self.hashes
+        hashes = np.empty_like(self.hashes)
+        hashes[self.rows] = self.hashes
+        return hashes
 
     def repeated_rows(self, ratings: np.ndarray) -> np.ndarray:
         """The rows repeating an earlier row's user and item with the same rating (sorted).
@@ -282,10 +294,12 @@ def _truth_text(
 ) -> _TruthText | None:
     """The hashed index of the ground truth's items, or None when the ids are not all text."""
     try:
-        text = _TextColumn(item_ids).rows(slice(0, len(item_ids)))
+        column = _TextColumn(item_ids)
+        every_row = slice(0, len(item_ids))
+        text, hashes = column.rows(every_row), column.hashes(every_row)
     except _Fallback:
         return None
-    return _TruthText.build(text, user_index, n_users)
+    return _TruthText.build(text, hashes, user_index, n_users)
 
 
 def _repeated_rows_exact(
@@ -359,7 +373,8 @@ class RankedRun:
         if ties not in TIES:
             raise ValueError(f"ties must be one of {', '.join(TIES)}. Got {ties!r} instead.")
         _require_columns(table, ("user", "item", "score"), "model output")
-        users = _ids(table["user"], "model output", "user")
+        users = _ids(table["user"], "model output", "user", defer=True)
+        row_user, unknown, unknown_examples = _user_of_rows(users, truth.users)
         items = _ids(table["item"], "model output", "item", defer=True)
         try:
             scores = _numbers(table["score"], "model output", "score", copy=False)
@@ -367,7 +382,6 @@ class RankedRun:
             _check_ids(items, "model output", "item")  # a missing id is reported first
             raise
 
-        row_user, unknown, unknown_examples = _user_of_rows(users, truth.users)
         if unknown:
             kept = np.flatnonzero(row_user >= 0)
             ranked = _rank_order(row_user[kept], scores[kept], items, kept, ties)
@@ -454,8 +468,8 @@ def _match_chunk(
     first, last = int(block_starts[0]), int(block_starts[-1])
     lengths = np.diff(block_starts)
     local_starts = block_starts[:-1] - first
-    run_text = text.rows(slice(first, last) if order is None else order[first:last])
-    packed = _with_positions(_hash_strings(run_text), lengths, bits)
+    rows = slice(first, last) if order is None else order[first:last]
+    packed = _with_positions(text.hashes(rows), lengths, bits)
     _sort_segments(packed, lengths)
     shift, low = np.uint64(bits), np.uint64((1 << bits) - 1)
     hashes = packed >> shift
@@ -473,7 +487,9 @@ def _match_chunk(
     hit = hit[hashes[position[hit]] == wanted[hit]]
     rank = (packed[position[hit]] & low).astype(np.int64)
     truth_row = truth.row(entries[hit])
-    same = _same_strings(run_text.take(lo[hit] + rank), truth.text.take(truth_row))
+    matched = lo[hit] + rank
+    matched = first + matched if order is None else rows[matched]
+    same = _same_strings(text.rows(matched), truth.text.take(truth_row))
     return block_user[entry_block[hit[same]]], rank[same], truth_row[same]
 
 
@@ -603,15 +619,58 @@ def _run_starts(values: pd.api.extensions.ExtensionArray | np.ndarray) -> np.nda
         return np.zeros(1, dtype=np.int64)
     if isinstance(values, pd.arrays.NumpyExtensionArray):
         values = values.to_numpy()  # NumPy compares objects faster than pandas does
+    if isinstance(values, np.ndarray) and values.dtype == object and (
+        len(values) >= SHARED_MIN_ROWS
+    ):
+        return _object_run_starts(values)
     changes = np.asarray(values[1:] != values[:-1], dtype=bool)
     return np.concatenate([[0], np.flatnonzero(changes) + 1, [len(values)]])
 
 
-def _factorize_by_runs(values: pd.api.extensions.ExtensionArray) -> tuple[np.ndarray, pd.Index]:
-    """``pd.factorize`` (codes in order of first appearance), computed once per run of equal
-    consecutive values rather than once per row."""
-    starts = _run_starts(values)
-    codes, uniques = pd.factorize(values[starts[:-1]])
+def _object_run_starts(objects: np.ndarray) -> np.ndarray:
+    """:func:`_run_starts` of Python objects: where the object changes (the array's pointers
+    differ), confirmed by comparing the values there (different objects can be equal)."""
+    objects = np.ascontiguousarray(objects)
+    pointers = _addresses(objects)
+    last = len(objects) - 1  # rows 0..last-1 are compared with the next row
+    changed = [
+        np.flatnonzero(pointers[start + 1:stop + 1] != pointers[start:stop]) + start + 1
+        for start, stop in (
+            (start, min(start + ROWS_PER_CHUNK, last)) for start in range(0, last, ROWS_PER_CHUNK)
+        )
+    ]
+    candidates = np.concatenate([np.zeros(0, dtype=np.int64), *changed])
+    really = np.asarray(objects[candidates] != objects[candidates - 1], dtype=bool)
+    return np.concatenate([[0], candidates[really], [len(objects)]])
+
+
+def _addresses(objects: np.ndarray) -> np.ndarray:
+    """A view of a C-contiguous object array's pointers as uint64 numbers (valid while the
+    array lives): the same number is the same object."""
+    return np.ctypeslib.as_array(
+        (ctypes.c_uint64 * len(objects)).from_address(objects.ctypes.data)
+    )
+
+
+def _checked_representatives(
+    values: pd.Series, starts: np.ndarray, what: str
+) -> pd.api.extensions.ExtensionArray:
+    """The value of each run of equal ids (see :func:`_run_starts`), after checking that no
+    id is missing: on the runs' values when they are all strings, else on every row."""
+    representatives = values.array[starts[:-1]]
+    if values.dtype == object and pd.api.types.infer_dtype(
+        representatives, skipna=False
+    ) != "string":
+        _check_ids(values, what, "user")  # other dtypes were checked by _ids
+    return representatives
+
+
+def _factorize_by_runs(values: pd.Series, what: str) -> tuple[np.ndarray, pd.Index]:
+    """``pd.factorize`` of the user ids (codes in order of first appearance), computed once
+    per run of equal consecutive values rather than once per row; a missing id is an error
+    naming the rows."""
+    starts = _run_starts(values.array)
+    codes, uniques = pd.factorize(_checked_representatives(values, starts, what))
     return np.repeat(codes.astype(np.int64), np.diff(starts)), pd.Index(uniques)
 
 
@@ -619,12 +678,12 @@ def _user_of_rows(
     users: pd.Series, truth_users: pd.Index
 ) -> tuple[np.ndarray, int, tuple[str, ...]]:
     """Each row's position in the ground truth's users (-1 if unknown), looked up per block
-    of consecutive rows of one user rather than per row."""
-    values = users.array
-    if len(values) == 0:
+    of consecutive rows of one user rather than per row; a missing id is an error naming
+    the rows."""
+    if len(users) == 0:
         return np.zeros(0, dtype=np.int32), 0, ()
-    starts = _run_starts(values)
-    block_users = values[starts[:-1]]
+    starts = _run_starts(users.array)
+    block_users = _checked_representatives(users, starts, "model output")
     block_index = truth_users.get_indexer(block_users)
     row_user = np.repeat(block_index.astype(np.int32), np.diff(starts))
     unknown_values = pd.unique(pd.Series(block_users[block_index < 0]))
@@ -690,20 +749,30 @@ def _rank_order(
 
 
 class _TextColumn:
-    """A column of text ids read as Arrow strings, a slice or a selection of rows at a time
-    (object columns are converted then, so the whole column never is)."""
+    """A column of text ids read as Arrow strings, a slice or a selection of rows at a time.
+
+    An object column whose rows mostly share their Python objects (as pandas' CSV reader and
+    NumPy indexing make them) is read once per distinct object (see :func:`_shared_objects`);
+    another object column is converted a slice at a time, so the whole column never is.
+    """
 
     def __init__(self, values: pd.api.extensions.ExtensionArray) -> None:
+        self._arrow = self._objects = self._codes = None
         if isinstance(values, pd.arrays.ArrowStringArray):
             arrow = pa.array(values)
             arrow = arrow if isinstance(arrow, pa.ChunkedArray) else pa.chunked_array([arrow])
             if not (pa.types.is_string(arrow.type) or pa.types.is_large_string(arrow.type)):
                 arrow = arrow.cast(pa.large_string())  # the layout _hash_strings reads
             self._arrow = arrow
-            self._objects = None
-        else:
-            self._arrow = None
-            self._objects = np.asarray(values, dtype=object)
+            return
+        objects = np.asarray(values, dtype=object)
+        shared = _shared_objects(objects)
+        if shared is None:
+            self._objects = objects
+            return
+        self._codes, distinct = shared
+        self._dictionary = _objects_as_text(distinct)
+        self._dictionary_hashes = _hash_strings(self._dictionary)
 
     def rows(self, rows: slice | np.ndarray) -> pa.Array:
         """The ids of ``rows`` (a slice, or an array of row numbers) as one Arrow array;
@@ -714,17 +783,154 @@ class _TextColumn:
             else:
                 picked = self._arrow.take(rows)
             return picked.chunk(0) if picked.num_chunks == 1 else picked.combine_chunks()
-        try:
-            array = pa.array(self._objects[rows])
-        except (pa.ArrowException, ValueError, TypeError) as error:
-            raise _Fallback from error
-        if not (pa.types.is_string(array.type) or pa.types.is_large_string(array.type)):
-            raise _Fallback  # bytes, numbers, ... compare differently from their text
-        if array.null_count:
-            raise _Fallback  # missing ids (None): the exact path reports them
-        if isinstance(array, pa.ChunkedArray):  # more text than 32-bit offsets can hold
-            array = array.cast(pa.large_string()).combine_chunks()
-        return array
+        if self._codes is not None:
+            return self._dictionary.take(self._codes[rows])
+        return _objects_as_text(self._objects[rows])
+
+    def hashes(self, rows: slice | np.ndarray) -> np.ndarray:
+        """The :func:`_hash_strings` hashes of the ids of ``rows``."""
+        if self._codes is not None:
+            return self._dictionary_hashes[self._codes[rows]]
+        return _hash_strings(self.rows(rows))
+
+
+def _objects_as_text(objects: np.ndarray) -> pa.Array:
+    """Python strings as one Arrow string array; raises _Fallback for anything else."""
+    try:
+        array = pa.array(objects)
+    except (pa.ArrowException, ValueError, TypeError) as error:
+        raise _Fallback from error
+    if not (pa.types.is_string(array.type) or pa.types.is_large_string(array.type)):
+        raise _Fallback  # bytes, numbers, ... compare differently from their text
+    if array.null_count:
+        raise _Fallback  # missing ids (None): the exact path reports them
+    if isinstance(array, pa.ChunkedArray):  # more text than 32-bit offsets can hold
+        array = array.cast(pa.large_string()).combine_chunks()
+    return array
+
+
+#: Object columns shorter than this are converted directly (see _shared_objects).
+SHARED_MIN_ROWS = 1 << 16
+#: Rows whose objects are counted to decide whether to factorize their addresses.
+SHARED_SAMPLE_ROWS = 1 << 20
+
+
+def _shared_objects(objects: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """(each row's code, one object per code) when the rows share few distinct Python
+    objects, else None.
+
+    Rows holding the same object hold equal values, so each distinct object needs to be
+    read once: the objects' addresses (the array's own pointers) are factorized, which
+    touches no object. Different objects with equal values just get different codes. Among
+    the first :data:`SHARED_SAMPLE_ROWS` rows at least half must repeat an object, or it is
+    not worth it (each row an object of its own, as after a conversion from Arrow).
+    """
+    if len(objects) < SHARED_MIN_ROWS:
+        return None
+    objects = np.ascontiguousarray(objects)
+    pointers = _addresses(objects)
+    sample = pointers[:SHARED_SAMPLE_ROWS]
+    if 2 * len(pd.unique(sample)) > len(sample):
+        return None
+    codes, row_of_code = _address_codes(pointers)
+    return codes, objects[row_of_code]
+
+
+def _address_codes(addresses: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(each address's code, a row of each code): codes 0, 1, ... for the distinct nonzero
+    64-bit addresses, found with an open-addressing hash table held in NumPy arrays (linear
+    probing, at most a quarter full), a chunk of rows at a time.
+
+    Each round looks every pending row's address up in its slot: found, it takes the slot's
+    code; an empty slot is claimed (when several addresses claim one slot, the last write
+    stays and the others probe on); a slot holding another address sends the row to the
+    next slot.
+
+    >>> addresses = np.array([48, 16, 48, 32, 16], dtype=np.uint64)
+    >>> codes, rows = _address_codes(addresses)
+    >>> len(rows), addresses[rows][codes].tolist()
+    (3, [48, 16, 48, 32, 16])
+    """
+    table = _AddressTable()
+    codes = np.empty(len(addresses), dtype=np.int32)
+    for start in range(0, len(addresses), ROWS_PER_CHUNK):
+        stop = min(start + ROWS_PER_CHUNK, len(addresses))
+        codes[start:stop] = table.codes_of(addresses[start:stop], start)
+    return codes, table.rows[:table.count]
+
+
+class _AddressTable:
+    """The hash table of :func:`_address_codes` (address 0 marks an empty slot)."""
+
+    def __init__(self, bits: int = 16) -> None:
+        self.bits = bits
+        self.keys = np.zeros(1 << bits, dtype=np.uint64)
+        self.values = np.zeros(1 << bits, dtype=np.int32)
+        self.count = 0
+        self.rows = np.zeros(1 << (bits - 2), dtype=np.int64)  # a row of each code
+
+    def codes_of(self, addresses: np.ndarray, first_row: int) -> np.ndarray:
+        slot = self._slots(addresses)
+        codes = self.values[slot]  # right where the slot holds the address: most rows
+        pending = np.flatnonzero(self.keys[slot] != addresses)
+        slot = slot[pending]
+        while len(pending):
+            wanted = addresses[pending]
+            held = self.keys[slot]
+            found = held == wanted
+            codes[pending[found]] = self.values[slot[found]]
+            empty = held == 0
+            if empty.any():
+                if self.count + int(empty.sum()) > len(self.keys) // 4:
+                    self._grow(self.count + int(empty.sum()))
+                    slot = self._slots(wanted)
+                    continue
+                self._claim(slot[empty], wanted[empty], first_row + pending[empty])
+            moved = ~found & ~empty  # another address is there: probe the next slot
+            slot[moved] += 1
+            slot[moved] &= len(self.keys) - 1
+            keep = ~found
+            pending, slot = pending[keep], slot[keep]
+        return codes
+
+    def _slots(self, addresses: np.ndarray) -> np.ndarray:
+        # Objects are 16-byte aligned: the bits above those, folded with the next ones.
+        # (User-space addresses are below 2**63, so the signed view holds them.)
+        value = addresses.view(np.int64) >> 4
+        slot = value >> self.bits
+        slot ^= value
+        slot &= (1 << self.bits) - 1
+        return slot
+
+    def _claim(self, slot: np.ndarray, address: np.ndarray, row: np.ndarray) -> None:
+        self.keys[slot] = address  # the last write to a slot stays
+        won = self.keys[slot] == address
+        slot, row = slot[won], row[won]
+        new_slots, first = np.unique(slot, return_index=True)
+        self.values[new_slots] = np.arange(self.count, self.count + len(new_slots))
+        if self.count + len(new_slots) > len(self.rows):
+            rows = np.zeros(2 * (self.count + len(new_slots)), dtype=np.int64)
+            rows[:self.count] = self.rows[:self.count]
+            self.rows = rows
+        self.rows[self.count:self.count + len(new_slots)] = row[first]
+        self.count += len(new_slots)
+
+    def _grow(self, needed: int) -> None:
+        keys, values = self.keys[self.keys != 0], self.values[self.keys != 0]
+        while needed > (1 << self.bits) // 4:
+            self.bits += 1
+        self.keys = np.zeros(1 << self.bits, dtype=np.uint64)
+        self.values = np.zeros(1 << self.bits, dtype=np.int32)
+        slot = self._slots(keys)
+        pending = np.arange(len(keys))
+        while len(pending):  # the keys are distinct: each takes the first empty slot
+            empty = self.keys[slot] == 0
+            self.keys[slot[empty]] = keys[pending[empty]]
+            won = np.zeros(len(pending), dtype=bool)
+            won[empty] = self.keys[slot[empty]] == keys[pending[empty]]
+            self.values[slot[won]] = values[pending[won]]
+            lost = ~won
+            pending, slot = pending[lost], (slot[lost] + 1) & (len(self.keys) - 1)
 
 
 # Odd 64-bit constants of splitmix64 / the golden ratio, for multiplicative mixing.
