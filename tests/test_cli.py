@@ -172,6 +172,18 @@ def test_per_user_json_and_table_formats(capsys, tmp_path):
     assert "users averaged: m 2" in out and "0.8801" in out
 
 
+def test_per_user_r_precision_has_an_empty_cutoff(capsys):
+    """The textbook list A B C D E with A, C relevant and |R| = 5: R-Precision 2/5."""
+    code, out, _ = run_cli(capsys, "--truth", TEXTBOOK / "ground_truth.csv", "--run",
+                           f"a={TEXTBOOK / 'recommended.csv'}", "--per-user", "--metrics",
+                           "r_precision,precision", "--cutoffs", "1,5")
+    assert code == 0
+    table = summary(out)
+    assert table[["metric", "value"]].values.tolist() == [
+        ["r_precision", 0.4], ["precision", 1.0], ["precision", 0.4]]
+    assert table.cutoff.isna().tolist() == [True, False, False]
+
+
 def test_explicit_options_override_the_preset(capsys):
     args = ["--truth", IO_FILES / "qrels.txt", "--run", f"m={IO_FILES / 'run.csv'}",
             "--preset", "trec_eval", "--cutoffs", "2", "--metrics", "ndcg"]
