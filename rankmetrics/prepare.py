@@ -7,8 +7,10 @@ user, the rank and the ground-truth row. Relevance mappings and metric conventio
 later to these arrays, so changing a threshold does not re-read or re-sort anything.
 
 Item ids are matched per user by a 64-bit hash of their text, computed with NumPy straight from
-Arrow's string buffers (object columns are converted to Arrow a slice at a time), instead of
-factorizing every id of the model's output: each user's recommended items are sorted by hash,
+Arrow's string buffers, instead of factorizing every id of the model's output. An object column
+whose rows share their string objects (as pandas' CSV reader and NumPy indexing make them) is
+converted once per distinct object, found by the objects' addresses; another object column is
+converted to Arrow a slice at a time. Then each user's recommended items are sorted by hash,
 which also finds repeated items, and each of the user's ground-truth items is looked up among
 them by binary search. Equal strings always have equal hashes and every match found is confirmed
 by comparing the strings themselves, so a collision cannot create a match; the cases where one
@@ -659,7 +661,7 @@ def _checked_representatives(
     id is missing: on the runs' values when they are all strings, else on every row."""
     representatives = values.array[starts[:-1]]
     if values.dtype == object and pd.api.types.infer_dtype(
-        representatives, skipna=False
+        np.asarray(representatives), skipna=False
     ) != "string":
         _check_ids(values, what, "user")  # other dtypes were checked by _ids
     return representatives
@@ -712,7 +714,7 @@ def _rank_order(
         return None
     same_user = row_user[1:] == row_user[:-1]
     block_users = row_user[np.concatenate([[0], np.flatnonzero(~same_user) + 1])]
-    grouped = len(np.unique(block_users)) == len(block_users)
+    grouped = np.bincount(block_users).max() <= 1  # (users are known: row_user >= 0)
     rising = scores[1:] > scores[:-1]
     rising &= same_user
     order = None

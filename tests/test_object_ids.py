@@ -146,3 +146,17 @@ def test_address_codes_number_equal_addresses_alike(n_distinct):
     assert len(rows) == len(np.unique(addresses))
     np.testing.assert_array_equal(addresses[rows][codes], addresses)
     assert len(np.unique(addresses[rows])) == len(rows)
+
+
+def test_string_user_ids_are_checked_once_per_run_of_rows(monkeypatch):
+    """All-string object ids are not read row by row to look for missing ones: the
+    values of the runs of equal users tell (the missing-id tests above cover the rest)."""
+    truth, run = random_data(3)
+    truth, run = _as(truth, _shared), _as(run, _shared)
+
+    def read_every_row(*args):
+        raise AssertionError("every row of a string column was checked")
+
+    monkeypatch.setattr(prepare, "_check_ids", read_every_row)
+    evaluation = evaluate(truth, {"model": run}, max_cutoff=5)
+    assert evaluation.truth.n_users == truth["user"].nunique()
