@@ -122,6 +122,7 @@ def _ranx_evaluate(run: pd.DataFrame, truth: pd.DataFrame) -> dict:
             "recall@100": scores["recall@100"], "success@10": scores["hit_rate@10"]}
 
 
+MEASURES = ("ndcg@10", "map@100", "mrr@100", "P@10", "recall@100", "success@10")
 TOOLS = {"rankmetrics": run_rankmetrics, "pytrec_eval": run_pytrec_eval, "ranx": _ranx_evaluate}
 
 
@@ -180,10 +181,15 @@ def main() -> None:
               flush=True)
     base = next((r for r in rows if r["tool"] == "rankmetrics"), None)
     print(f"\n{args.users:,} users x {LIST_LENGTH} items ({args.string_dtype} ids)")
-    print(f"{'tool':<12} {'seconds':>8} {'peak +GiB':>10} {'vs rankmetrics':>15}")
+    print(f"{'tool':<12} {'seconds':>8} {'peak +GiB':>10} {'vs rankmetrics':>15} "
+          f"{'max |value - rankmetrics|':>26}")
     for r in rows:
         ratio = f"{r['seconds'] / base['seconds']:.1f}x" if base else "-"
-        print(f"{r['tool']:<12} {r['seconds']:>8.2f} {r['added_gib']:>10.2f} {ratio:>15}")
+        gap = max(abs(r["values"][k] - base["values"][k]) for k in MEASURES) if base else 0.0
+        print(f"{r['tool']:<12} {r['seconds']:>8.2f} {r['added_gib']:>10.2f} {ratio:>15} "
+              f"{gap:>26.1e}")
+    print("(pytrec_eval keeps scores as float32, so scores equal to float32 precision tie there:"
+          " differences of order 1e-7 come from that.)")
 
 
 if __name__ == "__main__":
