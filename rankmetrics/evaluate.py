@@ -103,7 +103,8 @@ class Evaluation:
             truth.user_index[self.truth_relevant], minlength=truth.n_users
         )
         self._ideal = _top_gains_by_user(truth.user_index, gains, max_cutoff, truth.n_users)
-        self._per_user_cache: dict[tuple[str, str], np.ndarray] = {}
+        # (model, metric) -> users x cutoffs; (model, metric, cutoff) -> users
+        self._per_user_cache: dict[tuple, np.ndarray] = {}
 
     # ----- which users count -------------------------------------------------------------
 
@@ -157,12 +158,26 @@ class Evaluation:
         return pd.DataFrame(values[mask], index=pd.Index(users, name="user"), columns=columns)
 
     def per_user_at(self, model: str, metric: str, cutoff: int | None) -> pd.Series:
-        """Per-user values of one metric at one cutoff (None for R-Precision)."""
-        frame = self.per_user(model, metric)
-        column = None if not METRICS[metric].has_cutoff else self._check_cutoff(cutoff)
-        series = frame[column]
-        series.name = model
-        return series
+        """Per-user values of one metric at one cutoff (None for R-Precision).
+
+        Unless :meth:`per_user` has made every cutoff already, only the first ``cutoff``
+        ranks are computed (the values at K depend on nothing beyond rank K)."""
+        check_metrics([metric])
+        if not METRICS[metric].has_cutoff or (model, metric) in self._per_user_cache:
+            frame = self.per_user(model, metric)
+            column = None if not METRICS[metric].has_cutoff else self._check_cutoff(cutoff)
+            series = frame[column]
+            series.name = model
+            return series
+        cutoff = self._check_cutoff(cutoff)
+        key = (model, metric, cutoff)
+        if key not in self._per_user_cache:
+            self._per_user_cache[key] = self._block_values(
+                model, (metric,), 0, self.truth.n_users, width=cutoff
+            )[metric][:, -1]
+        mask = self.included(model)
+        return pd.Series(self._per_user_cache[key][mask],
+                         index=pd.Index(self.truth.users[mask], name="user"), name=model)
 
     def paired(self, metric: str, cutoff: int | None) -> pd.DataFrame:
         """Users x models values at one cutoff, on the users every model counts (for tests
@@ -416,11 +431,13 @@ class Evaluation:
         return sums
 
     def _block_values(
-        self, model: str, metrics: tuple[str, ...], start: int, stop: int
+        self, model: str, metrics: tuple[str, ...], start: int, stop: int,
+        width: int | None = None,
     ) -> dict[str, np.ndarray]:
-        """Metric values of users start..stop-1 (ground-truth order), all cutoffs."""
+        """Metric values of users start..stop-1 (ground-truth order) at cutoffs
+        1..``width`` (default max_cutoff)."""
         run = self._run(model)
-        n_block, max_cutoff = stop - start, self.max_cutoff
+        n_block, max_cutoff = stop - start, width or self.max_cutoff
         lo, hi = np.searchsorted(run.judged_user, [start, stop])
         users = run.judged_user[lo:hi] - start
         ranks = run.judged_rank[lo:hi]
@@ -436,7 +453,7 @@ class Evaluation:
                 relevant[at] = self.truth_relevant[rows[within]]
             gains = np.zeros((n_block, max_cutoff), dtype=np.float64)
             gains[at] = self.truth_gains[rows[within]]
-            ideal = self._ideal.block(start, stop) if "ndcg" in metrics else None
+            ideal = self._ideal.block(start, stop, max_cutoff) if "ndcg" in metrics else None
             out.update(
                 metric_block(relevant, gains, n_relevant, ideal, self.conventions, cutoff_metrics)
             )
@@ -499,12 +516,13 @@ class _LevelCounts:
         self.levels = np.concatenate([levels, [0.0]])  # highest first, then "no more gains"
         self.max_cutoff = max_cutoff
 
-    def block(self, start: int, stop: int) -> np.ndarray:
-        return self._gains(self.ends[start:stop])
+    def block(self, start: int, stop: int, width: int) -> np.ndarray:
+        """The ideal gains of users start..stop-1 at ranks 1..width."""
+        return self._gains(self.ends[start:stop], width)
 
-    def _gains(self, ends: np.ndarray) -> np.ndarray:
-        positions = np.arange(self.max_cutoff)
-        level = np.zeros((len(ends), self.max_cutoff), dtype=np.intp)
+    def _gains(self, ends: np.ndarray, width: int) -> np.ndarray:
+        positions = np.arange(width)
+        level = np.zeros((len(ends), width), dtype=np.intp)
         for end in ends.T:
             level += positions >= end[:, None]
         return self.levels[level]
@@ -530,7 +548,7 @@ class _LevelCounts:
         for level in range(capped.shape[1] - 1, -1, -1):
             list_ends[:, level] = keys & ((1 << bits) - 1)
             keys >>= bits
-        return list_of_user.astype(np.int64), self._gains(list_ends)
+        return list_of_user.astype(np.int64), self._gains(list_ends, self.max_cutoff)
 
 
 class _TopGains:
@@ -541,10 +559,13 @@ class _TopGains:
         self.user, self.rank, self.gain = user, rank, gain
         self.max_cutoff = max_cutoff
 
-    def block(self, start: int, stop: int) -> np.ndarray:
+    def block(self, start: int, stop: int, width: int) -> np.ndarray:
+        """The ideal gains of users start..stop-1 at ranks 1..width."""
         lo, hi = np.searchsorted(self.user, [start, stop])
-        dense = np.zeros((stop - start, self.max_cutoff), dtype=np.float64)
-        dense[self.user[lo:hi] - start, self.rank[lo:hi]] = self.gain[lo:hi]
+        user, rank, gain = self.user[lo:hi], self.rank[lo:hi], self.gain[lo:hi]
+        within = rank < width
+        dense = np.zeros((stop - start, width), dtype=np.float64)
+        dense[user[within] - start, rank[within]] = gain[within]
         return dense
 
 

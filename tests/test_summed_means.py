@@ -66,7 +66,10 @@ def test_many_distinct_gains(gain):
                           conventions=Conventions(gain=gain), max_cutoff=MAX_CUTOFF)
     assert isinstance(evaluation._ideal, evaluate_module._TopGains)  # the sorted fallback
     assert evaluation._ideal_lists is None
+    at_three = evaluation.per_user_at("model", "ndcg", 3).to_numpy()  # ideal cut at rank 3
     _assert_means_are_per_user_means(evaluation)
+    np.testing.assert_allclose(at_three, evaluation.per_user("model", "ndcg")[3].to_numpy(),
+                               rtol=0, atol=1e-12)
 
 
 def test_ideal_lists_by_level_counts_equal_the_sorted_gains(monkeypatch):
@@ -119,3 +122,20 @@ def test_several_models_and_blocks_of_users(monkeypatch, seed):
     evaluation = evaluate(truth, {"a": run_a, "b": run_b},
                           conventions=Conventions(ap_denominator="hits"), max_cutoff=MAX_CUTOFF)
     _assert_means_are_per_user_means(evaluation)
+
+
+@pytest.mark.parametrize("options", COMBINATIONS[::5], ids=lambda o: "-".join(o.values()))
+def test_values_at_one_cutoff_equal_that_column_of_every_cutoff(options):
+    """per_user_at computes only the first K ranks; per_user computes every cutoff."""
+    truth, run = random_data(7, ratings="stars", n_users=60)
+    arguments = dict(relevance=RelevanceMapping.graded({5: 3, 4: 2, 3: 1}, threshold=2),
+                     conventions=Conventions(**options), max_cutoff=MAX_CUTOFF)
+    for metric in METRICS:
+        every = evaluate(truth, {"model": run}, **arguments).per_user("model", metric)
+        at_one = evaluate(truth, {"model": run}, **arguments)
+        for cutoff in ([1, 7, MAX_CUTOFF] if METRICS[metric].has_cutoff else [None]):
+            series = at_one.per_user_at("model", metric, cutoff)
+            assert series.name == "model"
+            np.testing.assert_allclose(series.to_numpy(), every[cutoff].to_numpy(), rtol=0,
+                                       atol=1e-12, err_msg=f"{metric}@{cutoff}")
+            assert series.index.equals(every.index)
