@@ -220,14 +220,18 @@ def step_sums(
         precision_at_hit = nth_hit / (hit_rank + 1.0)
         if conventions.ap_denominator == "relevant":
             out["map"] = accumulated(hit_rank, precision_at_hit / n_relevant[hit_user])
-        else:  # min(K, |R|): sums per (rank, |R| capped at K), then divided per cutoff
-            capped = np.minimum(n_relevant[hit_user], k)
-            table = np.bincount(hit_rank * (k + 1) + capped, weights=precision_at_hit,
-                                minlength=k * (k + 1)).reshape(k, k + 1)
-            np.cumsum(table, axis=0, out=table)
-            denominator = np.minimum(cutoffs[:, None], np.arange(k + 1, dtype=np.float64))
-            denominator[:, 0] = 1.0  # no user with a hit has |R| = 0
-            out["map"] = (table / denominator).sum(axis=1)
+        else:  # min(K, |R|): a hit at rank r (0-based) adds its precision at each K > r,
+            # divided by K while K <= |R| and by |R| from K = |R| + 1 on
+            n_rel = n_relevant[hit_user]
+            divided_by_k = hit_rank < n_rel  # K = r + 1 .. |R|: added at r, removed at |R|
+            change = np.bincount(hit_rank[divided_by_k], weights=precision_at_hit[divided_by_k],
+                                 minlength=k + 1)[:k + 1]
+            change -= np.bincount(np.minimum(n_rel[divided_by_k], k),
+                                  weights=precision_at_hit[divided_by_k], minlength=k + 1)[:k + 1]
+            from_rank = np.maximum(hit_rank, n_rel)  # K - 1 >= max(r, |R|)
+            later = from_rank < k
+            out["map"] = np.cumsum(change)[:k] / cutoffs + accumulated(
+                from_rank[later], precision_at_hit[later] / n_rel[later])
     if "dcg" in metrics:
         out["dcg"] = accumulated(rank, gain * discounts(k)[rank])
     return out
