@@ -174,7 +174,7 @@ class Evaluation:
         if key not in self._per_user_cache:
             self._per_user_cache[key] = self._block_values(
                 model, (metric,), 0, self.truth.n_users, width=cutoff
-            )[metric][:, -1]
+            )[metric][:, -1].copy()  # not a view keeping users x cutoff values alive
         mask = self.included(model)
         return pd.Series(self._per_user_cache[key][mask],
                          index=pd.Index(self.truth.users[mask], name="user"), name=model)
@@ -264,6 +264,9 @@ class Evaluation:
                 metric: sums[metric] / counted if counted else np.full(len(sums[metric]), np.nan)
                 for metric in metrics
             }
+            if counted and "ndcg" in out[model]:
+                # NDCG <= 1 for every user; a sum over users may round a perfect 1 above it
+                np.minimum(out[model]["ndcg"], 1.0, out=out[model]["ndcg"])
         return out
 
     def summary(
@@ -413,7 +416,7 @@ class Evaluation:
         gains take too many distinct values or the lists are too many to be worth it."""
         if not isinstance(self._ideal, _LevelCounts):
             return None
-        return self._ideal.distinct_lists(MAX_IDEAL_LISTS)
+        return self._ideal.distinct_lists(max(1, MAX_IDEAL_CELLS // self.max_cutoff))
 
     def _block_sums(
         self, model: str, metrics: tuple[str, ...], mask: np.ndarray
@@ -501,9 +504,9 @@ def band_cutoffs(
 MAX_LEVELS = 16
 
 
-#: Most distinct ideal lists (x max_cutoff values) for which NDCG means are summed per
+#: Most (distinct ideal lists x max_cutoff) values for which NDCG means are summed per
 #: ideal list rather than per user.
-MAX_IDEAL_LISTS = 2**15
+MAX_IDEAL_CELLS = 2**22
 
 
 class _LevelCounts:

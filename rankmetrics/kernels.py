@@ -208,8 +208,10 @@ def step_sums(
     np.not_equal(hit_user[1:], hit_user[:-1], out=first[1:])
     if "precision" in metrics:
         out["precision"] = accumulated(hit_rank) / cutoffs
+    if "recall" in metrics or "map" in metrics:
+        hit_n_relevant = n_relevant[hit_user]
     if "recall" in metrics:
-        out["recall"] = accumulated(hit_rank, 1.0 / n_relevant[hit_user])
+        out["recall"] = _accumulated_per_relevant(hit_rank, None, hit_n_relevant, k)
     if "hit_rate" in metrics:
         out["hit_rate"] = accumulated(hit_rank[first])
     if "mrr" in metrics:
@@ -219,10 +221,11 @@ def step_sums(
         nth_hit = position - np.maximum.accumulate(np.where(first, position, 0)) + 1
         precision_at_hit = nth_hit / (hit_rank + 1.0)
         if conventions.ap_denominator == "relevant":
-            out["map"] = accumulated(hit_rank, precision_at_hit / n_relevant[hit_user])
+            out["map"] = _accumulated_per_relevant(hit_rank, precision_at_hit, hit_n_relevant,
+                                                   k)
         else:  # min(K, |R|): a hit at rank r (0-based) adds its precision at each K > r,
             # divided by K while K <= |R| and by |R| from K = |R| + 1 on
-            n_rel = n_relevant[hit_user]
+            n_rel = hit_n_relevant
             divided_by_k = hit_rank < n_rel  # K = r + 1 .. |R|: added at r, removed at |R|
             change = np.bincount(hit_rank[divided_by_k], weights=precision_at_hit[divided_by_k],
                                  minlength=k + 1)[:k + 1]
@@ -230,8 +233,35 @@ def step_sums(
                                   weights=precision_at_hit[divided_by_k], minlength=k + 1)[:k + 1]
             from_rank = np.maximum(hit_rank, n_rel)  # K - 1 >= max(r, |R|)
             later = from_rank < k
-            out["map"] = np.cumsum(change)[:k] / cutoffs + accumulated(
-                from_rank[later], precision_at_hit[later] / n_rel[later])
+            out["map"] = np.cumsum(change)[:k] / cutoffs + _accumulated_per_relevant(
+                from_rank[later], precision_at_hit[later], n_rel[later], k)
     if "dcg" in metrics:
         out["dcg"] = accumulated(rank, gain * discounts(k)[rank])
     return out
+
+
+#: Most (distinct |R| x cutoffs) cells :func:`_accumulated_per_relevant` sums in.
+MAX_RELEVANT_CELLS = 1 << 22
+
+
+def _accumulated_per_relevant(
+    ranks: np.ndarray, weights: np.ndarray | None, n_relevant: np.ndarray, k: int
+) -> np.ndarray:
+    """Sum of ``weight / |R|`` over the entries at ranks below each cutoff 1..k.
+
+    The weights are summed per value of |R| first and divided once, so a perfect list (its
+    user's weights add up to |R| exactly) gives exactly 1, where adding 1/|R| |R| times
+    would not (ten times 0.1 is not 1.0 in floating point).
+    """
+    if len(ranks) == 0:
+        return np.zeros(k)
+    present = np.bincount(n_relevant) > 0
+    values = np.flatnonzero(present)
+    if len(values) * k > MAX_RELEVANT_CELLS:  # very many distinct |R|: one division each
+        divided = 1.0 / n_relevant if weights is None else weights / n_relevant
+        return np.cumsum(np.bincount(ranks, weights=divided, minlength=k)[:k])
+    group = (np.cumsum(present) - 1)[n_relevant]
+    table = np.bincount(group * k + ranks, weights=weights, minlength=len(values) * k)
+    table = table.astype(np.float64, copy=False).reshape(len(values), k)
+    np.cumsum(table, axis=1, out=table)
+    return (table / values[:, None]).sum(axis=0)

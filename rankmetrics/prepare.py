@@ -21,7 +21,6 @@ exact path, which factorizes the ids.
 
 from __future__ import annotations
 
-import ctypes
 from contextlib import suppress
 from dataclasses import dataclass
 from functools import cached_property
@@ -647,11 +646,35 @@ def _object_run_starts(objects: np.ndarray) -> np.ndarray:
 
 
 def _addresses(objects: np.ndarray) -> np.ndarray:
-    """A view of a C-contiguous object array's pointers as uint64 numbers (valid while the
-    array lives): the same number is the same object."""
-    return np.ctypeslib.as_array(
-        (ctypes.c_uint64 * len(objects)).from_address(objects.ctypes.data)
-    )
+    """A read-only view of a C-contiguous 1-D object array's pointers as uint64 numbers:
+    the same number is the same object. The view keeps the array alive."""
+    if objects.dtype != object or objects.ndim != 1 or not objects.flags.c_contiguous:
+        raise ValueError("_addresses needs a C-contiguous 1-D object array")
+    return np.asarray(_PointerBuffer(objects))
+
+
+class _PointerBuffer:
+    """An object array's buffer of pointers described as uint64 numbers, through NumPy's
+    array interface; NumPy keeps this object (and so the array) as the view's base."""
+
+    def __init__(self, objects: np.ndarray) -> None:
+        self.objects = objects
+        self.__array_interface__ = {
+            "data": (objects.__array_interface__["data"][0], True),  # read-only
+            "shape": (len(objects),),
+            "typestr": "<u8",
+            "version": 3,
+        }
+
+
+def _user_run_starts(values: pd.Series, what: str) -> np.ndarray:
+    """:func:`_run_starts` of a user column; a missing id that cannot be compared (pd.NA)
+    is reported as missing, naming the rows."""
+    try:
+        return _run_starts(values.array)
+    except (TypeError, ValueError):
+        _check_ids(values, what, "user")
+        raise
 
 
 def _checked_representatives(
@@ -671,7 +694,7 @@ def _factorize_by_runs(values: pd.Series, what: str) -> tuple[np.ndarray, pd.Ind
     """``pd.factorize`` of the user ids (codes in order of first appearance), computed once
     per run of equal consecutive values rather than once per row; a missing id is an error
     naming the rows."""
-    starts = _run_starts(values.array)
+    starts = _user_run_starts(values, what)
     codes, uniques = pd.factorize(_checked_representatives(values, starts, what))
     return np.repeat(codes.astype(np.int64), np.diff(starts)), pd.Index(uniques)
 
@@ -684,7 +707,7 @@ def _user_of_rows(
     the rows."""
     if len(users) == 0:
         return np.zeros(0, dtype=np.int32), 0, ()
-    starts = _run_starts(users.array)
+    starts = _user_run_starts(users, "model output")
     block_users = _checked_representatives(users, starts, "model output")
     block_index = truth_users.get_indexer(block_users)
     row_user = np.repeat(block_index.astype(np.int32), np.diff(starts))
@@ -773,7 +796,8 @@ class _TextColumn:
             self._objects = objects
             return
         self._codes, distinct = shared
-        self._dictionary = _objects_as_text(distinct)
+        # 64-bit offsets: the rows taken from it may hold more than 2 GiB of text
+        self._dictionary = _objects_as_text(distinct).cast(pa.large_string())
         self._dictionary_hashes = _hash_strings(self._dictionary)
 
     def rows(self, rows: slice | np.ndarray) -> pa.Array:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 
 from rankmetrics import Conventions, DataError, RelevanceMapping, evaluate, prepare
@@ -160,3 +161,25 @@ def test_string_user_ids_are_checked_once_per_run_of_rows(monkeypatch):
     monkeypatch.setattr(prepare, "_check_ids", read_every_row)
     evaluation = evaluate(truth, {"model": run}, max_cutoff=5)
     assert evaluation.truth.n_users == truth["user"].nunique()
+
+
+@pytest.mark.parametrize("table", ["truth", "run"])
+@pytest.mark.parametrize("shared", [True, False])
+def test_a_pandas_na_user_id_is_reported_as_missing(table, shared, monkeypatch):
+    """pd.NA cannot be compared (bool(pd.NA) raises): still a DataError naming the row."""
+    if not shared:
+        monkeypatch.setattr(prepare, "SHARED_MIN_ROWS", 1 << 16)
+    truth = pd.DataFrame({"user": ["aa", "bb"], "item": ["xx", "yy"], "rating": [1, 1]})
+    run = pd.DataFrame({"user": ["aa", "bb"], "item": ["xx", "yy"], "score": [1.0, 2.0]})
+    frame = truth if table == "truth" else run
+    frame["user"] = pd.Series(["aa", pd.NA], dtype=object)
+    with pytest.raises(DataError, match=r"1 .* rows have no user id \(rows 1\)"):
+        evaluate(truth, {"model": run}, max_cutoff=2)
+
+
+def test_the_shared_dictionary_has_64_bit_offsets():
+    """Rows taken from the distinct ids may hold more than 2 GiB of text (about 100 million
+    ground-truth rows of 20-character ids); Arrow's take does not split a 32-bit array."""
+    column = prepare._TextColumn(_shared(pd.Series(["bb", "aa", "bb", "bb", "aa"])).array)
+    assert column._dictionary.type == pa.large_string()
+    assert column.rows(slice(0, 3)).type == pa.large_string()

@@ -87,7 +87,7 @@ def test_ideal_lists_by_level_counts_equal_the_sorted_gains(monkeypatch):
 
 def test_too_many_distinct_ideal_lists(monkeypatch):
     truth, run = random_data(5, n_users=80)
-    monkeypatch.setattr(evaluate_module, "MAX_IDEAL_LISTS", 3)
+    monkeypatch.setattr(evaluate_module, "MAX_IDEAL_CELLS", 3 * MAX_CUTOFF)  # 3 lists
     evaluation = evaluate(truth, {"model": run}, max_cutoff=MAX_CUTOFF)
     assert evaluation._ideal_lists is None  # so NDCG is summed block of users by block
     _assert_means_are_per_user_means(evaluation)
