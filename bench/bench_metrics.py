@@ -188,8 +188,9 @@ def main() -> None:
         gap = max(abs(r["values"][k] - base["values"][k]) for k in MEASURES) if base else 0.0
         print(f"{r['tool']:<12} {r['seconds']:>8.2f} {r['added_gib']:>10.2f} {ratio:>15} "
               f"{gap:>26.1e}")
-    print("(pytrec_eval keeps scores as float32, so scores equal to float32 precision tie there:"
-          " differences of order 1e-7 come from that.)")
+    if any(r["tool"] == "pytrec_eval" for r in rows):
+        print("(pytrec_eval keeps scores as float32, so scores equal to float32 precision tie "
+              "there: differences of order 1e-7 come from that.)")
 
 
 if __name__ == "__main__":
