@@ -7,6 +7,7 @@ document; a *preset* bundles the options that reproduce one reference library ex
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
+from typing import Any
 
 GAINS = ("exponential", "linear")
 IDEALS = ("ground_truth", "retrieved")
@@ -93,7 +94,7 @@ class Conventions:
             )
 
     @classmethod
-    def preset(cls, name: str, **overrides: object) -> Conventions:
+    def preset(cls, name: str, **overrides: Any) -> Conventions:
         """The conventions of a named preset, with explicit options overriding it."""
         if name not in PRESETS:
             raise ValueError(

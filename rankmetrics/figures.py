@@ -5,7 +5,8 @@ head. Every builder takes plain values or the library's tables and returns a
 
 Data go into the figures as plain lists (readable in the figure's JSON), large per-user
 arrays are binned or thinned first, and model names are escaped, since Plotly reads a few
-HTML tags in names.
+HTML tags in names. Plotly is an optional dependency (``pip install 'rankmetrics[figures]'``):
+the rest of the library works without it.
 
 >>> fig = metric_curves({"a": {"ndcg": [1.0, 0.8, 0.7]}}, ["ndcg"], cutoff=2)
 >>> [trace.name for trace in fig.data]
@@ -22,9 +23,17 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
-from plotly.colors import qualitative
-from plotly.subplots import make_subplots
+
+try:
+    import plotly.graph_objects as go
+    from plotly.colors import qualitative
+    from plotly.subplots import make_subplots
+except ModuleNotFoundError as missing:
+    raise ModuleNotFoundError(
+        "rankmetrics.figures draws with plotly, which is not installed: "
+        "pip install 'rankmetrics[figures]'",
+        name=missing.name,
+    ) from missing
 
 from rankmetrics.explain import NdcgBreakdown
 from rankmetrics.metrics import METRICS
@@ -281,25 +290,29 @@ def pairwise_matrix(pairs: pd.DataFrame, models: Sequence[str], label: str) -> g
     models = list(models)
     index = {model: i for i, model in enumerate(models)}
     n = len(models)
-    z = [[None] * n for _ in range(n)]
+    z: list[list[int | None]] = [[None] * n for _ in range(n)]
     text = [["–"] * n for _ in range(n)]
     hover = [[""] * n for _ in range(n)]
     names = [_plain(model) for model in models]
-    for row in pairs.itertuples(index=False):
-        if row.model_a not in index or row.model_b not in index:
+    columns = ["model_a", "model_b", "difference", "ci_low", "ci_high", "p_corrected",
+               "significant"]
+    for model_a, model_b, gap, ci_low, ci_high, p, significant in pairs[columns].itertuples(
+        index=False, name=None
+    ):
+        if model_a not in index or model_b not in index:
             continue
-        a, b = index[row.model_a], index[row.model_b]
+        a, b = index[model_a], index[model_b]
         for r, c, sign in ((b, a, 1.0), (a, b, -1.0)):  # row r minus column c
-            difference = sign * float(row.difference)
-            low, high = sorted((sign * float(row.ci_low), sign * float(row.ci_high)))
-            verdict = 0 if not row.significant else (1 if difference > 0 else -1)
+            difference = sign * float(gap)
+            low, high = sorted((sign * float(ci_low), sign * float(ci_high)))
+            verdict = 0 if not significant else (1 if difference > 0 else -1)
             glyph = {1: "▲ ", -1: "▼ ", 0: ""}[verdict]
             z[r][c] = verdict
-            text[r][c] = f"{glyph}{difference:+.4f}<br>{_p_text(float(row.p_corrected))}"
+            text[r][c] = f"{glyph}{difference:+.4f}<br>{_p_text(float(p))}"
             words = {1: "significantly better", -1: "significantly worse",
                      0: "no significant difference"}[verdict]
             hover[r][c] = (f"{names[r]} − {names[c]}: {difference:+.4f} "
-                           f"[{low:.4f}, {high:.4f}]<br>corrected {_p_text(float(row.p_corrected))}"
+                           f"[{low:.4f}, {high:.4f}]<br>corrected {_p_text(float(p))}"
                            f"<br>{names[r]}: {words}")
     fig = go.Figure(go.Heatmap(
         z=z, x=names, y=names, text=text, customdata=hover, texttemplate="%{text}",
@@ -364,7 +377,7 @@ def head_to_head_scatter(
     name_a, name_b = _plain(model_a), _plain(model_b)
     fig = go.Figure()
     peak = 1
-    groups = []
+    groups: list[tuple[str, str, str, np.ndarray, np.ndarray, np.ndarray]] = []
     for sign, key, color, name in (
         (1, "b_better", colors[model_b], f"{name_b} better"),
         (-1, "a_better", colors[model_a], f"{name_a} better"),
@@ -377,9 +390,9 @@ def head_to_head_scatter(
                 return_counts=True)
             peak = max(peak, int(counts.max()))
         else:
-            points, first, counts = np.zeros((0, 2)), np.zeros(0, dtype=int), np.zeros(0)
+            points, first, counts = np.zeros((0, 2)), np.zeros(0, dtype=int), np.zeros(0, dtype=int)
         groups.append((key, color, f"{name}: {_users(len(chosen))}", points,
-                       users[chosen][first] if len(chosen) else [], counts))
+                       users[chosen][first], counts))
     # A dot's area grows with its users: 6 px across for one user, the largest at most 40.
     shrink = min(1.0, SCATTER_LARGEST / (SCATTER_SMALLEST * math.sqrt(peak)))
     for key, color, name, points, examples, counts in groups:

@@ -143,7 +143,7 @@ def surprise_user(evaluation: Evaluation, model: str, seed: int) -> str | None:
     users = evaluation.truth.users[evaluation.included(model)]
     if len(users) == 0:
         return None
-    return str(users[np.random.default_rng(seed).integers(len(users))])
+    return str(users[int(np.random.default_rng(seed).integers(len(users)))])
 
 
 def distribution_summary(
