@@ -1,7 +1,9 @@
-"""Shared test helpers: readers of trec_eval's own test files (tests/fixtures/trec_eval).
+"""Shared fixtures: readers of trec_eval's own test files (tests/fixtures/trec_eval), and the
+demo data sets read (and the movies evaluated) once per session.
 
-The readers are deliberately small and independent of ``rankmetrics.io``, so the metric tests
-do not depend on the code that loads user files.
+The trec_eval readers are deliberately small and independent of ``rankmetrics.io``, so the
+metric tests do not depend on the code that loads user files. Plain helpers (paths, random
+data) are in ``tests/helpers.py``.
 """
 
 from __future__ import annotations
@@ -12,6 +14,10 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+
+from rankmetrics import Evaluation, RelevanceMapping, evaluate
+from rankmetrics.io import read_run, read_truth
+from tests.helpers import MOVIE_MODELS, MOVIES, TEXTBOOK
 
 TREC_EVAL_FIXTURES = Path(__file__).parent / "fixtures" / "trec_eval"
 
@@ -61,6 +67,30 @@ def trec_run() -> Callable[[str], pd.DataFrame]:
     trec_eval ignores the rank column and orders by score, so it is not kept.
     """
     return lambda name: _run(name).copy()
+
+
+@pytest.fixture(scope="session")
+def textbook() -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
+    """The textbook ground truth and its two rankings (recommended, C moved to position 5)."""
+    truth = read_truth(TEXTBOOK / "ground_truth.csv").table
+    runs = {name: read_run(TEXTBOOK / f"{name}.csv").table
+            for name in ("recommended", "c_at_position_5")}
+    return truth, runs
+
+
+@pytest.fixture(scope="session")
+def movies() -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
+    """The movies demo: ground truth and the four models' outputs."""
+    truth = read_truth(MOVIES / "ground_truth.csv").table
+    runs = {name: read_run(MOVIES / f"{name}.parquet").table for name in MOVIE_MODELS}
+    return truth, runs
+
+
+@pytest.fixture(scope="session")
+def movie_evaluation(movies) -> Evaluation:
+    """The movies demo evaluated with rating >= 4 relevant, up to K = 10."""
+    truth, runs = movies
+    return evaluate(truth, runs, relevance=RelevanceMapping.binary(4), max_cutoff=10)
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -15,11 +15,9 @@ import pandas as pd
 import pytest
 
 from rankmetrics.cli import main
+from tests.helpers import MOVIES, REPO, TEXTBOOK
 
-ROOT = Path(__file__).resolve().parent.parent
-IO_FILES = ROOT / "tests" / "data" / "io"
-MOVIES = ROOT / "data" / "movies"
-TEXTBOOK = ROOT / "data" / "textbook"
+IO_FILES = REPO / "tests" / "data" / "io"
 
 
 def run_cli(capsys, *args: str) -> tuple[int, str, str]:
@@ -223,7 +221,7 @@ def test_module_entry_point_never_shows_a_traceback(tmp_path):
     result = subprocess.run(
         [sys.executable, "-m", "rankmetrics", "evaluate", "--truth", str(bad),
          "--run", str(IO_FILES / "run.csv")],
-        capture_output=True, text=True, cwd=ROOT, check=False,
+        capture_output=True, text=True, cwd=REPO, check=False,
     )
     assert result.returncode == 1
     assert "Traceback" not in result.stderr

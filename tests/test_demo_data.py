@@ -16,10 +16,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-DATA = Path(__file__).resolve().parents[1] / "data"
-MOVIES = DATA / "movies"
-TEXTBOOK = DATA / "textbook"
-MODELS = ("popularity", "personalized", "top_heavy", "random")
+from tests.helpers import MOVIE_MODELS, MOVIES, REPO, TEXTBOOK
+
+DATA = REPO / "data"
 N_USERS, N_ITEMS, LIST_LENGTH = 2_000, 1_500, 50
 USERS = {f"u{i:04d}" for i in range(1, N_USERS + 1)}
 ITEMS = {f"m{i:04d}" for i in range(1, N_ITEMS + 1)}
@@ -56,7 +55,7 @@ def truth() -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def runs() -> dict[str, pd.DataFrame]:
-    return {name: pd.read_parquet(MOVIES / f"{name}.parquet") for name in MODELS}
+    return {name: pd.read_parquet(MOVIES / f"{name}.parquet") for name in MOVIE_MODELS}
 
 
 # --------------------------------------------------------------------------------------------
@@ -111,7 +110,7 @@ def test_popularity_is_long_tailed(truth: pd.DataFrame) -> None:
     assert counts.head(N_ITEMS // 10).sum() > 0.3 * len(truth)
 
 
-@pytest.mark.parametrize("name", MODELS)
+@pytest.mark.parametrize("name", MOVIE_MODELS)
 def test_model_file_shape(name: str, runs: dict[str, pd.DataFrame]) -> None:
     run = runs[name]
     assert list(run.columns) == ["user", "item", "score"]
@@ -156,8 +155,9 @@ def _precision_recall(run: pd.DataFrame, truth: pd.DataFrame, k: int) -> tuple[f
 
 
 def test_models_behave_as_designed(runs: dict[str, pd.DataFrame], truth: pd.DataFrame) -> None:
-    m = {(name, k): _precision_recall(runs[name], truth, k) for name in MODELS for k in (1, 10, 50)}
-    recall10 = {name: m[name, 10][1] for name in MODELS}
+    m = {(name, k): _precision_recall(runs[name], truth, k)
+         for name in MOVIE_MODELS for k in (1, 10, 50)}
+    recall10 = {name: m[name, 10][1] for name in MOVIE_MODELS}
     assert recall10["personalized"] > recall10["popularity"] > recall10["random"]
     # top_heavy: best at the very top, worst-but-random at depth.
     assert m["top_heavy", 1][0] > m["personalized", 1][0] + 0.1

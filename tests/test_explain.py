@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -24,11 +23,8 @@ from rankmetrics.users import (
     surprise_user,
     worst_users,
 )
+from tests.helpers import MOVIE_MODELS, TEXTBOOK
 
-DATA = Path(__file__).resolve().parents[1] / "data"
-TEXTBOOK = DATA / "textbook"
-MOVIES = DATA / "movies"
-MODELS = ("popularity", "personalized", "top_heavy", "random")
 RETRIEVED = Conventions.preset("retrieved_ideal")
 LINEAR = Conventions.preset("trec_eval")
 
@@ -38,24 +34,9 @@ def log2(x: float) -> float:
 
 
 @pytest.fixture(scope="module")
-def textbook():
-    truth = read_truth(TEXTBOOK / "ground_truth.csv").table
-    runs = {name: read_run(TEXTBOOK / f"{name}.csv").table
-            for name in ("recommended", "c_at_position_5")}
-    return truth, runs
-
-
-@pytest.fixture(scope="module")
 def graded():
     return (read_truth(TEXTBOOK / "graded_ground_truth.csv").table,
             read_run(TEXTBOOK / "graded_ranking.csv").table)
-
-
-@pytest.fixture(scope="module")
-def movies():
-    truth = read_truth(MOVIES / "ground_truth.csv").table
-    runs = {name: read_run(MOVIES / f"{name}.parquet").table for name in MODELS}
-    return truth, runs
 
 
 # ----- the seed documents' worked examples ----------------------------------------------
@@ -233,7 +214,7 @@ def test_breakdown_equals_evaluate_on_the_demo(movies, movies_by_user, conventio
     evaluation = evaluate(GroundTruth.from_frame(truth), runs, relevance=relevance,
                           conventions=conventions, max_cutoff=20)
     rng = np.random.default_rng(7)
-    for model in MODELS:
+    for model in MOVIE_MODELS:
         missing = [u for u in truth_by_user if u not in runs_by_user[model]][:3]
         for cutoff in (1, 5, 20):
             values = evaluation.per_user_at(model, "ndcg", cutoff)
@@ -285,18 +266,12 @@ def test_ties_are_broken_as_ranked_run_does(ties):
 # ----- users: worst served, disagreement, surprise, spread ------------------------------
 
 
-@pytest.fixture(scope="module")
-def movie_evaluation(movies):
-    truth, runs = movies
-    return evaluate(truth, runs, relevance=RelevanceMapping.binary(4), max_cutoff=10)
-
-
 def test_worst_users_are_the_lowest_values(movie_evaluation):
     table = worst_users(movie_evaluation, "personalized", "ndcg", 10, count=15)
     values = movie_evaluation.per_user_at("personalized", "ndcg", 10)
     assert len(table) == 15
-    assert list(table.columns) == ["user", "relevant", *MODELS[1:2], "popularity", "top_heavy",
-                                   "random"]
+    assert list(table.columns) == ["user", "relevant", "personalized", "popularity",
+                                   "top_heavy", "random"]
     assert table["personalized"].is_monotonic_increasing
     assert table["personalized"].max() <= values.sort_values().iloc[15]
     zeros = table[table["personalized"] == 0]
@@ -332,7 +307,7 @@ def test_surprise_user_is_seeded_and_counted(movie_evaluation):
 
 def test_distribution_summary_matches_numpy(movie_evaluation):
     table = distribution_summary(movie_evaluation, "hit_rate", 5).set_index("model")
-    for model in MODELS:
+    for model in MOVIE_MODELS:
         values = movie_evaluation.per_user_at(model, "hit_rate", 5).to_numpy()
         row = table.loc[model]
         assert row["users"] == len(values) == 1940

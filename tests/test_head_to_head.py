@@ -6,42 +6,14 @@ hits at K equal what ``evaluate`` counts for that user."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
 
 from rankmetrics import Conventions, RelevanceMapping, evaluate
 from rankmetrics.explain import explain_ndcg, side_by_side
-from rankmetrics.io import read_run, read_truth
 from rankmetrics.prepare import GroundTruth, RankedRun
 from rankmetrics.users import biggest_differences, head_to_head, outcome_counts
-
-DATA = Path(__file__).resolve().parents[1] / "data"
-MODELS = ("popularity", "personalized", "top_heavy", "random")
-
-
-@pytest.fixture(scope="module")
-def textbook():
-    truth = read_truth(DATA / "textbook" / "ground_truth.csv").table
-    runs = {name: read_run(DATA / "textbook" / f"{name}.csv").table
-            for name in ("recommended", "c_at_position_5")}
-    return truth, runs
-
-
-@pytest.fixture(scope="module")
-def movies():
-    truth = read_truth(DATA / "movies" / "ground_truth.csv").table
-    runs = {name: read_run(DATA / "movies" / f"{name}.parquet").table for name in MODELS}
-    return truth, runs
-
-
-@pytest.fixture(scope="module")
-def movie_evaluation(movies):
-    truth, runs = movies
-    return evaluate(truth, runs, relevance=RelevanceMapping.binary(4), max_cutoff=10)
-
 
 # ----- per-user values of two models ------------------------------------------------------
 

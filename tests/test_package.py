@@ -22,11 +22,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import MOVIES, REPO, TEXTBOOK
+
 pytestmark = pytest.mark.package
 
-REPO = Path(__file__).resolve().parent.parent
-TEXTBOOK = REPO / "data" / "textbook"
-MOVIES = REPO / "data" / "movies"
 NOT_SOURCE = shutil.ignore_patterns(
     ".git", ".venv", "__pycache__", "*.egg-info", "build", "dist", ".*_cache", ".hypothesis",
     "artifacts",

@@ -19,7 +19,7 @@ import pytest
 from rankmetrics import Conventions, RelevanceMapping, evaluate
 from rankmetrics.conventions import OPTION_CHOICES
 from rankmetrics.metrics import METRICS
-from tests.test_differential import random_data
+from tests.helpers import random_data
 
 evaluate_module = importlib.import_module("rankmetrics.evaluate")
 
