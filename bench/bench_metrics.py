@@ -23,53 +23,18 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing as mp
-import resource
-import sys
 import time
-from pathlib import Path
 
-import numpy as np
 import pandas as pd
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-LIST_LENGTH = 100
-JUDGED_PER_USER = 20
-N_ITEMS = 200_000
-
-
-def make_data(n_users: int, seed: int = 0, string_dtype: str = "object"):
-    """Seeded run and ground-truth DataFrames with string ids of ``string_dtype``: "object"
-    (NumPy arrays of Python strings) or "str" (pandas 3's default, Arrow-backed).
-
-    The columns are made as Series of that dtype: pandas 3 would infer str from a bare array
-    of Python strings (or a pd.array of object dtype) even when object is meant."""
-    rng = np.random.default_rng(seed)
-    item_ids = np.array([f"item{i:07d}" for i in range(N_ITEMS)], dtype=object)
-    user_ids = np.array([f"user{i:08d}" for i in range(n_users)], dtype=object)
-    # Each user's 100 recommended items: distinct within the user (a random start and stride
-    # through the catalogue), scores descending.
-    start = rng.integers(0, N_ITEMS, n_users)[:, None]
-    stride = rng.integers(1, 997, n_users)[:, None]
-    recommended = (start + stride * np.arange(LIST_LENGTH)[None, :]) % N_ITEMS
-    scores = np.sort(rng.random((n_users, LIST_LENGTH)), axis=1)[:, ::-1]
-    run = pd.DataFrame({
-        "user": pd.Series(np.repeat(user_ids, LIST_LENGTH), dtype=string_dtype),
-        "item": pd.Series(item_ids[recommended.ravel()], dtype=string_dtype),
-        "score": scores.ravel(),
-    })
-    # Judged items: half drawn from the recommended list, half from elsewhere.
-    half = JUDGED_PER_USER // 2
-    from_list = np.argsort(rng.random((n_users, LIST_LENGTH)), axis=1)[:, :half]
-    judged_in = np.take_along_axis(recommended, from_list, axis=1)
-    judged_out = (start + stride * (LIST_LENGTH + np.arange(half))[None, :]) % N_ITEMS
-    judged = np.concatenate([judged_in, judged_out], axis=1)
-    truth = pd.DataFrame({
-        "user": pd.Series(np.repeat(user_ids, JUDGED_PER_USER), dtype=string_dtype),
-        "item": pd.Series(item_ids[judged.ravel()], dtype=string_dtype),
-        "rating": rng.integers(0, 4, n_users * JUDGED_PER_USER),
-    })
-    return run, truth
+from common import (
+    GIB,
+    LIST_LENGTH,
+    current_rss_bytes,
+    long_frames,
+    peak_rss_bytes,
+    print_table,
+    reset_peak_rss,
+)
 
 
 def run_rankmetrics(run: pd.DataFrame, truth: pd.DataFrame) -> dict:
@@ -126,38 +91,18 @@ MEASURES = ("ndcg@10", "map@100", "mrr@100", "P@10", "recall@100", "success@10")
 TOOLS = {"rankmetrics": run_rankmetrics, "pytrec_eval": run_pytrec_eval, "ranx": _ranx_evaluate}
 
 
-def _peak_rss_bytes() -> int:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-
-
 def _child(tool: str, n_users: int, string_dtype: str, queue) -> None:
-    run, truth = make_data(n_users, string_dtype=string_dtype)
+    run, truth = long_frames(n_users, string_dtype=string_dtype)
     if tool == "ranx":  # warm-up: let numba compile on a small data set first
-        small_run, small_truth = make_data(200, seed=1, string_dtype=string_dtype)
+        small_run, small_truth = long_frames(200, seed=1, string_dtype=string_dtype)
         _ranx_evaluate(small_run, small_truth)
-    _reset_peak_rss()
-    loaded = _current_rss_bytes()
+    reset_peak_rss()
+    loaded = current_rss_bytes()
     started = time.perf_counter()
     values = TOOLS[tool](run, truth)
     seconds = time.perf_counter() - started
     queue.put({"tool": tool, "seconds": seconds,
-               "added_gib": max(_peak_rss_bytes() - loaded, 0) / 2**30, "values": values})
-
-
-def _reset_peak_rss() -> None:
-    """Lower the kernel's peak-RSS mark to the current RSS (Linux), so the peak measured next
-    is the tool's own and not that of making the data (which can be higher than the loaded
-    DataFrames by gigabytes)."""
-    try:
-        with open("/proc/self/clear_refs", "w") as clear_refs:
-            clear_refs.write("5")
-    except OSError:
-        pass  # elsewhere the peak may include making the data
-
-
-def _current_rss_bytes() -> int:
-    with open("/proc/self/statm") as statm:
-        return int(statm.read().split()[1]) * resource.getpagesize()
+               "added_gib": max(peak_rss_bytes() - loaded, 0) / GIB, "values": values})
 
 
 def main() -> None:
@@ -181,13 +126,13 @@ def main() -> None:
               flush=True)
     base = next((r for r in rows if r["tool"] == "rankmetrics"), None)
     print(f"\n{args.users:,} users x {LIST_LENGTH} items ({args.string_dtype} ids)")
-    print(f"{'tool':<12} {'seconds':>8} {'peak +GiB':>10} {'vs rankmetrics':>15} "
-          f"{'max |value - rankmetrics|':>26}")
+    table = []
     for r in rows:
         ratio = f"{r['seconds'] / base['seconds']:.1f}x" if base else "-"
         gap = max(abs(r["values"][k] - base["values"][k]) for k in MEASURES) if base else 0.0
-        print(f"{r['tool']:<12} {r['seconds']:>8.2f} {r['added_gib']:>10.2f} {ratio:>15} "
-              f"{gap:>26.1e}")
+        table.append((r["tool"], r["seconds"], r["added_gib"], ratio, f"{gap:.1e}"))
+    print_table(["tool", "seconds", "peak +GiB", "vs rankmetrics", "max |value - rankmetrics|"],
+                table)
     if any(r["tool"] == "pytrec_eval" for r in rows):
         print("(pytrec_eval keeps scores as float32, so scores equal to float32 precision tie "
               "there: differences of order 1e-7 come from that.)")

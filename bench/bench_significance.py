@@ -2,13 +2,13 @@
 4 models, through the real app in Streamlit's AppTest.
 
 Generates (or reuses, with --keep) an upload of 100,000 users x 4 models x 100 items as
-Parquet (bench_app.py's generator, with a fourth model almost as strong as the best, so one
+Parquet (the generator of bench/common.py, with a fourth model almost as strong as the best, so one
 pair is close), uploads it, opens the Compare page once (the first curves: timed by
 bench_app.py), then times, each as one app run:
 
 - opening the Significance page: per-user NDCG@10 of the 4 models, the randomization test on
   all 6 pairs (10,000 sign flips each, chunked), 1,000 bootstrap resamples for every interval
-  and the letters (the issue's target: within 10 s);
+  and the letters (target: within 10 s);
 - changing the correction (no resampling), the test (t-test) and the metric;
 - opening the Head-to-head page and changing its model B;
 - turning on the Compare page's confidence bands (6 metrics, 4 models);
@@ -24,24 +24,25 @@ from __future__ import annotations
 
 import argparse
 import logging
-import resource
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
-
-from bench_app import MODELS, check, make_files, print_table, timed  # noqa: E402
+from common import (
+    GIB,
+    MODELS,
+    ROOT,
+    check_app,
+    peak_rss_bytes,
+    print_table,
+    print_timings,
+    timed,
+    write_upload,
+)
 
 FOUR_MODELS = {**MODELS, "strong_v2": 3.9}
 PAGE_TARGET, CHANGE_TARGET = 10.0, 3.0
-
-
-def peak_gib() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
 
 
 def bench_pages(paths: dict[str, Path], label: str, rows: list) -> None:
@@ -56,7 +57,7 @@ def bench_pages(paths: dict[str, Path], label: str, rows: list) -> None:
                                    "application/octet-stream"))
     rows.append((label, "upload, then first curves (Compare)",
                  timed(lambda: (at.run(), at.switch_page("pages/compare.py").run())), None))
-    check(at)
+    check_app(at)
     steps = [
         ("Significance page (randomization, 6 pairs)",
          lambda: at.switch_page("pages/significance.py").run(), PAGE_TARGET),
@@ -80,7 +81,7 @@ def bench_pages(paths: dict[str, Path], label: str, rows: list) -> None:
     ]
     for name, step, target in steps:
         seconds = timed(step)
-        check(at)
+        check_app(at)
         rows.append((label, name, seconds, target))
     captions = [c.value for c in at.caption if "Shaded:" in c.value]
     if captions:
@@ -126,15 +127,14 @@ def main(argv: list[str] | None = None) -> int:
     rows: list = []
     with tempfile.TemporaryDirectory(prefix="rankmetrics-bench-") as scratch:
         folder = args.keep or Path(scratch)
-        paths = make_files(folder, args.users, models=FOUR_MODELS)
+        paths = write_upload(folder, args.users, models=FOUR_MODELS)
         label = f"upload {args.users // 1000}k users x4x100"
         bench_pages(paths, label, rows)
-        print_table(rows)
-        print(f"peak memory of the process: {peak_gib():.2f} GiB")
+        print_timings(rows)
+        print(f"peak memory of the process: {peak_rss_bytes() / GIB:.2f} GiB")
         if not args.skip_library:
             print("\nthe Significance page's library calls, timed directly:")
-            for stage, seconds in bench_library(paths):
-                print(f"  {stage:<52} {seconds:8.2f}")
+            print_table(["stage", "seconds"], bench_library(paths))
     return 0
 
 

@@ -21,17 +21,13 @@ the data.
 from __future__ import annotations
 
 import argparse
-import resource
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from common import GIB, current_rss_bytes, peak_rss_bytes, print_table, reset_peak_rss
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from rankmetrics.stats import (  # noqa: E402
+from rankmetrics.stats import (
     compare_models,
     confidence_bands,
     paired_comparison,
@@ -54,10 +50,6 @@ def make_values(n_users: int, n_models: int, n_cutoffs: int, seed: int = 0):
     return per_model
 
 
-def _peak_rss_gib() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 2**30
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--users", type=int, default=100_000)
@@ -70,7 +62,8 @@ def main() -> None:
     per_model = make_values(args.users, args.models, args.cutoffs)
     at_k = pd.DataFrame({name: values[:, 9 if args.cutoffs >= 10 else -1]
                          for name, values in per_model.items()})
-    base = _peak_rss_gib()
+    reset_peak_rss()
+    base = current_rss_bytes()
     timings = {}
 
     started = time.perf_counter()
@@ -99,10 +92,9 @@ def main() -> None:
     page = time.perf_counter() - started
     print(f"{args.users:,} users, {args.models} models, {args.permutations:,} permutations, "
           f"{args.bootstrap:,} bootstrap samples")
-    for name, seconds in timings.items():
-        print(f"  {name:<45} {seconds:7.2f} s")
-    print(f"  {'compare_models: the Significance page':<45} {page:7.2f} s")
-    print(f"  peak memory added: {max(_peak_rss_gib() - base, 0):.2f} GiB")
+    timings["compare_models: the Significance page"] = page
+    print_table(["computation", "seconds"], list(timings.items()))
+    print(f"  peak memory added: {max(peak_rss_bytes() - base, 0) / GIB:.2f} GiB")
 
 
 if __name__ == "__main__":
