@@ -1,7 +1,7 @@
 """The NDCG breakdown of one user, and the per-user helpers (worst served, largest
 disagreement, surprise me, spread).
 
-The breakdown must reproduce the hand-worked numbers of the seed documents and equal
+The breakdown must reproduce the hand-worked numbers of the textbook examples and equal
 ``evaluate(...).per_user_at(model, "ndcg", K)`` for every user, under every convention."""
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def graded():
             read_run(TEXTBOOK / "graded_ranking.csv").table)
 
 
-# ----- the seed documents' worked examples ----------------------------------------------
+# ----- the textbook examples ------------------------------------------------------------
 
 
 def test_textbook_ranked_list_row_by_row(textbook):
@@ -73,7 +73,7 @@ def test_textbook_ndcg_retrieved_ideal(textbook):
     truth, runs = textbook
     b = explain_ndcg(truth, runs["recommended"], "user", cutoff=5, conventions=RETRIEVED)
     assert b.idcg == pytest.approx(1 + 1 / log2(3))  # the two hits re-sorted: 1.6309
-    assert round(b.ndcg, 4) == 0.9197  # the seed's "0.92"
+    assert round(b.ndcg, 4) == 0.9197  # the tutorials' "0.92"
     assert b.ideal["item"].tolist() == ["A", "C"]
 
 
@@ -94,7 +94,7 @@ def test_the_seed_figure_088_is_the_log2_5_slip(textbook):
     b = explain_ndcg(truth, runs["c_at_position_5"], "user", cutoff=5, conventions=RETRIEVED)
     slip = slipped_discount(b, 5)
     assert slip.correct_discount == pytest.approx(1 / log2(6))
-    assert slip.slipped_discount == pytest.approx(1 / log2(5))  # the seed's 0.43
+    assert slip.slipped_discount == pytest.approx(1 / log2(5))  # the tutorials' 0.43
     assert round(slip.dcg, 2) == 1.43
     assert slip.ndcg == pytest.approx((1 + 1 / log2(5)) / (1 + 1 / log2(3)))
     assert round(slip.ndcg, 2) == 0.88

@@ -1,6 +1,7 @@
-"""Metric values computed by hand: the seed documents' worked examples and the "Checked
-numbers" of docs/conventions.md, written as arithmetic next to the relevance sequence, with
-every convention option on a case where it changes the answer.
+"""Metric values computed by hand: the textbook examples (``data/textbook/``, the worked
+examples that tutorials on ranking metrics copy from each other) and a few more small cases,
+written as arithmetic next to the relevance sequence, with every convention option on a case
+where it changes the answer.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ def _curve(evaluation, metric: str) -> list[float]:
     return evaluation.curve("model", metric).tolist()
 
 
-# ----- seed 002 and checked number 1: recommended A, B, C, D, E; liked A, C, X, Y, Z ----------
+# ----- the textbook example: recommended A, B, C, D, E; liked A, C, X, Y, Z ------------------
 
 LIKED = ["A", "C", "X", "Y", "Z"]
 
@@ -77,7 +78,7 @@ def test_textbook_dcg(gain):
             1 + 1 / log2(3) + 1 / log2(4) + 1 / log2(5) + 1 / log2(6),
             0.5087,  # trec_eval, ranx, RecBole, MS Recommenders
         ),
-        # ideal from the retrieved list re-sorted: 1, 1, 0, 0, 0 (the seed's "0.92")
+        # ideal from the retrieved list re-sorted: 1, 1, 0, 0, 0 (the tutorials' "0.92")
         ("retrieved", 1 + 1 / log2(3), 0.9197),
     ],
 )
@@ -128,8 +129,8 @@ def test_textbook_average_precision():
 @pytest.mark.parametrize(
     ("better", "worse"),
     [
-        ("ACBDE", "BDEAC"),  # seed 002: hits at ranks 1, 2 vs 4, 5
-        ("ACXBD", "BDACX"),  # seed 004: 3 of the 5 liked at ranks 1, 2, 3 vs 3, 4, 5
+        ("ACBDE", "BDEAC"),  # hits at ranks 1, 2 vs 4, 5
+        ("ACXBD", "BDACX"),  # 3 of the 5 liked at ranks 1, 2, 3 vs 3, 4, 5
     ],
 )
 def test_precision_and_recall_ignore_the_order_inside_the_top_k(better, worse):
@@ -140,8 +141,8 @@ def test_precision_and_recall_ignore_the_order_inside_the_top_k(better, worse):
     assert _curve(ours, "ndcg")[4] > _curve(theirs, "ndcg")[4]
 
 
-def test_seed_004_precision_recall_and_retrieved_ideal():
-    # seed 004: 5 liked items, 3 of them in the top 5, at ranks 3, 4, 5
+def test_three_hits_at_the_bottom_precision_recall_and_retrieved_ideal():
+    # 5 liked items, 3 of them in the top 5, at ranks 3, 4, 5
     # rel = 0, 0, 1, 1, 1: P@5 = 3/5, R@5 = 3/5; its ideal re-sorts the top 5 to 1, 1, 1, 0, 0
     evaluation = _textbook("BDACX", ideal="retrieved")
     assert _curve(evaluation, "precision")[4] == pytest.approx(3 / 5)
@@ -152,7 +153,7 @@ def test_seed_004_precision_recall_and_retrieved_ideal():
 
 @pytest.mark.parametrize(
     ("first_hit", "reciprocal_rank"),
-    [(1, 1.0), (2, 0.5), (3, 1 / 3), (5, 0.2)],  # seeds 000 and 002
+    [(1, 1.0), (2, 0.5), (3, 1 / 3), (5, 0.2)],
 )
 def test_reciprocal_rank_of_the_first_hit(first_hit, reciprocal_rank):
     # rel = 0, ..., 0, 1 (first hit at first_hit), then more hits that do not count
@@ -167,7 +168,7 @@ def test_reciprocal_rank_of_the_first_hit(first_hit, reciprocal_rank):
 
 
 def test_mean_reciprocal_rank_over_users():
-    # seed 000: first hits at ranks 1, 2 and 5 for three queries
+    # first hits at ranks 1, 2 and 5 for three queries
     truth = [(user, "hit", 1) for user in ("q1", "q2", "q3")]
     run = (
         _ranked("q1", ["hit", "a", "b", "c", "d"])
@@ -180,7 +181,7 @@ def test_mean_reciprocal_rank_over_users():
 
 
 def test_hit_rate_is_the_share_of_users_with_a_hit():
-    # seed 002: "if 80 out of 100 users had at least one relevant item in their top-K
+    # the usual definition: "if 80 out of 100 users had at least one relevant item in their top-K
     # recommendation list, the system's Hit Rate@K is 0.80"
     users = [f"u{number}" for number in range(100)]
     truth = [(user, "liked", 1) for user in users]
@@ -203,7 +204,7 @@ def test_precision_divides_by_k_beyond_the_end_of_the_list():
     assert per_user.loc["u"].tolist() == pytest.approx([1, 1, 2 / 3, 2 / 4])
 
 
-# ----- checked number 2: graded ground truth, ranking d3 > d1 > d4 > d5 > d2 --------------------
+# ----- the graded textbook example: ranking d3 > d1 > d4 > d5 > d2 ----------------------------
 
 GRADED_TRUTH = [("u", "d1", 3), ("u", "d2", 2), ("u", "d3", 0), ("u", "d4", 1)]
 GRADED_RUN = _ranked("u", ["d3", "d1", "d4", "d5", "d2"])
@@ -300,7 +301,7 @@ def test_graded_mapping_turns_stars_into_grades():
     assert round(_curve(evaluation, "map")[4], 4) == 0.5889
 
 
-# ----- checked number 3: |R| = 8, hits at ranks 1 and 3 ------------------------------------
+# ----- many relevant items: |R| = 8, hits at ranks 1 and 3 ---------------------------------
 
 @pytest.mark.parametrize(
     ("denominator", "expected", "checked_at_5"),
