@@ -2,9 +2,10 @@
 with plain ``pip install`` into a fresh virtual environment, and the ``rankmetrics`` command
 run there on the demo files.
 
-Building and installing takes about a minute, once per test session (``-m "not package"``
-leaves it out while working on something else). pip fetches the build backend and the
-dependencies from the package index; without it the tests fail, they do not skip.
+Building and installing takes 20 to 60 seconds (depending on pip's cache), once per session
+(``-m "not package"`` leaves it out while working on something else). pip fetches the build
+backend and the dependencies from the package index; without it the tests fail, they do not
+skip.
 """
 
 from __future__ import annotations
