@@ -64,6 +64,19 @@ def check_choice(name: str, value: object, choices: Sequence[str]) -> str:
     return value
 
 
+def check_bool(name: str, value: object) -> bool:
+    """True or False (not 0 or 1, not a string).
+
+    >>> check_bool("threshold_gains", "yes")
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'threshold_gains' argument must be True or False. Got 'yes' instead.
+    """
+    if not isinstance(value, bool):
+        _fail(name, "True or False", value)
+    return bool(value)
+
+
 def check_probability(name: str, value: object) -> float:
     """A number strictly between 0 and 1 (a confidence level, a significance level).
 

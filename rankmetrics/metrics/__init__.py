@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
+from rankmetrics.checks import check_choice
 from rankmetrics.metrics._metric import Metric
 
 
@@ -36,11 +37,8 @@ MAIN_METRICS = tuple(name for name, metric in METRICS.items() if metric.main)
 
 def check_metrics(names: list[str] | tuple[str, ...]) -> tuple[str, ...]:
     """Validate metric names, keeping their order; an unknown name is a ValueError."""
-    unknown = [name for name in names if name not in METRICS]
-    if unknown:
-        raise ValueError(
-            f"Unknown metric {unknown[0]!r}: choose from {', '.join(METRICS)}."
-        )
+    for name in names:
+        check_choice("metric", name, tuple(METRICS))
     if not names:
         raise ValueError(f"Choose at least one metric from {', '.join(METRICS)}.")
     return tuple(dict.fromkeys(names))
