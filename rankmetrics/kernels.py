@@ -75,17 +75,14 @@ def judge(
     ([3.0, 1.0, 0.0], [True, False, False], [7.0, 0.0, 0.0])
     """
     ratings = np.asarray(ratings, dtype=np.float64)
-    unjudged = np.isnan(ratings)
-    if unjudged.any():
-        grades = np.zeros(len(ratings), dtype=np.float64)
-        grades[~unjudged] = relevance.grades(ratings[~unjudged])
-    else:
-        grades = relevance.grades(ratings)
-    relevant = relevance.is_relevant(grades) & ~unjudged
+    unjudged = np.flatnonzero(np.isnan(ratings))
+    grades = relevance.grades(ratings)
+    grades[unjudged] = 0.0
+    relevant = relevance.is_relevant(grades)
+    relevant[unjudged] = False
     gains = gain_of(grades, conventions.gain)
     if conventions.threshold_gains:
         gains = np.where(relevant, gains, 0.0)
-    gains[unjudged] = 0.0
     return Judgments(grades, relevant, gains)
 
 
