@@ -342,16 +342,14 @@ class Evaluation:
         """Sums over the users in ``mask`` of each metric at every cutoff.
 
         A metric with a summed form (see :class:`~rankmetrics.metrics.Metric`) is summed
-        from the judged items ranked within max_cutoff alone; the others (and a summed form
+        from the judged ranked items alone; the others (and a summed form
         that does not apply under the conventions) from per-user values, a block of users at
         a time.
         """
         run = self._run(model)
-        within = mask[run.judged_user] & (run.judged_rank < self.max_cutoff)
-        row = run.judged_row[within]
         items = JudgedItems(
-            run.judged_user[within], run.judged_rank[within], self.truth_relevant[row],
-            self.truth_gains[row], self.n_relevant, self.max_cutoff, lambda: self._ideal_lists,
+            run.judged_user, run.judged_rank, run.judged_row, mask, self.truth_relevant,
+            self.truth_gains, self.n_relevant, self.max_cutoff, lambda: self._ideal_lists,
         )
         sums: dict[str, np.ndarray] = {}
         for metric in metrics:

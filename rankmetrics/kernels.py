@@ -201,22 +201,28 @@ class JudgedItems:
 
     Parameters
     ----------
-    user, rank : int arrays (n_entries,)
-        User and 0-based rank < ``max_cutoff``; sorted by user, then rank.
-    relevant : bool array (n_entries,)
-    gain : float array (n_entries,)
-        DCG gain of each item.
-    n_relevant : int array
-        |R| of every user (indexed by ``user``).
+    user, rank, row : int arrays (n_entries,)
+        Every ranked item that has a ground-truth judgment: its user, its 0-based rank (any
+        rank) and its row in the ground truth; sorted by user, then rank.
+    counted : bool array (n_users,)
+        The users to sum over.
+    truth_relevant, truth_gain : arrays over the ground-truth rows
+        Whether each judged item is relevant, and its DCG gain.
+    n_relevant : int array (n_users,)
+        |R| of every user.
     max_cutoff : int
     ideal_lists : callable returning :data:`IdealLists`, optional
         Each user's ideal-list number and the ideal gains of each distinct list (read only
         by NDCG with the ground-truth ideal), or None when they are too many.
 
+    The attributes ``user``, ``rank``, ``relevant`` and ``gain`` hold the counted users'
+    items ranked within max_cutoff; each is gathered on first use.
+
     Examples
     --------
-    >>> items = JudgedItems(np.array([0, 0, 1]), np.array([0, 2, 1]),
-    ...                     np.array([True, True, True]), np.ones(3), np.array([5, 2]), 3)
+    >>> items = JudgedItems(np.array([0, 0, 1]), np.array([0, 2, 1]), np.arange(3),
+    ...                     np.array([True, True]), np.array([True, True, True]), np.ones(3),
+    ...                     np.array([5, 2]), 3)
     >>> items.hit_rank[items.first_hit].tolist()  # user 0's first hit, user 1's first hit
     [0, 1]
     >>> items.accumulated(items.hit_rank).tolist()  # hits at K = 1, 2, 3, over both users
@@ -227,16 +233,59 @@ class JudgedItems:
         self,
         user: np.ndarray,
         rank: np.ndarray,
-        relevant: np.ndarray,
-        gain: np.ndarray,
+        row: np.ndarray,
+        counted: np.ndarray,
+        truth_relevant: np.ndarray,
+        truth_gain: np.ndarray,
         n_relevant: np.ndarray,
         max_cutoff: int,
         ideal_lists: Callable[[], IdealLists] | None = None,
     ) -> None:
-        self.user, self.rank, self.relevant, self.gain = user, rank, relevant, gain
+        self._every = (user, rank, row)
+        self._counted = counted
+        self._truth_relevant, self._truth_gain = truth_relevant, truth_gain
         self.n_relevant = n_relevant
         self.max_cutoff = max_cutoff
         self._ideal_lists = ideal_lists
+
+    @cached_property
+    def _of_counted_users(self) -> np.ndarray:
+        return self._counted[self._every[0]]
+
+    @cached_property
+    def _within(self) -> np.ndarray:
+        return self._of_counted_users & (self._every[1] < self.max_cutoff)
+
+    @cached_property
+    def user(self) -> np.ndarray:
+        """The user of each item ranked within max_cutoff."""
+        return self._every[0][self._within]
+
+    @cached_property
+    def rank(self) -> np.ndarray:
+        """The 0-based rank of each item ranked within max_cutoff."""
+        return self._every[1][self._within]
+
+    @cached_property
+    def _row(self) -> np.ndarray:
+        return self._every[2][self._within]
+
+    @cached_property
+    def relevant(self) -> np.ndarray:
+        """Whether each item ranked within max_cutoff is relevant."""
+        return self._truth_relevant[self._row]
+
+    @cached_property
+    def gain(self) -> np.ndarray:
+        """The DCG gain of each item ranked within max_cutoff."""
+        return self._truth_gain[self._row]
+
+    @cached_property
+    def uncut(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(user, rank, relevant) of the counted users' items at every rank, max_cutoff or
+        beyond (R-Precision reads the first |R| ranks, however many)."""
+        user, rank, row = (column[self._of_counted_users] for column in self._every)
+        return user, rank, self._truth_relevant[row]
 
     @cached_property
     def ideal_lists(self) -> IdealLists:

@@ -143,12 +143,12 @@ def _users(seed: int, conventions: Conventions, n_users: int = 12):
     return users
 
 
-def _entries(users, below: int | None = None):
+def _entries(users):
     """The judged ranked items of the users as (user, rank, relevant, gain) arrays."""
     rows = [(u, r, user["relevant"][r], user["gains"][r])
             for u, user in enumerate(users)
             for r, judged in enumerate(user["judged"])
-            if judged and (below is None or r < below)]
+            if judged]
     user, rank, relevant, gain = (np.array(column) for column in zip(*rows, strict=True))
     return user, rank, relevant.astype(bool), gain.astype(float)
 
@@ -193,15 +193,20 @@ def test_summed_form_equals_the_sum_of_the_reference(name, conventions):
     users = _users(7 + _seed(name, conventions), conventions)
     n_relevant = np.array([user["n_relevant"] for user in users])
     lists = (np.arange(len(users)), _ideal_matrix(users, k))  # each user their own list
-    items = JudgedItems(*_entries(users, below=k), n_relevant, k, lambda: lists)
+    user, rank, relevant, gain = _entries(users)
+    counted = np.arange(len(users)) % 3 != 1  # every third user left out of the sums
+    items = JudgedItems(user, rank, np.arange(len(user)), counted, relevant, gain, n_relevant,
+                        k, lambda: lists)
     total = METRICS[name].summed(items, conventions)
     if total is None:  # this form does not apply: AP over hits, NDCG over the retrieved list
         assert (name, conventions.ap_denominator) == ("map", "hits") or (
             name, conventions.ideal) == ("ndcg", "retrieved")
         return
+    cutoffs = range(1, k + 1) if METRICS[name].has_cutoff else [k]
     expected = [sum(_reference(name, user["relevant"], user["gains"], user["truth_gains"],
-                               user["n_relevant"], cutoff, conventions) for user in users)
-                for cutoff in range(1, k + 1)]
+                               user["n_relevant"], cutoff, conventions)
+                    for user, is_counted in zip(users, counted, strict=True) if is_counted)
+                for cutoff in cutoffs]
     np.testing.assert_allclose(total, expected, rtol=0, atol=1e-12)
 
 
@@ -209,7 +214,7 @@ def test_a_perfect_list_gives_exactly_one():
     """Recall and AP of a user whose relevant items come first are exactly 1 at K >= |R|,
     summed per |R| before dividing (ten times 0.1 is not 1.0 in floating point)."""
     n = 10
-    items = JudgedItems(np.zeros(n, dtype=int), np.arange(n), np.ones(n, dtype=bool),
-                        np.ones(n), np.array([n]), n)
+    items = JudgedItems(np.zeros(n, dtype=int), np.arange(n), np.arange(n), np.ones(1, bool),
+                        np.ones(n, dtype=bool), np.ones(n), np.array([n]), n)
     assert METRICS["recall"].summed(items, Conventions())[-1] == 1.0
     assert METRICS["map"].summed(items, Conventions())[-1] == 1.0
