@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from numbers import Integral, Real
+from typing import NoReturn
 
 import numpy as np
 
@@ -28,9 +29,10 @@ def check_int(name: str, value: object, *, low: int = 1, high: int | None = None
     ...
     ValueError: The 'cutoff' argument must be an integer in the range [1, 100]. Got 0 instead.
     """
-    if not _is_int_in(value, low, high):
-        _fail(name, _int_range(low, high), value)
-    return int(value)  # type: ignore[call-overload]
+    if isinstance(value, Integral) and not isinstance(value, bool) and _in_range(
+            int(value), low, high):
+        return int(value)
+    _fail(name, _int_range(low, high), value)
 
 
 def check_optional_int(name: str, value: object, *, low: int = 0) -> int | None:
@@ -46,9 +48,10 @@ Got -1 instead.
     """
     if value is None:
         return None
-    if not _is_int_in(value, low, None):
-        _fail(name, _int_range(low, None) + " or None", value)
-    return int(value)  # type: ignore[call-overload]
+    if isinstance(value, Integral) and not isinstance(value, bool) and _in_range(
+            int(value), low, None):
+        return int(value)
+    _fail(name, _int_range(low, None) + " or None", value)
 
 
 def check_choice(name: str, value: object, choices: Sequence[str]) -> str:
@@ -86,9 +89,9 @@ def check_probability(name: str, value: object) -> float:
     ValueError: The 'confidence' argument must be a number in the range (0, 1), such as 0.95. \
 Got 95 instead.
     """
-    if isinstance(value, bool) or not isinstance(value, Real) or not 0.0 < float(value) < 1.0:
-        _fail(name, "a number in the range (0, 1), such as 0.95", value)
-    return float(value)
+    if isinstance(value, Real) and not isinstance(value, bool) and 0.0 < float(value) < 1.0:
+        return float(value)
+    _fail(name, "a number in the range (0, 1), such as 0.95", value)
 
 
 def check_finite(name: str, value: object) -> float:
@@ -99,9 +102,9 @@ def check_finite(name: str, value: object) -> float:
     ...
     ValueError: The 'threshold' argument must be a finite number. Got nan instead.
     """
-    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value):
-        _fail(name, "a finite number", value)
-    return float(value)
+    if isinstance(value, Real) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
+    _fail(name, "a finite number", value)
 
 
 def plain(value: object) -> object:
@@ -109,18 +112,13 @@ def plain(value: object) -> object:
     return value.item() if isinstance(value, np.generic) else value
 
 
-def _is_int_in(value: object, low: int, high: int | None) -> bool:
-    return (
-        isinstance(value, Integral)
-        and not isinstance(value, bool)
-        and value >= low
-        and (high is None or value <= high)
-    )
+def _in_range(value: int, low: int, high: int | None) -> bool:
+    return value >= low and (high is None or value <= high)
 
 
 def _int_range(low: int, high: int | None) -> str:
     return f"an integer in the range [{low}, {'inf)' if high is None else f'{high}]'}"
 
 
-def _fail(name: str, accepted: str, value: object) -> None:
+def _fail(name: str, accepted: str, value: object) -> NoReturn:
     raise ValueError(f"The '{name}' argument must be {accepted}. Got {plain(value)!r} instead.")

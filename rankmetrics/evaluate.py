@@ -271,9 +271,9 @@ class Evaluation:
                 for metric in metrics
             }
             for metric in metrics:
-                most = METRICS[metric].most  # a sum over users may round a perfect value above
-                if counted and most is not None:
-                    np.minimum(out[model][metric], most, out=out[model][metric])
+                highest = METRICS[metric].highest  # a sum may round a perfect value above it
+                if counted and highest is not None:
+                    np.minimum(out[model][metric], highest, out=out[model][metric])
         return out
 
     def summary(

@@ -343,8 +343,8 @@ class JudgedItems:
             divided = 1.0 / n_relevant if weights is None else weights / n_relevant
             return np.cumsum(np.bincount(ranks, weights=divided, minlength=k)[:k])
         group = (np.cumsum(present) - 1)[n_relevant]
-        table = np.bincount(group * k + ranks, weights=weights, minlength=len(values) * k)
-        table = table.astype(np.float64, copy=False).reshape(len(values), k)
+        table = np.bincount(group * k + ranks, weights=weights, minlength=len(values) * k
+                            ).astype(np.float64, copy=False).reshape(len(values), k)
         np.cumsum(table, axis=1, out=table)
         return (table / values[:, None]).sum(axis=0)
 

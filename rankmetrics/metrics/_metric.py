@@ -46,7 +46,7 @@ class Metric:
         False for a metric with one value per user (R-Precision).
     main : bool
         Shown by default in the CLI and the dashboard.
-    most : float or None
+    highest : float or None
         The metric's largest value: a mean summed over users is capped at it (a sum may
         round a perfect value just above it).
     """
@@ -60,7 +60,7 @@ class Metric:
     summed: Summed | None = None
     has_cutoff: bool = True
     main: bool = True
-    most: float | None = None
+    highest: float | None = None
 
     def help(self) -> str:
         """The label, what the metric measures and its formula, as Markdown with LaTeX.

@@ -84,5 +84,5 @@ METRIC = Metric(
     position=60,
     per_user=per_user,
     summed=summed,
-    most=1.0,
+    highest=1.0,
 )
