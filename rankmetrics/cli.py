@@ -3,6 +3,7 @@
 Prints one row per model, metric and cutoff (``model,metric,cutoff,value,users``) or, with
 ``--per-user``, one row per model, user, metric and cutoff. Bad input ends with one line
 naming the file, the row and the problem, and exit code 1; never a traceback.
+``python -m rankmetrics metrics`` lists the metrics with what they mean and their formulas.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "the file name without extension")
     ev.add_argument("--metrics", default=",".join(MAIN_METRICS),
                     help=f"comma-separated metrics from {', '.join(METRICS)} "
-                    "(default: %(default)s)")
+                    "(default: %(default)s; `metrics` lists what each one means)")
     cut = ev.add_mutually_exclusive_group()
     cut.add_argument("--cutoffs", help="comma-separated cutoffs K "
                      f"(default: {','.join(map(str, DEFAULT_CUTOFFS))})")
@@ -82,12 +83,23 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--format", choices=("csv", "json", "table"), default="csv",
                     help="output format (default: csv)")
     ev.add_argument("--output", metavar="PATH", help="write to PATH instead of stdout")
+    listing = commands.add_parser(
+        "metrics",
+        help="list the metrics: name, label, meaning and formula",
+        description="List the metrics rankmetrics computes, with what each one means and its "
+        "formula (LaTeX).",
+    )
+    listing.add_argument("--format", choices=("table", "json"), default="table",
+                         help="output format (default: table)")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command == "metrics":
+        sys.stdout.write(metric_listing(args.format))
+        return 0
     try:
         return _evaluate(args)
     except (DataError, ValueError, OSError) as error:
@@ -131,6 +143,26 @@ def _evaluate(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(text)
     return 0
+
+
+def metric_listing(fmt: str = "table") -> str:
+    """Every registered metric: name, label, whether it has a cutoff, meaning and formula.
+
+    >>> print(metric_listing().splitlines()[0])
+    precision (Precision@K): Share of the top K slots that hold a relevant item (divided by K \
+even when the list is shorter).
+    """
+    if fmt == "json":
+        rows = [{"name": name, "label": metric.label, "has_cutoff": metric.has_cutoff,
+                 "main": metric.main, "description": metric.description,
+                 "formula": metric.formula} for name, metric in METRICS.items()]
+        return json.dumps(rows, indent=2) + "\n"
+    blocks = [
+        f"{name} ({metric.label}{'@K' if metric.has_cutoff else ''}): {metric.description}\n"
+        f"    {metric.formula}"
+        for name, metric in METRICS.items()
+    ]
+    return "\n\n".join(blocks) + "\n"
 
 
 def _cutoffs(args: argparse.Namespace) -> list[int]:

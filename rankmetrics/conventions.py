@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
+from rankmetrics.checks import check_bool, check_choice
+
 GAINS = ("exponential", "linear")
 IDEALS = ("ground_truth", "retrieved")
 AP_DENOMINATORS = ("relevant", "min_k_relevant", "hits")
@@ -81,25 +83,13 @@ class Conventions:
 
     def __post_init__(self) -> None:
         for name, choices in OPTION_CHOICES.items():
-            value = getattr(self, name)
-            if value not in choices:
-                raise ValueError(
-                    f"The '{name}' convention must be one of {', '.join(choices)}. "
-                    f"Got {value!r} instead."
-                )
-        if not isinstance(self.threshold_gains, bool):
-            raise ValueError(
-                "The 'threshold_gains' convention must be True or False. "
-                f"Got {self.threshold_gains!r} instead."
-            )
+            check_choice(name, getattr(self, name), choices)
+        check_bool("threshold_gains", self.threshold_gains)
 
     @classmethod
     def preset(cls, name: str, **overrides: Any) -> Conventions:
         """The conventions of a named preset, with explicit options overriding it."""
-        if name not in PRESETS:
-            raise ValueError(
-                f"Unknown preset {name!r}: choose one of {', '.join(PRESETS)}."
-            )
+        check_choice("name", name, tuple(PRESETS))
         return replace(PRESETS[name], **overrides)
 
     def as_dict(self) -> dict[str, object]:

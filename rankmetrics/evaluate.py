@@ -16,9 +16,11 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
+from rankmetrics.cache import BoundedCache
+from rankmetrics.checks import check_int
 from rankmetrics.conventions import Conventions
-from rankmetrics.kernels import STEP_METRICS, discounts, gain_of, metric_block, step_sums
-from rankmetrics.metrics import CUTOFF_METRICS, METRICS, check_metrics
+from rankmetrics.kernels import JudgedItems, UserBlock, judge
+from rankmetrics.metrics import METRICS, check_metrics
 from rankmetrics.prepare import GroundTruth, RankedRun
 from rankmetrics.relevance import RelevanceMapping
 
@@ -26,6 +28,9 @@ USERS_PER_BLOCK = 16_384
 #: Most per-user values :meth:`Evaluation.confidence_bands` resamples at once by default
 #: (users x models x metrics x cutoffs; 2**24 float64 values are 128 MiB).
 BAND_VALUES = 2**24
+#: Most bytes of per-user values an :class:`Evaluation` keeps (the least recently used go
+#: first); 256 MiB hold three models x six metrics at one cutoff for a million users.
+PER_USER_CACHE_BYTES = 2**28
 
 
 def evaluate(
@@ -50,10 +55,7 @@ def evaluate(
     """
     relevance = relevance or RelevanceMapping.identity(1)
     conventions = conventions or Conventions()
-    if not isinstance(max_cutoff, (int, np.integer)) or isinstance(max_cutoff, bool) or (
-        max_cutoff < 1
-    ):
-        raise ValueError(f"max_cutoff must be an integer of at least 1. Got {max_cutoff!r}.")
+    check_int("max_cutoff", max_cutoff)
     if not runs:
         raise ValueError("Give at least one model output to evaluate.")
     prepared_truth = truth if isinstance(truth, GroundTruth) else GroundTruth.from_frame(truth)
@@ -74,8 +76,11 @@ def evaluate(
 class Evaluation:
     """Metric values of several models at every cutoff 1..max_cutoff.
 
-    Per-user values are computed on demand (and kept); means over users are computed in
-    blocks of users, so millions of users fit in memory.
+    Per-user values are computed on demand and kept, up to ``cache_bytes`` (default
+    :data:`PER_USER_CACHE_BYTES`); means over users are summed without them or in blocks of
+    users, so millions of users fit in memory. One evaluation may serve several threads at
+    once: what it keeps is read-only and guarded by a lock, and every table it returns is
+    the caller's own copy.
     """
 
     def __init__(
@@ -85,6 +90,8 @@ class Evaluation:
         relevance: RelevanceMapping,
         conventions: Conventions,
         max_cutoff: int,
+        *,
+        cache_bytes: int | None = None,
     ) -> None:
         self.truth = truth
         self.runs = runs
@@ -92,19 +99,19 @@ class Evaluation:
         self.conventions = conventions
         self.max_cutoff = max_cutoff
         self.models = list(runs)
-        grades = relevance.grades(truth.ratings)
-        self.truth_grades = grades
-        self.truth_relevant = relevance.is_relevant(grades)
-        gains = gain_of(grades, conventions.gain)
-        if conventions.threshold_gains:
-            gains = np.where(self.truth_relevant, gains, 0.0)
-        self.truth_gains = gains
-        self.n_relevant = np.bincount(
+        judged = judge(truth.ratings, relevance, conventions)
+        self.truth_grades = _read_only(judged.grades)
+        self.truth_relevant = _read_only(judged.relevant)
+        self.truth_gains = _read_only(judged.gains)
+        self.n_relevant = _read_only(np.bincount(
             truth.user_index[self.truth_relevant], minlength=truth.n_users
-        )
-        self._ideal = _top_gains_by_user(truth.user_index, gains, max_cutoff, truth.n_users)
+        ))
+        self._ideal = _top_gains_by_user(truth.user_index, self.truth_gains, max_cutoff,
+                                         truth.n_users)
         # (model, metric) -> users x cutoffs; (model, metric, cutoff) -> users
-        self._per_user_cache: dict[tuple, np.ndarray] = {}
+        self._per_user_cache = BoundedCache(
+            PER_USER_CACHE_BYTES if cache_bytes is None else cache_bytes
+        )
 
     # ----- which users count -------------------------------------------------------------
 
@@ -142,13 +149,11 @@ class Evaluation:
         """Per-user values: one row per counted user, one column per cutoff 1..max_cutoff
         (a single column ``None`` for R-Precision, which has no cutoff)."""
         check_metrics([metric])
-        key = (model, metric)
-        if key not in self._per_user_cache:
-            self._per_user_cache[key] = self._block_values(
-                model, (metric,), 0, self.truth.n_users
-            )[metric]
-        values = self._per_user_cache[key]
         mask = self.included(model)
+        values = self._per_user_cache.get_or_compute(
+            (model, metric),
+            lambda: self._block_values(model, (metric,), 0, self.truth.n_users)[metric],
+        )
         users = self.truth.users[mask]
         columns = (
             pd.Index(np.arange(1, self.max_cutoff + 1), name="cutoff")
@@ -170,13 +175,14 @@ class Evaluation:
             series.name = model
             return series
         cutoff = self._check_cutoff(cutoff)
-        key = (model, metric, cutoff)
-        if key not in self._per_user_cache:
-            self._per_user_cache[key] = self._block_values(
-                model, (metric,), 0, self.truth.n_users, width=cutoff
-            )[metric][:, -1].copy()  # not a view keeping users x cutoff values alive
         mask = self.included(model)
-        return pd.Series(self._per_user_cache[key][mask],
+        values = self._per_user_cache.get_or_compute(
+            (model, metric, cutoff),
+            lambda: self._block_values(
+                model, (metric,), 0, self.truth.n_users, width=cutoff
+            )[metric][:, -1].copy(),  # not a view keeping users x cutoff values alive
+        )
+        return pd.Series(values[mask],
                          index=pd.Index(self.truth.users[mask], name="user"), name=model)
 
     def paired(self, metric: str, cutoff: int | None) -> pd.DataFrame:
@@ -264,9 +270,10 @@ class Evaluation:
                 metric: sums[metric] / counted if counted else np.full(len(sums[metric]), np.nan)
                 for metric in metrics
             }
-            if counted and "ndcg" in out[model]:
-                # NDCG <= 1 for every user; a sum over users may round a perfect 1 above it
-                np.minimum(out[model]["ndcg"], 1.0, out=out[model]["ndcg"])
+            for metric in metrics:
+                highest = METRICS[metric].highest  # a sum may round a perfect value above it
+                if counted and highest is not None:
+                    np.minimum(out[model][metric], highest, out=out[model][metric])
         return out
 
     def summary(
@@ -322,15 +329,7 @@ class Evaluation:
         return self.runs[model]
 
     def _check_cutoff(self, cutoff: object) -> int:
-        if (
-            not isinstance(cutoff, (int, np.integer))
-            or isinstance(cutoff, bool)
-            or not 1 <= cutoff <= self.max_cutoff
-        ):
-            raise ValueError(
-                f"The cutoff must be an integer from 1 to {self.max_cutoff}. Got {cutoff!r}."
-            )
-        return int(cutoff)
+        return check_int("cutoff", cutoff, high=self.max_cutoff)
 
     def _cutoff_list(self, cutoffs: Iterable[int] | None) -> list[int]:
         if cutoffs is None:
@@ -342,72 +341,26 @@ class Evaluation:
     ) -> dict[str, np.ndarray]:
         """Sums over the users in ``mask`` of each metric at every cutoff.
 
-        - Metrics that change only where a judged item enters the list (precision, recall,
-          hit rate, MRR, MAP over |R| or min(K, |R|), DCG): a cumulative sum over ranks of
-          what the judged items add (:func:`~rankmetrics.kernels.step_sums`).
-        - NDCG with the ground-truth ideal: users whose ideal lists are equal share one
-          IDCG curve, so their DCG is summed per (ideal list, rank) first (see
-          :meth:`_ndcg_sums`).
-        - R-Precision: each hit within the first |R| ranks adds 1 / |R|.
-        - Otherwise (MAP over hits, NDCG with the retrieved ideal or with too many distinct
-          ideal lists): per-user values, a block of users at a time.
+        A metric with a summed form (see :class:`~rankmetrics.metrics.Metric`) is summed
+        from the judged ranked items alone; the others (and a summed form
+        that does not apply under the conventions) from per-user values, a block of users at
+        a time.
         """
         run = self._run(model)
-        in_mask = mask[run.judged_user]
-        within = in_mask & (run.judged_rank < self.max_cutoff)
-        user, rank, row = (run.judged_user[within], run.judged_rank[within],
-                           run.judged_row[within])
-        sums: dict[str, np.ndarray] = {}
-        stepped = tuple(
-            metric for metric in metrics
-            if metric in STEP_METRICS
-            and not (metric == "map" and self.conventions.ap_denominator == "hits")
+        items = JudgedItems(
+            run.judged_user, run.judged_rank, run.judged_row, mask, self.truth_relevant,
+            self.truth_gains, self.n_relevant, self.max_cutoff, lambda: self._ideal_lists,
         )
-        if stepped:
-            sums.update(step_sums(
-                user, rank, self.truth_relevant[row], self.truth_gains[row], self.n_relevant,
-                self.conventions, stepped, self.max_cutoff,
-            ))
-        if "ndcg" in metrics:
-            ndcg = self._ndcg_sums(user, rank, row)
-            if ndcg is not None:
-                sums["ndcg"] = ndcg
-        if "r_precision" in metrics:
-            hit_user = run.judged_user[in_mask]
-            hit = self.truth_relevant[run.judged_row[in_mask]]
-            hit &= run.judged_rank[in_mask] < self.n_relevant[hit_user]
-            sums["r_precision"] = np.array([np.sum(1.0 / self.n_relevant[hit_user[hit]])])
+        sums: dict[str, np.ndarray] = {}
+        for metric in metrics:
+            summed = METRICS[metric].summed
+            total = None if summed is None else summed(items, self.conventions)
+            if total is not None:
+                sums[metric] = total
         rest = tuple(metric for metric in metrics if metric not in sums)
         if rest:
             sums.update(self._block_sums(model, rest, mask))
         return sums
-
-    def _ndcg_sums(
-        self, user: np.ndarray, rank: np.ndarray, row: np.ndarray
-    ) -> np.ndarray | None:
-        """The sum of NDCG over the users of the given judged items (rank < max_cutoff) at
-        every cutoff, or None where :attr:`_ideal_lists` does not apply.
-
-        With p(u) the user's ideal list, sum_u DCG_u(K) / IDCG_p(u)(K) =
-        sum_p [sum_{r < K} A[p, r]] / IDCG_p(K), where A[p, r] sums the discounted gains
-        at rank r of the users with ideal list p.
-        """
-        if self.conventions.ideal != "ground_truth" or self._ideal_lists is None:
-            return None
-        list_of_user, ideal_gains = self._ideal_lists
-        n_lists, max_cutoff = ideal_gains.shape
-        disc = discounts(max_cutoff)
-        idcg = np.cumsum(ideal_gains * disc, axis=1)
-        inverse = np.zeros_like(idcg)
-        np.divide(1.0, idcg, out=inverse, where=idcg > 0)
-        table = np.bincount(
-            list_of_user[user] * max_cutoff + rank,
-            weights=self.truth_gains[row] * disc[rank],
-            minlength=n_lists * max_cutoff,
-        ).astype(np.float64, copy=False).reshape(n_lists, max_cutoff)
-        np.cumsum(table, axis=1, out=table)
-        table *= inverse
-        return table.sum(axis=0)
 
     @cached_property
     def _ideal_lists(self) -> tuple[np.ndarray, np.ndarray] | None:
@@ -440,33 +393,14 @@ class Evaluation:
         """Metric values of users start..stop-1 (ground-truth order) at cutoffs
         1..``width`` (default max_cutoff)."""
         run = self._run(model)
-        n_block, max_cutoff = stop - start, width or self.max_cutoff
         lo, hi = np.searchsorted(run.judged_user, [start, stop])
-        users = run.judged_user[lo:hi] - start
-        ranks = run.judged_rank[lo:hi]
         rows = run.judged_row[lo:hi]
-        n_relevant = self.n_relevant[start:stop]
-        out: dict[str, np.ndarray] = {}
-        cutoff_metrics = tuple(m for m in metrics if m in CUTOFF_METRICS)
-        if cutoff_metrics:
-            within = ranks < max_cutoff
-            at = (users[within], ranks[within])
-            relevant = np.zeros((n_block, max_cutoff), dtype=bool)
-            if set(cutoff_metrics) - {"dcg", "ndcg"}:
-                relevant[at] = self.truth_relevant[rows[within]]
-            gains = np.zeros((n_block, max_cutoff), dtype=np.float64)
-            gains[at] = self.truth_gains[rows[within]]
-            ideal = self._ideal.block(start, stop, max_cutoff) if "ndcg" in metrics else None
-            out.update(
-                metric_block(relevant, gains, n_relevant, ideal, self.conventions, cutoff_metrics)
-            )
-        if "r_precision" in metrics:
-            hit = self.truth_relevant[rows] & (ranks < self.n_relevant[users + start])
-            hits = np.bincount(users[hit], minlength=n_block)
-            r_precision = np.zeros(n_block, dtype=np.float64)
-            np.divide(hits, n_relevant, out=r_precision, where=n_relevant > 0)
-            out["r_precision"] = r_precision[:, None]
-        return out
+        block = UserBlock(
+            run.judged_user[lo:hi] - start, run.judged_rank[lo:hi], self.truth_relevant[rows],
+            self.truth_gains[rows], self.n_relevant[start:stop], width or self.max_cutoff,
+            lambda: self._ideal.block(start, stop, width or self.max_cutoff),
+        )
+        return {metric: METRICS[metric].per_user(block, self.conventions) for metric in metrics}
 
 
 def band_cutoffs(
@@ -488,8 +422,7 @@ def band_cutoffs(
     >>> band_cutoffs(50, n_values_per_cutoff=100, keep=[12], max_values=500)
     [1, 12, 15, 30, 45, 50]
     """
-    if max_cutoff < 1:
-        raise ValueError(f"max_cutoff must be at least 1. Got {max_cutoff!r}.")
+    check_int("max_cutoff", max_cutoff)
     fits = max(2, max_values // max(1, n_values_per_cutoff))
     if fits >= max_cutoff:
         return list(range(1, max_cutoff + 1))
@@ -608,3 +541,9 @@ def _top_gains_by_user(
 def _bits_for(count: int) -> int:
     """Bits needed to hold the numbers 0 .. count - 1 (at least 1)."""
     return max(int(count - 1).bit_length(), 1)
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    """The array, made read-only (an evaluation is shared between threads and callers)."""
+    array.flags.writeable = False
+    return array

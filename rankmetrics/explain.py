@@ -27,8 +27,9 @@ from itertools import product
 import numpy as np
 import pandas as pd
 
+from rankmetrics.checks import check_int
 from rankmetrics.conventions import GAINS, IDEALS, Conventions
-from rankmetrics.kernels import discounts, gain_of
+from rankmetrics.kernels import discounts, judge
 from rankmetrics.prepare import _rank_order
 from rankmetrics.relevance import RelevanceMapping
 
@@ -148,25 +149,23 @@ def explain_ndcg(
     """
     relevance = relevance or RelevanceMapping.identity(1)
     conventions = conventions or Conventions()
-    if not isinstance(cutoff, (int, np.integer)) or isinstance(cutoff, bool) or cutoff < 1:
-        raise ValueError(f"The cutoff must be an integer of at least 1. Got {cutoff!r}.")
-    cutoff = int(cutoff)
+    cutoff = check_int("cutoff", cutoff)
     ratings = _user_ratings(truth, user)
     ranked_items = _ranked_items(run, user, conventions.ties)
 
     disc = discounts(cutoff)
     top = ranked_items[:cutoff]
     top_ratings = ratings.reindex(top).to_numpy(dtype=np.float64)
-    top_grades, top_gains = _grades_and_gains(top_ratings, relevance, conventions)
-    ranked = _rows(top, top_ratings, top_grades, top_gains, disc, "running_dcg")
+    top_judged = judge(top_ratings, relevance, conventions)
+    ranked = _rows(top, top_ratings, top_judged.grades, top_judged.gains, disc, "running_dcg")
 
-    all_grades, all_gains = _grades_and_gains(ratings.to_numpy(), relevance, conventions)
-    n_relevant = int(np.count_nonzero(relevance.is_relevant(all_grades)))
+    all_judged = judge(ratings.to_numpy(), relevance, conventions)
+    n_relevant = int(np.count_nonzero(all_judged.relevant))
     if conventions.ideal == "retrieved":
-        pool_items, pool_ratings, pool_grades, pool_gains = top, top_ratings, top_grades, top_gains
+        pool_items, pool_ratings, pool = top, top_ratings, top_judged
     else:
-        pool_items, pool_ratings = ratings.index.to_numpy(), ratings.to_numpy()
-        pool_grades, pool_gains = all_grades, all_gains
+        pool_items, pool_ratings, pool = ratings.index.to_numpy(), ratings.to_numpy(), all_judged
+    pool_grades, pool_gains = pool.grades, pool.gains
     positive = pool_gains > 0
     best = np.lexsort((pool_items[positive].astype(str), -pool_gains[positive]))[:cutoff]
     ideal = _rows(
@@ -243,14 +242,14 @@ def side_by_side(
     """
     relevance = relevance or RelevanceMapping.identity(1)
     conventions = conventions or Conventions()
-    if not isinstance(cutoff, (int, np.integer)) or isinstance(cutoff, bool) or cutoff < 1:
-        raise ValueError(f"The cutoff must be an integer of at least 1. Got {cutoff!r}.")
+    cutoff = check_int("cutoff", cutoff)
     ratings = _user_ratings(truth, user)
-    grades, _ = _grades_and_gains(ratings.to_numpy(), relevance, conventions)
-    relevant = pd.Series(relevance.is_relevant(grades), index=ratings.index)
+    judged = judge(ratings.to_numpy(), relevance, conventions)
+    grades = judged.grades
+    relevant = pd.Series(judged.relevant, index=ratings.index)
     ranked = {side: _ranked_items(run, user, conventions.ties)
               for side, run in (("a", run_a), ("b", run_b))}
-    length = max(min(len(items), int(cutoff)) for items in ranked.values())
+    length = max(min(len(items), cutoff) for items in ranked.values())
     # Position -1 (an item without ground truth, or past the end of a list) reads the
     # appended "no rating, not relevant".
     rating_of = np.append(ratings.to_numpy(), np.nan)
@@ -276,7 +275,7 @@ def side_by_side(
                                          dtype="Int64")
     order = np.lexsort((table["item"].to_numpy(), -table["rating"].to_numpy(),
                         -table["grade"].to_numpy()))
-    return SideBySide(str(user), int(cutoff), lists, table.iloc[order].reset_index(drop=True))
+    return SideBySide(str(user), cutoff, lists, table.iloc[order].reset_index(drop=True))
 
 
 def compare_conventions(
@@ -327,15 +326,14 @@ def slipped_discount(breakdown: NdcgBreakdown, rank: int) -> DiscountSlip:
     >>> round(b.ndcg, 4), round(slipped_discount(b, 5).ndcg, 4)
     (0.8503, 0.8772)
     """
-    if not isinstance(rank, (int, np.integer)) or not 2 <= rank <= breakdown.cutoff:
-        raise ValueError(f"The rank must be an integer from 2 to {breakdown.cutoff}. Got {rank!r}.")
+    rank = check_int("rank", rank, low=2, high=breakdown.cutoff)
     correct = 1.0 / math.log2(rank + 1)
     slipped = 1.0 / math.log2(rank)
     at_rank = breakdown.ranked.loc[breakdown.ranked["rank"] == rank, "gain"]
     gain = float(at_rank.iloc[0]) if len(at_rank) else 0.0
     dcg = breakdown.dcg + gain * (slipped - correct)
     ndcg = dcg / breakdown.idcg if breakdown.idcg > 0 else 0.0
-    return DiscountSlip(int(rank), correct, slipped, dcg, ndcg)
+    return DiscountSlip(rank, correct, slipped, dcg, ndcg)
 
 
 def _user_ratings(truth: pd.DataFrame, user: str) -> pd.Series:
@@ -352,20 +350,6 @@ def _ranked_items(run: pd.DataFrame, user: str, ties: str) -> np.ndarray:
     scores = mine["score"].to_numpy(dtype=np.float64)
     order = _rank_order(np.zeros(len(items), dtype=np.int64), scores, items, None, ties)
     return items.to_numpy() if order is None else items.to_numpy()[order]
-
-
-def _grades_and_gains(
-    ratings: np.ndarray, relevance: RelevanceMapping, conventions: Conventions
-) -> tuple[np.ndarray, np.ndarray]:
-    """Grades and DCG gains of ratings (NaN: no ground truth, grade 0, no gain)."""
-    judged = ~np.isnan(ratings)
-    grades = np.zeros(len(ratings), dtype=np.float64)
-    grades[judged] = relevance.grades(ratings[judged])
-    gains = gain_of(grades, conventions.gain)
-    if conventions.threshold_gains:
-        gains = np.where(relevance.is_relevant(grades), gains, 0.0)
-    gains[~judged] = 0.0
-    return grades, gains
 
 
 def _rows(

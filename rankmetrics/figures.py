@@ -35,6 +35,7 @@ except ModuleNotFoundError as missing:
         name=missing.name,
     ) from missing
 
+from rankmetrics.checks import check_choice
 from rankmetrics.explain import NdcgBreakdown
 from rankmetrics.metrics import METRICS
 
@@ -186,8 +187,7 @@ def distribution(
     per value; others get a bar for the users at exactly 0 and 10 equal bins above 0. Values
     are binned here, so large user counts stay light in the browser.
     """
-    if kind not in ("histogram", "box"):
-        raise ValueError(f"kind must be 'histogram' or 'box'. Got {kind!r}.")
+    check_choice("kind", kind, ("histogram", "box"))
     models = list(values)
     colors = dict(colors or model_colors(models))
     arrays = {m: np.asarray(values[m], dtype=np.float64) for m in models}

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rankmetrics.checks import check_choice, check_finite
+
 KINDS = ("identity", "binary", "graded")
 
 
@@ -48,15 +50,8 @@ class RelevanceMapping:
     table: tuple[tuple[float, float], ...] = ()
 
     def __post_init__(self) -> None:
-        if self.kind not in KINDS:
-            raise ValueError(
-                f"The relevance mapping kind must be one of {', '.join(KINDS)}. "
-                f"Got {self.kind!r} instead."
-            )
-        if not _is_finite_number(self.threshold):
-            raise ValueError(
-                f"The relevance threshold must be a finite number. Got {self.threshold!r}."
-            )
+        check_choice("kind", self.kind, KINDS)
+        check_finite("threshold", self.threshold)
         if self.kind == "identity" and self.table:
             raise ValueError("An identity relevance mapping takes no grade table.")
         if self.kind != "identity" and not self.table:

@@ -30,12 +30,12 @@ from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, replace
 from itertools import combinations
-from numbers import Integral
 
 import numpy as np
 import pandas as pd
 from scipy import stats as _sps
 
+from .checks import check_choice, check_int, check_optional_int, check_probability, plain
 from .errors import DataError
 
 try:
@@ -104,53 +104,7 @@ _SIGN_CHUNK_ENTRIES = 2**20
 
 
 # --------------------------------------------------------------------------------------------
-# Argument checks
-
-
-def _plain(value: object) -> object:
-    """A numpy scalar as the Python scalar it holds, so messages show 5, not np.int64(5)."""
-    return value.item() if isinstance(value, np.generic) else value
-
-
-def _check_choice(name: str, value: object, choices: tuple[str, ...]) -> str:
-    if not isinstance(value, str) or value not in choices:
-        raise ValueError(
-            f"The '{name}' argument must be one of {', '.join(map(repr, choices))}. "
-            f"Got {value!r} instead."
-        )
-    return value
-
-
-def _check_count(name: str, value: object, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, Integral) or value < minimum:
-        raise ValueError(
-            f"The '{name}' argument must be a whole number of at least {minimum}. "
-            f"Got {value!r} instead."
-        )
-    return int(value)
-
-
-def _check_confidence(confidence: object) -> float:
-    if (
-        isinstance(confidence, bool)
-        or not isinstance(confidence, (int, float, np.floating))
-        or not 0.0 < float(confidence) < 1.0
-    ):
-        raise ValueError(
-            "The 'confidence' argument must be a number strictly between 0 and 1, e.g. 0.95. "
-            f"Got {confidence!r} instead."
-        )
-    return float(confidence)
-
-
-def _check_seed(seed: object) -> int | None:
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, Integral)):
-        raise ValueError(
-            f"The 'seed' argument must be a whole number or None. Got {seed!r} instead."
-        )
-    if seed is not None and seed < 0:
-        raise ValueError(f"The 'seed' argument must not be negative. Got {seed!r} instead.")
-    return None if seed is None else int(seed)
+# The table of per-user values
 
 
 def _check_values(values: object) -> np.ndarray:
@@ -168,7 +122,7 @@ def _check_values(values: object) -> np.ndarray:
     duplicated = values.columns[values.columns.duplicated()]
     if len(duplicated):
         raise DataError(
-            f"Model column {_plain(duplicated[0])!r} appears more than once in the values table; "
+            f"Model column {plain(duplicated[0])!r} appears more than once in the values table; "
             "give every model a distinct name."
         )
     if values.shape[0] < 2:
@@ -191,7 +145,7 @@ def _check_values(values: object) -> np.ndarray:
         kind = "missing (NaN)" if np.isnan(array[rows[0], col]) else "infinite"
         raise DataError(
             f"{len(rows)} user(s) have a {kind} value, the first being user "
-            f"{_plain(values.index[rows[0]])!r}. Every model needs a value for every user: "
+            f"{plain(values.index[rows[0]])!r}. Every model needs a value for every user: "
             "drop those users or fill in their values (e.g. 0 for a model that returned "
             "nothing).",
             column=str(values.columns[col]),
@@ -242,7 +196,7 @@ def correct_pvalues(p: object, method: str = "holm") -> np.ndarray:
     >>> correct_pvalues([0.01, 0.04, 0.03], "bh").round(2).tolist()  # 3*.01/1, 3*.04/3, ...
     [0.03, 0.04, 0.04]
     """
-    _check_choice("method", method, CORRECTIONS)
+    check_choice("method", method, CORRECTIONS)
     try:
         raw = np.asarray(p, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -349,9 +303,9 @@ def bootstrap_ci(
     >>> mean.tolist(), bool(low[0] < 0.5 < high[0]), bool(low[1] == high[1] == 0.5)
     ([0.5, 0.5], True, True)
     """
-    n_bootstrap = _check_count("n_bootstrap", n_bootstrap)
-    confidence = _check_confidence(confidence)
-    seed = _check_seed(seed)
+    n_bootstrap = check_int("n_bootstrap", n_bootstrap)
+    confidence = check_probability("confidence", confidence)
+    seed = check_optional_int("seed", seed)
     try:
         array = np.asarray(per_user, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -605,12 +559,12 @@ def _compare_pairs(
 ) -> tuple[pd.DataFrame, np.ndarray]:
     """:func:`paired_comparison`'s table, and the bootstrap means of each model column
     (n_bootstrap, n_models) its intervals come from."""
-    test = _check_choice("test", test, TESTS)
-    correction = _check_choice("correction", correction, CORRECTIONS)
-    n_permutations = _check_count("n_permutations", n_permutations)
-    n_bootstrap = _check_count("n_bootstrap", n_bootstrap)
-    confidence = _check_confidence(confidence)
-    seed = _check_seed(seed)
+    test = check_choice("test", test, TESTS)
+    correction = check_choice("correction", correction, CORRECTIONS)
+    n_permutations = check_int("n_permutations", n_permutations)
+    n_bootstrap = check_int("n_bootstrap", n_bootstrap)
+    confidence = check_probability("confidence", confidence)
+    seed = check_optional_int("seed", seed)
     array = _check_values(values)
     n_users = array.shape[0]
     models = list(values.columns)
@@ -779,14 +733,14 @@ def significance_groups(means: pd.Series, significant: object) -> pd.Series:
             f"{means!r} instead."
         )
     if not means.index.is_unique:
-        twice = _plain(means.index[means.index.duplicated()][0])
+        twice = plain(means.index[means.index.duplicated()][0])
         raise ValueError(f"The 'means' argument names model {twice!r} twice.")
     numeric = pd.to_numeric(means, errors="coerce").astype(float)
     if numeric.isna().any():
         raise ValueError(
             f"The 'means' argument must hold numbers; model "
-            f"{_plain(numeric.index[numeric.isna()][0])!r} has "
-            f"{_plain(means[numeric.isna()].iloc[0])!r}."
+            f"{plain(numeric.index[numeric.isna()][0])!r} has "
+            f"{plain(means[numeric.isna()].iloc[0])!r}."
         )
     order = numeric.sort_values(ascending=False, kind="stable")
     models = list(order.index)
@@ -864,7 +818,7 @@ class ModelComparison:
         """The same comparison under another correction. Nothing is resampled: the raw
         p-values do not depend on the correction, only ``p_corrected``, ``significant`` and
         the letters change."""
-        correction = _check_choice("correction", correction, CORRECTIONS)
+        correction = check_choice("correction", correction, CORRECTIONS)
         pairs = _corrected(self.pairs, correction, self.confidence)
         models = self.models.assign(group=_letters(self.models, pairs))
         return replace(self, models=models, pairs=pairs, correction=correction)
@@ -1015,7 +969,7 @@ def describe_pair(
     'Model B beats Model A on NDCG@10 for 612 users and loses for 401 (ties 87); the
     difference, +0.021 [0.012, 0.030], is significant after Holm correction (p = 0.003).'
     """
-    correction = _check_choice("correction", correction, CORRECTIONS)
+    correction = check_choice("correction", correction, CORRECTIONS)
     needed = ("model_a", "model_b", "difference", "ci_low", "ci_high", "p_corrected",
               "significant", "wins", "ties", "losses")
     missing = [k for k in needed if k not in row]
@@ -1088,7 +1042,7 @@ def comparison_warnings(values: pd.DataFrame) -> list[str]:
     if not values.index.is_unique:
         duplicated = values.index[values.index.duplicated()]
         messages.append(
-            f"{len(duplicated)} user id(s) appear more than once (e.g. {_plain(duplicated[0])!r}); "
+            f"{len(duplicated)} user id(s) appear more than once (e.g. {plain(duplicated[0])!r}); "
             "each user should be one row."
         )
     for k, model in enumerate(models):

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from rankmetrics.checks import check_int
 from rankmetrics.evaluate import Evaluation
 
 
@@ -49,8 +50,7 @@ def worst_users(
     (the user's relevant items), then one column per model with its value for the user (NaN
     where that model does not count the user), ``model``'s own column first.
     """
-    if count < 1:
-        raise ValueError(f"count must be at least 1. Got {count!r}.")
+    check_int("count", count)
     own = evaluation.per_user_at(model, metric, cutoff)
     others = [m for m in evaluation.models if m != model]
     table = pd.DataFrame({model: own})
@@ -124,8 +124,7 @@ def biggest_differences(pairs: pd.DataFrame, *, count: int = 10) -> tuple[pd.Dat
     it with a non-zero difference, largest gap first, then by user id; users with the same
     value under both models appear in neither.
     """
-    if count < 1:
-        raise ValueError(f"count must be at least 1. Got {count!r}.")
+    check_int("count", count)
     users = pairs["user"].to_numpy().astype(str)
     difference = pairs["difference"].to_numpy()
     parts = []

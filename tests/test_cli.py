@@ -234,4 +234,5 @@ def test_bad_option_values_are_reported(capsys):
     assert code == 1 and "--cutoffs" in err
     code, _, err = run_cli(capsys, "--truth", IO_FILES / "qrels.txt", "--run",
                            IO_FILES / "run.csv", "--metrics", "ndgc")
-    assert code == 1 and "Unknown metric 'ndgc'" in err
+    assert code == 1 and "The 'metric' argument must be one of 'precision'," in err
+    assert "Got 'ndgc' instead." in err

@@ -139,5 +139,6 @@ def test_arguments_are_checked():
     truth = read_truth(b"user,item,rating\nu1,i1,1\n", name="t.csv")
     with pytest.raises(ValueError, match="needs a run then a ground truth"):
         check_against_truth(truth, run, mapping=STARS, max_cutoff=1)
-    with pytest.raises(ValueError, match=r"'max_cutoff' parameter must be an int >= 1\. Got 0"):
+    with pytest.raises(ValueError, match=r"The 'max_cutoff' argument must be an integer in "
+                       r"the range \[1, inf\)\. Got 0 instead\."):
         check_against_truth(run, truth, mapping=STARS, max_cutoff=0)

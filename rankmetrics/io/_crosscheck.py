@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from rankmetrics.checks import check_int
 from rankmetrics.errors import DataError
 from rankmetrics.io._table import IdIndex, LoadedTable, id_index
 from rankmetrics.io._validate import EXAMPLES, canonical_ids
@@ -52,9 +51,7 @@ def check_against_truth(
             "check_against_truth(run, truth) needs a run then a ground truth; got a "
             f"{run.kind} and a {truth.kind}."
         )
-    if not isinstance(max_cutoff, numbers.Integral) or isinstance(max_cutoff, bool) or (
-            max_cutoff < 1):
-        raise ValueError(f"The 'max_cutoff' parameter must be an int >= 1. Got {max_cutoff!r}.")
+    check_int("max_cutoff", max_cutoff)
     # Each column's distinct ids in order of first appearance, kept from the reading.
     run_by_user, truth_by_user = id_index(run, "user"), id_index(truth, "user", codes=True)
     run_users, truth_users = run_by_user.values, truth_by_user.values

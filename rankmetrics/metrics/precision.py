@@ -1,0 +1,37 @@
+r"""Precision@K: the share of the top K slots that hold a relevant item.
+
+.. math:: \mathrm{P@K} = \frac{|\{\text{relevant in top } K\}|}{K}
+
+Divided by K even when the list is shorter (trec_eval's ``P``; Manning, Raghavan and
+Schütze, *Introduction to Information Retrieval*, 2008, section 8.4).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rankmetrics.conventions import Conventions
+from rankmetrics.kernels import JudgedItems, UserBlock
+from rankmetrics.metrics._metric import Metric
+
+
+def per_user(block: UserBlock, conventions: Conventions) -> np.ndarray:
+    """Hits in the top k over k, for every k."""
+    return block.precision
+
+
+def summed(items: JudgedItems, conventions: Conventions) -> np.ndarray:
+    """Each hit at rank r adds 1 / K at every cutoff K > r."""
+    return items.accumulated(items.hit_rank) / items.cutoffs
+
+
+METRIC = Metric(
+    name="precision",
+    label="Precision",
+    description="Share of the top K slots that hold a relevant item (divided by K even when "
+    "the list is shorter).",
+    formula=r"\mathrm{P@K} = \frac{|\{\text{relevant in top } K\}|}{K}",
+    position=10,
+    per_user=per_user,
+    summed=summed,
+)

@@ -1,0 +1,35 @@
+r"""Recall@K: the share of the user's relevant items that appear in the top K.
+
+.. math:: \mathrm{R@K} = \frac{|\{\text{relevant in top } K\}|}{|R|}
+
+0 for a user without relevant items (trec_eval's ``recall``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rankmetrics.conventions import Conventions
+from rankmetrics.kernels import JudgedItems, UserBlock, safe_divide
+from rankmetrics.metrics._metric import Metric
+
+
+def per_user(block: UserBlock, conventions: Conventions) -> np.ndarray:
+    """Hits in the top k over |R|, for every k."""
+    return safe_divide(block.hits, block.n_relevant_column)
+
+
+def summed(items: JudgedItems, conventions: Conventions) -> np.ndarray:
+    """Each hit at rank r adds 1 / |R| at every cutoff K > r."""
+    return items.accumulated_per_relevant(items.hit_rank, None, items.hit_n_relevant)
+
+
+METRIC = Metric(
+    name="recall",
+    label="Recall",
+    description="Share of the user's relevant items that appear in the top K.",
+    formula=r"\mathrm{R@K} = \frac{|\{\text{relevant in top } K\}|}{|R|}",
+    position=20,
+    per_user=per_user,
+    summed=summed,
+)

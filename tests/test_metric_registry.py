@@ -1,0 +1,220 @@
+"""The metric registry: every metric declares its words, formula and kernels in one module,
+the CLI lists what the registry holds, and each kernel equals a slow, obvious reference.
+
+The references below compute one user at one cutoff with plain Python loops over the ranked
+list, straight from the textbook definitions; the kernels compute every user at every cutoff
+at once with cumulative sums.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import pkgutil
+
+import numpy as np
+import pytest
+
+import rankmetrics.metrics as metrics_package
+from rankmetrics.cli import build_parser, main
+from rankmetrics.conventions import AP_DENOMINATORS, GAINS, IDEALS, Conventions
+from rankmetrics.kernels import JudgedItems, UserBlock, judge
+from rankmetrics.metrics import CUTOFF_METRICS, MAIN_METRICS, METRICS, Metric, check_metrics
+from rankmetrics.relevance import RelevanceMapping
+
+# --------------------------------------------------------------------------------------------
+# The registry
+
+
+def test_every_module_declares_one_registered_metric():
+    modules = {m.name for m in pkgutil.iter_modules(metrics_package.__path__)
+               if not m.name.startswith("_")}
+    assert modules == set(METRICS)
+    assert len({metric.position for metric in METRICS.values()}) == len(METRICS)
+
+
+@pytest.mark.parametrize("name", list(METRICS))
+def test_every_metric_has_words_a_formula_and_a_kernel(name):
+    metric = METRICS[name]
+    assert isinstance(metric, Metric) and metric.name == name
+    assert metric.label and metric.description.endswith(".")
+    assert metric.formula.startswith(r"\mathrm{") and "=" in metric.formula
+    assert callable(metric.per_user)
+    assert metric.summed is None or callable(metric.summed)
+    help_text = metric.help()
+    assert metric.label in help_text and metric.description in help_text
+    assert f"$${metric.formula}$$" in help_text
+
+
+def test_derived_tables_follow_the_declarations():
+    assert MAIN_METRICS == ("precision", "recall", "hit_rate", "mrr", "map", "ndcg")
+    assert CUTOFF_METRICS == ("precision", "recall", "hit_rate", "mrr", "map", "ndcg", "dcg")
+
+
+def test_check_metrics_names_the_bad_metric_and_the_choices():
+    assert check_metrics(["ndcg", "map", "ndcg"]) == ("ndcg", "map")
+    with pytest.raises(ValueError, match=r"The 'metric' argument must be one of 'precision', "
+                       r"'recall'.*'r_precision'\. Got 'ndgc' instead\."):
+        check_metrics(["ndcg", "ndgc"])
+    with pytest.raises(ValueError, match="at least one metric"):
+        check_metrics([])
+
+
+def test_cli_lists_the_registry(capsys):
+    assert main(["metrics"]) == 0
+    listing = capsys.readouterr().out
+    for name, metric in METRICS.items():
+        assert f"{name} ({metric.label}" in listing
+        assert metric.description in listing and metric.formula in listing
+    assert main(["metrics", "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [row["name"] for row in rows] == list(METRICS)
+    assert [row["formula"] for row in rows] == [m.formula for m in METRICS.values()]
+
+
+def test_cli_metric_option_names_every_registered_metric(capsys):
+    with pytest.raises(SystemExit):
+        main(["evaluate", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert all(f"{name}," in help_text or f"{name} " in help_text for name in METRICS)
+    assert build_parser().parse_args(["evaluate", "--truth", "t", "--run", "r"]).metrics == (
+        ",".join(MAIN_METRICS))
+
+
+# --------------------------------------------------------------------------------------------
+# Kernels against slow references
+
+
+def _reference(
+    name: str, relevant: list[bool], gains: list[float], truth_gains: list[float],
+    n_relevant: int, k: int, conventions: Conventions,
+) -> float:
+    """One user's metric at cutoff k, by the definition (loops, no numpy)."""
+    top_relevant, top_gains = relevant[:k], gains[:k]
+    hits = sum(top_relevant)
+    if name == "precision":
+        return hits / k
+    if name == "recall":
+        return hits / n_relevant if n_relevant else 0.0
+    if name == "hit_rate":
+        return 1.0 if hits else 0.0
+    if name == "mrr":
+        return next((1 / (i + 1) for i, hit in enumerate(top_relevant) if hit), 0.0)
+    if name == "map":
+        precisions = [sum(top_relevant[:i + 1]) / (i + 1)
+                      for i, hit in enumerate(top_relevant) if hit]
+        denominator = {"relevant": n_relevant, "min_k_relevant": min(k, n_relevant),
+                       "hits": hits}[conventions.ap_denominator]
+        return sum(precisions) / denominator if denominator else 0.0
+
+    def dcg(values: list[float]) -> float:
+        return sum(g / math.log2(i + 2) for i, g in enumerate(values[:k]))
+
+    if name == "dcg":
+        return dcg(top_gains)
+    if name == "ndcg":
+        pool = top_gains if conventions.ideal == "retrieved" else truth_gains
+        ideal = dcg(sorted(pool, reverse=True))
+        return dcg(top_gains) / ideal if ideal > 0 else 0.0
+    if name == "r_precision":  # the whole list counts, not only the top k
+        return sum(relevant[:n_relevant]) / n_relevant if n_relevant else 0.0
+    raise AssertionError(f"no reference for {name}")
+
+
+def _users(seed: int, conventions: Conventions, n_users: int = 12):
+    """Random users: grades 0-3 for 1-8 judged items, lists of 0-15 items (some unjudged)."""
+    rng = np.random.default_rng(seed)
+    relevance = RelevanceMapping.identity(int(rng.integers(1, 3)))
+    users = []
+    for _ in range(n_users):
+        ratings = rng.integers(0, 4, int(rng.integers(1, 9))).astype(float)
+        truth = judge(ratings, relevance, conventions)
+        length = int(rng.integers(0, 16))
+        ranked = rng.permutation(np.concatenate([np.arange(len(ratings)), np.full(8, -1)]))
+        ranked = ranked[:length]  # -1: an item without ground truth
+        users.append({
+            "judged": [i >= 0 for i in ranked],
+            "relevant": [bool(truth.relevant[i]) if i >= 0 else False for i in ranked],
+            "gains": [float(truth.gains[i]) if i >= 0 else 0.0 for i in ranked],
+            "truth_gains": truth.gains.tolist(),
+            "n_relevant": int(truth.relevant.sum()),
+        })
+    return users
+
+
+def _entries(users):
+    """The judged ranked items of the users as (user, rank, relevant, gain) arrays."""
+    rows = [(u, r, user["relevant"][r], user["gains"][r])
+            for u, user in enumerate(users)
+            for r, judged in enumerate(user["judged"])
+            if judged]
+    user, rank, relevant, gain = (np.array(column) for column in zip(*rows, strict=True))
+    return user, rank, relevant.astype(bool), gain.astype(float)
+
+
+def _ideal_matrix(users, k: int) -> np.ndarray:
+    ideal = np.zeros((len(users), k))
+    for u, user in enumerate(users):
+        best = sorted(user["truth_gains"], reverse=True)[:k]
+        ideal[u, :len(best)] = best
+    return ideal
+
+
+def _seed(name: str, conventions: Conventions) -> int:
+    return sum(map(ord, name + conventions.describe()))
+
+
+CONVENTIONS = [Conventions(gain=gain, ideal=ideal, ap_denominator=denominator,
+                           threshold_gains=threshold)
+               for gain, ideal, denominator, threshold
+               in itertools.product(GAINS, IDEALS, AP_DENOMINATORS, (False, True))]
+
+
+@pytest.mark.parametrize("conventions", CONVENTIONS, ids=lambda c: c.describe())
+@pytest.mark.parametrize("name", list(METRICS))
+def test_per_user_kernel_equals_the_reference(name, conventions):
+    k = 10
+    users = _users(_seed(name, conventions), conventions)
+    n_relevant = np.array([user["n_relevant"] for user in users])
+    block = UserBlock(*_entries(users), n_relevant, k, lambda: _ideal_matrix(users, k))
+    values = METRICS[name].per_user(block, conventions)
+    cutoffs = range(1, k + 1) if METRICS[name].has_cutoff else [k]
+    expected = [[_reference(name, user["relevant"], user["gains"], user["truth_gains"],
+                            user["n_relevant"], cutoff, conventions) for cutoff in cutoffs]
+                for user in users]
+    np.testing.assert_allclose(values, expected, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("conventions", CONVENTIONS, ids=lambda c: c.describe())
+@pytest.mark.parametrize("name", [name for name in METRICS if METRICS[name].summed])
+def test_summed_form_equals_the_sum_of_the_reference(name, conventions):
+    k = 10
+    users = _users(7 + _seed(name, conventions), conventions)
+    n_relevant = np.array([user["n_relevant"] for user in users])
+    lists = (np.arange(len(users)), _ideal_matrix(users, k))  # each user their own list
+    user, rank, relevant, gain = _entries(users)
+    counted = np.arange(len(users)) % 3 != 1  # every third user left out of the sums
+    items = JudgedItems(user, rank, np.arange(len(user)), counted, relevant, gain, n_relevant,
+                        k, lambda: lists)
+    total = METRICS[name].summed(items, conventions)
+    if total is None:  # this form does not apply: AP over hits, NDCG over the retrieved list
+        assert (name, conventions.ap_denominator) == ("map", "hits") or (
+            name, conventions.ideal) == ("ndcg", "retrieved")
+        return
+    cutoffs = range(1, k + 1) if METRICS[name].has_cutoff else [k]
+    expected = [sum(_reference(name, user["relevant"], user["gains"], user["truth_gains"],
+                               user["n_relevant"], cutoff, conventions)
+                    for user, is_counted in zip(users, counted, strict=True) if is_counted)
+                for cutoff in cutoffs]
+    np.testing.assert_allclose(total, expected, rtol=0, atol=1e-12)
+
+
+def test_a_perfect_list_gives_exactly_one():
+    """Recall and AP of a user whose relevant items come first are exactly 1 at K >= |R|,
+    summed per |R| before dividing (ten times 0.1 is not 1.0 in floating point)."""
+    n = 10
+    items = JudgedItems(np.zeros(n, dtype=int), np.arange(n), np.arange(n), np.ones(1, bool),
+                        np.ones(n, dtype=bool), np.ones(n), np.array([n]), n)
+    assert METRICS["recall"].summed(items, Conventions())[-1] == 1.0
+    assert METRICS["map"].summed(items, Conventions())[-1] == 1.0
