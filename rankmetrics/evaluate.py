@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
 
 import numpy as np
@@ -284,7 +284,7 @@ class Evaluation:
         metrics = check_metrics(list(metrics) if metrics is not None else list(METRICS))
         chosen = self._cutoff_list(cutoffs)
         means = self.means(metrics)
-        rows = []
+        rows: list[tuple[str, str, int | None, float, int]] = []
         for model in self.models:
             users = int(self.included(model).sum())
             for metric in metrics:
@@ -308,7 +308,7 @@ class Evaluation:
         for model in self.models:
             for metric in metrics:
                 frame = self.per_user(model, metric)
-                labels = [None]  # R-Precision has no cutoff
+                labels: Sequence[int | None] = [None]  # R-Precision has no cutoff
                 if METRICS[metric].has_cutoff:
                     frame, labels = frame[chosen], chosen
                 parts.append(pd.DataFrame({

@@ -257,11 +257,11 @@ def side_by_side(
     lists = pd.DataFrame({"rank": np.arange(1, length + 1)})
     for side, items in ranked.items():
         top = [str(item) for item in items[:length]]
-        judged = np.full(length, -1, dtype=np.int64)
-        judged[:len(top)] = ratings.index.get_indexer(items[:length])
+        rating_row = np.full(length, -1, dtype=np.int64)
+        rating_row[:len(top)] = ratings.index.get_indexer(pd.Index(items[:length]))
         lists[f"item_{side}"] = pd.Series(top + [None] * (length - len(top)), dtype="object")
-        lists[f"rating_{side}"] = rating_of[judged]
-        lists[f"hit_{side}"] = relevant_of[judged]
+        lists[f"rating_{side}"] = rating_of[rating_row]
+        lists[f"hit_{side}"] = relevant_of[rating_row]
     table = pd.DataFrame({
         "item": pd.Series(ratings.index, dtype="str"),
         "rating": ratings.to_numpy(),

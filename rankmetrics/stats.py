@@ -26,10 +26,11 @@ from __future__ import annotations
 import math
 import string
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Hashable, Iterable, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, replace
 from itertools import combinations
+from typing import TypeVar
 
 import numpy as np
 import pandas as pd
@@ -68,6 +69,12 @@ CORRECTION_HELP = {
     "bh": "Keeps the expected share of mistaken \"significant\" pairs below the significance "
     "level: finds the most differences when there are many pairs.",
 }
+
+#: A value in a row of the comparison table: a model name, a number or a yes/no flag.
+TableValue = str | float | np.number | np.bool_
+
+# Any hashable model name: confidence_bands takes a mapping keyed by model names of one type.
+_Model = TypeVar("_Model", bound=Hashable)
 
 COMPARISON_COLUMNS = (
     "model_a", "model_b", "mean_a", "mean_b", "difference", "ci_low", "ci_high",
@@ -336,9 +343,9 @@ def bootstrap_ci(
 
 
 def confidence_bands(
-    per_model: Mapping[object, np.ndarray],
+    per_model: Mapping[_Model, np.ndarray],
     *,
-    cutoffs: object = None,
+    cutoffs: Collection[object] | None = None,
     n_bootstrap: int = 1_000,
     confidence: float = 0.95,
     seed: int | None = 0,
@@ -384,7 +391,9 @@ def confidence_bands(
         widths = np.cumsum([matrix.shape[1] for matrix in matrices.values()])[:-1]
         stacked = bootstrap_ci(np.hstack(list(matrices.values())), n_bootstrap=n_bootstrap,
                                confidence=confidence, seed=seed)
-        results = zip(*(np.split(part, widths) for part in stacked), strict=True)
+        results: Iterable[tuple[np.ndarray, np.ndarray, np.ndarray]] = zip(
+            *(np.split(part, widths) for part in stacked), strict=True
+        )
     else:
         results = (
             bootstrap_ci(matrix, n_bootstrap=n_bootstrap, confidence=confidence, seed=seed)
@@ -681,7 +690,12 @@ def _significance_lookup(
             f"The 'significant' table lacks a row or column for model {missing[0]!r}; it must "
             "have the models as both index and columns."
         )
-    return lambda a, b: bool(significant.loc[a, b]) or bool(significant.loc[b, a])
+    # The models are labels of `significant` (checked above) and pandas looks up any hashable
+    # label; pandas-stubs accepts only its scalar types as labels.
+    return lambda a, b: (
+        bool(significant.loc[a, b])  # type: ignore[index]
+        or bool(significant.loc[b, a])  # type: ignore[index]
+    )
 
 
 def _letter(i: int) -> str:
@@ -939,7 +953,7 @@ def _users(count: int) -> str:
 
 
 def describe_pair(
-    row: Mapping[str, object] | pd.Series,
+    row: Mapping[str, TableValue] | pd.Series,
     metric_label: str = "NDCG@10",
     correction: str = "holm",
 ) -> str:
