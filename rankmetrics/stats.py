@@ -73,7 +73,8 @@ CORRECTION_HELP = {
 #: A value in a row of the comparison table: a model name, a number or a yes/no flag.
 TableValue = str | float | np.number | np.bool_
 
-# Any hashable model name: confidence_bands takes a mapping keyed by model names of one type.
+# A model name of any hashable type (Evaluation keys its bands by (model, metric)); a type
+# variable, since a Mapping is invariant in its keys.
 _Model = TypeVar("_Model", bound=Hashable)
 
 COMPARISON_COLUMNS = (
