@@ -1,9 +1,9 @@
-"""Command line: ``python -m rankmetrics evaluate --truth FILE --run NAME=FILE ...``.
+"""Command line: ``rankmetrics evaluate --truth FILE --run NAME=FILE ...``.
 
 Prints one row per model, metric and cutoff (``model,metric,cutoff,value,users``) or, with
 ``--per-user``, one row per model, user, metric and cutoff. Bad input ends with one line
 naming the file, the row and the problem, and exit code 1; never a traceback.
-``python -m rankmetrics metrics`` lists the metrics with what they mean and their formulas.
+``rankmetrics metrics`` (or ``python -m rankmetrics metrics``) lists the metrics with what they mean and their formulas.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ COLUMN_ROLES = ("user", "item", "score", "rank", "rating")
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m rankmetrics",
+        prog="rankmetrics",
         description="Ranking metrics for recommender and search models.",
     )
     commands = parser.add_subparsers(dest="command", required=True)
