@@ -3,7 +3,8 @@
 Prints one row per model, metric and cutoff (``model,metric,cutoff,value,users``) or, with
 ``--per-user``, one row per model, user, metric and cutoff. Bad input ends with one line
 naming the file, the row and the problem, and exit code 1; never a traceback.
-``rankmetrics metrics`` (or ``python -m rankmetrics metrics``) lists the metrics with what they mean and their formulas.
+``rankmetrics metrics`` lists the metrics with what they mean and their formulas.
+``python -m rankmetrics`` is the same command.
 """
 
 from __future__ import annotations
