@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 from dashboard.files import FileSpec
 from dashboard.settings import RelevanceDefaults
+from rankmetrics import GroundTruth, RankedRun
 from rankmetrics.io import LoadedTable
-from rankmetrics.prepare import GroundTruth, RankedRun
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ import streamlit as st
 
 from dashboard import keys
 from dashboard.cached import (
-    cross_check,
+    cross_checks,
     ground_truth,
     ranked_runs,
     read_files,
@@ -96,9 +96,10 @@ def _prepare(truth_spec: FileSpec, run_specs: list[FileSpec], ties: str,
     defaults = relevance_defaults(truth_spec)
     longest = max((int(run.lengths.max(initial=0)) for run in runs.values()), default=0)
     say("Checking the model files against the ground truth…")
-    for spec in [spec for spec in readable if spec.name in runs]:
-        _, error = cross_check(spec, truth_spec, default_mapping(defaults),
-                               default_max_cutoff(longest))
+    ranked = [spec for spec in readable if spec.name in runs]
+    checks = cross_checks(ranked, truth_spec, default_mapping(defaults),
+                          default_max_cutoff(longest))
+    for spec, (_, error) in zip(ranked, checks, strict=True):
         if error:
             problems[spec.name] = error
             del runs[spec.name]
