@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 
@@ -33,3 +35,12 @@ class FileSpec:
 def digest(data: bytes) -> str:
     """A short fingerprint of a file's content."""
     return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def digests(contents: Sequence[bytes]) -> list[str]:
+    """The fingerprints of several files, computed side by side (hashing releases Python's
+    lock, and uploads of models are often several files of a hundred megabytes)."""
+    if len(contents) < 2:
+        return [digest(data) for data in contents]
+    with ThreadPoolExecutor(max_workers=min(4, len(contents))) as pool:
+        return list(pool.map(digest, contents))

@@ -15,7 +15,7 @@ import streamlit as st
 
 from dashboard import keys
 from dashboard.cached import read_files
-from dashboard.files import FileSpec, digest
+from dashboard.files import FileSpec, digests
 from rankmetrics.io import file_stem
 
 DATASET = "uploads"  # the data selector's choice for the uploaded files
@@ -31,15 +31,18 @@ class Uploads:
     truth_candidate: FileSpec | None = None
     next_id: int = 1
 
-    def add_run(self, file_name: str, data: bytes) -> None:
-        """A model file, named after the file (made unique among the models)."""
-        spec = self._new("run", file_name, data)
-        name = unique_name(spec.name, [run.name for run in self.runs])
-        self.runs.append(replace(spec, name=name))
-
-    def offer_truth(self, file_name: str, data: bytes) -> None:
-        """A new ground truth: it replaces the one in use once it reads cleanly."""
-        self.truth_candidate = self._new("truth", file_name, data)
+    def add(self, runs: Sequence[tuple[str, bytes]], truth: tuple[str, bytes] | None) -> None:
+        """Newly uploaded files, as (file name, content): models are named after their file
+        (made unique among the models); a new ground truth replaces the one in use once it
+        reads cleanly."""
+        files = [*runs, *([truth] if truth is not None else [])]
+        fingerprints = digests([data for _, data in files])
+        for (file_name, data), fingerprint in zip(runs, fingerprints, strict=False):
+            spec = self._new("run", file_name, data, fingerprint)
+            name = unique_name(spec.name, [run.name for run in self.runs])
+            self.runs.append(replace(spec, name=name))
+        if truth is not None:
+            self.truth_candidate = self._new("truth", *truth, fingerprints[-1])
 
     def accept_truth(self) -> None:
         self.truth, self.truth_candidate = self.truth_candidate, None
@@ -78,10 +81,10 @@ class Uploads:
         self.runs = [replace(spec, **changes) if spec.id == file_id else spec
                      for spec in self.runs]
 
-    def _new(self, kind: str, file_name: str, data: bytes) -> FileSpec:
+    def _new(self, kind: str, file_name: str, data: bytes, fingerprint: str) -> FileSpec:
         file_name = PurePath(file_name).name
         return FileSpec(id=self._next_id(), kind=kind, file_name=file_name,
-                        name=file_stem(file_name), digest=digest(data), data=data)
+                        name=file_stem(file_name), digest=fingerprint, data=data)
 
     def _next_id(self) -> str:
         file_id = f"upload{self.next_id}"
@@ -129,12 +132,10 @@ def take_uploads() -> None:
     """File-uploader callback: move the new files into the uploads, empty the uploaders and
     switch the data selector to the uploaded files."""
     state = st.session_state
-    files = uploads()
-    for uploaded in state.get(runs_uploader_key()) or []:
-        files.add_run(uploaded.name, uploaded.getvalue())
     truth = state.get(truth_uploader_key())
-    if truth is not None:
-        files.offer_truth(truth.name, truth.getvalue())
+    uploads().add([(uploaded.name, uploaded.getvalue())
+                   for uploaded in state.get(runs_uploader_key()) or []],
+                  (truth.name, truth.getvalue()) if truth is not None else None)
     state[keys.UPLOADER_NONCE] += 1
     state[keys.DATASET] = DATASET
 
