@@ -13,8 +13,7 @@ Targets: demo setting changes well under a second; on the large upload the first
 within 5 s and each setting change within 3 s. A second table breaks the first load down into
 the stages the app goes through (fingerprinting the uploads, reading, suggesting a relevance
 mapping, ranking and matching, checking, the means, the figure), each timed directly on the
-same bytes, one after another: the app runs the per-file stages side by side in threads, so
-its wall time is lower than their sum when a core is free.
+same bytes, one after another as the app runs them.
 
     python bench/bench_app.py                  # both, prints two tables
     python bench/bench_app.py --users 20000    # a smaller upload

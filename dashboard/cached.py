@@ -16,15 +16,12 @@ does not grow without limit:
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TypeVar
 
 import numpy as np
 import pandas as pd
 import streamlit as st
-from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
 
 from dashboard.files import FileSpec
 from dashboard.prepared import Prepared
@@ -64,9 +61,6 @@ log = logging.getLogger(__name__)
 
 BIGGEST_SHOWN = 10
 HOUR = 3600  # shared objects unused for this long are dropped
-THREADS = 4  # files read, ranked or checked at the same time
-T = TypeVar("T")
-R = TypeVar("R")
 
 HASH = {
     FileSpec: lambda spec: spec.token,
@@ -104,23 +98,6 @@ def read_file(spec: FileSpec) -> Loaded:
     return Loaded(table)
 
 
-def in_threads(work: Callable[[T], R], items: Sequence[T]) -> list[R]:
-    """``work`` on every item, in threads when there are several: reading, ranking and
-    checking files spend most of their time in Arrow and numpy, outside Python's lock. The
-    threads share the session's context, as Streamlit's cached functions expect."""
-    if len(items) < 2:
-        return [work(item) for item in items]
-    context = get_script_run_ctx()
-    with ThreadPoolExecutor(max_workers=min(THREADS, len(items)),
-                            initializer=lambda: add_script_run_ctx(ctx=context)) as pool:
-        return list(pool.map(work, items))
-
-
-def read_files(specs: Sequence[FileSpec]) -> list[Loaded]:
-    """Several files read side by side, each into ``read_file``'s cache."""
-    return in_threads(read_file, specs)
-
-
 @st.cache_data(max_entries=64, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
 def counts(spec: FileSpec) -> tuple[int, int, int]:
     """Rows, distinct users and distinct items of a file that was read."""
@@ -142,12 +119,6 @@ def ranked_run(spec: FileSpec, truth: FileSpec, ties: str) -> RankedRun | str:
         return f"{spec.file_name}: {error}"
 
 
-def ranked_runs(specs: Sequence[FileSpec], truth: FileSpec, ties: str) -> list[RankedRun | str]:
-    """Every model's output ranked and matched, side by side."""
-    ground_truth(truth)
-    return in_threads(lambda spec: ranked_run(spec, truth, ties), specs)
-
-
 @st.cache_data(max_entries=64, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
 def cross_check(
     spec: FileSpec, truth: FileSpec, relevance: RelevanceMapping, max_cutoff: int
@@ -162,23 +133,19 @@ def cross_check(
     return warnings, None
 
 
-def cross_checks(specs: Sequence[FileSpec], truth: FileSpec, relevance: RelevanceMapping,
-                 max_cutoff: int) -> list[tuple[list[str], str | None]]:
-    """Every model file checked against the ground truth, side by side."""
-    return in_threads(lambda spec: cross_check(spec, truth, relevance, max_cutoff), specs)
-
-
 def checks_against_truth(
     truth: FileSpec, runs: Sequence[FileSpec], relevance: RelevanceMapping, max_cutoff: int,
     known: dict[str, str],
 ) -> tuple[dict[str, tuple[list[str], str | None]], list[str]]:
     """Each readable model file checked against the ground truth (a problem already ``known``
     is kept), and the warnings every model shares (they are about the ground truth)."""
-    checkable = [spec for spec in runs
-                 if spec.name not in known and read_file(spec).table is not None]
-    checked = dict(zip([spec.name for spec in checkable],
-                       cross_checks(checkable, truth, relevance, max_cutoff), strict=True))
-    results = {spec.name: checked.get(spec.name, ([], known.get(spec.name))) for spec in runs}
+    results = {}
+    for spec in runs:
+        problem = known.get(spec.name)
+        if problem is None and read_file(spec).table is not None:
+            results[spec.name] = cross_check(spec, truth, relevance, max_cutoff)
+        else:
+            results[spec.name] = ([], problem)
     lists = [warnings for warnings, error in results.values() if error is None]
     shared = [w for w in lists[0] if all(w in other for other in lists)] if lists else []
     return results, shared

@@ -8,13 +8,7 @@ from contextlib import nullcontext
 import streamlit as st
 
 from dashboard import keys
-from dashboard.cached import (
-    cross_checks,
-    ground_truth,
-    ranked_runs,
-    read_files,
-    relevance_defaults,
-)
+from dashboard.cached import cross_check, ground_truth, ranked_run, read_file, relevance_defaults
 from dashboard.demos import demo_specs
 from dashboard.files import FileSpec, digest
 from dashboard.navigation import PAGES
@@ -77,18 +71,21 @@ def _prepare(truth_spec: FileSpec, run_specs: list[FileSpec], ties: str,
         if status is not None:
             status.write(text)
 
-    say(f"Reading the ground truth {md(truth_spec.file_name)} and "
-        f"{len(run_specs)} model file(s)…")
-    truth, *loaded = read_files([truth_spec, *run_specs])
+    say(f"Reading the ground truth {md(truth_spec.file_name)}…")
+    truth = read_file(truth_spec)
     if truth.table is None:
         return ("The ground truth could not be read; see the message next to it on the "
                 "**Data** page.")
-    problems = {spec.name: file.error or "could not be read"
-                for spec, file in zip(run_specs, loaded, strict=True) if file.table is None}
-    readable = [spec for spec in run_specs if spec.name not in problems]
-    say("Ranking each model's lists and matching them with the ground truth…")
+    problems: dict[str, str] = {}
     runs = {}
-    for spec, ranked in zip(readable, ranked_runs(readable, truth_spec, ties), strict=True):
+    for spec in run_specs:
+        say(f"Reading {md(spec.file_name)}…")
+        loaded = read_file(spec)
+        if loaded.table is None:
+            problems[spec.name] = loaded.error or "could not be read"
+            continue
+        say(f"Ranking {md(spec.name)}'s lists and matching them with the ground truth…")
+        ranked = ranked_run(spec, truth_spec, ties)
         if isinstance(ranked, str):
             problems[spec.name] = ranked
         else:
@@ -96,10 +93,9 @@ def _prepare(truth_spec: FileSpec, run_specs: list[FileSpec], ties: str,
     defaults = relevance_defaults(truth_spec)
     longest = max((int(run.lengths.max(initial=0)) for run in runs.values()), default=0)
     say("Checking the model files against the ground truth…")
-    ranked = [spec for spec in readable if spec.name in runs]
-    checks = cross_checks(ranked, truth_spec, default_mapping(defaults),
-                          default_max_cutoff(longest))
-    for spec, (_, error) in zip(ranked, checks, strict=True):
+    mapping, check_cutoff = default_mapping(defaults), default_max_cutoff(longest)
+    for spec in [spec for spec in run_specs if spec.name in runs]:
+        _, error = cross_check(spec, truth_spec, mapping, check_cutoff)
         if error:
             problems[spec.name] = error
             del runs[spec.name]
@@ -110,7 +106,7 @@ def _prepare(truth_spec: FileSpec, run_specs: list[FileSpec], ties: str,
         return ("None of the model files can be evaluated; see the messages next to them on "
                 "the **Data** page.")
     key = digest("\n".join([truth_spec.token, ties]
-                           + [f"{spec.name}={spec.token}" for spec in readable
+                           + [f"{spec.name}={spec.token}" for spec in run_specs
                               if spec.name in runs]).encode())
     return Prepared(
         key=key,

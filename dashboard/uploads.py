@@ -14,8 +14,8 @@ from pathlib import PurePath
 import streamlit as st
 
 from dashboard import keys
-from dashboard.cached import read_files
-from dashboard.files import FileSpec, digests
+from dashboard.cached import read_file
+from dashboard.files import FileSpec, digest
 from rankmetrics.io import file_stem
 
 DATASET = "uploads"  # the data selector's choice for the uploaded files
@@ -35,14 +35,12 @@ class Uploads:
         """Newly uploaded files, as (file name, content): models are named after their file
         (made unique among the models); a new ground truth replaces the one in use once it
         reads cleanly."""
-        files = [*runs, *([truth] if truth is not None else [])]
-        fingerprints = digests([data for _, data in files])
-        for (file_name, data), fingerprint in zip(runs, fingerprints, strict=False):
-            spec = self._new("run", file_name, data, fingerprint)
+        for file_name, data in runs:
+            spec = self._new("run", file_name, data)
             name = unique_name(spec.name, [run.name for run in self.runs])
             self.runs.append(replace(spec, name=name))
         if truth is not None:
-            self.truth_candidate = self._new("truth", *truth, fingerprints[-1])
+            self.truth_candidate = self._new("truth", *truth)
 
     def accept_truth(self) -> None:
         self.truth, self.truth_candidate = self.truth_candidate, None
@@ -81,10 +79,10 @@ class Uploads:
         self.runs = [replace(spec, **changes) if spec.id == file_id else spec
                      for spec in self.runs]
 
-    def _new(self, kind: str, file_name: str, data: bytes, fingerprint: str) -> FileSpec:
+    def _new(self, kind: str, file_name: str, data: bytes) -> FileSpec:
         file_name = PurePath(file_name).name
         return FileSpec(id=self._next_id(), kind=kind, file_name=file_name,
-                        name=file_stem(file_name), digest=fingerprint, data=data)
+                        name=file_stem(file_name), digest=digest(data), data=data)
 
     def _next_id(self) -> str:
         file_id = f"upload{self.next_id}"
@@ -119,8 +117,7 @@ def upload_specs() -> tuple[FileSpec | None, list[FileSpec]]:
     """The uploaded ground truth (a newly uploaded one replaces it once it reads cleanly) and
     the uploaded model files."""
     files = uploads()
-    candidate = files.truth_candidate
-    if candidate is not None and read_files([candidate, *files.runs])[0].table is not None:
+    if files.truth_candidate is not None and read_file(files.truth_candidate).table is not None:
         files.accept_truth()
     return files.truth, list(files.runs)
 
