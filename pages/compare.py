@@ -2,50 +2,52 @@
 
 import streamlit as st
 
-from pages import _state
+from dashboard import cached, keys
+from dashboard.controls import confidence_control, confidence_level
+from dashboard.session import header, require_data
+from dashboard.settings import N_BOOTSTRAP
 from rankmetrics.figures import metric_curves, metric_label
 from rankmetrics.metrics import MAIN_METRICS, METRICS
 
-_state.header(
+header(
     "Compare models",
     "Each line is one model's average score over users when the user sees the top *K* "
     "items, for every *K*; higher is better. The dot marks the *K* chosen in the sidebar.",
 )
-prepared, settings = _state.require_data()
+prepared, settings = require_data()
 k = settings.cutoff
 
-st.session_state.setdefault("compare_metrics", list(MAIN_METRICS))
+st.session_state.setdefault(keys.COMPARE_METRICS, list(MAIN_METRICS))
 chosen = st.pills(
-    "Metrics", list(MAIN_METRICS), selection_mode="multi", key="compare_metrics",
+    "Metrics", list(MAIN_METRICS), selection_mode="multi", key=keys.COMPARE_METRICS,
     format_func=lambda metric: METRICS[metric].label, persist_state="session",
     help="\n\n".join(f"**{METRICS[m].label}**: {METRICS[m].description}" for m in MAIN_METRICS),
 )
 metrics = [metric for metric in MAIN_METRICS if metric in (chosen or [])]
 
 toggle_column, level_column, _ = st.columns([3, 2, 3], vertical_alignment="center")
-level = st.session_state.get("confidence", _state.DEFAULT_CONFIDENCE)
+level = confidence_level()
 show_bands = toggle_column.toggle(
-    f"Show {level:.0%} confidence bands", key="compare_bands", persist_state="session",
+    f"Show {level:.0%} confidence bands", key=keys.COMPARE_BANDS, persist_state="session",
     help="A shaded band around each curve: where the model's mean would likely fall with "
     "another sample of users like these. Bands that overlap a lot mean the gap between "
     "two curves may be chance; the Significance page tests it.",
 )
 if show_bands:
-    level = _state.confidence_control(level_column)
+    level = confidence_control(level_column)
 
-values = _state.curves(prepared, settings.relevance, settings.conventions, settings.max_cutoff)
 if metrics:
     band_table, band_cutoffs = None, []
     if show_bands:
-        with st.spinner(f"Resampling the users {_state.N_BOOTSTRAP:,} times for the "
+        with st.spinner(f"Resampling the users {N_BOOTSTRAP:,} times for the "
                         f"{level:.0%} confidence bands…"):
-            band_table, band_cutoffs = _state.bands(prepared, settings, tuple(metrics), level)
-    figure = metric_curves(values, metrics, k, prepared.colors, bands=band_table,
-                           confidence=level)
+            band_table, band_cutoffs = cached.bands(prepared, settings, tuple(metrics), level)
+    figure = metric_curves(cached.curves(prepared, settings), metrics, k, prepared.colors,
+                           bands=band_table, confidence=level)
     st.plotly_chart(figure, key="compare_chart", config={"displaylogo": False})
     if show_bands:
         note = (f"Shaded: the {level:.0%} bootstrap confidence band of each model's mean (its "
-                f"users resampled {_state.N_BOOTSTRAP:,} times).")
+                f"users resampled {N_BOOTSTRAP:,} times).")
         if len(band_cutoffs) < settings.max_cutoff:
             note += (" With this many users the bands are computed at K = "
                      f"{', '.join(map(str, band_cutoffs))} only and joined by straight lines.")
@@ -54,7 +56,7 @@ else:
     st.info("Pick at least one metric above to draw its curves.")
 
 st.subheader(f"Every metric at K = {k}")
-table = _state.table_at(prepared, settings)
+table = cached.table_at(prepared, settings)
 metric_columns = [metric_label(metric, k) for metric in MAIN_METRICS]
 styled = (
     table.style
@@ -63,7 +65,7 @@ styled = (
     .highlight_max(subset=metric_columns, props="background-color: #d6f5d6; font-weight: bold")
 )
 st.dataframe(styled, key="compare_table")
-counts = _state.user_counts(prepared, settings).iloc[0]
+counts = cached.user_counts(prepared, settings).iloc[0]
 notes = [
     f"Green: the best model for each metric at K = {k}",
     f"{counts['ground_truth_users']:,} users in the ground truth",

@@ -5,7 +5,12 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
-from pages import _state
+from dashboard import cached, keys
+from dashboard.controls import ensure_choice
+from dashboard.navigation import explain_in_ndcg
+from dashboard.session import header, require_data
+from dashboard.settings import USER_LIST_LIMIT
+from dashboard.text import md
 from rankmetrics.figures import head_to_head_scatter, metric_label, win_tie_loss
 from rankmetrics.metrics import MAIN_METRICS
 from rankmetrics.users import outcome_counts
@@ -13,12 +18,12 @@ from rankmetrics.users import outcome_counts
 UNRATED = "–"
 HIT_STYLE = "background-color: #d6f5d6"
 
-_state.header(
+header(
     "Head-to-head",
     "Two models, user by user: for whom is each one better, by how much, and what did each "
     "recommend to them?",
 )
-prepared, settings = _state.require_data()
+prepared, settings = require_data()
 state = st.session_state
 k = settings.cutoff
 models = prepared.models
@@ -29,36 +34,35 @@ if len(models) < 2:
 
 
 def swap() -> None:
-    state.h2h_a, state.h2h_b = state.h2h_b, state.h2h_a
+    state[keys.H2H_A], state[keys.H2H_B] = state[keys.H2H_B], state[keys.H2H_A]
 
 
 def pick_user(key: str, table: pd.DataFrame) -> None:
     """Table-selection callback: show the selected user's lists below."""
     rows = state[key].selection.rows
     if rows:
-        state.h2h_user = str(table["user"].iloc[rows[0]])
+        state[keys.H2H_USER] = str(table["user"].iloc[rows[0]])
 
 
-state.setdefault("h2h_metric", "ndcg")
-means = _state.curves(prepared, settings.relevance, settings.conventions, settings.max_cutoff)
-ranking = sorted(models, key=lambda m: -means[m][state.h2h_metric][k - 1])
-_state.ensure_choice("h2h_a", models, default=ranking[1])
+state.setdefault(keys.H2H_METRIC, "ndcg")
+ranking = cached.best_first(prepared, settings, state[keys.H2H_METRIC])
+ensure_choice(keys.H2H_A, models, default=ranking[1])
 a_column, b_column, swap_column, metric_column = st.columns([3, 3, 1.3, 3],
                                                             vertical_alignment="bottom")
-a_column.selectbox("Model A", models, key="h2h_a", persist_state="session")
-others = [m for m in models if m != state.h2h_a]
-_state.ensure_choice("h2h_b", others, default=ranking[0] if ranking[0] in others else None)
-b_column.selectbox("Model B", others, key="h2h_b", persist_state="session")
+a_column.selectbox("Model A", models, key=keys.H2H_A, persist_state="session")
+others = [m for m in models if m != state[keys.H2H_A]]
+ensure_choice(keys.H2H_B, others, default=ranking[0] if ranking[0] in others else None)
+b_column.selectbox("Model B", others, key=keys.H2H_B, persist_state="session")
 swap_column.button("Swap", icon=":material/swap_horiz:", on_click=swap,
                    help="Exchange models A and B.")
-metric_column.selectbox("Metric", list(MAIN_METRICS), key="h2h_metric",
+metric_column.selectbox("Metric", list(MAIN_METRICS), key=keys.H2H_METRIC,
                         format_func=lambda m: metric_label(m, k), persist_state="session",
                         help="The cutoff K comes from the sidebar.")
-model_a, model_b, metric = state.h2h_a, state.h2h_b, state.h2h_metric
+model_a, model_b, metric = state[keys.H2H_A], state[keys.H2H_B], state[keys.H2H_METRIC]
 label = metric_label(metric, k)
-a, b = _state.md(model_a), _state.md(model_b)
+a, b = md(model_a), md(model_b)
 
-pairs, b_ahead, a_ahead = _state.duel(prepared, settings, model_a, model_b, metric)
+pairs, b_ahead, a_ahead = cached.duel(prepared, settings, model_a, model_b, metric)
 if pairs.empty:
     st.warning(f"{a} and {b} share no counted user: there is nothing to compare.")
     st.stop()
@@ -80,8 +84,8 @@ value_columns = {
     "value_b": st.column_config.NumberColumn(f"{model_b}", format="%.4f"),
     "difference": st.column_config.NumberColumn("B − A", format="%+.4f"),
 }
-for title, table, key in ((f"Where {b} beats {a} most", b_ahead, "h2h_b_ahead"),
-                          (f"Where {a} beats {b} most", a_ahead, "h2h_a_ahead")):
+for title, table, key in ((f"Where {b} beats {a} most", b_ahead, keys.H2H_B_AHEAD),
+                          (f"Where {a} beats {b} most", a_ahead, keys.H2H_A_AHEAD)):
     tables_column.markdown(f"**{title}**")
     if table.empty:
         tables_column.caption("No such user.")
@@ -94,22 +98,22 @@ tables_column.caption(f"{label} per user. Select a row to see that user's two li
 st.subheader("One user, both lists")
 listed = [*b_ahead["user"], *a_ahead["user"]]
 everyone = pairs["user"].astype(str).tolist()
-options = list(dict.fromkeys(listed + (everyone if len(everyone) <= _state.USER_LIST_LIMIT
+options = list(dict.fromkeys(listed + (everyone if len(everyone) <= USER_LIST_LIMIT
                                        else [])))
-if state.get("h2h_user") in everyone and state.h2h_user not in options:
-    options.insert(0, state.h2h_user)
-_state.ensure_choice("h2h_user", options)
+if state.get(keys.H2H_USER) in everyone and state[keys.H2H_USER] not in options:
+    options.insert(0, state[keys.H2H_USER])
+ensure_choice(keys.H2H_USER, options)
 user_column, value_a_column, value_b_column = st.columns([2, 1, 1])
-user_column.selectbox("User", options, key="h2h_user", persist_state="session",
+user_column.selectbox("User", options, key=keys.H2H_USER, persist_state="session",
                       help="The users in the tables above first. Type to search.")
-user = state.h2h_user
+user = state[keys.H2H_USER]
 row = pairs.loc[pairs["user"].astype(str) == user].iloc[0]
 value_a_column.metric(f"{model_a}: {label}", f"{row['value_a']:.4f}")
 value_b_column.metric(f"{model_b}: {label}", f"{row['value_b']:.4f}",
                       delta=f"{row['difference']:+.4f} vs A", delta_color="normal"
                       if row["difference"] else "off")
 
-both = _state.both_lists(prepared, settings, model_a, model_b, user)
+both = cached.both_lists(prepared, settings, model_a, model_b, user)
 
 
 def rating_text(value: float) -> str:
@@ -147,15 +151,15 @@ for column, model, side in ((left, model_a, "a"), (right, model_b, "b")):
         "hit": ["✓" if hit else "" for hit in both.lists[f"hit_{side}"]],
     })
     hits = int(both.lists[f"hit_{side}"].sum())
-    column.markdown(f"**{_state.md(model)}'s top {k}**: {hits} relevant item(s)")
+    column.markdown(f"**{md(model)}'s top {k}**: {hits} relevant item(s)")
     column.dataframe(shown.style.apply(hit_rows, axis=None), hide_index=True,
-                     key=f"h2h_list_{side}", column_config=list_columns)
-    if column.button(f"Explain {model}'s NDCG@{k} for this user", key=f"h2h_explain_{side}",
+                     key=keys.h2h_list(side), column_config=list_columns)
+    if column.button(f"Explain {model}'s NDCG@{k} for this user", key=keys.h2h_explain(side),
                      icon=":material/calculate:",
                      help="Open the NDCG explained page on this user and model."):
-        _state.explain_in_ndcg(model, user, other=model_b if side == "a" else model_a)
+        explain_in_ndcg(model, user, other=model_b if side == "a" else model_a)
 
-st.markdown(f"**What user {_state.md(user)} rated**")
+st.markdown(f"**What user {md(user)} rated**")
 truth = both.truth
 st.dataframe(
     pd.DataFrame({

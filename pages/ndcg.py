@@ -5,7 +5,14 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from pages import _state
+from dashboard import cached, keys
+from dashboard.controls import ensure_choice
+from dashboard.demos import DEMOS
+from dashboard.prepared import Prepared
+from dashboard.session import header, require_data
+from dashboard.settings import USER_LIST_LIMIT, Settings
+from dashboard.sidebar import set_convention
+from dashboard.text import md
 from rankmetrics.conventions import GAINS, IDEALS
 from rankmetrics.explain import slipped_discount
 from rankmetrics.figures import ndcg_contributions
@@ -26,86 +33,90 @@ ROW_COLUMNS = {
     "running_idcg": st.column_config.NumberColumn("Running IDCG", format="%.4f"),
 }
 
-_state.header(
+header(
     "NDCG explained",
     "Pick a user and follow their NDCG@K: each recommended item's gain, divided by a discount "
     "that grows with its rank, summed into DCG, then divided by the best possible DCG (IDCG).",
 )
-prepared, settings = _state.require_data()
+prepared, settings = require_data()
 state = st.session_state
 k = settings.cutoff
 models = prepared.models
 users = prepared.ground_truth.users
 
 
-def pick_random(prepared: _state.Prepared, settings: _state.Settings) -> None:
-    state.surprise_seed += 1
-    chosen = _state.random_user(prepared, settings, state.explain_model, state.surprise_seed)
+def pick_random(prepared: Prepared, settings: Settings) -> None:
+    state[keys.SURPRISE_SEED] += 1
+    chosen = cached.random_user(prepared, settings, state[keys.EXPLAIN_MODEL],
+                                state[keys.SURPRISE_SEED])
     if chosen is not None:
-        state.explain_user = chosen
-        state.pop("_disagreement", None)
+        state[keys.EXPLAIN_USER] = chosen
+        state.pop(keys.DISAGREEMENT, None)
 
 
-def pick_disagreement(prepared: _state.Prepared, settings: _state.Settings) -> None:
-    found = _state.disagreement(prepared, settings, state.explain_model, state.explain_other)
-    state["_disagreement"] = (state.explain_model, state.explain_other, found)
+def pick_disagreement(prepared: Prepared, settings: Settings) -> None:
+    model, other = state[keys.EXPLAIN_MODEL], state[keys.EXPLAIN_OTHER]
+    found = cached.disagreement(prepared, settings, model, other)
+    state[keys.DISAGREEMENT] = (model, other, found)
     if found is not None:
-        state.explain_user = found.user
+        state[keys.EXPLAIN_USER] = found.user
 
 
 def follow_sidebar(option: str) -> None:
     """Gain / ideal radios on this page set the sidebar's conventions."""
-    state[f"conv_{option}"] = state[f"ndcg_{option}"]
-    _state.sync_preset()
+    set_convention(option, state[keys.ndcg_convention(option)])
 
 
-_state.ensure_choice("explain_model", models)
+ensure_choice(keys.EXPLAIN_MODEL, models)
 model_column, user_column = st.columns(2)
-model_column.selectbox("Model", models, key="explain_model", persist_state="session")
-if len(users) > _state.USER_LIST_LIMIT:
-    search = user_column.text_input("Find a user", key="explain_search", persist_state="session",
+model_column.selectbox("Model", models, key=keys.EXPLAIN_MODEL, persist_state="session")
+if len(users) > USER_LIST_LIMIT:
+    search = user_column.text_input("Find a user", key=keys.EXPLAIN_SEARCH,
+                                    persist_state="session",
                                     placeholder="type part of a user id")
-    matches = users[users.str.contains(search, regex=False)] if search else users
-    options = list(matches[:MATCHES_SHOWN])
+    options = cached.users_containing(prepared, search, MATCHES_SHOWN)
 else:
     options = list(users)
-if state.get("explain_user") in users and state.explain_user not in options:
-    options.insert(0, state.explain_user)
-_state.ensure_choice("explain_user", options)
+if state.get(keys.EXPLAIN_USER) in users and state[keys.EXPLAIN_USER] not in options:
+    options.insert(0, state[keys.EXPLAIN_USER])
+ensure_choice(keys.EXPLAIN_USER, options)
 if not options:
     user_column.warning("No user id contains that text.")
     st.stop()
-user_column.selectbox("User", options, key="explain_user", persist_state="session",
+user_column.selectbox("User", options, key=keys.EXPLAIN_USER, persist_state="session",
                       help="Type to search.")
 
 surprise, other_column, disagree = st.columns([1, 1, 1], vertical_alignment="bottom")
 surprise.button("Surprise me", icon=":material/casino:", on_click=pick_random,
                 args=(prepared, settings), help="A random user (the same sequence every time).")
-others = [m for m in models if m != state.explain_model]
+others = [m for m in models if m != state[keys.EXPLAIN_MODEL]]
 if others:
-    _state.ensure_choice("explain_other", others)
-    other_column.selectbox("Compare with", others, key="explain_other", persist_state="session")
+    ensure_choice(keys.EXPLAIN_OTHER, others)
+    other_column.selectbox("Compare with", others, key=keys.EXPLAIN_OTHER, persist_state="session")
     disagree.button("Largest disagreement", icon=":material/compare_arrows:",
                     on_click=pick_disagreement, args=(prepared, settings),
                     help=f"The user whose NDCG@{k} differs most between the two models.")
-found = state.get("_disagreement")
-if found and found[2] is not None and found[2].user == state.explain_user:
+found = state.get(keys.DISAGREEMENT)
+if found and found[2] is not None and found[2].user == state[keys.EXPLAIN_USER]:
     first, second, gap = found
-    st.info(f"Largest disagreement at NDCG@{k}: user **{_state.md(gap.user)}** gets "
-            f"{gap.value_a:.4f} from {_state.md(first)} and {gap.value_b:.4f} from "
-            f"{_state.md(second)}.")
+    st.info(f"Largest disagreement at NDCG@{k}: user **{md(gap.user)}** gets "
+            f"{gap.value_a:.4f} from {md(first)} and {gap.value_b:.4f} from "
+            f"{md(second)}.")
 elif found and found[2] is None:
     st.info("The two models share no counted user.")
 
-model, user = state.explain_model, state.explain_user
-state.ndcg_gain, state.ndcg_ideal = state.conv_gain, state.conv_ideal
+model, user = state[keys.EXPLAIN_MODEL], state[keys.EXPLAIN_USER]
+for option in ("gain", "ideal"):
+    state[keys.ndcg_convention(option)] = state[keys.convention(option)]
 gain_column, ideal_column = st.columns(2)
-gain_column.radio("Gain of a grade g", list(GAINS), key="ndcg_gain", horizontal=True,
-                  format_func=GAIN_WORDS.get, on_change=follow_sidebar, args=("gain",))
-ideal_column.radio("Ideal list (IDCG) from", list(IDEALS), key="ndcg_ideal", horizontal=True,
-                   format_func=IDEAL_WORDS.get, on_change=follow_sidebar, args=("ideal",))
+gain_column.radio("Gain of a grade g", list(GAINS), key=keys.ndcg_convention("gain"),
+                  horizontal=True, format_func=GAIN_WORDS.get, on_change=follow_sidebar,
+                  args=("gain",))
+ideal_column.radio("Ideal list (IDCG) from", list(IDEALS), key=keys.ndcg_convention("ideal"),
+                   horizontal=True, format_func=IDEAL_WORDS.get, on_change=follow_sidebar,
+                   args=("ideal",))
 
-b = _state.breakdown(prepared, settings, model, user)
+b = cached.breakdown(prepared, settings, model, user)
 dcg, idcg, ndcg = st.columns(3)
 dcg.metric(f"DCG@{k}", f"{b.dcg:.4f}")
 idcg.metric(f"IDCG@{k}", f"{b.idcg:.4f}")
@@ -120,10 +131,10 @@ elif b.list_length < k:
     notes.append(f"{model} recommended only {b.list_length} items: ranks beyond add nothing.")
 if b.n_relevant == 0:
     notes.append("This user has no relevant item under the relevance mapping.")
-if not _state.counted(prepared, settings, model, user):
+if not cached.counted(prepared, settings, model, user):
     notes.append("Under the active conventions this user is left out of the model's mean.")
 for note in notes:
-    st.info(_state.md(note))
+    st.info(md(note))
 
 
 
@@ -132,7 +143,7 @@ def shown(rows: pd.DataFrame) -> pd.DataFrame:
     return rows.assign(rating=[UNRATED if pd.isna(v) else f"{v:g}" for v in rows["rating"]])
 
 
-st.markdown(f"**{_state.md(model)}'s top {k} for user {_state.md(user)}**")
+st.markdown(f"**{md(model)}'s top {k} for user {md(user)}**")
 st.dataframe(shown(b.ranked), hide_index=True, column_config=ROW_COLUMNS, key="ranked_rows")
 st.markdown(f"**The ideal list: {IDEAL_WORDS[b.conventions.ideal]}, sorted by gain**")
 st.dataframe(shown(b.ideal), hide_index=True, column_config=ROW_COLUMNS, key="ideal_rows")
@@ -142,7 +153,7 @@ if b.idcg > 0 or b.dcg > 0:
                     config={"displaylogo": False})
 
 st.subheader("The same user under each convention")
-variants = _state.convention_variants(prepared, settings, model, user)
+variants = cached.convention_variants(prepared, settings, model, user)
 side_by_side = variants.pivot(index="gain", columns="ideal", values="ndcg")
 side_by_side = side_by_side.loc[list(GAINS), list(IDEALS)]
 side_by_side.index = [f"gain {GAIN_WORDS[g]}" for g in side_by_side.index]
@@ -159,27 +170,30 @@ st.caption(f"NDCG@{k} of this user; green: the conventions in use. Libraries dif
            "trec_eval uses linear gain and the ground-truth ideal; scikit-learn's ndcg_score "
            "fed the recommended rows uses the retrieved ideal.")
 
-claim = getattr(_state.DEMOS.get(prepared.source), "seed_claim", None)
-if claim is not None and model == claim.model and user == claim.user:
-    retrieved = replace(settings, cutoff=claim.cutoff,
+slip_note = getattr(DEMOS.get(prepared.source), "tutorial_slip", None)
+if slip_note is not None and model == slip_note.model and user == slip_note.user:
+    rank, cutoff = slip_note.rank, slip_note.cutoff
+    retrieved = replace(settings, cutoff=cutoff,
                         conventions=replace(settings.conventions, ideal="retrieved"))
-    seed_view = _state.breakdown(prepared, retrieved, model, user)
-    slip = slipped_discount(seed_view, claim.rank)
+    worked = cached.breakdown(prepared, retrieved, model, user)
+    slip = slipped_discount(worked, rank)
     full = variants.set_index(["gain", "ideal"]).loc[(settings.conventions.gain, "ground_truth")]
     with st.container(border=True):
-        st.markdown(f"**Why the seed document says {claim.claimed}**")
-        st.markdown(f"> {claim.quote}")
+        st.markdown(f"**Why a widely copied NDCG tutorial says {slip_note.claimed}**")
+        st.markdown("A tutorial example of NDCG, copied into many blog posts and course notes, "
+                    "works out this user's list and says:")
+        st.markdown(f"> {slip_note.quote}")
         st.markdown(
-            f"Position {claim.rank} is discounted by 1 / log2({claim.rank} + 1) = "
-            f"{slip.correct_discount:.4f}, so DCG@{claim.cutoff} = {seed_view.dcg:.4f} and, "
-            f"with the ideal list of the retrieved items (IDCG@{claim.cutoff} = "
-            f"{seed_view.idcg:.4f}), NDCG@{claim.cutoff} = {seed_view.dcg:.4f} / "
-            f"{seed_view.idcg:.4f} = **{seed_view.ndcg:.4f}**."
+            f"Position {rank} is discounted by 1 / log2({rank} + 1) = "
+            f"{slip.correct_discount:.4f}, so DCG@{cutoff} = {worked.dcg:.4f} and, "
+            f"with the ideal list of the retrieved items (IDCG@{cutoff} = "
+            f"{worked.idcg:.4f}), NDCG@{cutoff} = {worked.dcg:.4f} / "
+            f"{worked.idcg:.4f} = **{worked.ndcg:.4f}**."
         )
         st.markdown(
-            f"The seed's 0.43 is 1 / log2({claim.rank}) = {slip.slipped_discount:.4f}, the "
-            f"discount of position {claim.rank - 1}: with it DCG would be {slip.dcg:.4f} and "
-            f"{slip.dcg:.4f} / {seed_view.idcg:.4f} = {slip.ndcg:.4f} ≈ 0.88, an arithmetic "
+            f"The tutorial's 0.43 is 1 / log2({rank}) = {slip.slipped_discount:.4f}, the "
+            f"discount of position {rank - 1}: with it DCG would be {slip.dcg:.4f} and "
+            f"{slip.dcg:.4f} / {worked.idcg:.4f} = {slip.ndcg:.4f} ≈ 0.88, an arithmetic "
             f"slip. With the ideal from every liked item (the ground-truth ideal), the same "
             f"list scores {full['ndcg']:.4f}."
         )

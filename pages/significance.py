@@ -2,7 +2,12 @@
 
 import streamlit as st
 
-from pages import _state
+from dashboard import cached, keys
+from dashboard.controls import confidence_control, ensure_choice
+from dashboard.navigation import open_head_to_head
+from dashboard.session import header, require_data
+from dashboard.settings import N_BOOTSTRAP
+from dashboard.text import md
 from rankmetrics.figures import metric_label, pairwise_matrix
 from rankmetrics.metrics import MAIN_METRICS, METRICS
 from rankmetrics.stats import (
@@ -41,13 +46,13 @@ PAIR_COLUMNS = {
     "users": st.column_config.NumberColumn("Users", format="localized"),
 }
 
-_state.header(
+header(
     "Significance",
     "A model with a higher mean may just have been lucky with these users. Here each model's "
     "mean comes with a confidence interval, and every two models are compared user by user "
     "to tell real differences from chance.",
 )
-prepared, settings = _state.require_data()
+prepared, settings = require_data()
 state = st.session_state
 k = settings.cutoff
 if len(prepared.models) < 2:
@@ -56,50 +61,51 @@ if len(prepared.models) < 2:
     st.stop()
 
 metric_column, test_column, correction_column = st.columns(3)
-state.setdefault("significance_metric", "ndcg")
-metric_column.selectbox("Metric", list(MAIN_METRICS), key="significance_metric",
+state.setdefault(keys.SIGNIFICANCE_METRIC, "ndcg")
+metric_column.selectbox("Metric", list(MAIN_METRICS), key=keys.SIGNIFICANCE_METRIC,
                         format_func=lambda m: metric_label(m, k), persist_state="session",
                         help="The cutoff K comes from the sidebar.")
-state.setdefault("significance_test", "randomization")
+state.setdefault(keys.SIGNIFICANCE_TEST, "randomization")
 test_column.selectbox(
-    "Test", TESTS, key="significance_test", format_func=lambda t: TEST_NAMES[t].capitalize(),
+    "Test", TESTS, key=keys.SIGNIFICANCE_TEST, format_func=lambda t: TEST_NAMES[t].capitalize(),
     persist_state="session",
     help="The randomization test is the default: it assumes nothing about how per-user "
     "scores are spread (they are bounded, often 0, rarely bell-shaped), and it is the test "
     "information-retrieval studies recommend (Smucker, Allan & Carterette, 2007).",
 )
-state.setdefault("significance_correction", "holm")
+state.setdefault(keys.SIGNIFICANCE_CORRECTION, "holm")
 correction_column.selectbox(
-    "Correction for testing many pairs", CORRECTIONS, key="significance_correction",
+    "Correction for testing many pairs", CORRECTIONS, key=keys.SIGNIFICANCE_CORRECTION,
     format_func=CORRECTION_NAMES.get, persist_state="session",
     help="Testing many pairs makes some look significant by chance; a correction raises "
     "the p-values to make up for it.",
 )
-metric, test, correction = (state.significance_metric, state.significance_test,
-                            state.significance_correction)
+metric, test, correction = (state[keys.SIGNIFICANCE_METRIC], state[keys.SIGNIFICANCE_TEST],
+                            state[keys.SIGNIFICANCE_CORRECTION])
 label = metric_label(metric, k)
 st.caption(f"**{TEST_NAMES[test].capitalize()}:** {TEST_HELP[test]}  \n"
            f"**{CORRECTION_NAMES[correction]} correction:** {CORRECTION_HELP[correction]}")
 
 with st.expander("Precision: confidence level, random flips, bootstrap resamples"):
     level_column, flips_column, resamples_column = st.columns(3)
-    confidence = _state.confidence_control(level_column)
-    state.setdefault("significance_permutations", 10_000)
+    confidence = confidence_control(level_column)
+    state.setdefault(keys.SIGNIFICANCE_PERMUTATIONS, 10_000)
     flips_column.select_slider(
         "Random sign flips (randomization test)", PERMUTATIONS,
-        key="significance_permutations", format_func="{:,}".format, persist_state="session",
+        key=keys.SIGNIFICANCE_PERMUTATIONS, format_func="{:,}".format, persist_state="session",
         disabled=test != "randomization",
         help="More flips make the p-value more precise and take longer.",
     )
-    state.setdefault("significance_bootstrap", _state.N_BOOTSTRAP)
+    state.setdefault(keys.SIGNIFICANCE_BOOTSTRAP, N_BOOTSTRAP)
     resamples_column.select_slider(
-        "Bootstrap resamples (intervals)", BOOTSTRAP_SAMPLES, key="significance_bootstrap",
+        "Bootstrap resamples (intervals)", BOOTSTRAP_SAMPLES, key=keys.SIGNIFICANCE_BOOTSTRAP,
         format_func="{:,}".format, persist_state="session",
         help="The intervals come from resampling the users this many times.",
     )
-n_permutations, n_bootstrap = state.significance_permutations, state.significance_bootstrap
+n_permutations = state[keys.SIGNIFICANCE_PERMUTATIONS]
+n_bootstrap = state[keys.SIGNIFICANCE_BOOTSTRAP]
 
-n_users = _state.paired_users(prepared, settings, metric)
+n_users = cached.paired_users(prepared, settings, metric)
 if n_users < 2:
     st.warning(f"Only {n_users} user is counted by every model at {label}. Significance tests "
                f"compare models user by user and are not meaningful with fewer than "
@@ -111,17 +117,17 @@ work = (f"{n_permutations:,} random sign flips for each of {n_pairs} pair(s)"
         if test == "randomization" else f"the {TEST_NAMES[test]} on {n_pairs} pair(s)")
 with st.spinner(f"Running {work} and resampling {n_users:,} users {n_bootstrap:,} times for "
                 "the intervals…", show_time=True):
-    result = _state.comparison(prepared, settings, metric, test, n_permutations, n_bootstrap,
+    result = cached.comparison(prepared, settings, metric, test, n_permutations, n_bootstrap,
                                confidence).with_correction(correction)
 for warning in result.warnings:
-    st.warning(_state.md(warning))
+    st.warning(md(warning))
 
 st.subheader(f"Every model at {label}")
-counts = _state.user_counts(prepared, settings).set_index("model")["users"]
+counts = cached.user_counts(prepared, settings).set_index("model")["users"]
 if (counts == n_users).all():
     st.caption(f"On the {n_users:,} users every model counts. {METRICS[metric].description}")
 else:
-    own = ", ".join(f"{_state.md(model)} {count:,}" for model, count in counts.items())
+    own = ", ".join(f"{md(model)} {count:,}" for model, count in counts.items())
     st.caption(f"On the {n_users:,} users every model counts, so that every model is judged on "
                f"the same users (the Compare page averages each model over its own: {own}).")
 models_table = result.models.rename(columns={"model": "Model", "group": "Group",
@@ -157,17 +163,16 @@ st.caption(
 )
 
 pairs = [(order[j], order[i]) for i in range(len(order)) for j in range(i + 1, len(order))]
-_state.ensure_choice("significance_pair", pairs)
+ensure_choice(keys.SIGNIFICANCE_PAIR, pairs)
 pair_column, open_column = st.columns([3, 1], vertical_alignment="bottom")
-pair_column.selectbox("In words", pairs, key="significance_pair",
+pair_column.selectbox("In words", pairs, key=keys.SIGNIFICANCE_PAIR,
                       format_func=lambda pair: f"{pair[1]} vs {pair[0]}",
                       help="Pairs listed with the model with the higher mean first.")
-model_a, model_b = state.significance_pair
-st.info(_state.md(describe_pair(result.pair(model_a, model_b), label, correction)))
+model_a, model_b = state[keys.SIGNIFICANCE_PAIR]
+st.info(md(describe_pair(result.pair(model_a, model_b), label, correction)))
 if open_column.button("See this pair user by user", icon=":material/compare_arrows:",
                       help="Open the two models on the Head-to-head page."):
-    state.h2h_a, state.h2h_b, state.h2h_metric = model_a, model_b, metric
-    st.switch_page(_state.PAGES["head_to_head"])
+    open_head_to_head(model_a, model_b, metric)
 
 with st.expander("Every pair as a table"):
     st.dataframe(result.pairs, hide_index=True, key="significance_pairs",

@@ -2,36 +2,40 @@
 
 import streamlit as st
 
-from pages import _state
+from dashboard import cached, keys
+from dashboard.controls import ensure_choice
+from dashboard.navigation import explain_in_ndcg
+from dashboard.session import header, require_data
+from dashboard.text import md
 from rankmetrics.figures import distribution, ecdf, metric_label
 from rankmetrics.metrics import MAIN_METRICS, METRICS
 
 WORST_SHOWN = 20
 
-_state.header(
+header(
     "Users",
     "An average hides who is served well and who is not. Here is the spread of every user's "
     "score, per model, and the users each model serves worst.",
 )
-prepared, settings = _state.require_data()
+prepared, settings = require_data()
 state = st.session_state
 k = settings.cutoff
 
 metric_column, chart_column = st.columns([2, 1])
-state.setdefault("users_metric", "ndcg")
-metric_column.selectbox("Metric", list(MAIN_METRICS), key="users_metric",
+state.setdefault(keys.USERS_METRIC, "ndcg")
+metric_column.selectbox("Metric", list(MAIN_METRICS), key=keys.USERS_METRIC,
                         format_func=lambda m: metric_label(m, k), persist_state="session",
                         help="The cutoff K comes from the sidebar.")
-state.setdefault("users_chart", "histogram")
-chart_column.radio("Chart", ["histogram", "box"], key="users_chart", horizontal=True,
+state.setdefault(keys.USERS_CHART, "histogram")
+chart_column.radio("Chart", ["histogram", "box"], key=keys.USERS_CHART, horizontal=True,
                    format_func={"histogram": "Histogram", "box": "Box plot"}.get,
                    persist_state="session")
-metric = state.users_metric
+metric = state[keys.USERS_METRIC]
 label = metric_label(metric, k)
 st.caption(METRICS[metric].description)
 
-values = _state.per_user(prepared, settings, metric)
-summary = _state.spread(prepared, settings, metric).set_index("model")
+values = cached.per_user(prepared, settings, metric)
+summary = cached.spread(prepared, settings, metric).set_index("model")
 summary.index.name = "Model"
 summary.columns = ["Users", f"Mean {label}", "Median", "Share at 0", "10th percentile",
                    "90th percentile"]
@@ -42,7 +46,7 @@ st.dataframe(
 )
 
 left, right = st.columns(2)
-left.plotly_chart(distribution(values, metric, k, prepared.colors, kind=state.users_chart),
+left.plotly_chart(distribution(values, metric, k, prepared.colors, kind=state[keys.USERS_CHART]),
                   key="users_distribution", config={"displaylogo": False})
 right.plotly_chart(ecdf(values, metric, k, prepared.colors), key="users_ecdf",
                    config={"displaylogo": False})
@@ -50,12 +54,13 @@ st.caption("Right: the share of users scoring at most x. A curve further right i
            "where it starts above 0 at x = 0, that share of users gets nothing relevant.")
 
 st.subheader(f"Users a model serves worst at {label}")
-_state.ensure_choice("users_model", prepared.models)
-st.selectbox("Model", prepared.models, key="users_model", persist_state="session")
-model = state.users_model
-worst = _state.worst(prepared, settings, model, metric, WORST_SHOWN)
+ensure_choice(keys.USERS_MODEL, prepared.models)
+st.selectbox("Model", prepared.models, key=keys.USERS_MODEL, persist_state="session")
+model = state[keys.USERS_MODEL]
+worst = cached.worst(prepared, settings, model, metric, WORST_SHOWN)
 event = st.dataframe(
-    worst, key="worst_table", hide_index=True, on_select="rerun", selection_mode="single-row",
+    worst, key=keys.WORST_TABLE, hide_index=True, on_select="rerun",
+    selection_mode="single-row",
     column_config={
         "user": st.column_config.TextColumn("User"),
         "relevant": st.column_config.NumberColumn("Relevant items", format="%d"),
@@ -63,7 +68,7 @@ event = st.dataframe(
            for name in prepared.models},
     },
 )
-st.caption(f"Lowest {label} for {_state.md(model)} first; among equal values, users the other "
+st.caption(f"Lowest {label} for {md(model)} first; among equal values, users the other "
            "models serve best come first. Select a row to see that user's NDCG worked out.")
 if event.selection.rows:
-    _state.explain_in_ndcg(model, str(worst["user"].iloc[event.selection.rows[0]]))
+    explain_in_ndcg(model, str(worst["user"].iloc[event.selection.rows[0]]))

@@ -286,7 +286,7 @@ def test_preset_changes_ndcg_and_the_conventions_line():
 # ----- the textbook numbers ----------------------------------------------------------------
 
 
-def test_textbook_reproduces_the_seed_numbers():
+def test_textbook_reproduces_the_tutorial_numbers():
     at = start("textbook")
     assert at.session_state["cutoff"] == 5 and at.session_state["rel_kind"] == "binary"
     table = frame(at, "compare_table").round(4)
@@ -300,7 +300,7 @@ def test_textbook_reproduces_the_seed_numbers():
     assert table.loc["c_at_position_5", "NDCG@5"] == 0.8503
 
 
-def test_ndcg_page_explains_the_seed_slip():
+def test_ndcg_page_explains_the_tutorial_slip():
     at = start("textbook", "pages/ndcg.py")
     at.selectbox(key="explain_model").set_value("c_at_position_5").run()
     ok(at)
@@ -309,7 +309,7 @@ def test_ndcg_page_explains_the_seed_slip():
     side_by_side = frame(at, "variants").round(4)
     assert sorted(side_by_side.to_numpy().ravel().tolist()) == [0.4704, 0.4704, 0.8503, 0.8503]
     note = " ".join(plain(m.value) for m in at.markdown)
-    assert "Why the seed document says ~0.88" in note
+    assert "Why a widely copied NDCG tutorial says ~0.88" in note
     assert "1.3869 / 1.6309 = **0.8503**" in note
     assert "1 / log2(5) = 0.4307" in note and "1.4307 / 1.6309 = 0.8772 ≈ 0.88" in note
     assert "0.4704" in note
@@ -400,9 +400,9 @@ def test_user_selector_lists_every_user_of_a_small_data_set():
 
 
 def test_user_search_narrows_a_long_list(monkeypatch):
-    from pages import _state
+    from dashboard import settings
 
-    monkeypatch.setattr(_state, "USER_LIST_LIMIT", 100)
+    monkeypatch.setattr(settings, "USER_LIST_LIMIT", 100)
     at = start("movies", "pages/ndcg.py")
     at.text_input(key="explain_search").input("u012").run()
     ok(at)
@@ -482,7 +482,7 @@ def test_choosing_columns_by_hand_fixes_a_file():
     at = start("movies", "pages/data.py")
     upload(at, 1, "ratings.csv")
     upload(at, 0, "unknown_columns.csv")
-    spec_id = at.session_state["uploads"]["runs"][0].id
+    spec_id = at.session_state["uploads"].runs[0].id
     at.text_input(key=f"col_{spec_id}_user").input("query")
     at.text_input(key=f"col_{spec_id}_item").input("title")
     at.text_input(key=f"col_{spec_id}_order").input("points")

@@ -243,15 +243,15 @@ def test_teacher_walks_through_the_textbook_example(page: Page):
     page.get_by_role("combobox", name="Model").click()
     page.get_by_role("option", name="c_at_position_5", exact=True).click()
     wait_idle(page)
-    expect(page.get_by_text("Why the seed document says ~0.88")).to_be_visible()
+    expect(page.get_by_text("Why a widely copied NDCG tutorial says ~0.88")).to_be_visible()
     page.get_by_text("the model's own top K", exact=True).click()
     wait_idle(page)
     expect(page.locator('[data-testid="stMetric"]').nth(2)).to_contain_text("0.8503")
     expect(sidebar.get_by_text("preset retrieved_ideal")).to_be_visible()
     no_exception(page)
     shoot(page, "6_ndcg_textbook")
-    page.get_by_text("Why the seed document says ~0.88").scroll_into_view_if_needed()
-    shoot(page, "6b_ndcg_textbook_seed_note")
+    page.get_by_text("Why a widely copied NDCG tutorial says ~0.88").scroll_into_view_if_needed()
+    shoot(page, "6b_ndcg_textbook_tutorial_note")
 
     # one user: nothing to test, and the page says why
     go_to(page, "Significance")

@@ -39,12 +39,20 @@ Decisions:
 from rankmetrics.io._crosscheck import check_against_truth
 from rankmetrics.io._formats import FORMATS
 from rankmetrics.io._load import read_run, read_truth, run_from_dataframe, truth_from_dataframe
+from rankmetrics.io._source import Source
 from rankmetrics.io._table import LoadedTable, rating_values
+
+
+def file_stem(file_name: str) -> str:
+    """The name a table read from ``file_name`` gets (``model_a.csv.gz`` -> ``model_a``)."""
+    return Source(file=file_name, inner=file_name, compression=None).stem
+
 
 __all__ = [
     "FORMATS",
     "LoadedTable",
     "check_against_truth",
+    "file_stem",
     "rating_values",
     "read_run",
     "read_truth",

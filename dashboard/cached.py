@@ -1,0 +1,356 @@
+"""Cached calls into the library: everything a page shows comes through here.
+
+Caching is in two layers, both bounded (entries and age) so that a server many people use
+does not grow without limit:
+
+- big objects (read tables, the prepared ground truth, each model's ranked run, the
+  Evaluation) live in ``st.cache_resource``, keyed on the files' contents and read options and
+  on the settings they depend on. They are shared between sessions, never copied and never
+  mutated here: copying a 10-million-row table on every rerun, as ``st.cache_data`` does,
+  would take seconds;
+- everything a page shows (curves, tables, per-user values, NDCG breakdowns, validation
+  warnings) comes from ``st.cache_data`` functions keyed on the same data keys and the
+  settings, so changing K, a threshold or a preset recomputes only what it changes.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from dashboard.files import FileSpec
+from dashboard.prepared import Prepared
+from dashboard.settings import (
+    EDITABLE_RATINGS,
+    N_BOOTSTRAP,
+    RelevanceDefaults,
+    Settings,
+)
+from rankmetrics import GroundTruth, RankedRun
+from rankmetrics.conventions import Conventions
+from rankmetrics.errors import DataError
+from rankmetrics.evaluate import Evaluation, band_cutoffs, evaluate
+from rankmetrics.explain import (
+    NdcgBreakdown,
+    SideBySide,
+    compare_conventions,
+    explain_ndcg,
+    side_by_side,
+)
+from rankmetrics.figures import metric_label
+from rankmetrics.io import LoadedTable, check_against_truth, rating_values, read_run, read_truth
+from rankmetrics.metrics import MAIN_METRICS
+from rankmetrics.relevance import RelevanceMapping, suggest_mapping
+from rankmetrics.stats import ModelComparison, compare_models
+from rankmetrics.users import (
+    Disagreement,
+    biggest_differences,
+    distribution_summary,
+    head_to_head,
+    largest_disagreement,
+    surprise_user,
+    worst_users,
+)
+
+log = logging.getLogger(__name__)
+
+BIGGEST_SHOWN = 10
+HOUR = 3600  # shared objects unused for this long are dropped
+
+HASH = {
+    FileSpec: lambda spec: spec.token,
+    Prepared: lambda prepared: prepared.key,
+}
+
+
+# ----- files and what is made of them (shared between sessions) --------------------------
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """What reading a file gave: the table, or the message saying why not."""
+
+    table: LoadedTable | None
+    error: str | None = None
+
+
+@st.cache_resource(max_entries=16, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def read_file(spec: FileSpec) -> Loaded:
+    """Read and validate one file; errors become a message instead of an exception."""
+    reader = read_run if spec.kind == "run" else read_truth
+    options = {"columns": dict(spec.columns) or None, "format": spec.format}
+    try:
+        if spec.path is not None:
+            table = reader(spec.path, **options)
+        else:
+            table = reader(spec.data or b"", name=spec.file_name, **options)
+    except (DataError, ValueError) as error:
+        return Loaded(None, str(error))
+    except Exception as error:  # a reader bug must not reach the page as a traceback
+        log.exception("reading %s failed", spec.file_name)
+        return Loaded(None, f"{spec.file_name}: could not be read ({type(error).__name__}: "
+                            f"{error}).")
+    return Loaded(table)
+
+
+@st.cache_data(max_entries=64, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def counts(spec: FileSpec) -> tuple[int, int, int]:
+    """Rows, distinct users and distinct items of a file that was read."""
+    table = read_file(spec).table
+    return table.n_rows, table.n_users, table.n_items
+
+
+@st.cache_resource(max_entries=8, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def ground_truth(spec: FileSpec) -> GroundTruth:
+    return GroundTruth.from_frame(read_file(spec).table.table)
+
+
+@st.cache_resource(max_entries=16, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def ranked_run(spec: FileSpec, truth: FileSpec, ties: str) -> RankedRun | str:
+    """One model's output ranked and matched against the ground truth (or an error)."""
+    try:
+        return RankedRun.from_frame(read_file(spec).table.table, ground_truth(truth), ties=ties)
+    except (DataError, ValueError) as error:
+        return f"{spec.file_name}: {error}"
+
+
+@st.cache_data(max_entries=64, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def cross_check(
+    spec: FileSpec, truth: FileSpec, relevance: RelevanceMapping, max_cutoff: int
+) -> tuple[list[str], str | None]:
+    """Warnings from checking a model's file against the ground truth, and an error message
+    when they do not belong together."""
+    try:
+        warnings = check_against_truth(read_file(spec).table, read_file(truth).table,
+                                       mapping=relevance, max_cutoff=max_cutoff)
+    except (DataError, ValueError) as error:
+        return [], str(error)
+    return warnings, None
+
+
+def checks_against_truth(
+    truth: FileSpec, runs: Sequence[FileSpec], relevance: RelevanceMapping, max_cutoff: int,
+    known: dict[str, str],
+) -> tuple[dict[str, tuple[list[str], str | None]], list[str]]:
+    """Each readable model file checked against the ground truth (a problem already ``known``
+    is kept), and the warnings every model shares (they are about the ground truth)."""
+    results = {}
+    for spec in runs:
+        problem = known.get(spec.name)
+        if problem is None and read_file(spec).table is not None:
+            results[spec.name] = cross_check(spec, truth, relevance, max_cutoff)
+        else:
+            results[spec.name] = ([], problem)
+    lists = [warnings for warnings, error in results.values() if error is None]
+    shared = [w for w in lists[0] if all(w in other for other in lists)] if lists else []
+    return results, shared
+
+
+@st.cache_data(max_entries=16, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def relevance_defaults(truth: FileSpec) -> RelevanceDefaults:
+    """The library's suggestion, as starting values for the sidebar's relevance controls."""
+    values = np.unique(rating_values(read_file(truth).table))
+    suggestion = suggest_mapping(values)
+    binary_kind = suggestion.recommended.kind == "binary" or set(values) <= {0.0, 1.0}
+    graded = suggestion.graded
+    if len(values) <= EDITABLE_RATINGS:
+        table = tuple((float(v), float(g)) for v, g in zip(values, graded.grades(values),
+                                                            strict=True))
+    else:
+        table = graded.table
+    threshold = suggestion.binary.rating_threshold
+    if len(values) <= EDITABLE_RATINGS * 5 and threshold not in values:
+        above = values[values >= threshold]
+        threshold = float(above[0] if len(above) else values[-1])
+    return RelevanceDefaults(
+        kind="binary" if binary_kind else "graded",
+        threshold=float(threshold),
+        table=table,
+        grade_threshold=float(graded.threshold),
+        ratings=tuple(float(v) for v in values),
+        reason=suggestion.reason,
+    )
+
+
+# ----- the evaluation and what pages show ---------------------------------------------------
+
+
+@st.cache_resource(max_entries=4, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def evaluation(
+    prepared: Prepared, relevance: RelevanceMapping, conventions: Conventions, max_cutoff: int
+) -> Evaluation:
+    return evaluate(prepared.ground_truth, prepared.runs, relevance=relevance,
+                    conventions=conventions, max_cutoff=max_cutoff)
+
+
+def _evaluation(prepared: Prepared, settings: Settings) -> Evaluation:
+    return evaluation(prepared, settings.relevance, settings.conventions, settings.max_cutoff)
+
+
+def curves(prepared: Prepared, settings: Settings) -> dict[str, dict[str, list[float]]]:
+    """Model -> metric -> mean at K = 1..max_cutoff, for the main metrics."""
+    return _means(prepared, settings.relevance, settings.conventions, settings.max_cutoff)
+
+
+@st.cache_data(max_entries=32, ttl=HOUR, show_spinner="Computing every metric at K = 1..K max…",
+               hash_funcs=HASH)
+def _means(
+    prepared: Prepared, relevance: RelevanceMapping, conventions: Conventions, max_cutoff: int
+) -> dict[str, dict[str, list[float]]]:
+    # Keyed without K: moving the K slider reuses the curves.
+    means = evaluation(prepared, relevance, conventions, max_cutoff).means(MAIN_METRICS)
+    return {model: {metric: values.tolist() for metric, values in by_metric.items()}
+            for model, by_metric in means.items()}
+
+
+@st.cache_data(max_entries=32, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def user_counts(prepared: Prepared, settings: Settings) -> pd.DataFrame:
+    return _evaluation(prepared, settings).user_counts()
+
+
+def table_at(prepared: Prepared, settings: Settings) -> pd.DataFrame:
+    """Every main metric at the chosen K: one row per model, plus the users averaged."""
+    values = curves(prepared, settings)
+    k = settings.cutoff
+    rows = {
+        model: {metric_label(metric, k): values[model][metric][k - 1] for metric in MAIN_METRICS}
+        for model in prepared.models
+    }
+    table = pd.DataFrame.from_dict(rows, orient="index")
+    table.index.name = "Model"
+    users = user_counts(prepared, settings).set_index("model")["users"]
+    table["Users averaged"] = users.reindex(table.index).to_numpy()
+    return table
+
+
+def best_first(prepared: Prepared, settings: Settings, metric: str) -> list[str]:
+    """The models by their mean of ``metric`` at the chosen K, best first."""
+    means = curves(prepared, settings)
+    return sorted(prepared.models, key=lambda model: -means[model][metric][settings.cutoff - 1])
+
+
+@st.cache_data(max_entries=32, ttl=HOUR, show_spinner="Computing per-user values…",
+               hash_funcs=HASH)
+def per_user(prepared: Prepared, settings: Settings, metric: str) -> dict[str, np.ndarray]:
+    """Model -> per-user values of ``metric`` at the chosen K (the users each model counts)."""
+    ev = _evaluation(prepared, settings)
+    return {model: ev.per_user_at(model, metric, settings.cutoff).to_numpy()
+            for model in ev.models}
+
+
+@st.cache_data(max_entries=32, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def spread(prepared: Prepared, settings: Settings, metric: str) -> pd.DataFrame:
+    return distribution_summary(_evaluation(prepared, settings), metric, settings.cutoff)
+
+
+@st.cache_data(max_entries=32, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def worst(prepared: Prepared, settings: Settings, model: str, metric: str,
+          count: int) -> pd.DataFrame:
+    return worst_users(_evaluation(prepared, settings), model, metric, settings.cutoff,
+                       count=count)
+
+
+@st.cache_data(max_entries=32, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def disagreement(prepared: Prepared, settings: Settings, model_a: str,
+                 model_b: str) -> Disagreement | None:
+    return largest_disagreement(_evaluation(prepared, settings), model_a, model_b, "ndcg",
+                                settings.cutoff)
+
+
+def random_user(prepared: Prepared, settings: Settings, model: str, seed: int) -> str | None:
+    return surprise_user(_evaluation(prepared, settings), model, seed)
+
+
+def counted(prepared: Prepared, settings: Settings, model: str, user: str) -> bool:
+    """Whether ``user`` enters ``model``'s means under the current conventions."""
+    ev = _evaluation(prepared, settings)
+    position = ev.truth.users.get_indexer([user])[0]
+    return bool(position >= 0 and ev.included(model)[position])
+
+
+@st.cache_data(max_entries=64, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def users_containing(prepared: Prepared, text: str, limit: int) -> list[str]:
+    """The first ``limit`` users of the ground truth whose id contains ``text``."""
+    users = prepared.ground_truth.users
+    return list(users[users.str.contains(text, regex=False)][:limit])
+
+
+@st.cache_data(max_entries=64, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def user_rows(prepared: Prepared, model: str, user: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """One user's ground-truth rows and the model's rows for them."""
+    truth = prepared.truth.table
+    run = read_file(prepared.specs[model]).table.table
+    return (truth.loc[truth["user"] == user].reset_index(drop=True),
+            run.loc[run["user"] == user].reset_index(drop=True))
+
+
+@st.cache_data(max_entries=64, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def breakdown(prepared: Prepared, settings: Settings, model: str, user: str) -> NdcgBreakdown:
+    truth, run = user_rows(prepared, model, user)
+    return explain_ndcg(truth, run, user, cutoff=settings.cutoff,
+                        relevance=settings.relevance, conventions=settings.conventions)
+
+
+@st.cache_data(max_entries=64, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def convention_variants(prepared: Prepared, settings: Settings, model: str,
+                        user: str) -> pd.DataFrame:
+    """The user's NDCG@K under each gain and ideal: one row each, the active one marked."""
+    truth, run = user_rows(prepared, model, user)
+    return compare_conventions(truth, run, user, cutoff=settings.cutoff,
+                               relevance=settings.relevance, conventions=settings.conventions)
+
+
+@st.cache_data(max_entries=16, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def bands(prepared: Prepared, settings: Settings, metrics: tuple[str, ...],
+          confidence: float) -> tuple[pd.DataFrame, list[int]]:
+    """Each model's bootstrap confidence band for each metric, and the cutoffs they were
+    computed at: every K when the per-user values fit the library's budget, else a spread."""
+    ev = _evaluation(prepared, settings)
+    most = max(int(ev.included(model).sum()) for model in ev.models)
+    cutoffs = band_cutoffs(settings.max_cutoff, keep=[settings.cutoff],
+                           n_values_per_cutoff=most * len(ev.models) * len(metrics))
+    table = ev.confidence_bands(metrics, cutoffs=cutoffs, n_bootstrap=N_BOOTSTRAP,
+                                confidence=confidence)
+    return table, cutoffs
+
+
+@st.cache_data(max_entries=32, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def paired_users(prepared: Prepared, settings: Settings, metric: str) -> int:
+    """How many users every model counts (the users the paired tests compare)."""
+    return len(_evaluation(prepared, settings).paired(metric, settings.cutoff))
+
+
+@st.cache_data(max_entries=16, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def comparison(prepared: Prepared, settings: Settings, metric: str, test: str,
+               n_permutations: int, n_bootstrap: int, confidence: float) -> ModelComparison:
+    """Every model's mean, interval and letters and every pair's test (Holm correction; use
+    ``with_correction`` for another: it does not resample)."""
+    values = _evaluation(prepared, settings).paired(metric, settings.cutoff)
+    return compare_models(values, test=test, correction="holm",
+                          n_permutations=n_permutations, n_bootstrap=n_bootstrap,
+                          confidence=confidence)
+
+
+@st.cache_data(max_entries=32, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def duel(prepared: Prepared, settings: Settings, model_a: str, model_b: str,
+         metric: str) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Two models user by user (the users both count), then the users B beats A by most and
+    those A beats B by most."""
+    pairs = head_to_head(_evaluation(prepared, settings), model_a, model_b, metric,
+                         settings.cutoff)
+    return (pairs, *biggest_differences(pairs, count=BIGGEST_SHOWN))
+
+
+@st.cache_data(max_entries=64, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def both_lists(prepared: Prepared, settings: Settings, model_a: str, model_b: str,
+               user: str) -> SideBySide:
+    """One user's top-K lists from two models side by side, and the user's ground truth."""
+    truth, run_a = user_rows(prepared, model_a, user)
+    _, run_b = user_rows(prepared, model_b, user)
+    return side_by_side(truth, run_a, run_b, user, cutoff=settings.cutoff,
+                        relevance=settings.relevance, conventions=settings.conventions)

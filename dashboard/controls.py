@@ -1,0 +1,44 @@
+"""Small widgets several pages share, and keeping a remembered choice valid."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import streamlit as st
+
+from dashboard import keys
+from dashboard.settings import CONFIDENCE_LEVELS, DEFAULT_CONFIDENCE
+
+
+def confidence_level() -> float:
+    """The confidence level of every interval and band (the last one chosen)."""
+    return float(st.session_state.get(keys.CONFIDENCE, DEFAULT_CONFIDENCE))
+
+
+def confidence_control(where=st) -> float:
+    """The confidence level selector, shared by the pages that show intervals.
+
+    Each page's selector is its own widget, and a widget forgets a value another widget set,
+    so the level lives in ``keys.CONFIDENCE`` and each selector starts from it."""
+    state = st.session_state
+    state.setdefault(keys.CONFIDENCE, DEFAULT_CONFIDENCE)
+    state[keys.CONFIDENCE_CHOICE] = state[keys.CONFIDENCE]
+    where.selectbox(
+        "Confidence level", CONFIDENCE_LEVELS, key=keys.CONFIDENCE_CHOICE,
+        format_func="{:.0%}".format, on_change=_keep_confidence,
+        help="How sure the intervals are to contain the true mean (the mean over many more "
+        "users like these). 1 − this level is the significance level of the tests.",
+    )
+    return confidence_level()
+
+
+def _keep_confidence() -> None:
+    st.session_state[keys.CONFIDENCE] = st.session_state[keys.CONFIDENCE_CHOICE]
+
+
+def ensure_choice(key: str, options: Sequence, default=None) -> None:
+    """Make a remembered selection valid for the options shown now."""
+    if not options:
+        return
+    if st.session_state.get(key) not in options:
+        st.session_state[key] = default if default in options else options[0]

@@ -1,0 +1,84 @@
+"""The bundled demo data sets: their files and the words that introduce them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path, PurePath
+
+from dashboard.files import FileSpec
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+
+
+@dataclass(frozen=True)
+class TutorialSlip:
+    """A figure a widely copied NDCG tutorial gives for a demo user, where its arithmetic
+    slipped (``rank``'s discount), and the tutorial's own words."""
+
+    model: str
+    user: str
+    cutoff: int
+    rank: int
+    claimed: str
+    quote: str
+
+
+@dataclass(frozen=True)
+class Demo:
+    label: str
+    description: str
+    truth: str
+    runs: tuple[tuple[str, str], ...]
+    tutorial_slip: TutorialSlip | None = None
+
+
+DEMOS: dict[str, Demo] = {
+    "movies": Demo(
+        "Movies demo: 2,000 users, 4 models",
+        "A synthetic movie-rating benchmark: held-out 1-5 star ratings as the ground truth and "
+        "four models with 50 films per user (a popularity baseline, a personalized model, a "
+        "model that is near-perfect at the top but weak below, and a random floor).",
+        "movies/ground_truth.csv",
+        (("popularity", "movies/popularity.parquet"),
+         ("personalized", "movies/personalized.parquet"),
+         ("top_heavy", "movies/top_heavy.parquet"),
+         ("random", "movies/random.parquet")),
+    ),
+    "textbook": Demo(
+        "Textbook: liked A, C, X, Y, Z",
+        "The worked example of a widely copied NDCG tutorial: a user liked A, C, X, Y and Z; "
+        "one model recommends A, B, C, D, E, the other the same items with C moved to "
+        "position 5.",
+        "textbook/ground_truth.csv",
+        (("recommended", "textbook/recommended.csv"),
+         ("c_at_position_5", "textbook/c_at_position_5.csv")),
+        TutorialSlip(
+            model="c_at_position_5", user="user", cutoff=5, rank=5, claimed="~0.88",
+            quote="If movie C had appeared at position 5 instead of position 3, DCG would "
+            "drop to 1.0 + 0.43 = 1.43, and NDCG would be ~0.88.",
+        ),
+    ),
+    "textbook_graded": Demo(
+        "Textbook: graded judgments d1-d5",
+        "A graded example: query q1 with d1 = 3, d2 = 2, d3 = 0, d4 = 1 and the ranking d3, "
+        "d1, d4, d5, d2 (d5 has no judgment).",
+        "textbook/graded_ground_truth.csv",
+        (("graded_ranking", "textbook/graded_ranking.csv"),),
+    ),
+}
+
+
+def demo_specs(demo_id: str) -> tuple[FileSpec, list[FileSpec]]:
+    """The demo's ground truth and model files (keyed on their path, size and mtime)."""
+    demo = DEMOS[demo_id]
+
+    def spec(kind: str, name: str, relative: str) -> FileSpec:
+        path = DATA / relative
+        stat = path.stat()
+        return FileSpec(
+            id=f"demo/{demo_id}/{name}", kind=kind, file_name=path.name, name=name,
+            digest=f"{path}:{stat.st_mtime_ns}:{stat.st_size}", path=str(path),
+        )
+
+    truth = spec("truth", PurePath(demo.truth).stem, demo.truth)
+    return truth, [spec("run", name, relative) for name, relative in demo.runs]

@@ -1,0 +1,34 @@
+"""Where the pages are, and the jumps from one page to another that carry a choice along."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard import keys
+
+PAGES = {
+    "data": "pages/data.py",
+    "compare": "pages/compare.py",
+    "users": "pages/users.py",
+    "significance": "pages/significance.py",
+    "head_to_head": "pages/head_to_head.py",
+    "ndcg": "pages/ndcg.py",
+}
+
+
+def explain_in_ndcg(model: str, user: str, other: str | None = None) -> None:
+    """Open the NDCG explained page on ``user``'s NDCG under ``model`` (and ``other`` as the
+    model to compare with)."""
+    state = st.session_state
+    state[keys.EXPLAIN_MODEL] = model
+    state[keys.EXPLAIN_USER] = user
+    if other is not None:
+        state[keys.EXPLAIN_OTHER] = other
+    st.switch_page(PAGES["ndcg"])
+
+
+def open_head_to_head(model_a: str, model_b: str, metric: str) -> None:
+    """Open the Head-to-head page on two models and a metric."""
+    state = st.session_state
+    state[keys.H2H_A], state[keys.H2H_B], state[keys.H2H_METRIC] = model_a, model_b, metric
+    st.switch_page(PAGES["head_to_head"])

@@ -1,0 +1,158 @@
+"""The session: its starting state, the active data set prepared for the pages, and what
+every page does first (its header, and stopping with an explanation when data is missing)."""
+
+from __future__ import annotations
+
+from contextlib import nullcontext
+
+import streamlit as st
+
+from dashboard import keys
+from dashboard.cached import cross_check, ground_truth, ranked_run, read_file, relevance_defaults
+from dashboard.demos import demo_specs
+from dashboard.files import FileSpec, digest
+from dashboard.navigation import PAGES
+from dashboard.prepared import Prepared
+from dashboard.settings import Settings, default_mapping, default_max_cutoff
+from dashboard.text import md
+from dashboard.uploads import DATASET as UPLOADED
+from dashboard.uploads import Uploads, upload_specs
+from rankmetrics.conventions import PRESETS
+from rankmetrics.figures import model_colors
+
+
+def init_session() -> None:
+    """Starting values, set once per session: the movies demo, the default preset."""
+    state = st.session_state
+    state.setdefault(keys.DATASET, "movies")
+    state.setdefault(keys.UPLOADS, Uploads())
+    state.setdefault(keys.UPLOADER_NONCE, 0)
+    state.setdefault(keys.PRESET, "default")
+    for option, value in PRESETS["default"].as_dict().items():
+        state.setdefault(keys.convention(option), value)
+    state.setdefault(keys.SURPRISE_SEED, 0)
+    state.setdefault(keys.GRADE_NONCE, 0)
+
+
+def active_specs() -> tuple[FileSpec | None, list[FileSpec]]:
+    """The active data set's ground truth and model files."""
+    dataset = st.session_state[keys.DATASET]
+    if dataset == UPLOADED:
+        return upload_specs()
+    return demo_specs(dataset)
+
+
+def prepare_active(status_area) -> Prepared | str:
+    """Read, check and rank the active data set (showing progress when anything is new);
+    a message for the pages when there is nothing to show yet."""
+    truth_spec, run_specs = active_specs()
+    if truth_spec is None:
+        return ("No ground truth yet. Upload a ground truth (which items each user liked or "
+                "rated) and at least one model's output on the **Data** page to start.")
+    ties = st.session_state[keys.convention("ties")]
+    seen = st.session_state.setdefault(keys.PREPARED_TOKENS, set())
+    todo = {truth_spec.token} | {(spec.token, truth_spec.token, ties) for spec in run_specs}
+    fresh = not todo <= seen
+    context = status_area.status("Preparing the data…", expanded=True) if fresh else nullcontext()
+    with context as status:
+        prepared = _prepare(truth_spec, run_specs, ties, status)
+        if status is not None:
+            label = (f"Data ready: {len(prepared.runs)} model(s), "
+                     f"{prepared.ground_truth.n_users:,} users"
+                     if isinstance(prepared, Prepared) else "Files read; see the Data page")
+            status.update(label=label, state="complete", expanded=False)
+    seen.update(todo)
+    return prepared
+
+
+def _prepare(truth_spec: FileSpec, run_specs: list[FileSpec], ties: str,
+             status) -> Prepared | str:
+    def say(text: str) -> None:
+        if status is not None:
+            status.write(text)
+
+    say(f"Reading the ground truth {md(truth_spec.file_name)}…")
+    truth = read_file(truth_spec)
+    if truth.table is None:
+        return ("The ground truth could not be read; see the message next to it on the "
+                "**Data** page.")
+    problems: dict[str, str] = {}
+    runs = {}
+    for spec in run_specs:
+        say(f"Reading {md(spec.file_name)}…")
+        loaded = read_file(spec)
+        if loaded.table is None:
+            problems[spec.name] = loaded.error or "could not be read"
+            continue
+        say(f"Ranking {md(spec.name)}'s lists and matching them with the ground truth…")
+        ranked = ranked_run(spec, truth_spec, ties)
+        if isinstance(ranked, str):
+            problems[spec.name] = ranked
+        else:
+            runs[spec.name] = ranked
+    defaults = relevance_defaults(truth_spec)
+    longest = max((int(run.lengths.max(initial=0)) for run in runs.values()), default=0)
+    say("Checking the model files against the ground truth…")
+    mapping, check_cutoff = default_mapping(defaults), default_max_cutoff(longest)
+    for spec in [spec for spec in run_specs if spec.name in runs]:
+        _, error = cross_check(spec, truth_spec, mapping, check_cutoff)
+        if error:
+            problems[spec.name] = error
+            del runs[spec.name]
+    if not runs:
+        if not run_specs:
+            return ("The ground truth is loaded. Now upload at least one model's output (a "
+                    "file with user, item and score or rank columns) on the **Data** page.")
+        return ("None of the model files can be evaluated; see the messages next to them on "
+                "the **Data** page.")
+    key = digest("\n".join([truth_spec.token, ties]
+                           + [f"{spec.name}={spec.token}" for spec in run_specs
+                              if spec.name in runs]).encode())
+    return Prepared(
+        key=key,
+        source=st.session_state[keys.DATASET],
+        truth_spec=truth_spec,
+        truth=truth.table,
+        ground_truth=ground_truth(truth_spec),
+        specs={spec.name: spec for spec in run_specs},
+        runs=runs,
+        problems={spec.name: problems[spec.name] for spec in run_specs if spec.name in problems},
+        colors=model_colors([spec.name for spec in run_specs]),
+        relevance_defaults=defaults,
+        longest_list=longest,
+    )
+
+
+def prepared_data() -> Prepared | None:
+    """The active data set as the sidebar prepared it in this run (None: nothing to show)."""
+    return st.session_state.get(keys.PREPARED)
+
+
+def current_settings() -> Settings | None:
+    """The sidebar's settings in this run (None until a data set is prepared)."""
+    return st.session_state.get(keys.SETTINGS)
+
+
+def header(title: str, intro: str) -> None:
+    """A page's title, its one-sentence explanation and the active settings in one line."""
+    st.title(title)
+    st.markdown(intro)
+    settings = current_settings()
+    if settings is not None:
+        st.caption(
+            f"K = {settings.cutoff} (curves to {settings.max_cutoff}) · "
+            f"{settings.relevance.describe()} · {settings.conventions.describe()}"
+        )
+
+
+def require_data() -> tuple[Prepared, Settings]:
+    """The prepared data set and settings, or an explanation of what is missing (then the
+    page stops)."""
+    prepared, settings = prepared_data(), current_settings()
+    if prepared is None or settings is None:
+        st.info(st.session_state.get(keys.PROBLEM) or "Choose a data set in the sidebar.")
+        st.page_link(PAGES["data"], label="Go to the Data page", icon=":material/upload:")
+        st.stop()
+    for name, problem in prepared.problems.items():
+        st.warning(f"**{md(name)}** is left out: {md(problem)} (see the Data page).")
+    return prepared, settings

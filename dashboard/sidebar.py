@@ -1,0 +1,228 @@
+"""The sidebar every page shares: the data set, relevance, conventions and cutoffs.
+
+It prepares the active data set and leaves it, with the settings, in the session for the
+pages (``session.require_data``).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from dashboard import keys
+from dashboard.demos import DEMOS
+from dashboard.prepared import Prepared
+from dashboard.session import prepare_active
+from dashboard.settings import (
+    CUTOFF_LIMIT,
+    DEFAULT_CUTOFF,
+    EDITABLE_RATINGS,
+    PRESET_CUSTOM,
+    Settings,
+    build_mapping,
+    default_mapping,
+    default_max_cutoff,
+)
+from dashboard.text import md, number
+from dashboard.uploads import DATASET as UPLOADED
+from rankmetrics.conventions import OPTION_CHOICES, OPTION_HELP, PRESET_HELP, PRESETS, Conventions
+from rankmetrics.relevance import RelevanceMapping
+
+
+def sidebar(status_area) -> None:
+    """Data, relevance, conventions and cutoff controls; prepares the active data set and
+    stores it with the settings for the pages."""
+    state = st.session_state
+    # The grade editor restarts from the last edit when it was not on screen in the previous
+    # run, or lost its state (Streamlit resets widgets when st.switch_page interrupts a run).
+    editor_was_live = (state.pop(keys.GRADE_EDITOR_LIVE, False)
+                       and keys.grade_editor(state[keys.GRADE_NONCE]) in state)
+    st.selectbox(
+        "Data", [*DEMOS, UPLOADED], key=keys.DATASET,
+        format_func=lambda key: DEMOS[key].label if key in DEMOS else "Your uploaded files",
+        help="A bundled demo data set, or the files you upload on the Data page.",
+        persist_state="session",
+    )
+    prepared = prepare_active(status_area)
+    state[keys.PREPARED] = prepared if isinstance(prepared, Prepared) else None
+    state[keys.PROBLEM] = prepared if isinstance(prepared, str) else None
+    relevance = None
+    if isinstance(prepared, Prepared):
+        if _reset_on_new_truth(prepared):
+            editor_was_live = False
+        relevance = _relevance_controls(prepared, editor_was_live)
+    conventions = _convention_controls()
+    state[keys.SETTINGS] = None
+    if isinstance(prepared, Prepared):
+        cutoff, max_cutoff = _cutoff_controls()
+        state[keys.SETTINGS] = Settings(relevance, conventions, cutoff, max_cutoff)
+        st.divider()
+        st.caption(f"**Relevance:** {relevance.describe()}")
+    st.caption(f"**Conventions:** {conventions.describe()}")
+
+
+def _reset_on_new_truth(prepared: Prepared) -> bool:
+    """A new ground truth (or data set) starts from its suggested relevance and cutoffs;
+    True when that happened."""
+    state = st.session_state
+    scope = prepared.truth_spec.token
+    if state.get(keys.SETTINGS_SCOPE) == scope:
+        return False
+    state[keys.SETTINGS_SCOPE] = scope
+    defaults = prepared.relevance_defaults
+    state[keys.REL_KIND] = defaults.kind
+    state[keys.REL_THRESHOLD] = defaults.threshold
+    state[keys.REL_GRADE_THRESHOLD] = defaults.grade_threshold
+    state[keys.GRADE_TABLE] = pd.DataFrame(defaults.table, columns=["rating", "grade"])
+    state[keys.GRADE_NONCE] += 1
+    state[keys.MAX_CUTOFF] = default_max_cutoff(prepared.longest_list)
+    state[keys.CUTOFF] = min(DEFAULT_CUTOFF, state[keys.MAX_CUTOFF])
+    return True
+
+
+def _relevance_controls(prepared: Prepared, editor_was_live: bool) -> RelevanceMapping:
+    state = st.session_state
+    defaults = prepared.relevance_defaults
+    st.subheader("Relevance")
+    st.radio(
+        "Ratings become", ["binary", "graded"], key=keys.REL_KIND, horizontal=True,
+        format_func={"binary": "relevant / not", "graded": "grades"}.get, persist_state="session",
+        help="Binary: a rating at or above the threshold is relevant (grade 1). Graded: each "
+        "rating gets a grade (NDCG uses the grades; the other metrics count grades at or "
+        "above a threshold as relevant).",
+    )
+    st.caption(md(defaults.reason))
+    table: list[tuple[float, float]] = []
+    if state[keys.REL_KIND] == "binary":
+        _threshold_control(defaults.ratings, defaults.threshold)
+    else:
+        table = _grade_table_editor(editor_was_live)
+        _grade_threshold_control(table, defaults.grade_threshold)
+    try:
+        return build_mapping(state[keys.REL_KIND],
+                             state.get(keys.REL_THRESHOLD, defaults.threshold), table,
+                             state.get(keys.REL_GRADE_THRESHOLD, defaults.grade_threshold))
+    except ValueError as error:
+        st.error(f"{md(str(error))} Using the suggested mapping instead.")
+        return default_mapping(defaults)
+
+
+def _threshold_control(ratings: tuple[float, ...], suggested: float) -> None:
+    state = st.session_state
+    if len(ratings) == 1:
+        st.caption(f"Every rating is {number(ratings[0])}: every rated item is relevant.")
+        state[keys.REL_THRESHOLD] = ratings[0]
+    elif len(ratings) <= EDITABLE_RATINGS * 5:
+        if state.get(keys.REL_THRESHOLD) not in ratings:
+            state[keys.REL_THRESHOLD] = suggested
+        st.select_slider("Relevant if rating ≥", options=list(ratings), key=keys.REL_THRESHOLD,
+                         format_func=number, persist_state="session")
+    else:
+        st.slider("Relevant if rating ≥", min_value=ratings[0], max_value=ratings[-1],
+                  key=keys.REL_THRESHOLD, persist_state="session")
+
+
+def _grade_threshold_control(table: list[tuple[float, float]], suggested: float) -> None:
+    state = st.session_state
+    grades = sorted({grade for _, grade in table if grade > 0})
+    if not grades:
+        st.warning("No rating has a grade above 0: nothing is relevant.")
+        return
+    if state.get(keys.REL_GRADE_THRESHOLD) not in grades:
+        state[keys.REL_GRADE_THRESHOLD] = min(grades, key=lambda g: abs(g - suggested))
+    st.select_slider(
+        "Relevant for the binary metrics if grade ≥", options=grades,
+        key=keys.REL_GRADE_THRESHOLD, format_func=number, persist_state="session",
+        help="Precision, recall, hit rate, MRR and MAP need relevant / not relevant.",
+    )
+
+
+def _grade_table_editor(was_live: bool) -> list[tuple[float, float]]:
+    """The editable rating -> grade table; edits survive page changes and kind switches
+    (when the editor was not on screen in the previous run, it restarts from the last edit)."""
+    state = st.session_state
+    if not was_live:
+        state[keys.GRADE_NONCE] += 1
+        state[keys.GRADE_BASE] = state[keys.GRADE_TABLE]
+    edited = st.data_editor(
+        state[keys.GRADE_BASE], key=keys.grade_editor(state[keys.GRADE_NONCE]),
+        hide_index=True, num_rows="dynamic",
+        column_config={
+            "rating": st.column_config.NumberColumn("Rating ≥", required=True,
+                                                    help="The lowest rating of the band."),
+            "grade": st.column_config.NumberColumn("Grade", required=True,
+                                                   help="The grade NDCG uses for the band."),
+        },
+    )
+    state[keys.GRADE_TABLE] = edited
+    state[keys.GRADE_EDITOR_LIVE] = True
+    rows = edited.dropna()
+    return [(float(r), float(g)) for r, g in zip(rows["rating"], rows["grade"], strict=True)]
+
+
+def _convention_controls() -> Conventions:
+    state = st.session_state
+    st.subheader("Conventions")
+    st.selectbox(
+        "Preset", [*PRESETS, PRESET_CUSTOM], key=keys.PRESET, on_change=_apply_preset,
+        persist_state="session",
+        help=" ".join(f"**{name}**: {text}" for name, text in PRESET_HELP.items()),
+    )
+    if state[keys.PRESET] in PRESET_HELP:
+        st.caption(PRESET_HELP[state[keys.PRESET]])
+    with st.expander("Advanced: each option"):
+        for option, choices in OPTION_CHOICES.items():
+            st.selectbox(option.replace("_", " ").capitalize(), choices,
+                         key=keys.convention(option), help=OPTION_HELP[option],
+                         on_change=_name_preset, persist_state="session")
+        st.toggle("Threshold applies to NDCG gains", key=keys.convention("threshold_gains"),
+                  help=OPTION_HELP["threshold_gains"], on_change=_name_preset,
+                  persist_state="session")
+    return current_conventions()
+
+
+def current_conventions() -> Conventions:
+    state = st.session_state
+    return Conventions(**{option: state[keys.convention(option)]
+                          for option in PRESETS["default"].as_dict()})
+
+
+def set_convention(option: str, value: str) -> None:
+    """Change one convention from a page (the sidebar follows, naming its preset)."""
+    st.session_state[keys.convention(option)] = value
+    _name_preset()
+
+
+def _apply_preset() -> None:
+    state = st.session_state
+    if state[keys.PRESET] in PRESETS:
+        for option, value in PRESETS[state[keys.PRESET]].as_dict().items():
+            state[keys.convention(option)] = value
+
+
+def _name_preset() -> None:
+    """After an option changed: name the preset the options now equal, or "custom"."""
+    st.session_state[keys.PRESET] = current_conventions().preset_name() or PRESET_CUSTOM
+
+
+def _cutoff_controls() -> tuple[int, int]:
+    state = st.session_state
+    st.subheader("Cutoff")
+    st.number_input(
+        "Largest K for curves", min_value=1, max_value=CUTOFF_LIMIT, step=1,
+        key=keys.MAX_CUTOFF, on_change=_clamp_cutoff, persist_state="session",
+        help="Curves show every K from 1 to this value.",
+    )
+    _clamp_cutoff()
+    if state[keys.MAX_CUTOFF] > 1:
+        st.slider("K for tables and distributions", min_value=1,
+                  max_value=int(state[keys.MAX_CUTOFF]), key=keys.CUTOFF,
+                  persist_state="session",
+                  help="The list length the summary table, the distributions and the NDCG "
+                  "breakdown use; marked on every curve.")
+    return int(state[keys.CUTOFF]), int(state[keys.MAX_CUTOFF])
+
+
+def _clamp_cutoff() -> None:
+    state = st.session_state
+    state[keys.CUTOFF] = min(int(state[keys.CUTOFF]), int(state[keys.MAX_CUTOFF]))

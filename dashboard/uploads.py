@@ -1,0 +1,171 @@
+"""The files a user uploaded in this session, and the Data page's callbacks that change them.
+
+``Uploads`` is plain data (no Streamlit) so that its rules (unique model names, a new ground
+truth replacing the old one only once it reads) can be read in one place; the callbacks below
+move what the widgets say into it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import PurePath
+
+import streamlit as st
+
+from dashboard import keys
+from dashboard.cached import read_file
+from dashboard.files import FileSpec, digest
+from rankmetrics.io import file_stem
+
+DATASET = "uploads"  # the data selector's choice for the uploaded files
+
+
+@dataclass
+class Uploads:
+    """The uploaded model files, the ground truth in use, and a newly uploaded ground truth
+    waiting to be read (``truth_candidate``)."""
+
+    runs: list[FileSpec] = field(default_factory=list)
+    truth: FileSpec | None = None
+    truth_candidate: FileSpec | None = None
+    next_id: int = 1
+
+    def add(self, runs: Sequence[tuple[str, bytes]], truth: tuple[str, bytes] | None) -> None:
+        """Newly uploaded files, as (file name, content): models are named after their file
+        (made unique among the models); a new ground truth replaces the one in use once it
+        reads cleanly."""
+        for file_name, data in runs:
+            spec = self._new("run", file_name, data)
+            name = unique_name(spec.name, [run.name for run in self.runs])
+            self.runs.append(replace(spec, name=name))
+        if truth is not None:
+            self.truth_candidate = self._new("truth", *truth)
+
+    def accept_truth(self) -> None:
+        self.truth, self.truth_candidate = self.truth_candidate, None
+
+    def dismiss_truth(self) -> None:
+        self.truth_candidate = None
+
+    def run(self, file_id: str) -> FileSpec:
+        return next(spec for spec in self.runs if spec.id == file_id)
+
+    def remove_run(self, file_id: str) -> None:
+        self.runs = [spec for spec in self.runs if spec.id != file_id]
+
+    def rename_run(self, file_id: str, wanted: str) -> str | None:
+        """Rename a model; the reason when the name is refused (empty or taken)."""
+        wanted = wanted.strip()
+        if not wanted:
+            return "A model needs a name."
+        if wanted in [spec.name for spec in self.runs if spec.id != file_id]:
+            return f"Another model is already called {wanted!r}."
+        self._replace_run(file_id, name=wanted)
+        return None
+
+    def read_with(self, file_id: str, columns: dict[str, str], file_format: str | None) -> None:
+        """Read a file again with columns and a format chosen by hand."""
+        options = {"columns": tuple(sorted(columns.items())), "format": file_format}
+        if any(spec.id == file_id for spec in self.runs):
+            self._replace_run(file_id, **options)
+            return
+        candidate = self.truth_candidate
+        base = candidate if candidate is not None and candidate.id == file_id else self.truth
+        # A new id: the ground truth in use and the file being tried are both on the page.
+        self.truth_candidate = replace(base, id=self._next_id(), **options)
+
+    def _replace_run(self, file_id: str, **changes) -> None:
+        self.runs = [replace(spec, **changes) if spec.id == file_id else spec
+                     for spec in self.runs]
+
+    def _new(self, kind: str, file_name: str, data: bytes) -> FileSpec:
+        file_name = PurePath(file_name).name
+        return FileSpec(id=self._next_id(), kind=kind, file_name=file_name,
+                        name=file_stem(file_name), digest=digest(data), data=data)
+
+    def _next_id(self) -> str:
+        file_id = f"upload{self.next_id}"
+        self.next_id += 1
+        return file_id
+
+
+def unique_name(name: str, taken: Sequence[str]) -> str:
+    """``name``, or ``name (2)``, ``name (3)``... when it is taken."""
+    if name not in taken:
+        return name
+    number = 2
+    while f"{name} ({number})" in taken:
+        number += 1
+    return f"{name} ({number})"
+
+
+def uploads() -> Uploads:
+    """This session's uploads."""
+    return st.session_state[keys.UPLOADS]
+
+
+def runs_uploader_key() -> str:
+    return keys.upload_runs(st.session_state[keys.UPLOADER_NONCE])
+
+
+def truth_uploader_key() -> str:
+    return keys.upload_truth(st.session_state[keys.UPLOADER_NONCE])
+
+
+def upload_specs() -> tuple[FileSpec | None, list[FileSpec]]:
+    """The uploaded ground truth (a newly uploaded one replaces it once it reads cleanly) and
+    the uploaded model files."""
+    files = uploads()
+    if files.truth_candidate is not None and read_file(files.truth_candidate).table is not None:
+        files.accept_truth()
+    return files.truth, list(files.runs)
+
+
+# ----- callbacks of the Data page's widgets ---------------------------------------------------
+
+
+def take_uploads() -> None:
+    """File-uploader callback: move the new files into the uploads, empty the uploaders and
+    switch the data selector to the uploaded files."""
+    state = st.session_state
+    truth = state.get(truth_uploader_key())
+    uploads().add([(uploaded.name, uploaded.getvalue())
+                   for uploaded in state.get(runs_uploader_key()) or []],
+                  (truth.name, truth.getvalue()) if truth is not None else None)
+    state[keys.UPLOADER_NONCE] += 1
+    state[keys.DATASET] = DATASET
+
+
+def rename_run(file_id: str) -> None:
+    """Model-name callback: rename the model, or put the name back and say why not."""
+    state = st.session_state
+    problem = uploads().rename_run(file_id, str(state.get(keys.rename(file_id), "")))
+    if problem:
+        state[keys.rename_problem(file_id)] = problem
+        state[keys.rename(file_id)] = uploads().run(file_id).name
+    else:
+        state.pop(keys.rename_problem(file_id), None)
+
+
+def remove_run(file_id: str) -> None:
+    uploads().remove_run(file_id)
+
+
+def dismiss_truth_candidate() -> None:
+    uploads().dismiss_truth()
+
+
+def set_read_options(file_id: str, kind: str) -> None:
+    """Form callback: read a file again with the columns and format chosen by hand."""
+    state = st.session_state
+    roles = ("user", "item", "order") if kind == "run" else ("user", "item", "rating")
+    columns = {}
+    for role in roles:
+        value = str(state.get(keys.column(file_id, role), "") or "").strip()
+        if not value:
+            continue
+        if role == "order":
+            role = state.get(keys.column(file_id, "order_kind"), "score")
+        columns[role] = value
+    uploads().read_with(file_id, columns, state.get(keys.file_format(file_id)))
