@@ -7,6 +7,10 @@ A :class:`RelevanceMapping` is plain data (it can be shown, edited, saved and re
 - ``binary``: rating >= threshold gives grade 1, anything lower grade 0;
 - ``graded``: a table of (lowest rating, grade) bands, e.g. 5 -> 3, 4 -> 2, 3 -> 1, lower -> 0;
   relevant if grade >= threshold (1 unless said otherwise).
+
+Every grade must have a gain a float64 can hold: grades go up to :data:`MAX_GRADE`, and a
+grade table gives no negative grade (ratings used as grades may be negative, trec_eval's
+"junk" judgments of -1, and give no gain).
 """
 
 from __future__ import annotations
@@ -19,6 +23,10 @@ import numpy as np
 from rankmetrics.checks import check_choice, check_finite
 
 KINDS = ("identity", "binary", "graded")
+#: The highest grade. Its exponential gain 2**960 - 1, summed over as many items as an array
+#: can hold (2**63), stays below 2**1023, a finite float64: DCG, IDCG and their sums over
+#: users never overflow, whatever the list lengths. (2**1024 already overflows.)
+MAX_GRADE = 960
 
 
 @dataclass(frozen=True)
@@ -64,6 +72,18 @@ class RelevanceMapping:
                 )
         if len(set(lows)) != len(lows):
             raise ValueError(f"The grade table lists a rating twice: {sorted(lows)}.")
+        for low, grade in self.table:
+            if grade < 0:
+                raise ValueError(
+                    f"The grade table gives rating {_num(low)} the grade {_num(grade)}: a grade "
+                    "cannot be negative (grade 0 means not relevant)."
+                )
+            if grade > MAX_GRADE:
+                raise ValueError(
+                    f"The grade table gives rating {_num(low)} the grade {_num(grade)}: the "
+                    f"largest allowed grade is {MAX_GRADE} (the gain 2^g - 1 of a higher grade "
+                    "cannot be held in a float64)."
+                )
 
     @classmethod
     def identity(cls, threshold: float = 1.0) -> RelevanceMapping:
@@ -109,6 +129,13 @@ class RelevanceMapping:
         """The grade of each rating (float64)."""
         ratings = np.asarray(ratings, dtype=np.float64)
         if self.kind == "identity":
+            highest = np.nanmax(ratings, initial=-np.inf)
+            if highest > MAX_GRADE:
+                raise ValueError(
+                    f"A rating of {_num(highest)} is used as a grade, but the largest allowed "
+                    f"grade is {MAX_GRADE} (the gain 2^g - 1 of a higher grade cannot be held "
+                    "in a float64): map the ratings to grades with a grade table."
+                )
             return ratings.copy()
         lows = np.array([low for low, _ in self.table])
         values = np.concatenate([[0.0], [grade for _, grade in self.table]])
