@@ -31,6 +31,10 @@ BAND_VALUES = 2**24
 #: Most bytes of per-user values an :class:`Evaluation` keeps (the least recently used go
 #: first); 256 MiB hold three models x six metrics at one cutoff for a million users.
 PER_USER_CACHE_BYTES = 2**28
+#: The largest cutoff. Values are computed only as far as the data can change them (see
+#: :attr:`Evaluation.width`), so a large K costs no more than the longest list; the bound
+#: keeps K an exact count in every integer and float type the kernels use.
+MAX_CUTOFF = 10**9
 
 
 def evaluate(
@@ -51,11 +55,11 @@ def evaluate(
     relevance : RelevanceMapping, default identity with threshold 1
     conventions : Conventions, default ``Conventions()``
     max_cutoff : int
-        The largest K; every cutoff 1..max_cutoff is computed.
+        The largest K, at most :data:`MAX_CUTOFF`; every cutoff 1..max_cutoff has a value.
     """
     relevance = relevance or RelevanceMapping.identity(1)
     conventions = conventions or Conventions()
-    check_int("max_cutoff", max_cutoff)
+    check_int("max_cutoff", max_cutoff, high=MAX_CUTOFF)
     if not runs:
         raise ValueError("Give at least one model output to evaluate.")
     prepared_truth = truth if isinstance(truth, GroundTruth) else GroundTruth.from_frame(truth)
@@ -81,6 +85,12 @@ class Evaluation:
     users, so millions of users fit in memory. One evaluation may serve several threads at
     once: what it keeps is read-only and guarded by a lock, and every table it returns is
     the caller's own copy.
+
+    Values are computed at cutoffs 1..:attr:`width` only: beyond the longest ranked list,
+    the most relevant items and the most items with a gain of any user, no ranked item and
+    no ideal item is left to change a value, so every metric keeps its value there except
+    those divided by K (Precision), which fall as 1/K. Memory follows the data, not
+    ``max_cutoff``.
     """
 
     def __init__(
@@ -106,7 +116,10 @@ class Evaluation:
         self.n_relevant = _read_only(np.bincount(
             truth.user_index[self.truth_relevant], minlength=truth.n_users
         ))
-        self._ideal = _top_gains_by_user(truth.user_index, self.truth_gains, max_cutoff,
+        #: The last cutoff at which a value can change other than by 1/K.
+        self.width = min(max_cutoff, _last_change(truth.user_index, self.truth_gains,
+                                                  self.n_relevant, runs))
+        self._ideal = _top_gains_by_user(truth.user_index, self.truth_gains, self.width,
                                          truth.n_users)
         # (model, metric) -> users x cutoffs; (model, metric, cutoff) -> users
         self._per_user_cache = BoundedCache(
@@ -149,18 +162,9 @@ class Evaluation:
         """Per-user values: one row per counted user, one column per cutoff 1..max_cutoff
         (a single column ``None`` for R-Precision, which has no cutoff)."""
         check_metrics([metric])
-        mask = self.included(model)
-        values = self._per_user_cache.get_or_compute(
-            (model, metric),
-            lambda: self._block_values(model, (metric,), 0, self.truth.n_users)[metric],
-        )
-        users = self.truth.users[mask]
-        columns = (
-            pd.Index(np.arange(1, self.max_cutoff + 1), name="cutoff")
-            if METRICS[metric].has_cutoff
-            else pd.Index([None], name="cutoff")
-        )
-        return pd.DataFrame(values[mask], index=pd.Index(users, name="user"), columns=columns)
+        if not METRICS[metric].has_cutoff:
+            return self._per_user_frame(model, metric, None)
+        return self._per_user_frame(model, metric, range(1, self.max_cutoff + 1))
 
     def per_user_at(self, model: str, metric: str, cutoff: int | None) -> pd.Series:
         """Per-user values of one metric at one cutoff (None for R-Precision).
@@ -169,19 +173,21 @@ class Evaluation:
         ranks are computed (the values at K depend on nothing beyond rank K)."""
         check_metrics([metric])
         if not METRICS[metric].has_cutoff or (model, metric) in self._per_user_cache:
-            frame = self.per_user(model, metric)
             column = None if not METRICS[metric].has_cutoff else self._check_cutoff(cutoff)
-            series = frame[column]
+            series = self._per_user_frame(model, metric, None if column is None else [column]
+                                          )[column]
             series.name = model
             return series
         cutoff = self._check_cutoff(cutoff)
+        computed = min(cutoff, self.width)
         mask = self.included(model)
         values = self._per_user_cache.get_or_compute(
-            (model, metric, cutoff),
+            (model, metric, computed),
             lambda: self._block_values(
-                model, (metric,), 0, self.truth.n_users, width=cutoff
-            )[metric][:, -1].copy(),  # not a view keeping users x cutoff values alive
+                model, (metric,), 0, self.truth.n_users, width=computed
+            )[metric][:, -1:].copy(),  # not a view keeping users x cutoff values alive
         )
+        values = self._extend(metric, values, [cutoff], computed_to=computed)[:, 0]
         return pd.Series(values[mask],
                          index=pd.Index(self.truth.users[mask], name="user"), name=model)
 
@@ -217,8 +223,6 @@ class Evaluation:
 
         metrics = check_metrics(list(metrics))
         chosen = self._cutoff_list(cutoffs)
-        columns = {metric: np.array(chosen) - 1 if METRICS[metric].has_cutoff else np.array([0])
-                   for metric in metrics}
         per_series: dict[tuple[str, str], np.ndarray] = {}
         for model in self.models:
             mask = self.included(model)
@@ -230,7 +234,10 @@ class Evaluation:
                 block = self._block_values(model, metrics, start, stop)
                 rows = mask[start:stop]
                 for metric in metrics:
-                    parts[metric].append(block[metric][rows][:, columns[metric]])
+                    values = block[metric][rows]
+                    if METRICS[metric].has_cutoff:
+                        values = self._extend(metric, values, chosen)
+                    parts[metric].append(values)
             for metric in metrics:
                 per_series[(model, metric)] = np.concatenate(parts[metric])
         if not per_series:
@@ -260,6 +267,17 @@ class Evaluation:
         The sums over users come from the judged ranked items alone where a metric allows
         it (see :meth:`_sums`), so no users x cutoffs matrix is made for them.
         """
+        every = range(1, self.max_cutoff + 1)
+        return {
+            model: {metric: self._extend(metric, values, every) if METRICS[metric].has_cutoff
+                    else values for metric, values in by_metric.items()}
+            for model, by_metric in self._means(metrics, models).items()
+        }
+
+    def _means(
+        self, metrics: Iterable[str], models: Iterable[str] | None = None
+    ) -> dict[str, dict[str, np.ndarray]]:
+        """Means over counted users: model -> metric -> array over cutoffs 1..width."""
         metrics = check_metrics(list(metrics))
         out: dict[str, dict[str, np.ndarray]] = {}
         for model in models or self.models:
@@ -283,15 +301,16 @@ class Evaluation:
         each cutoff (every cutoff when ``cutoffs`` is None; R-Precision has no cutoff)."""
         metrics = check_metrics(list(metrics) if metrics is not None else list(METRICS))
         chosen = self._cutoff_list(cutoffs)
-        means = self.means(metrics)
+        means = self._means(metrics)
         rows: list[tuple[str, str, int | None, float, int]] = []
         for model in self.models:
             users = int(self.included(model).sum())
             for metric in metrics:
                 values = means[model][metric]
                 if METRICS[metric].has_cutoff:
-                    for cutoff in chosen:
-                        rows.append((model, metric, cutoff, float(values[cutoff - 1]), users))
+                    at = self._extend(metric, values, chosen)
+                    rows.extend((model, metric, cutoff, float(value), users)
+                                for cutoff, value in zip(chosen, at, strict=True))
                 else:
                     rows.append((model, metric, None, float(values[0]), users))
         table = pd.DataFrame(rows, columns=["model", "metric", "cutoff", "value", "users"])
@@ -307,10 +326,9 @@ class Evaluation:
         parts = []
         for model in self.models:
             for metric in metrics:
-                frame = self.per_user(model, metric)
-                labels: Sequence[int | None] = [None]  # R-Precision has no cutoff
-                if METRICS[metric].has_cutoff:
-                    frame, labels = frame[chosen], chosen
+                has_cutoff = METRICS[metric].has_cutoff
+                frame = self._per_user_frame(model, metric, chosen if has_cutoff else None)
+                labels: Sequence[int | None] = chosen if has_cutoff else [None]
                 parts.append(pd.DataFrame({
                     "model": model,
                     "user": np.repeat(frame.index.to_numpy(), len(labels)),
@@ -327,6 +345,39 @@ class Evaluation:
         if model not in self.runs:
             raise ValueError(f"Unknown model {model!r}: the models are {', '.join(self.models)}.")
         return self.runs[model]
+
+    def _per_user_frame(
+        self, model: str, metric: str, cutoffs: Sequence[int] | None
+    ) -> pd.DataFrame:
+        """Per-user values of the counted users at the given cutoffs (None: the one column
+        of a metric without a cutoff), from the values kept at cutoffs 1..width."""
+        mask = self.included(model)
+        values = self._per_user_cache.get_or_compute(
+            (model, metric),
+            lambda: self._block_values(model, (metric,), 0, self.truth.n_users)[metric],
+        )[mask]
+        if cutoffs is None:
+            columns = pd.Index([None], name="cutoff")
+        else:
+            values = self._extend(metric, values, cutoffs)
+            columns = pd.Index(np.asarray(cutoffs, dtype=np.int64), name="cutoff")
+        users = pd.Index(self.truth.users[mask], name="user")
+        return pd.DataFrame(values, index=users, columns=columns)
+
+    def _extend(
+        self, metric: str, values: np.ndarray, cutoffs: Iterable[int],
+        computed_to: int | None = None,
+    ) -> np.ndarray:
+        """Values at the given cutoffs from values at cutoffs 1..``computed_to`` (default
+        width) on the last axis: beyond ``computed_to`` (at least width) a metric keeps its
+        last value, or, divided by K, falls as 1/K."""
+        cutoffs = np.asarray(list(cutoffs), dtype=np.int64)
+        last = self.width if computed_to is None else computed_to
+        computed = np.minimum(cutoffs, last)
+        picked = values[..., computed - (last - values.shape[-1]) - 1]
+        if METRICS[metric].divided_by_cutoff:
+            picked = picked * (computed / cutoffs)
+        return picked
 
     def _check_cutoff(self, cutoff: object) -> int:
         return check_int("cutoff", cutoff, high=self.max_cutoff)
@@ -349,7 +400,7 @@ class Evaluation:
         run = self._run(model)
         items = JudgedItems(
             run.judged_user, run.judged_rank, run.judged_row, mask, self.truth_relevant,
-            self.truth_gains, self.n_relevant, self.max_cutoff, lambda: self._ideal_lists,
+            self.truth_gains, self.n_relevant, self.width, lambda: self._ideal_lists,
         )
         sums: dict[str, np.ndarray] = {}
         for metric in metrics:
@@ -364,12 +415,12 @@ class Evaluation:
 
     @cached_property
     def _ideal_lists(self) -> tuple[np.ndarray, np.ndarray] | None:
-        """(each user's ideal list number, ideal gains of each list (lists x max_cutoff)),
-        the top max_cutoff of each user's ground-truth gains, highest first; None when the
+        """(each user's ideal list number, ideal gains of each list (lists x width)),
+        the top width of each user's ground-truth gains, highest first; None when the
         gains take too many distinct values or the lists are too many to be worth it."""
         if not isinstance(self._ideal, _LevelCounts):
             return None
-        return self._ideal.distinct_lists(max(1, MAX_IDEAL_CELLS // self.max_cutoff))
+        return self._ideal.distinct_lists(max(1, MAX_IDEAL_CELLS // self.width))
 
     def _block_sums(
         self, model: str, metrics: tuple[str, ...], mask: np.ndarray
@@ -391,14 +442,14 @@ class Evaluation:
         width: int | None = None,
     ) -> dict[str, np.ndarray]:
         """Metric values of users start..stop-1 (ground-truth order) at cutoffs
-        1..``width`` (default max_cutoff)."""
+        1..``width`` (default :attr:`width`)."""
         run = self._run(model)
         lo, hi = np.searchsorted(run.judged_user, [start, stop])
         rows = run.judged_row[lo:hi]
         block = UserBlock(
             run.judged_user[lo:hi] - start, run.judged_rank[lo:hi], self.truth_relevant[rows],
-            self.truth_gains[rows], self.n_relevant[start:stop], width or self.max_cutoff,
-            lambda: self._ideal.block(start, stop, width or self.max_cutoff),
+            self.truth_gains[rows], self.n_relevant[start:stop], width or self.width,
+            lambda: self._ideal.block(start, stop, width or self.width),
         )
         return {metric: METRICS[metric].per_user(block, self.conventions) for metric in metrics}
 
@@ -536,6 +587,20 @@ def _top_gains_by_user(
     rank = np.arange(len(users)) - np.maximum.accumulate(starts)
     keep = rank < max_cutoff
     return _TopGains(users[keep], rank[keep], values[keep], max_cutoff)
+
+
+def _last_change(
+    user_index: np.ndarray, gains: np.ndarray, n_relevant: np.ndarray,
+    runs: Mapping[str, RankedRun],
+) -> int:
+    """The last cutoff at which a value can change other than by 1/K: the longest judged
+    part of a ranked list (items past it have no judgment, so change nothing), the most
+    relevant items (AP's min(K, |R|)) and the most items with a gain (the ideal list) of
+    any user."""
+    longest = max((int(run.judged_rank.max(initial=-1)) + 1 for run in runs.values()),
+                  default=0)
+    most_gains = int(np.bincount(user_index[gains > 0]).max(initial=0))
+    return max(1, longest, int(n_relevant.max(initial=0)), most_gains)
 
 
 def _bits_for(count: int) -> int:

@@ -94,7 +94,7 @@ RUN = pd.DataFrame({"user": ["u"] * 3, "item": list("abc"), "score": [3.0, 2.0, 
 
 @pytest.mark.parametrize(("call", "expected"), [
     (lambda: evaluate(TRUTH, {"m": RUN}, max_cutoff=0),
-     _message("max_cutoff", "an integer in the range [1, inf)", "0")),
+     _message("max_cutoff", "an integer in the range [1, 1000000000]", "0")),
     (lambda: evaluate(TRUTH, {"m": RUN}, max_cutoff=5).per_user_at("m", "ndcg", 6),
      _message("cutoff", "an integer in the range [1, 5]", "6")),
     (lambda: evaluate(TRUTH, {"m": RUN}, max_cutoff=5).summary(cutoffs=[1, 0]),

@@ -49,6 +49,11 @@ class Metric:
     highest : float or None
         The metric's largest value: a mean summed over users is capped at it (a sum may
         round a perfect value just above it).
+    divided_by_cutoff : bool
+        How the metric goes on beyond the ranks where the data can change it (past the
+        longest list, the most relevant items and the longest ideal list): True for a count
+        divided by K (Precision), which falls as 1/K there; False (every other metric) for
+        one that keeps its value. Large cutoffs are extended this way, not computed.
     """
 
     name: str
@@ -61,6 +66,7 @@ class Metric:
     has_cutoff: bool = True
     main: bool = True
     highest: float | None = None
+    divided_by_cutoff: bool = False
 
     def help(self) -> str:
         """The label, what the metric measures and its formula, as Markdown with LaTeX.

@@ -34,4 +34,5 @@ METRIC = Metric(
     position=10,
     per_user=per_user,
     summed=summed,
+    divided_by_cutoff=True,
 )
