@@ -12,19 +12,24 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pandas as pd
 
 from rankmetrics.conventions import OPTION_CHOICES, OPTION_HELP, PRESET_HELP, PRESETS, Conventions
-from rankmetrics.errors import DataError
-from rankmetrics.evaluate import evaluate
+from rankmetrics.errors import DataError, printable
+from rankmetrics.evaluate import MAX_CUTOFF, evaluate
+from rankmetrics.export import FORMULA_MODES, to_csv
 from rankmetrics.io import check_against_truth, read_run, read_truth
 from rankmetrics.metrics import MAIN_METRICS, METRICS, check_metrics
 from rankmetrics.prepare import GroundTruth
 from rankmetrics.relevance import RelevanceMapping, parse_grade_table, suggest_mapping
 
 DEFAULT_CUTOFFS = (1, 3, 5, 10, 20, 50, 100)
+#: Largest K of ``--max-cutoff``: the whole curve prints K rows per model and metric.
+MAX_CURVE_CUTOFF = 100_000
 COLUMN_ROLES = ("user", "item", "score", "rank", "rating")
 
 
@@ -50,10 +55,12 @@ def build_parser() -> argparse.ArgumentParser:
                     help=f"comma-separated metrics from {', '.join(METRICS)} "
                     "(default: %(default)s; `metrics` lists what each one means)")
     cut = ev.add_mutually_exclusive_group()
-    cut.add_argument("--cutoffs", help="comma-separated cutoffs K "
-                     f"(default: {','.join(map(str, DEFAULT_CUTOFFS))})")
-    cut.add_argument("--max-cutoff", type=int, metavar="K",
-                     help="every cutoff from 1 to K (the whole curve)")
+    cut.add_argument("--cutoffs", help="comma-separated cutoffs K from 1 to "
+                     f"{MAX_CUTOFF:,} (default: {','.join(map(str, DEFAULT_CUTOFFS))}); "
+                     "cutoffs beyond the longest list cost nothing more")
+    cut.add_argument("--max-cutoff", metavar="K",
+                     help=f"every cutoff from 1 to K, at most {MAX_CURVE_CUTOFF:,} "
+                     "(the whole curve)")
     ev.add_argument("--preset", choices=list(PRESETS), default="default",
                     help="; ".join(f"{name}: {text}" for name, text in PRESET_HELP.items()))
     for option, choices in OPTION_CHOICES.items():
@@ -84,6 +91,11 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--format", choices=("csv", "json", "table"), default="csv",
                     help="output format (default: csv)")
     ev.add_argument("--output", metavar="PATH", help="write to PATH instead of stdout")
+    ev.add_argument("--csv-formulas", choices=FORMULA_MODES, default="quoted",
+                    help="CSV text cells starting with =, +, -, @, tab or carriage return "
+                    "(which a spreadsheet would run as formulas): 'quoted' prefixes them with "
+                    "a single quote, for people opening the CSV in a spreadsheet (default); "
+                    "'raw' writes them as they are, for programs reading the CSV")
     listing = commands.add_parser(
         "metrics",
         help="list the metrics: name, label, meaning and formula",
@@ -104,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return _evaluate(args)
     except (DataError, ValueError, OSError) as error:
-        print(f"rankmetrics: error: {error}", file=sys.stderr)
+        print(f"rankmetrics: error: {printable(str(error))}", file=sys.stderr)
         return 1
 
 
@@ -117,7 +129,9 @@ def _evaluate(args: argparse.Namespace) -> int:
         for role in COLUMN_ROLES
         if getattr(args, f"{role}_column")
     }
-    truth = read_truth(args.truth, columns=_only(column_overrides, ("user", "item", "rating")))
+    with _option(f"--truth {args.truth}", args.truth):
+        truth = read_truth(args.truth,
+                           columns=_only(column_overrides, ("user", "item", "rating")))
     _warn(truth.warnings)
     mapping = _mapping(args, truth.table["rating"].to_numpy())
     runs = {}
@@ -125,8 +139,9 @@ def _evaluate(args: argparse.Namespace) -> int:
         name, path = _run_spec(spec)
         if name in runs:
             raise ValueError(f"Two runs are named {name!r}: name them with NAME=FILE.")
-        run = read_run(path, name=name,
-                       columns=_only(column_overrides, ("user", "item", "score", "rank")))
+        with _option(f"--run {spec}", path, after=spec[: len(spec) - len(path)]):
+            run = read_run(path, name=name,
+                           columns=_only(column_overrides, ("user", "item", "score", "rank")))
         _warn(run.warnings)
         _warn(check_against_truth(run, truth, mapping=mapping, max_cutoff=max(cutoffs)))
         runs[name] = run.table
@@ -138,7 +153,7 @@ def _evaluate(args: argparse.Namespace) -> int:
         table = evaluation.per_user_table(metrics, cutoffs)
     else:
         table = evaluation.summary(metrics, cutoffs)
-    text = _render(table, args.format, args.per_user, conventions, mapping, evaluation)
+    text = _render(table, args, conventions, mapping, evaluation)
     if args.output:
         Path(args.output).write_text(text, encoding="utf-8")
     else:
@@ -166,23 +181,41 @@ even when the list is shorter).
     return "\n\n".join(blocks) + "\n"
 
 
+@contextmanager
+def _option(option: str, path: str, *, after: str = "") -> Iterator[None]:
+    """Reading the file an option names: a problem with it names the option too."""
+    if not path.strip():
+        where = f" after {after!r}" if after else ""
+        raise ValueError(f"{option}: no file given{where}.")
+    try:
+        yield
+    except (DataError, OSError) as error:
+        raise ValueError(f"{option}: {error}") from None
+
+
 def _cutoffs(args: argparse.Namespace) -> list[int]:
     if args.max_cutoff is not None:
-        if args.max_cutoff < 1:
-            raise ValueError(f"--max-cutoff must be at least 1. Got {args.max_cutoff}.")
-        return list(range(1, args.max_cutoff + 1))
+        return list(range(1, _cutoff("--max-cutoff", args.max_cutoff, MAX_CURVE_CUTOFF) + 1))
     if args.cutoffs is None:
         return list(DEFAULT_CUTOFFS)
-    try:
-        values = sorted({int(part) for part in args.cutoffs.split(",") if part.strip()})
-    except ValueError:
-        raise ValueError(
-            f"--cutoffs must be whole numbers separated by commas, such as 1,5,10. "
-            f"Got {args.cutoffs!r}."
-        ) from None
-    if not values or values[0] < 1:
-        raise ValueError(f"--cutoffs must be whole numbers of at least 1. Got {args.cutoffs!r}.")
+    values = sorted({_cutoff("--cutoffs", part, MAX_CUTOFF)
+                     for part in args.cutoffs.split(",") if part.strip()})
+    if not values:
+        raise ValueError(f"--cutoffs must be whole numbers in the range [1, {MAX_CUTOFF}], "
+                         f"such as 1,5,10. Got {args.cutoffs!r}.")
     return values
+
+
+def _cutoff(option: str, text: str, highest: int) -> int:
+    """One cutoff given on the command line: a whole number in [1, highest]."""
+    try:
+        value = int(text.strip())
+    except ValueError:
+        value = None
+    if value is None or not 1 <= value <= highest:
+        raise ValueError(f"{option}: each K must be a whole number in the range "
+                         f"[1, {highest}]. Got {text.strip()!r}.")
+    return value
 
 
 def _conventions(args: argparse.Namespace) -> Conventions:
@@ -202,8 +235,11 @@ def _mapping(args: argparse.Namespace, ratings) -> RelevanceMapping:
             raise ValueError("--binary cannot be combined with --grades or --threshold.")
         mapping = RelevanceMapping.binary(args.binary)
     elif args.grades is not None:
-        table = parse_grade_table(args.grades)
-        mapping = RelevanceMapping.graded(table, threshold=args.threshold or 1.0)
+        try:
+            table = parse_grade_table(args.grades)
+            mapping = RelevanceMapping.graded(table, threshold=args.threshold or 1.0)
+        except ValueError as error:
+            raise ValueError(f"--grades {args.grades}: {error}") from None
     elif args.threshold is not None:
         mapping = RelevanceMapping.identity(args.threshold)
     else:
@@ -236,14 +272,15 @@ def _only(overrides: dict[str, str], roles: tuple[str, ...]) -> dict[str, str] |
 
 def _warn(messages: list[str]) -> None:
     for message in messages:
-        print(f"rankmetrics: warning: {message}", file=sys.stderr)
+        print(f"rankmetrics: warning: {printable(message)}", file=sys.stderr)
 
 
 def _render(
-    table: pd.DataFrame, fmt: str, per_user: bool, conventions, mapping, evaluation
+    table: pd.DataFrame, args: argparse.Namespace, conventions, mapping, evaluation
 ) -> str:
+    fmt, per_user = args.format, args.per_user
     if fmt == "csv":
-        return table.to_csv(index=False, float_format="%.10g", lineterminator="\n")
+        return to_csv(table, formulas=args.csv_formulas)
     if fmt == "json":
         rows = json.loads(table.to_json(orient="records", double_precision=15))
         document = {
