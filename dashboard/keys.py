@@ -21,6 +21,9 @@ GRADE_TABLE = "grade_table"
 GRADE_BASE = "grade_base"
 GRADE_NONCE = "grade_nonce"
 GRADE_EDITOR_LIVE = "_grade_editor_live"
+#: The last relevance mapping the sidebar's controls gave without error (kept in force while
+#: the grade table holds an invalid value).
+VALID_MAPPING = "_valid_mapping"
 
 # Conventions and cutoffs
 PRESET = "preset"

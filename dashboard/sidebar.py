@@ -73,6 +73,7 @@ def _reset_on_new_truth(prepared: Prepared) -> bool:
     state[keys.REL_KIND] = defaults.kind
     state[keys.REL_THRESHOLD] = defaults.threshold
     state[keys.REL_GRADE_THRESHOLD] = defaults.grade_threshold
+    state.pop(keys.VALID_MAPPING, None)
     state[keys.GRADE_TABLE] = pd.DataFrame(defaults.table, columns=["rating", "grade"])
     state[keys.GRADE_NONCE] += 1
     state[keys.MAX_CUTOFF] = default_max_cutoff(prepared.longest_list)
@@ -95,16 +96,21 @@ def _relevance_controls(prepared: Prepared, editor_was_live: bool) -> RelevanceM
     table: list[tuple[float, float]] = []
     if state[keys.REL_KIND] == "binary":
         _threshold_control(defaults.ratings, defaults.threshold)
+        problem_area = st.empty()
     else:
         table = _grade_table_editor(editor_was_live)
+        problem_area = st.empty()  # right under the editor
         _grade_threshold_control(table, defaults.grade_threshold)
     try:
-        return build_mapping(state[keys.REL_KIND],
-                             state.get(keys.REL_THRESHOLD, defaults.threshold), table,
-                             state.get(keys.REL_GRADE_THRESHOLD, defaults.grade_threshold))
+        mapping = build_mapping(state[keys.REL_KIND],
+                                state.get(keys.REL_THRESHOLD, defaults.threshold), table,
+                                state.get(keys.REL_GRADE_THRESHOLD, defaults.grade_threshold))
     except ValueError as error:
-        st.error(f"{md(str(error))} Using the suggested mapping instead.")
-        return default_mapping(defaults)
+        mapping = state.get(keys.VALID_MAPPING) or default_mapping(defaults)
+        problem_area.error(f"{md(str(error))} Still in force: {md(mapping.describe())}.")
+        return mapping
+    state[keys.VALID_MAPPING] = mapping
+    return mapping
 
 
 def _threshold_control(ratings: tuple[float, ...], suggested: float) -> None:

@@ -265,6 +265,20 @@ def test_an_invalid_grade_table_falls_back_to_the_suggestion():
     assert curves(at)[("personalized", "ndcg")]["y"] == before
 
 
+@pytest.mark.parametrize(("grade", "message"), [(2000, "largest allowed grade is 960"),
+                                                 (-2, "cannot be negative")])
+def test_a_grade_without_a_usable_gain_keeps_the_previous_mapping(grade, message):
+    at = start("movies")
+    edit_grade_table(at, {4: {"grade": 10}})  # 5 stars: grade 3 -> 10
+    edited = curves(at)[("personalized", "ndcg")]["y"]
+    edit_grade_table(at, {4: {"grade": grade}})
+    assert any(message in e and "Still in force" in e for e in errors(at))
+    assert curves(at)[("personalized", "ndcg")]["y"] == edited
+    assert "5+ -> 10" in " ".join(c.value for c in at.sidebar.caption)
+    at.switch_page("pages/significance.py").run()
+    ok(at)
+
+
 def test_preset_changes_ndcg_and_the_conventions_line():
     at = start("movies")
     default = curves(at)[("personalized", "ndcg")]["y"]
