@@ -153,7 +153,8 @@ def explain_ndcg(
     ratings = _user_ratings(truth, user)
     ranked_items = _ranked_items(run, user, conventions.ties)
 
-    disc = discounts(cutoff)
+    # Discounts only as far as a list can reach, however large the cutoff.
+    disc = discounts(min(cutoff, max(len(ranked_items), len(ratings))))
     top = ranked_items[:cutoff]
     top_ratings = ratings.reindex(top).to_numpy(dtype=np.float64)
     top_judged = judge(top_ratings, relevance, conventions)

@@ -158,6 +158,15 @@ def test_values_beyond_the_data_equal_computing_every_cutoff(preset, ap_denomina
     assert huge["ndcg"] == full.curve("m", "ndcg")[39]
 
 
+def test_the_ndcg_breakdown_at_a_huge_cutoff_equals_the_one_at_the_list_length():
+    from rankmetrics.explain import explain_ndcg
+
+    truth, run = _random_data(3, n_users=1)
+    near, far = (explain_ndcg(truth, run, "u0", cutoff=k) for k in (40, 10**12))
+    assert (far.dcg, far.idcg) == (near.dcg, near.idcg)
+    pd.testing.assert_frame_equal(far.ideal, near.ideal)
+
+
 # ----- text that reaches other tools -----------------------------------------------------
 
 FORMULAS = ["=HYPERLINK(\"http://x\",\"y\")", "+cmd", "@SUM(A1:A2)", "-2+3", "\tx"]
