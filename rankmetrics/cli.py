@@ -213,7 +213,7 @@ def _cutoff(option: str, text: str, highest: int) -> int:
     except ValueError:
         value = None
     if value is None or not 1 <= value <= highest:
-        raise ValueError(f"{option}: each K must be a whole number in the range "
+        raise ValueError(f"{option}: a cutoff must be a whole number in the range "
                          f"[1, {highest}]. Got {text.strip()!r}.")
     return value
 
