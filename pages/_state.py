@@ -40,7 +40,7 @@ from rankmetrics.figures import metric_label, model_colors
 from rankmetrics.io import LoadedTable, check_against_truth, read_run, read_truth
 from rankmetrics.io._source import Source
 from rankmetrics.metrics import MAIN_METRICS
-from rankmetrics.prepare import GroundTruth, RankedRun
+from rankmetrics import GroundTruth, RankedRun
 from rankmetrics.relevance import RelevanceMapping, suggest_mapping
 from rankmetrics.stats import ModelComparison, compare_models
 from rankmetrics.users import (
@@ -261,14 +261,14 @@ def read_file(spec: FileSpec) -> Loaded:
 
 @st.cache_resource(max_entries=8, show_spinner=False, hash_funcs=HASH)
 def ground_truth(spec: FileSpec) -> GroundTruth:
-    return GroundTruth.from_frame(read_file(spec).table.table)
+    return GroundTruth.from_loaded(read_file(spec).table)
 
 
 @st.cache_resource(max_entries=24, show_spinner=False, hash_funcs=HASH)
 def ranked_run(spec: FileSpec, truth: FileSpec, ties: str) -> RankedRun | str:
     """One model's output ranked and matched against the ground truth (or an error)."""
     try:
-        return RankedRun.from_frame(read_file(spec).table.table, ground_truth(truth), ties=ties)
+        return RankedRun.from_loaded(read_file(spec).table, ground_truth(truth), ties=ties)
     except (DataError, ValueError) as error:
         return f"{spec.file_name}: {error}"
 

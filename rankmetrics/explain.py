@@ -4,7 +4,7 @@ and two models' lists for one user side by side.
 :func:`explain_ndcg` rebuilds, for one user, every number NDCG@K is made of: each ranked item's
 rating, grade, gain, discount ``1 / log2(rank + 1)``, contribution and running DCG; the ideal
 list and IDCG; and the formula written out with the user's numbers. Items are ordered exactly
-as :class:`rankmetrics.prepare.RankedRun` orders them (score descending, then the tie rule), so
+as :class:`rankmetrics.RankedRun` orders them (score descending, then the tie rule), so
 the result equals ``evaluate(...).per_user_at(model, "ndcg", K)`` for that user.
 
 >>> truth = pd.DataFrame({"user": ["u"] * 5, "item": list("ACXYZ"), "rating": [1] * 5})
@@ -29,7 +29,7 @@ import pandas as pd
 
 from rankmetrics.conventions import GAINS, IDEALS, Conventions
 from rankmetrics.kernels import discounts, gain_of
-from rankmetrics.prepare import _rank_order
+from rankmetrics.ranked_run import rank_order as _rank_order
 from rankmetrics.relevance import RelevanceMapping
 
 RANKED_COLUMNS = (

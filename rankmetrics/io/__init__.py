@@ -38,13 +38,20 @@ Decisions:
 
 from rankmetrics.io._crosscheck import check_against_truth
 from rankmetrics.io._formats import FORMATS
-from rankmetrics.io._load import read_run, read_truth, run_from_dataframe, truth_from_dataframe
+from rankmetrics.io._load import (
+    id_codes,
+    read_run,
+    read_truth,
+    run_from_dataframe,
+    truth_from_dataframe,
+)
 from rankmetrics.io._table import LoadedTable, rating_values
 
 __all__ = [
     "FORMATS",
     "LoadedTable",
     "check_against_truth",
+    "id_codes",
     "rating_values",
     "read_run",
     "read_truth",

@@ -70,14 +70,20 @@ def from_arrow(data: pa.Array | pa.ChunkedArray) -> Ids:
     """Codes of an Arrow column of text, or of a dictionary-encoded column of text.
 
     The values come out distinct (large_string); when the column was text, it is kept as
-    ``source``, and the codes are in order of first appearance (Arrow numbers them so).
+    ``source`` (in one chunk), and the codes are in order of first appearance (Arrow numbers
+    them so).
     """
     if isinstance(data, pa.Array):
         data = pa.chunked_array([data])
     source = None
     if not pa.types.is_dictionary(data.type):
-        source = data if pa.types.is_large_string(data.type) else None
-        if source is not None and (coded := _runs(source)) is not None:
+        # One chunk of 64-bit offsets: one pass over the text, whatever the reader's chunks.
+        if not pa.types.is_large_string(data.type):
+            data = data.cast(pa.large_string())
+        if data.num_chunks > 1:
+            data = pa.chunked_array([data.combine_chunks()])
+        source = data
+        if (coded := _runs(source)) is not None:
             return coded
         data = pc.dictionary_encode(data)
     chunks = [chunk for chunk in data.chunks if len(chunk)]

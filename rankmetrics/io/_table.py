@@ -41,6 +41,8 @@ class LoadedTable:
     warnings : list of str
         Things worth telling the user that did not stop the loading (skipped empty rows,
         dropped repeated ground-truth rows, a column choice that was not the only candidate).
+    duplicates_dropped : int
+        Repeated ground-truth rows (same user, item and rating as an earlier row) left out.
     """
 
     table: pd.DataFrame
@@ -51,6 +53,11 @@ class LoadedTable:
     columns: dict[str, str]
     ranking: str | None
     warnings: list[str] = field(default_factory=list)
+    duplicates_dropped: int = 0
+    # The user and item columns as codes, by role, with the Arrow data they were made for
+    # (see index_ids and rankmetrics.io.id_codes).
+    _codes: dict[str, tuple[Ids, object]] = field(default_factory=dict, init=False,
+                                                  repr=False, compare=False)
     # The user and item columns summarised while reading (see id_index), by role.
     _id_indexes: dict[str, IdIndex] = field(default_factory=dict, init=False, repr=False,
                                             compare=False)
@@ -119,12 +126,23 @@ def index_ids(table: LoadedTable, ids: dict[str, Ids]) -> None:
     truth's users (checks group by them).
     """
     for role, coded in ids.items():
+        table._codes[role] = (coded, _column_data(table.table[role]))
         counts = np.bincount(coded.codes, minlength=len(coded.values)) if role == "user" else None
         keep_codes = table.kind == "truth" and role == "user"
         table._id_indexes[role] = IdIndex(
             coded.values.to_pandas(), counts, coded.codes if keep_codes else None,
             _column_data(table.table[role]),
         )
+
+
+def kept_codes(table: LoadedTable, role: str) -> Ids | None:
+    """The codes kept while reading, while the table still holds the column they were made
+    for; None otherwise."""
+    kept = table._codes.get(role)
+    data = _column_data(table.table[role])
+    if kept is None or data is None or kept[1] is not data:
+        return None
+    return kept[0]
 
 
 def _column_data(column: pd.Series) -> object | None:

@@ -26,11 +26,12 @@ WHOLE_NUMBER = r"^\s*([+-]?)0*(\d+)(?:\.0*)?\s*$"
 
 
 def finish(raw: RawTable, kind: str, file: str, ids_as_strings: bool) -> tuple[
-        pd.DataFrame, list[str], dict[str, Ids]]:
+        pd.DataFrame, list[str], dict[str, Ids], int]:
     """Check the raw values and build the clean table: user, item (str) and score or rating.
 
     Also returns the user and item columns as codes (:class:`Ids`, distinct values in order of
-    first appearance), which later checks reuse instead of hashing the text again.
+    first appearance), which later checks and the metrics reuse instead of hashing the text
+    again, and the number of repeated ground-truth rows dropped.
     """
     warnings = list(raw.warnings)
     frame, rows, positions = raw.frame, raw.rows, raw.positions
@@ -88,6 +89,7 @@ def finish(raw: RawTable, kind: str, file: str, ids_as_strings: bool) -> tuple[
             "The ground truth has no rating column: every (user, item) pair in it counts as "
             "relevant, with rating 1."
         )
+    dropped = 0
     if repeated_pairs(users.codes, len(users.values), items.codes):
         keys = _pair_keys(users, items)
         if kind == "run":
@@ -96,6 +98,7 @@ def finish(raw: RawTable, kind: str, file: str, ids_as_strings: bool) -> tuple[
             keep, note = _truth_duplicates(keys, users, items, values, rows, file,
                                            column_of.get("rating") or column_of["item"])
             warnings.append(note)
+            dropped = int(np.count_nonzero(~keep))
             users, items, values = (distinct(users.filter(keep)), distinct(items.filter(keep)),
                                     values[keep])
     if not (values.flags.writeable and values.flags.owndata):
@@ -106,7 +109,7 @@ def finish(raw: RawTable, kind: str, file: str, ids_as_strings: bool) -> tuple[
         "item": items.to_series(),
         value_name: values,
     }, copy=False)
-    return table, warnings, {"user": users, "item": items}
+    return table, warnings, {"user": users, "item": items}, dropped
 
 
 def _column_names(raw: RawTable) -> dict[str, str]:
@@ -135,7 +138,19 @@ def _is_arrow_text(series: pd.Series) -> bool:
 
 
 def _arrow_ids(series: pd.Series) -> Ids | None:
-    """Ids held as Arrow text (or dictionary-encoded text) as codes; None for other columns."""
+    """Ids held as text (Arrow, dictionary-encoded or Python strings) as codes; None for
+    other columns.
+
+    An object column of Python strings (missing ones may be None, NaN or pd.NA) is converted
+    to Arrow text here, once, so every later step reads Arrow's buffers; one holding numbers
+    or other objects is left to :func:`_id_series`.
+    """
+    if series.dtype == object:
+        try:
+            data = pa.array(series.to_numpy(), type=pa.large_string(), from_pandas=True)
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            return None
+        return from_arrow(data)
     if not _is_arrow_text(series):
         return None
     data = series.array.__arrow_array__()
