@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from rankmetrics import GroundTruth, RankedRun
 from rankmetrics.conventions import OPTION_CHOICES, OPTION_HELP, PRESET_HELP, PRESETS, Conventions
 from rankmetrics.errors import DataError
 from rankmetrics.evaluate import Evaluation, band_cutoffs, evaluate
@@ -40,7 +41,6 @@ from rankmetrics.figures import metric_label, model_colors
 from rankmetrics.io import LoadedTable, check_against_truth, read_run, read_truth
 from rankmetrics.io._source import Source
 from rankmetrics.metrics import MAIN_METRICS
-from rankmetrics import GroundTruth, RankedRun
 from rankmetrics.relevance import RelevanceMapping, suggest_mapping
 from rankmetrics.stats import ModelComparison, compare_models
 from rankmetrics.users import (

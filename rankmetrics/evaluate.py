@@ -17,10 +17,10 @@ import numpy as np
 import pandas as pd
 
 from rankmetrics.conventions import Conventions
-from rankmetrics.kernels import STEP_METRICS, discounts, gain_of, metric_block, step_sums
-from rankmetrics.metrics import CUTOFF_METRICS, METRICS, check_metrics
 from rankmetrics.ground_truth import GroundTruth
 from rankmetrics.io import LoadedTable
+from rankmetrics.kernels import STEP_METRICS, discounts, gain_of, metric_block, step_sums
+from rankmetrics.metrics import CUTOFF_METRICS, METRICS, check_metrics
 from rankmetrics.ranked_run import RankedRun
 from rankmetrics.relevance import RelevanceMapping
 

@@ -12,10 +12,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rankmetrics import Conventions, RelevanceMapping, evaluate
+from rankmetrics import Conventions, GroundTruth, RankedRun, RelevanceMapping, evaluate
 from rankmetrics.explain import explain_ndcg, side_by_side
 from rankmetrics.io import read_run, read_truth
-from rankmetrics import GroundTruth, RankedRun
 from rankmetrics.users import biggest_differences, head_to_head, outcome_counts
 
 DATA = Path(__file__).resolve().parents[1] / "data"

@@ -7,9 +7,9 @@ import pyarrow as pa
 
 from rankmetrics.io._columns import check_overrides
 from rankmetrics.io._formats import check_format, detect
+from rankmetrics.io._ids import Ids
 from rankmetrics.io._readers import read_dataframe, read_source
 from rankmetrics.io._source import resolve
-from rankmetrics.io._ids import Ids
 from rankmetrics.io._table import LoadedTable, index_ids, kept_codes
 from rankmetrics.io._validate import finish
 
