@@ -2,10 +2,10 @@
 
 By the time lists are matched, :mod:`rankmetrics.io` has numbered every id and refused repeated
 items, and each ranked item carries the number the ground truth gives it (or -1 when no user
-of the ground truth has it). Each user's ranked items are sorted by that number, all users of
-one list length at once as the rows of a matrix, and each of the user's ground-truth items is
-found among them by a binary search run for every ground-truth row at once. The metrics then
-read only these (user, rank, ground-truth row) triples.
+of the ground truth has it). Each list's items are sorted by that number (all lists of one
+length at once, as the rows of a matrix) into one sorted array of (list, item) keys, and every
+ground-truth row of the lists' users is looked up in it with one binary search. The metrics
+then read only these (user, rank, ground-truth row) triples.
 """
 
 from __future__ import annotations
@@ -13,6 +13,9 @@ from __future__ import annotations
 import numpy as np
 
 from rankmetrics.ground_truth import GroundTruth
+
+#: Lists matched at a time: bounds the temporaries (and keeps (list, item, rank) in 63 bits).
+LISTS_PER_CHUNK = 1 << 16
 
 
 def judged_items(
@@ -27,27 +30,50 @@ def judged_items(
     ``ranked_items[block_starts[b]:block_starts[b + 1]]``.
     """
     lengths = np.diff(block_starts)
-    if len(ranked_items) == 0:
+    rank_bits = _bits(int(lengths.max(initial=1)))
+    item_bits = _bits(len(truth.items) + 1)
+    step = max(1, min(LISTS_PER_CHUNK, 1 << max(62 - rank_bits - item_bits, 0)))
+    parts = [
+        _judged_in_lists(block_starts[first:first + step + 1], block_user[first:first + step],
+                         ranked_items, truth, rank_bits, item_bits)
+        for first in range(0, len(block_user), step)
+    ]
+    if not parts:
         return tuple(np.zeros(0, dtype=np.int64) for _ in range(3))
-    rank_bits = _bits(int(lengths.max()))
-    unknown = len(truth.items)  # absent items sort after every judged one
-    packed = np.where(ranked_items >= 0, ranked_items, unknown).astype(np.int64)
-    packed <<= rank_bits
-    packed |= np.arange(len(packed), dtype=np.int64) - np.repeat(block_starts[:-1], lengths)
-    _sort_segments(packed, lengths)
-    sorted_items = packed >> rank_bits
+    return _by_user_and_rank(*(np.concatenate(arrays) for arrays in zip(*parts, strict=True)))
 
-    counts = truth.user_starts[block_user + 1] - truth.user_starts[block_user]
-    entries = _concatenated_ranges(truth.user_starts[block_user], counts)
-    truth_row = truth.rows_by_user[entries]
-    entry_block = np.repeat(np.arange(len(block_user)), counts)
-    wanted = truth.item_index[truth_row]
-    lo, hi = block_starts[:-1][entry_block], block_starts[1:][entry_block]
-    position = _search_segments(sorted_items, lo, hi, wanted)
-    hit = np.flatnonzero(position < hi)
-    hit = hit[sorted_items[position[hit]] == wanted[hit]]
+
+def _judged_in_lists(
+    starts: np.ndarray, users: np.ndarray, ranked_items: np.ndarray, truth: GroundTruth,
+    rank_bits: int, item_bits: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`judged_items` of the consecutive lists starting at ``starts[:-1]``.
+
+    Each row becomes the key ``list << (item_bits + rank_bits) | item << rank_bits | rank``
+    (absent items take the number after the last item); sorting each list's keys sorts them
+    all, so ``keys >> rank_bits`` is one sorted array of (list, item) that each ground-truth
+    row (list, item) is searched in.
+    """
+    first = int(starts[0])
+    lengths = np.diff(starts)
+    items = ranked_items[first:int(starts[-1])]
+    packed = np.where(items >= 0, items, len(truth.items)).astype(np.int64)
+    packed <<= rank_bits
+    list_base = np.arange(len(users), dtype=np.int64) << (item_bits + rank_bits)
+    packed += np.repeat(list_base - (starts[:-1] - first), lengths)
+    packed += np.arange(len(packed), dtype=np.int64)
+    _sort_segments(packed, lengths)
+    keys = packed >> rank_bits
+
+    counts = truth.user_starts[users + 1] - truth.user_starts[users]
+    truth_row = truth.rows_by_user[_concatenated_ranges(truth.user_starts[users], counts)]
+    wanted = np.repeat(np.arange(len(users), dtype=np.int64) << item_bits, counts)
+    wanted += truth.item_index[truth_row]
+    position = np.searchsorted(keys, wanted)
+    position[position == len(keys)] = 0
+    hit = np.flatnonzero(keys[position] == wanted)
     rank = packed[position[hit]] & ((1 << rank_bits) - 1)
-    return _by_user_and_rank(block_user[entry_block[hit]], rank, truth_row[hit])
+    return np.repeat(users, counts)[hit], rank, truth_row[hit]
 
 
 def _bits(largest: int) -> int:
@@ -67,26 +93,6 @@ def _sort_segments(values: np.ndarray, lengths: np.ndarray) -> None:
     for length in np.unique(lengths[lengths > 1]):
         where = starts[lengths == length][:, None] + np.arange(length)
         values[where] = np.sort(values[where], axis=1)
-
-
-def _search_segments(
-    values: np.ndarray, lo: np.ndarray, hi: np.ndarray, wanted: np.ndarray
-) -> np.ndarray:
-    """For each wanted value, the first position in the sorted segment ``values[lo:hi]``
-    whose value is not below it (``hi`` when there is none).
-
-    A vectorized binary search in steps of decreasing powers of two: a position advances by a
-    step while the value just before its new place is still below the wanted one.
-    """
-    position = lo.copy()
-    step = 1 << max(int((hi - lo).max(initial=0)).bit_length() - 1, 0)
-    while step:
-        after = position + step
-        advance = after <= hi
-        advance &= values[np.minimum(after, hi) - 1] < wanted
-        np.add(position, step, out=position, where=advance)
-        step >>= 1
-    return position
 
 
 def _concatenated_ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:

@@ -1,0 +1,49 @@
+"""Matching ranked items with ground-truth rows, checked against a plain dictionary lookup.
+
+The random data has lists of 1 to 30 items in shuffled user order, users missing from the
+output and users unknown to the ground truth; matching a few lists at a time (chunk edges
+inside the data) must find the same (user, rank, ground-truth row) triples.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rankmetrics import GroundTruth, RankedRun, matching
+from tests.test_differential import random_data
+
+
+def _expected_triples(truth, run, ties: str) -> set[tuple[int, int, int]]:
+    """(user, rank, ground-truth row) found the obvious way: sort each user's rows, look each
+    item up in a dictionary of the ground truth's rows."""
+    users = {user: number for number, user in enumerate(dict.fromkeys(truth["user"]))}
+    row_of = {(user, item): row for row, (user, item) in
+              enumerate(zip(truth["user"], truth["item"], strict=True))}
+    found = set()
+    for user, rows in run.groupby("user", sort=False):
+        if user not in users:
+            continue
+        ascending = ties == "item_asc"
+        ranked = rows.sort_values(["score", "item"], ascending=[False, ascending])
+        for rank, item in enumerate(ranked["item"]):
+            if (user, item) in row_of:
+                found.add((users[user], rank, row_of[(user, item)]))
+    return found
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("lists_per_chunk", [1, 3, 1 << 16])
+def test_matching_finds_every_judged_item(seed, lists_per_chunk, monkeypatch):
+    monkeypatch.setattr(matching, "LISTS_PER_CHUNK", lists_per_chunk)
+    truth, run = random_data(seed, tie_free=seed % 2 == 0)
+    for ties in ("item_desc", "item_asc"):
+        ground_truth = GroundTruth.from_frame(truth)
+        ranked = RankedRun.from_frame(run, ground_truth, ties=ties)
+        got = list(zip(ranked.judged_user.tolist(), ranked.judged_rank.tolist(),
+                       ranked.judged_row.tolist(), strict=True))
+        assert got == sorted(got)
+        assert set(got) == _expected_triples(truth, run, ties)
+        lengths = run[run["user"].isin(set(truth["user"]))].groupby("user").size()
+        np.testing.assert_array_equal(
+            ranked.lengths, lengths.reindex(ground_truth.users, fill_value=0).to_numpy())
