@@ -1,42 +1,43 @@
-"""Which ranked items have a ground-truth row: matching items within each user, as integers.
+"""Which ranked items have a ground-truth row: matching items within each user, by hash.
 
-By the time lists are matched, :mod:`rankmetrics.io` has numbered every id and refused repeated
-items, and each ranked item carries the number the ground truth gives it (or -1 when no user
-of the ground truth has it). Each list's items are sorted by that number (all lists of one
-length at once, as the rows of a matrix) into one sorted array of (list, item) keys, and every
-ground-truth row of the lists' users is looked up in it with one binary search. The metrics
-then read only these (user, rank, ground-truth row) triples.
+By the time lists are matched, :mod:`rankmetrics.io` has refused repeated items and given each
+ranked item a 64-bit hash of its id that no other item of the same list shares. Each list's
+hashes are sorted (all lists of one length at once, as the rows of a matrix), each of the
+user's ground-truth items is found among them by a binary search run for every ground-truth
+row at once, and every match is confirmed by comparing the ids' text. The metrics then read
+only these (user, rank, ground-truth row) triples.
 """
 
 from __future__ import annotations
 
 import numpy as np
+import pyarrow as pa
 
 from rankmetrics.ground_truth import GroundTruth
+from rankmetrics.io import HashedIds, argsort_lists, same_text
 
-#: Lists matched at a time: bounds the temporaries (and keeps (list, item, rank) in 63 bits).
+#: Lists matched at a time: bounds the memory the temporaries take.
 LISTS_PER_CHUNK = 1 << 16
 
 
 def judged_items(
-    block_starts: np.ndarray, block_user: np.ndarray, ranked_items: np.ndarray,
-    truth: GroundTruth,
+    block_starts: np.ndarray, block_user: np.ndarray, order: np.ndarray | None,
+    items: HashedIds, truth: GroundTruth,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(user, rank, ground-truth row) of every ranked item the ground truth judged for that
     user, sorted by user, then rank.
 
-    ``ranked_items`` holds each ranked row's item number in ``truth.items`` (-1 when absent),
-    users' lists one after another, best first; list b (of user ``block_user[b]``) is
-    ``ranked_items[block_starts[b]:block_starts[b + 1]]``.
+    ``order`` lists the run's rows best first, users' lists one after another (None: the rows
+    are in that order); list b, of user ``block_user[b]``, is the rows
+    ``order[block_starts[b]:block_starts[b + 1]]``.
     """
-    lengths = np.diff(block_starts)
-    rank_bits = _bits(int(lengths.max(initial=1)))
-    item_bits = _bits(len(truth.items) + 1)
-    step = max(1, min(LISTS_PER_CHUNK, 1 << max(62 - rank_bits - item_bits, 0)))
+    hashes = items.hashes if order is None else items.hashes[order]
+    truth_hashes = truth.item_hashes(items.seed)
     parts = [
-        _judged_in_lists(block_starts[first:first + step + 1], block_user[first:first + step],
-                         ranked_items, truth, rank_bits, item_bits)
-        for first in range(0, len(block_user), step)
+        _judged_in_lists(block_starts[first:first + LISTS_PER_CHUNK + 1],
+                         block_user[first:first + LISTS_PER_CHUNK], hashes, truth_hashes,
+                         order, items, truth)
+        for first in range(0, len(block_user), LISTS_PER_CHUNK)
     ]
     if not parts:
         return tuple(np.zeros(0, dtype=np.int64) for _ in range(3))
@@ -44,55 +45,55 @@ def judged_items(
 
 
 def _judged_in_lists(
-    starts: np.ndarray, users: np.ndarray, ranked_items: np.ndarray, truth: GroundTruth,
-    rank_bits: int, item_bits: int,
+    starts: np.ndarray, users: np.ndarray, hashes: np.ndarray, truth_hashes: np.ndarray,
+    order: np.ndarray | None, items: HashedIds, truth: GroundTruth,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`judged_items` of the consecutive lists starting at ``starts[:-1]``.
-
-    Each row becomes the key ``list << (item_bits + rank_bits) | item << rank_bits | rank``
-    (absent items take the number after the last item); sorting each list's keys sorts them
-    all, so ``keys >> rank_bits`` is one sorted array of (list, item) that each ground-truth
-    row (list, item) is searched in.
-    """
+    """:func:`judged_items` of the consecutive lists starting at ``starts[:-1]`` (positions
+    in ranked order)."""
     first = int(starts[0])
     lengths = np.diff(starts)
-    items = ranked_items[first:int(starts[-1])]
-    packed = np.where(items >= 0, items, len(truth.items)).astype(np.int64)
-    packed <<= rank_bits
-    list_base = np.arange(len(users), dtype=np.int64) << (item_bits + rank_bits)
-    packed += np.repeat(list_base - (starts[:-1] - first), lengths)
-    packed += np.arange(len(packed), dtype=np.int64)
-    _sort_segments(packed, lengths)
-    keys = packed >> rank_bits
+    positions = argsort_lists(hashes[first:int(starts[-1])], lengths) + first
+    ordered = hashes[positions]
 
     counts = truth.user_starts[users + 1] - truth.user_starts[users]
     truth_row = truth.rows_by_user[_concatenated_ranges(truth.user_starts[users], counts)]
-    wanted = np.repeat(np.arange(len(users), dtype=np.int64) << item_bits, counts)
-    wanted += truth.item_index[truth_row]
-    position = np.searchsorted(keys, wanted)
-    position[position == len(keys)] = 0
-    hit = np.flatnonzero(keys[position] == wanted)
-    rank = packed[position[hit]] & ((1 << rank_bits) - 1)
-    return np.repeat(users, counts)[hit], rank, truth_row[hit]
+    entry_list = np.repeat(np.arange(len(users)), counts)
+    wanted = truth_hashes[truth_row]
+    lo, hi = starts[:-1][entry_list] - first, starts[1:][entry_list] - first
+    found = _search_segments(ordered, lo, hi, wanted)
+    hit = np.flatnonzero(found < hi)
+    hit = hit[ordered[found[hit]] == wanted[hit]]
+    ranked = positions[found[hit]]
+    rank = ranked - starts[:-1][entry_list[hit]]
+    run_row = ranked if order is None else order[ranked]
+    same = same_text(items.text.take(pa.array(run_row)),
+                     truth.item_ids.take(pa.array(truth.item_index[truth_row[hit]])))
+    return users[entry_list[hit[same]]], rank[same], truth_row[hit[same]]
+
+
+def _search_segments(
+    values: np.ndarray, lo: np.ndarray, hi: np.ndarray, wanted: np.ndarray
+) -> np.ndarray:
+    """For each wanted value, the first position in the sorted segment ``values[lo:hi]``
+    whose value is not below it (``hi`` when there is none).
+
+    A vectorized binary search in steps of decreasing powers of two: a position advances by a
+    step while the value just before its new place is still below the wanted one.
+    """
+    position = lo.copy()
+    step = 1 << max(int((hi - lo).max(initial=0)).bit_length() - 1, 0)
+    while step:
+        after = position + step
+        advance = after <= hi
+        advance &= values[np.minimum(after, hi) - 1] < wanted
+        np.add(position, step, out=position, where=advance)
+        step >>= 1
+    return position
 
 
 def _bits(largest: int) -> int:
     """Bits needed for the numbers 0 .. largest - 1 (at least 1)."""
     return max(int(largest - 1).bit_length(), 1)
-
-
-def _sort_segments(values: np.ndarray, lengths: np.ndarray) -> None:
-    """Sort each segment of ``lengths`` consecutive values, in place: all segments of one
-    length at once, as the rows of a matrix."""
-    if len(lengths) == 0:
-        return
-    if np.all(lengths == lengths[0]):
-        values.reshape(-1, lengths[0]).sort(axis=1)
-        return
-    starts = np.cumsum(lengths) - lengths
-    for length in np.unique(lengths[lengths > 1]):
-        where = starts[lengths == length][:, None] + np.arange(length)
-        values[where] = np.sort(values[where], axis=1)
 
 
 def _concatenated_ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:

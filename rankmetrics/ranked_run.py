@@ -1,9 +1,10 @@
 """One model's output ordered per user under a tie rule and matched against a ground truth.
 
-:class:`RankedRun` is built from what :mod:`rankmetrics.io` read and checked: users and items
-as integer codes. A run's distinct ids are looked up once in the ground truth's (Arrow's hash
-tables do that), so ranking and matching are integer work; item text is read again only to
-break ties in score by item id.
+:class:`RankedRun` is built from what :mod:`rankmetrics.io` read and checked: users as integer
+codes, items as hashes unique within each list. A run's distinct users are looked up once in
+the ground truth's (with Arrow's hash tables), lists are ordered with integer sorts, and items
+are matched within each user by hash (:mod:`rankmetrics.matching`); item text is read again
+only to confirm matches and to break ties in score by item id.
 """
 
 from __future__ import annotations
@@ -70,7 +71,7 @@ class RankedRun:
         unknown = np.flatnonzero(truth_user < 0)
         examples = tuple(users.values.take(pa.array(unknown[:EXAMPLES_SHOWN])).to_pylist())
         scores = run.table["score"].to_numpy(dtype=np.float64)
-        tie_keys = _ItemOrder(items.codes, items.values)
+        tie_keys = _ItemText(items.text)
         if len(unknown):
             kept = np.flatnonzero(row_user >= 0)
             ranked = rank_order(row_user[kept], scores[kept], tie_keys, kept, ties)
@@ -82,10 +83,8 @@ class RankedRun:
         block_user = ordered_user[block_starts[:-1]].astype(np.int64)
         lengths = np.zeros(truth.n_users, dtype=np.int64)
         lengths[block_user] = np.diff(block_starts)
-        item_in_truth = _positions_in(items.values, truth.item_ids)
-        ranked_items = item_in_truth[items.codes if order is None else items.codes[order]]
-        judged_user, judged_rank, judged_row = judged_items(block_starts, block_user,
-                                                            ranked_items, truth)
+        judged_user, judged_rank, judged_row = judged_items(block_starts, block_user, order,
+                                                            items, truth)
         return cls(
             lengths=lengths,
             present=lengths > 0,
@@ -142,23 +141,20 @@ def _run_starts(values: np.ndarray) -> np.ndarray:
     return np.concatenate([[0], changes, [len(values)]]).astype(np.int64)
 
 
-class _ItemOrder:
-    """Each row's place in the order of item ids (by text), computed when first needed: only
-    ties in score read it."""
+class _ItemText:
+    """The item ids of given rows, as text (only ties in score read them)."""
 
-    def __init__(self, codes: np.ndarray, values: pa.Array) -> None:
-        self.codes, self.values = codes, values
+    def __init__(self, text: pa.Array) -> None:
+        self.text = text
 
     def __getitem__(self, rows: np.ndarray) -> np.ndarray:
-        place = np.empty(len(self.values), dtype=np.int64)
-        place[pc.sort_indices(self.values).to_numpy()] = np.arange(len(self.values))
-        return place[self.codes[rows]]
+        return self.text.take(pa.array(rows)).to_numpy(zero_copy_only=False)
 
 
 def rank_order(
     row_user: np.ndarray,
     scores: np.ndarray,
-    items: pd.Series | np.ndarray | _ItemOrder,
+    items: pd.Series | np.ndarray | _ItemText,
     rows: np.ndarray | None,
     ties: str,
 ) -> np.ndarray | None:

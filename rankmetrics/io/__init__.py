@@ -38,6 +38,8 @@ Decisions:
 
 from rankmetrics.io._crosscheck import check_against_truth
 from rankmetrics.io._formats import FORMATS
+from rankmetrics.io._hashing import argsort_lists, hash_text, same_text
+from rankmetrics.io._ids import HashedIds
 from rankmetrics.io._load import (
     id_codes,
     read_run,
@@ -49,12 +51,16 @@ from rankmetrics.io._table import LoadedTable, rating_values
 
 __all__ = [
     "FORMATS",
+    "HashedIds",
     "LoadedTable",
+    "argsort_lists",
     "check_against_truth",
+    "hash_text",
     "id_codes",
     "rating_values",
     "read_run",
     "read_truth",
     "run_from_dataframe",
+    "same_text",
     "truth_from_dataframe",
 ]

@@ -42,6 +42,12 @@ class Ids:
         """The rows where ``keep`` is True."""
         return Ids(self.codes[keep], self.values, nulls=self.nulls)
 
+    def as_text(self) -> pa.Array:
+        """Each row's id as Arrow text, in one chunk (codes must be >= 0)."""
+        if self.source is not None:
+            return self.source.combine_chunks()
+        return self.values.take(pa.array(self.codes))
+
     def with_values(self, values: pa.Array) -> Ids:
         """The same rows with each distinct id replaced (``values`` aligned with ``values``)."""
         same = self.source is not None and values.equals(self.values)
@@ -226,3 +232,70 @@ def repeated_pairs(first: np.ndarray, n_first: int, second: np.ndarray) -> bool:
     keys = first.astype(np.int64) * (int(second.max()) + 1) + second
     keys.sort()
     return bool((keys[1:] == keys[:-1]).any())
+
+
+@dataclass
+class Text:
+    """A column of ids as Arrow text in one chunk (a model's items, which are hashed rather
+    than numbered: see :mod:`rankmetrics.io._hashing`)."""
+
+    text: pa.Array
+
+    def __len__(self) -> int:
+        return len(self.text)
+
+    def filter(self, keep: np.ndarray) -> Text:
+        """The rows where ``keep`` is True."""
+        return Text(self.text.filter(pa.array(keep)))
+
+    def _edges(self) -> np.ndarray:
+        """Rows whose id may be missing or have surrounding spaces: null, empty, or starting
+        or ending with a byte that is a space, a control character or part of a non-ASCII
+        character (which may be a space too); read from Arrow's buffers."""
+        offsets = np.frombuffer(self.text.buffers()[1], dtype=np.int64)[
+            self.text.offset:self.text.offset + len(self.text) + 1]
+        data_buffer = self.text.buffers()[2]
+        data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else None
+        edge = offsets[1:] == offsets[:-1]
+        if data is not None and len(data):
+            for at in (np.minimum(offsets[:-1], len(data) - 1), np.maximum(offsets[1:] - 1, 0)):
+                byte = data[at]
+                edge |= (byte <= 32) | (byte >= 128)
+        if self.text.null_count:
+            edge |= self.text.is_null().to_numpy(zero_copy_only=False)
+        return np.flatnonzero(edge)
+
+    def trimmed(self) -> tuple[Text, np.ndarray | None]:
+        """The ids without surrounding spaces, and where an id is missing (null, empty or
+        only spaces; None when none is)."""
+        rows = self._edges()
+        if len(rows) == 0:
+            return self, None
+        picked = self.text.take(pa.array(rows))
+        stripped = pc.utf8_trim_whitespace(picked)
+        blank = pc.fill_null(pc.equal(pc.binary_length(stripped), 0), True).to_numpy(
+            zero_copy_only=False)
+        missing = np.zeros(len(self.text), dtype=bool)
+        missing[rows[blank]] = True
+        changed = pc.fill_null(pc.not_equal(stripped, picked), False)
+        text = self
+        if pc.any(changed).as_py():
+            text = Text(pc.utf8_trim_whitespace(self.text))
+        return text, (missing if missing.any() else None)
+
+
+@dataclass
+class HashedIds:
+    """A model's item ids as Arrow text with a 64-bit hash per row, made with ``seed``: equal
+    ids have equal hashes and, within each user's list, different ids different hashes."""
+
+    text: pa.Array
+    hashes: np.ndarray
+    seed: int
+
+    def __len__(self) -> int:
+        return len(self.text)
+
+    def to_series(self) -> pd.Series:
+        """The ids as a pandas ``str`` Series (0-based index)."""
+        return pa.chunked_array([self.text]).to_pandas()

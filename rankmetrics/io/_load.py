@@ -7,7 +7,7 @@ import pyarrow as pa
 
 from rankmetrics.io._columns import check_overrides
 from rankmetrics.io._formats import check_format, detect
-from rankmetrics.io._ids import Ids
+from rankmetrics.io._ids import HashedIds, Ids
 from rankmetrics.io._readers import read_dataframe, read_source
 from rankmetrics.io._source import resolve
 from rankmetrics.io._table import LoadedTable, index_ids, kept_codes
@@ -145,15 +145,15 @@ def _from_dataframe(df: pd.DataFrame, kind: str, name: str, columns: dict[str, s
     return loaded
 
 
-def id_codes(table: LoadedTable) -> tuple[Ids, Ids, LoadedTable]:
+def id_codes(table: LoadedTable) -> tuple[Ids, Ids | HashedIds, LoadedTable]:
     """The user and item columns of a read table as integer codes (distinct ids in order of
-    first appearance), with the table they number.
+    first appearance; a run's items as hashes, see :mod:`rankmetrics.io._hashing`), with the
+    table they number.
 
     They are the codes made while reading. A table whose columns were replaced since is
     checked again, as a DataFrame, and the checked table comes back with its codes.
     """
     users, items = kept_codes(table, "user"), kept_codes(table, "item")
-    if users is None or items is None:
-        table = _from_dataframe(table.table, table.kind, table.source, None, True)
-        users, items = kept_codes(table, "user"), kept_codes(table, "item")
+    if not isinstance(users, Ids) or items is None:  # a checked table keeps both
+        return id_codes(_from_dataframe(table.table, table.kind, table.source, None, True))
     return users, items, table

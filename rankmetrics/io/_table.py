@@ -8,7 +8,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from rankmetrics.io._ids import Ids
+from rankmetrics.io._ids import HashedIds, Ids
 
 
 @dataclass
@@ -56,7 +56,7 @@ class LoadedTable:
     duplicates_dropped: int = 0
     # The user and item columns as codes, by role, with the Arrow data they were made for
     # (see index_ids and rankmetrics.io.id_codes).
-    _codes: dict[str, tuple[Ids, object]] = field(default_factory=dict, init=False,
+    _codes: dict[str, tuple[Ids | HashedIds, object]] = field(default_factory=dict, init=False,
                                                   repr=False, compare=False)
     # The user and item columns summarised while reading (see id_index), by role.
     _id_indexes: dict[str, IdIndex] = field(default_factory=dict, init=False, repr=False,
@@ -118,15 +118,17 @@ def id_index(table: LoadedTable, role: str, *, codes: bool = False) -> IdIndex:
     return index
 
 
-def index_ids(table: LoadedTable, ids: dict[str, Ids]) -> None:
+def index_ids(table: LoadedTable, ids: dict[str, Ids | HashedIds]) -> None:
     """Keep the codes found while reading as ``table``'s id indexes (before anyone sees it).
 
     ``ids`` holds each column as codes whose values are distinct and in order of first
-    appearance. Kept: the distinct ids; the rows per user; each row's code for a ground
-    truth's users (checks group by them).
+    appearance (a run's items as hashes, which give no index). Kept: the codes; the distinct
+    ids; the rows per user; each row's code for a ground truth's users (checks group by them).
     """
     for role, coded in ids.items():
         table._codes[role] = (coded, _column_data(table.table[role]))
+        if isinstance(coded, HashedIds):
+            continue
         counts = np.bincount(coded.codes, minlength=len(coded.values)) if role == "user" else None
         keep_codes = table.kind == "truth" and role == "user"
         table._id_indexes[role] = IdIndex(
@@ -135,7 +137,7 @@ def index_ids(table: LoadedTable, ids: dict[str, Ids]) -> None:
         )
 
 
-def kept_codes(table: LoadedTable, role: str) -> Ids | None:
+def kept_codes(table: LoadedTable, role: str) -> Ids | HashedIds | None:
     """The codes kept while reading, while the table still holds the column they were made
     for; None otherwise."""
     kept = table._codes.get(role)

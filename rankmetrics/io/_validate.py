@@ -15,7 +15,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rankmetrics.errors import DataError
-from rankmetrics.io._ids import Ids, distinct, from_arrow, repeated_pairs
+from rankmetrics.io._hashing import equal_in_lists, hash_text, same_text
+from rankmetrics.io._ids import HashedIds, Ids, Text, distinct, from_arrow, repeated_pairs
 from rankmetrics.io._readers import RawTable
 
 EXAMPLES = 3
@@ -26,12 +27,13 @@ WHOLE_NUMBER = r"^\s*([+-]?)0*(\d+)(?:\.0*)?\s*$"
 
 
 def finish(raw: RawTable, kind: str, file: str, ids_as_strings: bool) -> tuple[
-        pd.DataFrame, list[str], dict[str, Ids], int]:
+        pd.DataFrame, list[str], dict[str, Ids | HashedIds], int]:
     """Check the raw values and build the clean table: user, item (str) and score or rating.
 
     Also returns the user and item columns as codes (:class:`Ids`, distinct values in order of
-    first appearance), which later checks and the metrics reuse instead of hashing the text
-    again, and the number of repeated ground-truth rows dropped.
+    first appearance; a run's items as :class:`HashedIds`), which later checks and the
+    metrics reuse instead of reading the text again, and the number of repeated ground-truth
+    rows dropped.
     """
     warnings = list(raw.warnings)
     frame, rows, positions = raw.frame, raw.rows, raw.positions
@@ -39,11 +41,21 @@ def finish(raw: RawTable, kind: str, file: str, ids_as_strings: bool) -> tuple[
     if kind == "truth" and not raw.implied_rating:
         value_role = "rating"
     roles = ["user", "item"] + ([value_role] if value_role else [])
-    coded = {role: _arrow_ids(frame[role]) for role in ("user", "item")}
+    coded: dict[str, Ids | Text | None] = {
+        "user": _arrow_ids(frame["user"]),
+        "item": (_arrow_text(frame["item"]) if kind == "run" and ids_as_strings
+                 else _arrow_ids(frame["item"])),
+    }
+    if coded["item"] is None:
+        coded["item"] = _arrow_ids(frame["item"])
 
     def missing(role: str) -> np.ndarray | None:
         ids = coded.get(role)
-        found = ids.missing() if ids is not None else _is_missing(frame[role])
+        if isinstance(ids, Text):
+            ids, found = ids.trimmed()
+            coded[role] = ids
+        else:
+            found = ids.missing() if ids is not None else _is_missing(frame[role])
         return found if found is not None and found.any() else None
 
     blank = missing("user")
@@ -64,11 +76,14 @@ def finish(raw: RawTable, kind: str, file: str, ids_as_strings: bool) -> tuple[
             raise DataError("the file has column names but no data rows.", file=file)
 
     column_of = _column_names(raw)
-    users = _ids(frame["user"], coded["user"], rows, file, column_of["user"], "user")
-    items = _ids(frame["item"], coded["item"], rows, file, column_of["item"], "item")
+    users = distinct(_ids(frame["user"], coded["user"], rows, file, column_of["user"], "user"))
+    items = (_text_ids(coded["item"], rows, file, column_of["item"])
+             if isinstance(coded["item"], Text)
+             else _ids(frame["item"], coded["item"], rows, file, column_of["item"], "item"))
     if not ids_as_strings:
-        users, items = _canonical(users), _canonical(items)
-    users, items = distinct(users), distinct(items)
+        users, items = distinct(_canonical(users)), _canonical(items)
+    if isinstance(items, Ids):
+        items = distinct(items)
 
     if kind == "truth" and value_role is None:
         values = np.ones(len(frame), dtype=np.float64)
@@ -90,17 +105,17 @@ def finish(raw: RawTable, kind: str, file: str, ids_as_strings: bool) -> tuple[
             "relevant, with rating 1."
         )
     dropped = 0
-    if repeated_pairs(users.codes, len(users.values), items.codes):
+    if kind == "run":
+        items = hashed_items(users, items if isinstance(items, Text) else Text(items.as_text()),
+                             rows, positions, file, column_of["item"])
+    elif repeated_pairs(users.codes, len(users.values), items.codes):
         keys = _pair_keys(users, items)
-        if kind == "run":
-            _check_run_duplicates(keys, users, items, rows, positions, file, column_of["item"])
-        else:
-            keep, note = _truth_duplicates(keys, users, items, values, rows, file,
-                                           column_of.get("rating") or column_of["item"])
-            warnings.append(note)
-            dropped = int(np.count_nonzero(~keep))
-            users, items, values = (distinct(users.filter(keep)), distinct(items.filter(keep)),
-                                    values[keep])
+        keep, note = _truth_duplicates(keys, users, items, values, rows, file,
+                                       column_of.get("rating") or column_of["item"])
+        warnings.append(note)
+        dropped = int(np.count_nonzero(~keep))
+        users, items, values = (distinct(users.filter(keep)), distinct(items.filter(keep)),
+                                values[keep])
     if not (values.flags.writeable and values.flags.owndata):
         values = values.copy()  # the table owns its values (pandas may write to them)
     value_name = "score" if kind == "run" else "rating"
@@ -173,14 +188,67 @@ def _ids(series: pd.Series, coded: Ids | None, rows: np.ndarray, file: str, colu
         missing = (text.isna() | (text == "")).to_numpy()
         ids = None
     if missing.any():
-        bad = np.flatnonzero(missing)
-        raise DataError(
-            f"{_count(bad.size, 'row')} {_has(bad.size)} no {WORDS[role]}: "
-            f"{_row_list(rows[bad])}. Every row needs {_a(WORDS[role])}: fill {_them(bad.size)} "
-            f"in or delete {_those(bad.size)}.",
-            file=file, row=int(rows[bad[0]]), column=column,
-        )
+        _raise_missing(missing, rows, file, column, role)
     return ids if ids is not None else from_arrow(pa.array(text))
+
+
+def _text_ids(text: Text, rows: np.ndarray, file: str, column: str) -> Text:
+    """A run's item ids as text, without surrounding spaces; a DataError names the rows
+    without one."""
+    text, missing = text.trimmed()
+    if missing is not None:
+        _raise_missing(missing, rows, file, column, "item")
+    return text
+
+
+def _raise_missing(missing: np.ndarray, rows: np.ndarray, file: str, column: str,
+                   role: str) -> None:
+    bad = np.flatnonzero(missing)
+    raise DataError(
+        f"{_count(bad.size, 'row')} {_has(bad.size)} no {WORDS[role]}: "
+        f"{_row_list(rows[bad])}. Every row needs {_a(WORDS[role])}: fill {_them(bad.size)} "
+        f"in or delete {_those(bad.size)}.",
+        file=file, row=int(rows[bad[0]]), column=column,
+    )
+
+
+def _arrow_text(series: pd.Series) -> Text | None:
+    """Ids held as text (Arrow or Python strings) as one chunk of Arrow text; None for other
+    columns (numbers, dictionary-encoded text)."""
+    if series.dtype == object:
+        try:
+            data = pa.array(series.to_numpy(), type=pa.large_string(), from_pandas=True)
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            return None
+        return Text(data)
+    if not _is_arrow_text(series):
+        return None
+    data = series.array.__arrow_array__()
+    if not (pa.types.is_string(data.type) or pa.types.is_large_string(data.type)):
+        return None
+    data = data.cast(pa.large_string())
+    return Text(data.combine_chunks() if isinstance(data, pa.ChunkedArray) else data)
+
+
+def hashed_items(users: Ids, items: Text, rows: np.ndarray, positions: np.ndarray | None,
+                 file: str, column: str) -> HashedIds:
+    """A run's items hashed so that the items of each user's list have different hashes; a
+    repeated item in a list is a DataError naming the rows.
+
+    Equal hashes within a list are either a repeated item or (very rarely) two ids with the
+    same hash; the text tells which, and for the latter another seed is tried.
+    """
+    seed = 0
+    while True:
+        hashes = hash_text(items.text, seed)
+        first, second = equal_in_lists(users.codes, len(users.values), hashes)
+        if len(first) == 0:
+            return HashedIds(items.text, hashes, seed)
+        if same_text(items.text.take(pa.array(first)), items.text.take(pa.array(second))).any():
+            coded = distinct(from_arrow(items.text))
+            _check_run_duplicates(_pair_keys(users, coded), users, coded, rows, positions, file,
+                                  column)
+        seed += 1
 
 
 def _id_series(series: pd.Series, rows: np.ndarray, file: str, column: str,
