@@ -17,7 +17,7 @@ from rankmetrics.ground_truth import GroundTruth
 from rankmetrics.io import HashedIds, argsort_lists, same_text
 
 #: Lists matched at a time: bounds the memory the temporaries take.
-LISTS_PER_CHUNK = 1 << 16
+LISTS_PER_CHUNK = 1 << 14
 
 
 def judged_items(

@@ -132,7 +132,7 @@ class RankedRun:
 def _positions_in(values: pa.Array, among: pa.Array) -> np.ndarray:
     """Each value's position in ``among`` (distinct ids), -1 where it is not there."""
     found = pc.index_in(values, value_set=among)
-    return pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+    return pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int32)
 
 
 def _run_starts(values: np.ndarray) -> np.ndarray:

@@ -103,17 +103,17 @@ def same_text(left: pa.Array, right: pa.Array) -> np.ndarray:
 
 def argsort_lists(values: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """Positions that sort each list of ``lengths`` consecutive values (positions into
-    ``values``, each list's within its own range): all lists of one length at once, as the
-    rows of a matrix."""
+    ``values``, each list's within its own range; equal values in any order): all lists of
+    one length at once, as the rows of a matrix."""
     starts = np.cumsum(lengths) - lengths
     if len(lengths) and np.all(lengths == lengths[0]):
-        order = np.argsort(values.reshape(-1, lengths[0]), axis=1, kind="stable")
+        order = np.argsort(values.reshape(-1, lengths[0]), axis=1)
         order += starts[:, None]
         return order.ravel()
     positions = np.arange(len(values))
     for length in np.unique(lengths[lengths > 1]):
         where = starts[lengths == length][:, None] + np.arange(length)
-        order = np.argsort(values[where], axis=1, kind="stable")
+        order = np.argsort(values[where], axis=1)
         positions[where] = np.take_along_axis(where, order, axis=1)
     return positions
 
@@ -136,10 +136,29 @@ def equal_in_lists(users: np.ndarray, n_users: int, hashes: np.ndarray
         starts = np.flatnonzero(grouped[1:] != grouped[:-1]) + 1
         hashes = hashes[order]
     lengths = np.diff(starts, prepend=0, append=n)
+    if not _equal_neighbours(sort_lists(hashes.copy(), lengths), starts).any():
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     positions = argsort_lists(hashes, lengths)
-    ordered = hashes[positions]
-    same = ordered[1:] == ordered[:-1]
-    same[starts - 1] = False  # the last of one list and the first of the next
-    first = np.flatnonzero(same)
+    first = np.flatnonzero(_equal_neighbours(hashes[positions], starts))
     a, b = positions[first], positions[first + 1]
     return (a, b) if order is None else (order[a], order[b])
+
+
+def _equal_neighbours(ordered: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Whether each value equals the next one of its list (lists start at ``starts``)."""
+    same = ordered[1:] == ordered[:-1]
+    same[starts - 1] = False  # the last of one list and the first of the next
+    return same
+
+
+def sort_lists(values: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """``values`` with each list of ``lengths`` consecutive values sorted, in place (and
+    returned): all lists of one length at once, as the rows of a matrix."""
+    if len(lengths) and np.all(lengths == lengths[0]):
+        values.reshape(-1, lengths[0]).sort(axis=1)
+        return values
+    starts = np.cumsum(lengths) - lengths
+    for length in np.unique(lengths[lengths > 1]):
+        where = starts[lengths == length][:, None] + np.arange(length)
+        values[where] = np.sort(values[where], axis=1)
+    return values

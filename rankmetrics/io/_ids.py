@@ -83,9 +83,7 @@ def from_arrow(data: pa.Array | pa.ChunkedArray) -> Ids:
         data = pa.chunked_array([data])
     source = None
     if not pa.types.is_dictionary(data.type):
-        # One chunk of 64-bit offsets: one pass over the text, whatever the reader's chunks.
-        if not pa.types.is_large_string(data.type):
-            data = data.cast(pa.large_string())
+        # One chunk: one pass over the text, whatever the reader's chunks.
         if data.num_chunks > 1:
             data = pa.chunked_array([data.combine_chunks()])
         source = data
@@ -236,7 +234,7 @@ def repeated_pairs(first: np.ndarray, n_first: int, second: np.ndarray) -> bool:
 
 @dataclass
 class Text:
-    """A column of ids as Arrow text in one chunk (a model's items, which are hashed rather
+    """A column of ids as one Arrow string array (a model's items, which are hashed rather
     than numbered: see :mod:`rankmetrics.io._hashing`)."""
 
     text: pa.Array
@@ -252,14 +250,15 @@ class Text:
         """Rows whose id may be missing or have surrounding spaces: null, empty, or starting
         or ending with a byte that is a space, a control character or part of a non-ASCII
         character (which may be a space too); read from Arrow's buffers."""
-        offsets = np.frombuffer(self.text.buffers()[1], dtype=np.int64)[
+        offset_type = np.int64 if pa.types.is_large_string(self.text.type) else np.int32
+        offsets = np.frombuffer(self.text.buffers()[1], dtype=offset_type)[
             self.text.offset:self.text.offset + len(self.text) + 1]
         data_buffer = self.text.buffers()[2]
         data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else None
-        edge = offsets[1:] == offsets[:-1]
+        lengths = np.diff(offsets)
+        edge = lengths == 0
         if data is not None and len(data):
-            for at in (np.minimum(offsets[:-1], len(data) - 1), np.maximum(offsets[1:] - 1, 0)):
-                byte = data[at]
+            for byte in _end_bytes(data, offsets, lengths):
                 edge |= (byte <= 32) | (byte >= 128)
         if self.text.null_count:
             edge |= self.text.is_null().to_numpy(zero_copy_only=False)
@@ -282,6 +281,18 @@ class Text:
         if pc.any(changed).as_py():
             text = Text(pc.utf8_trim_whitespace(self.text))
         return text, (missing if missing.any() else None)
+
+
+def _end_bytes(data: np.ndarray, offsets: np.ndarray, lengths: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """The first and the last byte of each string (any byte for an empty one): strided views
+    of the data when every string has the same length (ids such as "item0001234")."""
+    length = int(lengths[0])
+    if length and np.all(lengths == length):
+        rows = data[int(offsets[0]):int(offsets[-1])].reshape(-1, length)
+        return rows[:, 0], rows[:, -1]
+    return (data[np.minimum(offsets[:-1], len(data) - 1)],
+            data[np.maximum(offsets[1:] - 1, 0)])
 
 
 @dataclass

@@ -226,8 +226,9 @@ def _arrow_text(series: pd.Series) -> Text | None:
     data = series.array.__arrow_array__()
     if not (pa.types.is_string(data.type) or pa.types.is_large_string(data.type)):
         return None
-    data = data.cast(pa.large_string())
-    return Text(data.combine_chunks() if isinstance(data, pa.ChunkedArray) else data)
+    if isinstance(data, pa.ChunkedArray):
+        data = data.chunk(0) if data.num_chunks == 1 else data.combine_chunks()
+    return Text(data)
 
 
 def hashed_items(users: Ids, items: Text, rows: np.ndarray, positions: np.ndarray | None,
