@@ -161,11 +161,8 @@ def _arrow_ids(series: pd.Series) -> Ids | None:
     or other objects is left to :func:`_id_series`.
     """
     if series.dtype == object:
-        try:
-            data = pa.array(series.to_numpy(), type=pa.large_string(), from_pandas=True)
-        except (pa.ArrowInvalid, pa.ArrowTypeError):
-            return None
-        return from_arrow(data)
+        data = _object_text(series)
+        return None if data is None else from_arrow(data)
     if not _is_arrow_text(series):
         return None
     data = series.array.__arrow_array__()
@@ -216,11 +213,8 @@ def _arrow_text(series: pd.Series) -> Text | None:
     """Ids held as text (Arrow or Python strings) as one chunk of Arrow text; None for other
     columns (numbers, dictionary-encoded text)."""
     if series.dtype == object:
-        try:
-            data = pa.array(series.to_numpy(), type=pa.large_string(), from_pandas=True)
-        except (pa.ArrowInvalid, pa.ArrowTypeError):
-            return None
-        return Text(data)
+        data = _object_text(series)
+        return None if data is None else Text(data)
     if not _is_arrow_text(series):
         return None
     data = series.array.__arrow_array__()
@@ -229,6 +223,18 @@ def _arrow_text(series: pd.Series) -> Text | None:
     if isinstance(data, pa.ChunkedArray):
         data = data.chunk(0) if data.num_chunks == 1 else data.combine_chunks()
     return Text(data)
+
+
+def _object_text(series: pd.Series) -> pa.Array | None:
+    """An object column of Python strings (missing ones as None, NaN or pd.NA) as Arrow text,
+    converted once here; None when it holds anything else (numbers, bytes, lists)."""
+    try:
+        data = pa.array(series.to_numpy(), from_pandas=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
+    if isinstance(data, pa.ChunkedArray):  # more text than 32-bit offsets hold
+        data = data.cast(pa.large_string()).combine_chunks()
+    return data if pa.types.is_string(data.type) or pa.types.is_large_string(data.type) else None
 
 
 def hashed_items(users: Ids, items: Text, rows: np.ndarray, positions: np.ndarray | None,
