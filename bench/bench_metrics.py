@@ -160,6 +160,17 @@ def _current_rss_bytes() -> int:
         return int(statm.read().split()[1]) * resource.getpagesize()
 
 
+def _object_conversion_seconds(n_users: int) -> float:
+    """What rankmetrics.io spends converting the run's object id columns to Arrow text."""
+    from rankmetrics.io._validate import _object_text
+
+    run, _ = make_data(n_users, string_dtype="object")
+    started = time.perf_counter()
+    for name in ("user", "item"):
+        _object_text(run[name])
+    return time.perf_counter() - started
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--users", type=int, default=100_000)
@@ -179,6 +190,10 @@ def main() -> None:
         print(f"{tool}: {result['seconds']:.2f} s, +{result['added_gib']:.2f} GiB, "
               f"{json.dumps({k: v for k, v in result['values'].items()}, default=float)}",
               flush=True)
+    if args.string_dtype == "object" and "rankmetrics" in args.tools.split(","):
+        print(f"object ids -> Arrow text (part of rankmetrics' time): "
+              f"{_object_conversion_seconds(args.users):.2f} s for the run's user and item "
+              "columns", flush=True)
     base = next((r for r in rows if r["tool"] == "rankmetrics"), None)
     print(f"\n{args.users:,} users x {LIST_LENGTH} items ({args.string_dtype} ids)")
     print(f"{'tool':<12} {'seconds':>8} {'peak +GiB':>10} {'vs rankmetrics':>15} "
