@@ -137,6 +137,8 @@ def _positions_in(values: pa.Array, among: pa.Array) -> np.ndarray:
 
 def _run_starts(values: np.ndarray) -> np.ndarray:
     """Where each run of equal consecutive values starts, then ``len(values)``."""
+    if len(values) == 0:
+        return np.zeros(1, dtype=np.int64)
     changes = np.flatnonzero(values[1:] != values[:-1]) + 1
     return np.concatenate([[0], changes, [len(values)]]).astype(np.int64)
 

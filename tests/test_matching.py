@@ -8,6 +8,7 @@ inside the data) must find the same (user, rank, ground-truth row) triples.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from rankmetrics import GroundTruth, RankedRun, matching
@@ -47,3 +48,12 @@ def test_matching_finds_every_judged_item(seed, lists_per_chunk, monkeypatch):
         lengths = run[run["user"].isin(set(truth["user"]))].groupby("user").size()
         np.testing.assert_array_equal(
             ranked.lengths, lengths.reindex(ground_truth.users, fill_value=0).to_numpy())
+
+
+def test_a_run_of_users_the_ground_truth_lacks_ranks_nothing():
+    truth = pd.DataFrame({"user": ["u1", "u2"], "item": ["a", "b"], "rating": [1, 1]})
+    run = pd.DataFrame({"user": ["x1", "x1", "x2"], "item": ["a", "b", "a"],
+                        "score": [2.0, 1.0, 1.0]})
+    ranked = RankedRun.from_frame(run, GroundTruth.from_frame(truth))
+    assert ranked.unknown_users == 2 and ranked.unknown_user_examples == ("x1", "x2")
+    assert not ranked.present.any() and len(ranked.judged_user) == 0
