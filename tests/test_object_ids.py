@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 
 from rankmetrics import Conventions, DataError, RelevanceMapping, evaluate
+from rankmetrics.io._ids import from_arrow, from_objects
 from tests.test_differential import random_data
 
 STARS = RelevanceMapping.graded({5: 3, 4: 2, 3: 1})
@@ -109,3 +111,20 @@ def test_a_pandas_na_user_id_is_reported_as_missing(table):
     frame["user"] = pd.Series(["aa", pd.NA], dtype=object)
     with pytest.raises(DataError, match=r"1 row has no user id: row 2\."):
         evaluate(truth, {"model": run}, max_cutoff=2)
+
+
+@pytest.mark.parametrize("values", [
+    ["u1"] * 5 + ["u2"] * 3 + [None] * 2 + ["u1"] * 4,  # runs: the first of each is read
+    ["a", "b", "c", "a", None, "b", "d", "e"],  # no runs: every row is read
+])
+def test_object_ids_get_the_codes_of_the_same_arrow_text(values):
+    objects = np.array(values, dtype=object)
+    got = from_objects(objects)
+    expected = from_arrow(pa.array(values, pa.large_string()))
+    assert got.values.to_pylist() == expected.values.to_pylist()
+    np.testing.assert_array_equal(got.codes, expected.codes)
+
+
+def test_objects_that_are_not_text_are_left_to_the_slow_path():
+    assert from_objects(np.array([1, 1, 1, 1, 2, 2, 2, 2], dtype=object)) is None
+    assert from_objects(np.array(["a", 1, "b"], dtype=object)) is None

@@ -152,6 +152,55 @@ def _runs(text: pa.ChunkedArray, sample: int = 10_000) -> Ids | None:
     return Ids(codes, values, text, False, True)
 
 
+def from_objects(values: np.ndarray) -> Ids | None:
+    """Codes of an object array of Python strings (missing ones as None, NaN or pd.NA),
+    converted to Arrow text once; None when it holds anything else (numbers, bytes, lists).
+
+    When equal values mostly come in runs (a run's user column), only the first value of
+    each run is converted: comparing neighbours is several times cheaper than converting.
+    """
+    starts = _object_run_starts(values)
+    if starts is None:
+        text = objects_as_text(values)
+        return None if text is None else from_arrow(text)
+    firsts = objects_as_text(values[starts])
+    if firsts is None:
+        return None
+    encoded = pc.dictionary_encode(firsts)
+    nulls = encoded.null_count > 0
+    first_codes = pc.fill_null(encoded.indices, -1).to_numpy().astype(np.int32)
+    codes = np.repeat(first_codes, np.diff(starts, append=len(values)))
+    return Ids(codes, pc.cast(encoded.dictionary, pa.large_string()), None, nulls, not nulls)
+
+
+def _object_run_starts(values: np.ndarray, sample: int = 10_000) -> np.ndarray | None:
+    """Where each run of equal values starts, when runs are long (a quarter of the rows or
+    fewer start one); None otherwise, or when values cannot be compared (pd.NA)."""
+    n = len(values)
+    if n < 2:
+        return None
+    head = values[:sample]
+    try:
+        if np.count_nonzero(head[1:] != head[:-1]) > len(head) / 4:
+            return None
+        starts = np.flatnonzero(values[1:] != values[:-1]) + 1
+    except (TypeError, ValueError):
+        return None
+    return None if len(starts) > n / 4 else np.concatenate(([0], starts))
+
+
+def objects_as_text(values: np.ndarray) -> pa.Array | None:
+    """Python strings (missing ones as None, NaN or pd.NA) as one Arrow string array; None
+    for anything else."""
+    try:
+        text = pa.array(values, from_pandas=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
+    if isinstance(text, pa.ChunkedArray):  # more text than 32-bit offsets hold
+        text = text.cast(pa.large_string()).combine_chunks()
+    return text if pa.types.is_string(text.type) or pa.types.is_large_string(text.type) else None
+
+
 def _same(a: pa.Array, b: pa.Array) -> bool:
     """Whether two dictionaries hold the same values (the very same memory, or equal)."""
     if len(a) != len(b):

@@ -16,7 +16,16 @@ import pyarrow.compute as pc
 
 from rankmetrics.errors import DataError
 from rankmetrics.io._hashing import equal_in_lists, hash_text, same_text
-from rankmetrics.io._ids import HashedIds, Ids, Text, distinct, from_arrow, repeated_pairs
+from rankmetrics.io._ids import (
+    HashedIds,
+    Ids,
+    Text,
+    distinct,
+    from_arrow,
+    from_objects,
+    objects_as_text,
+    repeated_pairs,
+)
 from rankmetrics.io._readers import RawTable
 
 EXAMPLES = 3
@@ -161,8 +170,7 @@ def _arrow_ids(series: pd.Series) -> Ids | None:
     or other objects is left to :func:`_id_series`.
     """
     if series.dtype == object:
-        data = _object_text(series)
-        return None if data is None else from_arrow(data)
+        return from_objects(series.to_numpy())
     if not _is_arrow_text(series):
         return None
     data = series.array.__arrow_array__()
@@ -213,7 +221,7 @@ def _arrow_text(series: pd.Series) -> Text | None:
     """Ids held as text (Arrow or Python strings) as one chunk of Arrow text; None for other
     columns (numbers, dictionary-encoded text)."""
     if series.dtype == object:
-        data = _object_text(series)
+        data = objects_as_text(series.to_numpy())
         return None if data is None else Text(data)
     if not _is_arrow_text(series):
         return None
@@ -223,18 +231,6 @@ def _arrow_text(series: pd.Series) -> Text | None:
     if isinstance(data, pa.ChunkedArray):
         data = data.chunk(0) if data.num_chunks == 1 else data.combine_chunks()
     return Text(data)
-
-
-def _object_text(series: pd.Series) -> pa.Array | None:
-    """An object column of Python strings (missing ones as None, NaN or pd.NA) as Arrow text,
-    converted once here; None when it holds anything else (numbers, bytes, lists)."""
-    try:
-        data = pa.array(series.to_numpy(), from_pandas=True)
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
-        return None
-    if isinstance(data, pa.ChunkedArray):  # more text than 32-bit offsets hold
-        data = data.cast(pa.large_string()).combine_chunks()
-    return data if pa.types.is_string(data.type) or pa.types.is_large_string(data.type) else None
 
 
 def hashed_items(users: Ids, items: Text, rows: np.ndarray, positions: np.ndarray | None,
