@@ -1,8 +1,9 @@
 """Matching ranked items with ground-truth rows, checked against a plain dictionary lookup.
 
 The random data has lists of 1 to 30 items in shuffled user order, users missing from the
-output and users unknown to the ground truth; matching a few lists at a time (chunk edges
-inside the data) must find the same (user, rank, ground-truth row) triples.
+output and users unknown to the ground truth; hashing a few rows and matching a few lists at
+a time (chunk edges inside the data) must find the same (user, rank, ground-truth row)
+triples.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import pandas as pd
 import pytest
 
 from rankmetrics import GroundTruth, RankedRun, matching
+from rankmetrics.io import _hashing, _ids
 from tests.test_differential import random_data
 
 
@@ -37,6 +39,9 @@ def _expected_triples(truth, run, ties: str) -> set[tuple[int, int, int]]:
 @pytest.mark.parametrize("lists_per_chunk", [1, 3, 1 << 16])
 def test_matching_finds_every_judged_item(seed, lists_per_chunk, monkeypatch):
     monkeypatch.setattr(matching, "LISTS_PER_CHUNK", lists_per_chunk)
+    # ids hashed and checked a few rows at a time, so chunk edges fall inside lists
+    monkeypatch.setattr(_hashing, "ROWS_PER_CHUNK", 4 * lists_per_chunk + 3)
+    monkeypatch.setattr(_ids, "BLOCK", 2 * lists_per_chunk + 5)
     truth, run = random_data(seed, tie_free=seed % 2 == 0)
     for ties in ("item_desc", "item_asc"):
         ground_truth = GroundTruth.from_frame(truth)

@@ -21,7 +21,20 @@ _WORD_FACTOR = np.uint64(0xBF58476D1CE4E5B9)
 _FINAL_FACTOR = np.uint64(0x94D049BB133111EB)
 
 
+#: Rows hashed at a time: bounds the memory the temporaries take.
+ROWS_PER_CHUNK = 1 << 20
+
+
 def hash_text(array: pa.Array, seed: int = 0) -> np.ndarray:
+    """A 64-bit hash of each string of an Arrow string array (see :func:`_hash_chunk`)."""
+    hashes = np.empty(len(array), dtype=np.uint64)
+    for start in range(0, len(array), ROWS_PER_CHUNK):
+        part = array.slice(start, ROWS_PER_CHUNK)
+        hashes[start:start + len(part)] = _hash_chunk(part, seed)
+    return hashes
+
+
+def _hash_chunk(array: pa.Array, seed: int) -> np.ndarray:
     """A 64-bit hash of each string of an Arrow string array, from its UTF-8 bytes.
 
     A string of L >= 8 bytes is read as the little-endian 64-bit words starting at bytes

@@ -298,20 +298,10 @@ class Text:
     def _edges(self) -> np.ndarray:
         """Rows whose id may be missing or have surrounding spaces: null, empty, or starting
         or ending with a byte that is a space, a control character or part of a non-ASCII
-        character (which may be a space too); read from Arrow's buffers."""
-        offset_type = np.int64 if pa.types.is_large_string(self.text.type) else np.int32
-        offsets = np.frombuffer(self.text.buffers()[1], dtype=offset_type)[
-            self.text.offset:self.text.offset + len(self.text) + 1]
-        data_buffer = self.text.buffers()[2]
-        data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else None
-        lengths = np.diff(offsets)
-        edge = lengths == 0
-        if data is not None and len(data):
-            for byte in _end_bytes(data, offsets, lengths):
-                edge |= (byte <= 32) | (byte >= 128)
-        if self.text.null_count:
-            edge |= self.text.is_null().to_numpy(zero_copy_only=False)
-        return np.flatnonzero(edge)
+        character (which may be a space too); read from Arrow's buffers a chunk at a time."""
+        found = [np.flatnonzero(_edges_of(self.text.slice(start, BLOCK))) + start
+                 for start in range(0, len(self.text), BLOCK)]
+        return np.concatenate([np.zeros(0, dtype=np.int64), *found])
 
     def trimmed(self) -> tuple[Text, np.ndarray | None]:
         """The ids without surrounding spaces, and where an id is missing (null, empty or
@@ -330,6 +320,23 @@ class Text:
         if pc.any(changed).as_py():
             text = Text(pc.utf8_trim_whitespace(self.text))
         return text, (missing if missing.any() else None)
+
+
+def _edges_of(text: pa.Array) -> np.ndarray:
+    """:meth:`Text._edges` of one slice, as a bool array."""
+    offset_type = np.int64 if pa.types.is_large_string(text.type) else np.int32
+    offsets = np.frombuffer(text.buffers()[1], dtype=offset_type)[
+        text.offset:text.offset + len(text) + 1]
+    data_buffer = text.buffers()[2]
+    data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else None
+    lengths = np.diff(offsets)
+    edge = lengths == 0
+    if data is not None and len(data):
+        for byte in _end_bytes(data, offsets, lengths):
+            edge |= (byte <= 32) | (byte >= 128)
+    if text.null_count:
+        edge |= text.is_null().to_numpy(zero_copy_only=False)
+    return edge
 
 
 def _end_bytes(data: np.ndarray, offsets: np.ndarray, lengths: np.ndarray
