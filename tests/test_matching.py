@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from rankmetrics import GroundTruth, RankedRun, matching
-from rankmetrics.io import _hashing, _ids
+from rankmetrics.io import _hashing, _ids, run_from_dataframe
 from tests.test_differential import random_data
 
 
@@ -62,3 +62,23 @@ def test_a_run_of_users_the_ground_truth_lacks_ranks_nothing():
     ranked = RankedRun.from_frame(run, GroundTruth.from_frame(truth))
     assert ranked.unknown_users == 2 and ranked.unknown_user_examples == ("x1", "x2")
     assert not ranked.present.any() and len(ranked.judged_user) == 0
+
+
+def test_items_sharing_a_hash_in_a_list_are_hashed_again_with_another_seed(monkeypatch):
+    """Two different ids of one list with the same hash (a collision) are told apart by
+    their text: the items are hashed again with the next seed, and nothing is lost."""
+    from rankmetrics.io import _validate
+
+    real = _hashing.hash_text
+
+    def colliding_at_seed_0(text, seed=0):
+        return np.zeros(len(text), dtype=np.uint64) if seed == 0 else real(text, seed)
+
+    monkeypatch.setattr(_validate, "hash_text", colliding_at_seed_0)
+    truth, run = random_data(5, tie_free=True)
+    expected = _expected_triples(truth, run, "item_desc")
+    loaded = run_from_dataframe(run, name="model output")
+    assert loaded._codes["item"][0].seed == 1
+    ranked = RankedRun.from_loaded(loaded, GroundTruth.from_frame(truth))
+    assert set(zip(ranked.judged_user.tolist(), ranked.judged_rank.tolist(),
+                   ranked.judged_row.tolist(), strict=True)) == expected
