@@ -7,6 +7,7 @@ from functools import cached_property
 
 import numpy as np
 import pandas as pd
+import pyarrow.compute as pc
 
 from rankmetrics.io._ids import HashedIds, Ids
 
@@ -75,6 +76,9 @@ class LoadedTable:
     @cached_property
     def n_items(self) -> int:
         """Number of distinct items."""
+        hashed = kept_codes(self, "item")
+        if isinstance(hashed, HashedIds):  # a run's items: counted by Arrow, nothing kept
+            return int(pc.count_distinct(hashed.text).as_py())
         return id_index(self, "item").n_distinct
 
 
