@@ -34,6 +34,12 @@ Decisions:
   item columns, or lists) counts every pair as relevant with rating 1, with a warning.
 - In semicolon, tab or pipe separated files, numbers written with a decimal comma (``0,5``)
   are read as decimals, with a warning.
+- A DataFrame is one more source: it gets the same checks and the same messages as a file.
+  Object columns of Python strings are converted to Arrow text here, once.
+- This package is the one place where ids are read, checked and numbered: user ids and a
+  ground truth's items become integer codes, a model's items 64-bit hashes that no two items
+  of one list share (:func:`id_codes`; :func:`hash_text`, :func:`same_text` and
+  :func:`argsort_lists` are the tools :mod:`rankmetrics.matching` uses on them).
 """
 
 from rankmetrics.io._crosscheck import check_against_truth
