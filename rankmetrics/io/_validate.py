@@ -115,8 +115,7 @@ def finish(raw: RawTable, kind: str, file: str, ids_as_strings: bool) -> tuple[
         )
     dropped = 0
     if kind == "run":
-        items = hashed_items(users, items if isinstance(items, Text) else Text(items.as_text()),
-                             rows, positions, file, column_of["item"])
+        items = hashed_items(users, items, rows, positions, file, column_of["item"])
     elif repeated_pairs(users.codes, len(users.values), items.codes):
         keys = _pair_keys(users, items)
         keep, note = _truth_duplicates(keys, users, items, values, rows, file,
@@ -233,22 +232,25 @@ def _arrow_text(series: pd.Series) -> Text | None:
     return Text(data)
 
 
-def hashed_items(users: Ids, items: Text, rows: np.ndarray, positions: np.ndarray | None,
-                 file: str, column: str) -> HashedIds:
+def hashed_items(users: Ids, items: Text | Ids, rows: np.ndarray,
+                 positions: np.ndarray | None, file: str, column: str) -> HashedIds:
     """A run's items hashed so that the items of each user's list have different hashes; a
     repeated item in a list is a DataError naming the rows.
 
-    Equal hashes within a list are either a repeated item or (very rarely) two ids with the
-    same hash; the text tells which, and for the latter another seed is tried.
+    Items already numbered (dictionary-encoded in a Parquet file, say) are hashed once per
+    distinct id. Equal hashes within a list are either a repeated item or (very rarely) two
+    ids with the same hash; the text tells which, and for the latter another seed is tried.
     """
+    text = items.text if isinstance(items, Text) else items.as_text()
     seed = 0
     while True:
-        hashes = hash_text(items.text, seed)
+        hashes = (hash_text(text, seed) if isinstance(items, Text)
+                  else hash_text(items.values, seed)[items.codes])
         first, second = equal_in_lists(users.codes, len(users.values), hashes)
         if len(first) == 0:
-            return HashedIds(items.text, hashes, seed)
-        if same_text(items.text.take(pa.array(first)), items.text.take(pa.array(second))).any():
-            coded = distinct(from_arrow(items.text))
+            return HashedIds(text, hashes, seed)
+        if same_text(text.take(pa.array(first)), text.take(pa.array(second))).any():
+            coded = distinct(from_arrow(text))
             _check_run_duplicates(_pair_keys(users, coded), users, coded, rows, positions, file,
                                   column)
         seed += 1
