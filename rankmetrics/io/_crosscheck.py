@@ -11,7 +11,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rankmetrics.errors import DataError
-from rankmetrics.io._table import IdIndex, LoadedTable, id_index
+from rankmetrics.io._ids import HashedIds
+from rankmetrics.io._table import IdIndex, LoadedTable, id_index, kept_codes
 from rankmetrics.io._validate import EXAMPLES, canonical_ids
 from rankmetrics.relevance import RelevanceMapping
 
@@ -102,9 +103,10 @@ def check_against_truth(
 
 @dataclass
 class _RunItems:
-    """A run's item ids compared with the ground truth's, one lookup per row (a run's items
-    are hashed, not numbered, when read): how many distinct ids, whether any is in the ground
-    truth, and the distinct ids that are not (in order of first appearance)."""
+    """A run's item ids compared with the ground truth's: how many distinct ids, whether any
+    is in the ground truth, and the distinct ids that are not (in order of first appearance).
+    A run's items are hashed, not numbered, when read from text: then each row is looked up
+    (once); when they came numbered, each distinct id."""
 
     text: pa.ChunkedArray
     n_distinct: int
@@ -115,6 +117,12 @@ class _RunItems:
     def against(cls, run: LoadedTable, truth_items: pd.Series) -> _RunItems:
         column = pa.array(run.table["item"].astype("str"))
         text = column if isinstance(column, pa.ChunkedArray) else pa.chunked_array([column])
+        hashed = kept_codes(run, "item")
+        if isinstance(hashed, HashedIds) and hashed.distinct is not None:
+            distinct = pd.Series(hashed.distinct.to_pandas(), dtype="str")
+            known = _isin(distinct, truth_items)
+            return cls(text, len(distinct), bool(known.any()),
+                       distinct[~known].reset_index(drop=True))
         found = pc.index_in(text, value_set=_text_set(truth_items))
         known = pc.is_valid(found)
         seen = np.bincount(pc.drop_null(found).to_numpy(), minlength=len(truth_items))

@@ -149,12 +149,30 @@ def equal_in_lists(users: np.ndarray, n_users: int, hashes: np.ndarray
         starts = np.flatnonzero(grouped[1:] != grouped[:-1]) + 1
         hashes = hashes[order]
     lengths = np.diff(starts, prepend=0, append=n)
-    if not _equal_neighbours(sort_lists(hashes.copy(), lengths), starts).any():
+    if not _any_equal_in_lists(hashes, lengths):
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     positions = argsort_lists(hashes, lengths)
     first = np.flatnonzero(_equal_neighbours(hashes[positions], starts))
     a, b = positions[first], positions[first + 1]
     return (a, b) if order is None else (order[a], order[b])
+
+
+def _any_equal_in_lists(hashes: np.ndarray, lengths: np.ndarray) -> bool:
+    """Whether some list of ``lengths`` consecutive hashes holds one twice: each list sorted
+    in a copy, about a chunk of rows at a time (small temporaries are reused, not mapped
+    afresh)."""
+    ends = np.cumsum(lengths)
+    first_list = 0
+    while first_list < len(lengths):
+        start = int(ends[first_list] - lengths[first_list])
+        last_list = max(int(np.searchsorted(ends, start + ROWS_PER_CHUNK, side="right")),
+                        first_list + 1)
+        part = lengths[first_list:last_list]
+        ordered = sort_lists(hashes[start:int(ends[last_list - 1])].copy(), part)
+        if _equal_neighbours(ordered, np.cumsum(part)[:-1]).any():
+            return True
+        first_list = last_list
+    return False
 
 
 def _equal_neighbours(ordered: np.ndarray, starts: np.ndarray) -> np.ndarray:

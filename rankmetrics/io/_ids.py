@@ -354,11 +354,14 @@ def _end_bytes(data: np.ndarray, offsets: np.ndarray, lengths: np.ndarray
 @dataclass
 class HashedIds:
     """A model's item ids as Arrow text with a 64-bit hash per row, made with ``seed``: equal
-    ids have equal hashes and, within each user's list, different ids different hashes."""
+    ids have equal hashes and, within each user's list, different ids different hashes.
+    ``distinct`` holds the distinct ids when they came numbered (dictionary-encoded Parquet,
+    say); None otherwise."""
 
     text: pa.Array
     hashes: np.ndarray
     seed: int
+    distinct: pa.Array | None = None
 
     def __len__(self) -> int:
         return len(self.text)

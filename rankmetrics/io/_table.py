@@ -77,7 +77,9 @@ class LoadedTable:
     def n_items(self) -> int:
         """Number of distinct items."""
         hashed = kept_codes(self, "item")
-        if isinstance(hashed, HashedIds):  # a run's items: counted by Arrow, nothing kept
+        if isinstance(hashed, HashedIds):  # a run's items: hashed, not numbered
+            if hashed.distinct is not None:
+                return len(hashed.distinct)
             return int(pc.count_distinct(hashed.text).as_py())
         return id_index(self, "item").n_distinct
 

@@ -248,7 +248,7 @@ def hashed_items(users: Ids, items: Text | Ids, rows: np.ndarray,
                   else hash_text(items.values, seed)[items.codes])
         first, second = equal_in_lists(users.codes, len(users.values), hashes)
         if len(first) == 0:
-            return HashedIds(text, hashes, seed)
+            return HashedIds(text, hashes, seed, None if isinstance(items, Text) else items.values)
         if same_text(text.take(pa.array(first)), text.take(pa.array(second))).any():
             coded = distinct(from_arrow(text))
             _check_run_duplicates(_pair_keys(users, coded), users, coded, rows, positions, file,
