@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from rankmetrics.io import LoadedTable, hash_text, id_codes, truth_from_dataframe
+from rankmetrics.io import LoadedTable, hash_text, truth_codes, truth_from_dataframe
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,7 @@ class GroundTruth:
         if truth.kind != "truth":
             raise ValueError(f"GroundTruth needs a ground truth; {truth.name!r} is a "
                              f"{truth.kind}.")
-        users, items, truth = id_codes(truth)
+        users, items, truth = truth_codes(truth)
         user_index = users.codes.astype(np.int64)
         counts = np.bincount(user_index, minlength=len(users.values))
         grouped = not np.any(user_index[1:] < user_index[:-1])

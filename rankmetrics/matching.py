@@ -40,7 +40,8 @@ def judged_items(
         for first in range(0, len(block_user), LISTS_PER_CHUNK)
     ]
     if not parts:
-        return tuple(np.zeros(0, dtype=np.int64) for _ in range(3))
+        nothing = np.zeros(0, dtype=np.int64)
+        return nothing, nothing, nothing
     return _by_user_and_rank(*(np.concatenate(arrays) for arrays in zip(*parts, strict=True)))
 
 

@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 
 from rankmetrics.conventions import TIES
 from rankmetrics.ground_truth import GroundTruth, named_columns
-from rankmetrics.io import LoadedTable, id_codes, run_from_dataframe
+from rankmetrics.io import LoadedTable, run_codes, run_from_dataframe
 from rankmetrics.matching import judged_items
 
 EXAMPLES_SHOWN = 3
@@ -65,7 +65,7 @@ class RankedRun:
             raise ValueError(f"ties must be one of {', '.join(TIES)}. Got {ties!r} instead.")
         if run.kind != "run":
             raise ValueError(f"RankedRun needs a model's output; {run.name!r} is a {run.kind}.")
-        users, items, run = id_codes(run)
+        users, items, run = run_codes(run)
         truth_user = _positions_in(users.values, truth.user_ids)
         row_user = truth_user[users.codes]
         unknown = np.flatnonzero(truth_user < 0)

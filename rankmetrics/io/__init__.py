@@ -38,8 +38,8 @@ Decisions:
   Object columns of Python strings are converted to Arrow text here, once.
 - This package is the one place where ids are read, checked and numbered: user ids and a
   ground truth's items become integer codes, a model's items 64-bit hashes that no two items
-  of one list share (:func:`id_codes`; :func:`hash_text`, :func:`same_text` and
-  :func:`argsort_lists` are the tools :mod:`rankmetrics.matching` uses on them).
+  of one list share (:func:`truth_codes`, :func:`run_codes`; :func:`hash_text`,
+  :func:`same_text` and :func:`argsort_lists` are the tools :mod:`rankmetrics.matching` uses).
 """
 
 from rankmetrics.io._crosscheck import check_against_truth
@@ -47,10 +47,11 @@ from rankmetrics.io._formats import FORMATS
 from rankmetrics.io._hashing import argsort_lists, hash_text, same_text
 from rankmetrics.io._ids import HashedIds
 from rankmetrics.io._load import (
-    id_codes,
     read_run,
     read_truth,
+    run_codes,
     run_from_dataframe,
+    truth_codes,
     truth_from_dataframe,
 )
 from rankmetrics.io._table import LoadedTable, rating_values
@@ -62,11 +63,12 @@ __all__ = [
     "argsort_lists",
     "check_against_truth",
     "hash_text",
-    "id_codes",
     "rating_values",
     "read_run",
     "read_truth",
+    "run_codes",
     "run_from_dataframe",
     "same_text",
+    "truth_codes",
     "truth_from_dataframe",
 ]

@@ -145,15 +145,28 @@ def _from_dataframe(df: pd.DataFrame, kind: str, name: str, columns: dict[str, s
     return loaded
 
 
-def id_codes(table: LoadedTable) -> tuple[Ids, Ids | HashedIds, LoadedTable]:
-    """The user and item columns of a read table as integer codes (distinct ids in order of
-    first appearance; a run's items as hashes, see :mod:`rankmetrics.io._hashing`), with the
-    table they number.
+def truth_codes(truth: LoadedTable) -> tuple[Ids, Ids, LoadedTable]:
+    """A read ground truth's user and item columns as integer codes (distinct ids in order of
+    first appearance), with the table they number.
 
     They are the codes made while reading. A table whose columns were replaced since is
     checked again, as a DataFrame, and the checked table comes back with its codes.
     """
-    users, items = kept_codes(table, "user"), kept_codes(table, "item")
-    if not isinstance(users, Ids) or items is None:  # a checked table keeps both
-        return id_codes(_from_dataframe(table.table, table.kind, table.source, None, True))
-    return users, items, table
+    users, items = kept_codes(truth, "user"), kept_codes(truth, "item")
+    if isinstance(users, Ids) and isinstance(items, Ids):
+        return users, items, truth
+    return truth_codes(_checked_again(truth))
+
+
+def run_codes(run: LoadedTable) -> tuple[Ids, HashedIds, LoadedTable]:
+    """A read run's user column as integer codes and its item column as hashes (see
+    :mod:`rankmetrics.io._hashing`), with the table they describe; checked again as
+    :func:`truth_codes` says."""
+    users, items = kept_codes(run, "user"), kept_codes(run, "item")
+    if isinstance(users, Ids) and isinstance(items, HashedIds):
+        return users, items, run
+    return run_codes(_checked_again(run))
+
+
+def _checked_again(table: LoadedTable) -> LoadedTable:
+    return _from_dataframe(table.table, table.kind, table.source, None, True)

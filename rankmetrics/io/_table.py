@@ -56,7 +56,7 @@ class LoadedTable:
     warnings: list[str] = field(default_factory=list)
     duplicates_dropped: int = 0
     # The user and item columns as codes, by role, with the Arrow data they were made for
-    # (see index_ids and rankmetrics.io.id_codes).
+    # (see index_ids, rankmetrics.io.truth_codes and run_codes).
     _codes: dict[str, tuple[Ids | HashedIds, object]] = field(default_factory=dict, init=False,
                                                   repr=False, compare=False)
     # The user and item columns summarised while reading (see id_index), by role.
