@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -85,14 +86,18 @@ def finish(raw: RawTable, kind: str, file: str, ids_as_strings: bool) -> tuple[
             raise DataError("the file has column names but no data rows.", file=file)
 
     column_of = _column_names(raw)
-    users = distinct(_ids(frame["user"], coded["user"], rows, file, column_of["user"], "user"))
-    items = (_text_ids(coded["item"], rows, file, column_of["item"])
-             if isinstance(coded["item"], Text)
-             else _ids(frame["item"], coded["item"], rows, file, column_of["item"], "item"))
+    user_codes, item_codes = coded["user"], coded["item"]
+    users = distinct(_ids(frame["user"], user_codes if isinstance(user_codes, Ids) else None,
+                          rows, file, column_of["user"], "user"))
+    items: Ids | Text
+    if isinstance(item_codes, Text):
+        items = _text_ids(item_codes, rows, file, column_of["item"])
+    else:
+        items = distinct(_ids(frame["item"], item_codes, rows, file, column_of["item"], "item"))
     if not ids_as_strings:
-        users, items = distinct(_canonical(users)), _canonical(items)
-    if isinstance(items, Ids):
-        items = distinct(items)
+        users = distinct(_canonical(users))
+        if isinstance(items, Ids):  # (a run's items are text only when kept as written)
+            items = distinct(_canonical(items))
 
     if kind == "truth" and value_role is None:
         values = np.ones(len(frame), dtype=np.float64)
@@ -114,25 +119,27 @@ def finish(raw: RawTable, kind: str, file: str, ids_as_strings: bool) -> tuple[
             "relevant, with rating 1."
         )
     dropped = 0
+    checked: Ids | HashedIds
     if kind == "run":
-        items = hashed_items(users, items, rows, positions, file, column_of["item"])
-    elif repeated_pairs(users.codes, len(users.values), items.codes):
-        keys = _pair_keys(users, items)
-        keep, note = _truth_duplicates(keys, users, items, values, rows, file,
-                                       column_of.get("rating") or column_of["item"])
-        warnings.append(note)
-        dropped = int(np.count_nonzero(~keep))
-        users, items, values = (distinct(users.filter(keep)), distinct(items.filter(keep)),
-                                values[keep])
+        checked = hashed_items(users, items, rows, positions, file, column_of["item"])
+    else:
+        checked = cast(Ids, items)  # a ground truth's items are always numbered
+        if repeated_pairs(users.codes, len(users.values), checked.codes):
+            keep, note = _truth_duplicates(_pair_keys(users, checked), users, checked, values,
+                                           rows, file, column_of.get("rating") or column_of["item"])
+            warnings.append(note)
+            dropped = int(np.count_nonzero(~keep))
+            users, checked, values = (distinct(users.filter(keep)), distinct(checked.filter(keep)),
+                                      values[keep])
     if not (values.flags.writeable and values.flags.owndata):
         values = values.copy()  # the table owns its values (pandas may write to them)
     value_name = "score" if kind == "run" else "rating"
     table = pd.DataFrame({
         "user": users.to_series(),
-        "item": items.to_series(),
+        "item": checked.to_series(),
         value_name: values,
     }, copy=False)
-    return table, warnings, {"user": users, "item": items}, dropped
+    return table, warnings, {"user": users, "item": checked}, dropped
 
 
 def _column_names(raw: RawTable) -> dict[str, str]:
