@@ -137,9 +137,9 @@ def bench_stages(paths: dict[str, Path]) -> list[tuple[str, float]]:
             for name in MODELS}
     mapping = stage("relevance suggestion",
                     lambda: suggest_mapping(np.unique(rating_values(truth))).recommended)
-    prepared = stage("GroundTruth.from_frame", lambda: GroundTruth.from_frame(truth.table))
-    ranked = {name: stage(f"RankedRun.from_frame ({name})",
-                          lambda name=name: RankedRun.from_frame(runs[name].table, prepared))
+    prepared = stage("GroundTruth.from_loaded", lambda: GroundTruth.from_loaded(truth))
+    ranked = {name: stage(f"RankedRun.from_loaded ({name})",
+                          lambda name=name: RankedRun.from_loaded(runs[name], prepared))
               for name in MODELS}
     max_cutoff = default_max_cutoff(LIST_LENGTH)
     for name in MODELS:

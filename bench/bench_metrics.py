@@ -105,6 +105,17 @@ def _child(tool: str, n_users: int, string_dtype: str, queue) -> None:
                "added_gib": max(peak_rss_bytes() - loaded, 0) / GIB, "values": values})
 
 
+def _object_conversion_seconds(n_users: int) -> float:
+    """What rankmetrics.io spends converting the run's object id columns to Arrow text."""
+    from rankmetrics.io._ids import from_objects, objects_as_text
+
+    run, _ = make_data(n_users, string_dtype="object")
+    started = time.perf_counter()
+    from_objects(run["user"].to_numpy())  # users come in runs: the first of each is converted
+    objects_as_text(run["item"].to_numpy())
+    return time.perf_counter() - started
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--users", type=int, default=100_000)
@@ -124,6 +135,10 @@ def main() -> None:
         print(f"{tool}: {result['seconds']:.2f} s, +{result['added_gib']:.2f} GiB, "
               f"{json.dumps({k: v for k, v in result['values'].items()}, default=float)}",
               flush=True)
+    if args.string_dtype == "object" and "rankmetrics" in args.tools.split(","):
+        print(f"object ids -> Arrow text (part of rankmetrics' time): "
+              f"{_object_conversion_seconds(args.users):.2f} s for the run's user and item "
+              "columns", flush=True)
     base = next((r for r in rows if r["tool"] == "rankmetrics"), None)
     print(f"\n{args.users:,} users x {LIST_LENGTH} items ({args.string_dtype} ids)")
     table = []

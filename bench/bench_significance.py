@@ -95,8 +95,8 @@ def bench_library(paths: dict[str, Path]) -> list[tuple[str, float]]:
     from rankmetrics.stats import compare_models
 
     truth = read_truth(paths["truth"])
-    prepared = GroundTruth.from_frame(truth.table)
-    runs = {name: RankedRun.from_frame(read_run(paths[name]).table, prepared)
+    prepared = GroundTruth.from_loaded(truth)
+    runs = {name: RankedRun.from_loaded(read_run(paths[name]), prepared)
             for name in FOUR_MODELS}
     mapping = suggest_mapping(truth.table["rating"].to_numpy()).recommended
     evaluation = evaluate(prepared, runs, relevance=mapping, max_cutoff=50)

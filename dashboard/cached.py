@@ -107,14 +107,14 @@ def counts(spec: FileSpec) -> tuple[int, int, int]:
 
 @st.cache_resource(max_entries=8, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
 def ground_truth(spec: FileSpec) -> GroundTruth:
-    return GroundTruth.from_frame(read_file(spec).table.table)
+    return GroundTruth.from_loaded(read_file(spec).table)
 
 
 @st.cache_resource(max_entries=16, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
 def ranked_run(spec: FileSpec, truth: FileSpec, ties: str) -> RankedRun | str:
     """One model's output ranked and matched against the ground truth (or an error)."""
     try:
-        return RankedRun.from_frame(read_file(spec).table.table, ground_truth(truth), ties=ties)
+        return RankedRun.from_loaded(read_file(spec).table, ground_truth(truth), ties=ties)
     except (DataError, ValueError) as error:
         return f"{spec.file_name}: {error}"
 

@@ -4,8 +4,9 @@ every convention named, proven against the reference tools."""
 from rankmetrics.conventions import PRESETS, Conventions
 from rankmetrics.errors import DataError
 from rankmetrics.evaluate import Evaluation, evaluate
+from rankmetrics.ground_truth import GroundTruth
 from rankmetrics.metrics import MAIN_METRICS, METRICS
-from rankmetrics.prepare import GroundTruth, RankedRun
+from rankmetrics.ranked_run import RankedRun
 from rankmetrics.relevance import RelevanceMapping, suggest_mapping
 
 __all__ = [

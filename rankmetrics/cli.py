@@ -24,7 +24,6 @@ from rankmetrics.evaluate import MAX_CUTOFF, evaluate
 from rankmetrics.export import FORMULA_MODES, to_csv
 from rankmetrics.io import check_against_truth, read_run, read_truth
 from rankmetrics.metrics import MAIN_METRICS, METRICS, check_metrics
-from rankmetrics.prepare import GroundTruth
 from rankmetrics.relevance import RelevanceMapping, parse_grade_table, suggest_mapping
 
 DEFAULT_CUTOFFS = (1, 3, 5, 10, 20, 50, 100)
@@ -144,9 +143,8 @@ def _evaluate(args: argparse.Namespace) -> int:
                            columns=_only(column_overrides, ("user", "item", "score", "rank")))
         _warn(run.warnings)
         _warn(check_against_truth(run, truth, mapping=mapping, max_cutoff=max(cutoffs)))
-        runs[name] = run.table
-    prepared = GroundTruth.from_frame(truth.table)
-    evaluation = evaluate(prepared, runs, relevance=mapping, conventions=conventions,
+        runs[name] = run
+    evaluation = evaluate(truth, runs, relevance=mapping, conventions=conventions,
                           max_cutoff=max(cutoffs))
     print(f"rankmetrics: conventions: {conventions.describe()}", file=sys.stderr)
     if args.per_user:

@@ -19,9 +19,11 @@ import pandas as pd
 from rankmetrics.cache import BoundedCache
 from rankmetrics.checks import check_int
 from rankmetrics.conventions import Conventions
+from rankmetrics.ground_truth import GroundTruth
+from rankmetrics.io import LoadedTable
 from rankmetrics.kernels import JudgedItems, UserBlock, judge
 from rankmetrics.metrics import METRICS, check_metrics
-from rankmetrics.prepare import GroundTruth, RankedRun
+from rankmetrics.ranked_run import RankedRun
 from rankmetrics.relevance import RelevanceMapping
 
 USERS_PER_BLOCK = 16_384
@@ -38,8 +40,8 @@ MAX_CUTOFF = 10**9
 
 
 def evaluate(
-    truth: pd.DataFrame | GroundTruth,
-    runs: Mapping[str, pd.DataFrame | RankedRun],
+    truth: pd.DataFrame | LoadedTable | GroundTruth,
+    runs: Mapping[str, pd.DataFrame | LoadedTable | RankedRun],
     *,
     relevance: RelevanceMapping | None = None,
     conventions: Conventions | None = None,
@@ -49,9 +51,12 @@ def evaluate(
 
     Parameters
     ----------
-    truth : DataFrame (user, item, rating) or GroundTruth
-    runs : mapping of model name -> DataFrame (user, item, score) or RankedRun
-        A RankedRun must have been made against the same GroundTruth with the same tie rule.
+    truth : DataFrame (user, item, rating), a ground truth read by rankmetrics.io, or GroundTruth
+    runs : mapping of model name -> DataFrame (user, item, score), a run read by
+        rankmetrics.io, or RankedRun
+        DataFrames are checked as :func:`rankmetrics.io.truth_from_dataframe` and
+        :func:`rankmetrics.io.run_from_dataframe` check them. A RankedRun must have been made
+        against the same GroundTruth with the same tie rule.
     relevance : RelevanceMapping, default identity with threshold 1
     conventions : Conventions, default ``Conventions()``
     max_cutoff : int

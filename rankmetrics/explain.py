@@ -4,7 +4,7 @@ and two models' lists for one user side by side.
 :func:`explain_ndcg` rebuilds, for one user, every number NDCG@K is made of: each ranked item's
 rating, grade, gain, discount ``1 / log2(rank + 1)``, contribution and running DCG; the ideal
 list and IDCG; and the formula written out with the user's numbers. Items are ordered exactly
-as :class:`rankmetrics.prepare.RankedRun` orders them (score descending, then the tie rule), so
+as :class:`rankmetrics.RankedRun` orders them (score descending, then the tie rule), so
 the result equals ``evaluate(...).per_user_at(model, "ndcg", K)`` for that user.
 
 >>> truth = pd.DataFrame({"user": ["u"] * 5, "item": list("ACXYZ"), "rating": [1] * 5})
@@ -30,7 +30,7 @@ import pandas as pd
 from rankmetrics.checks import check_int
 from rankmetrics.conventions import GAINS, IDEALS, Conventions
 from rankmetrics.kernels import discounts, judge
-from rankmetrics.prepare import _rank_order
+from rankmetrics.ranked_run import rank_order
 from rankmetrics.relevance import RelevanceMapping
 
 RANKED_COLUMNS = (
@@ -349,7 +349,7 @@ def _ranked_items(run: pd.DataFrame, user: str, ties: str) -> np.ndarray:
     mine = run.loc[run["user"] == user, ["item", "score"]]
     items = mine["item"].reset_index(drop=True)
     scores = mine["score"].to_numpy(dtype=np.float64)
-    order = _rank_order(np.zeros(len(items), dtype=np.int64), scores, items, None, ties)
+    order = rank_order(np.zeros(len(items), dtype=np.int64), scores, items, None, ties)
     return items.to_numpy() if order is None else items.to_numpy()[order]
 
 

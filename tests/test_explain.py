@@ -13,10 +13,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rankmetrics import Conventions, RelevanceMapping, evaluate
+from rankmetrics import Conventions, GroundTruth, RankedRun, RelevanceMapping, evaluate
 from rankmetrics.explain import compare_conventions, explain_ndcg, slipped_discount
 from rankmetrics.io import read_run, read_truth
-from rankmetrics.prepare import GroundTruth, RankedRun
 from rankmetrics.users import (
     distribution_summary,
     largest_disagreement,

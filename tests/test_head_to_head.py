@@ -10,9 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rankmetrics import Conventions, RelevanceMapping, evaluate
+from rankmetrics import Conventions, GroundTruth, RankedRun, RelevanceMapping, evaluate
 from rankmetrics.explain import explain_ndcg, side_by_side
-from rankmetrics.prepare import GroundTruth, RankedRun
 from rankmetrics.users import biggest_differences, head_to_head, outcome_counts
 
 # ----- per-user values of two models ------------------------------------------------------

@@ -142,3 +142,34 @@ def test_arguments_are_checked():
     with pytest.raises(ValueError, match=r"The 'max_cutoff' argument must be an integer in "
                        r"the range \[1, inf\)\. Got 0 instead\."):
         check_against_truth(run, truth, mapping=STARS, max_cutoff=0)
+
+
+@pytest.mark.parametrize("run_text", [
+    "user,item,score\n12,7.0,1\n12,x,0.5\n13,8.0,1\n14,9,1\n14,y,0.5\n",  # numbers as '7.0'
+    "user,item,score\nu1,7,1\nu2,8,1\n",  # no shared user
+    "user,item,score\n12,a,1\n13,b,1\n",  # no shared item
+])
+def test_a_run_read_from_parquet_is_checked_as_from_csv(run_text):
+    """Parquet stores the item ids dictionary-encoded, so the run's distinct items are known
+    when it is read; the checks say the same as for the CSV file, whose items are hashed."""
+    import io
+
+    import pandas as pd
+
+    frame = pd.read_csv(io.StringIO(run_text), dtype=str).astype({"score": float})
+    buffer = io.BytesIO()
+    frame.to_parquet(buffer, index=False)
+    truth = read_truth(TRUTH.encode(), name="ratings.csv")
+    outcomes = []
+    csv_run = read_run(run_text.encode(), name="model_a.csv")
+    parquet_run = read_run(buffer.getvalue(), name="model_a.parquet")
+    assert parquet_run._codes["item"][0].distinct is not None  # numbered when read
+    assert csv_run._codes["item"][0].distinct is None  # hashed only
+    for run in (csv_run, parquet_run):
+        assert run.n_items == frame["item"].nunique()
+        try:
+            outcomes.append(check_against_truth(run, truth, mapping=STARS, max_cutoff=1))
+        except DataError as error:
+            outcomes.append(error.problem)
+    assert str(outcomes[0]).replace("model_a.csv", "FILE") == str(outcomes[1]).replace(
+        "model_a.parquet", "FILE")

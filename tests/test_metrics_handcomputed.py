@@ -426,14 +426,15 @@ def test_ties_compare_item_ids_as_text(ties, reciprocal_rank):
 def test_duplicate_item_in_a_model_output_is_an_error_naming_the_rows():
     truth = pd.DataFrame({"user": ["u"], "item": ["a"], "rating": [1]})
     run = pd.DataFrame({"user": ["u", "u", "u"], "item": ["a", "b", "a"], "score": [3, 2, 1]})
-    with pytest.raises(DataError, match=r"rows 0, 2"):
+    with pytest.raises(DataError, match=r"user 'u' has item 'a' more than once \(rows 1 and 3\)"):
         evaluate(truth, {"model": run}, max_cutoff=3)
 
 
 def test_conflicting_ground_truth_ratings_are_an_error_naming_the_rows():
     truth = pd.DataFrame({"user": ["u", "u", "u"], "item": ["a", "b", "a"], "rating": [1, 0, 2]})
     run = pd.DataFrame({"user": ["u"], "item": ["a"], "score": [1.0]})
-    with pytest.raises(DataError, match=r"'u' rates item 'a' .*rows 0, 2"):
+    with pytest.raises(DataError, match=r"user 'u' and item 'a' are rated 1 \(row 1\) and 2 "
+                                        r"\(row 3\)"):
         evaluate(truth, {"model": run}, max_cutoff=1)
 
 

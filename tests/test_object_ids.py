@@ -1,10 +1,6 @@
-"""Ids in object columns: the paths that read each distinct Python object once.
-
-Large object columns whose rows share their string objects (pandas' CSV reader and NumPy
-indexing make them so) are read through the objects' addresses (``prepare._shared_objects``,
-``prepare._object_run_starts``). Those paths start at ``SHARED_MIN_ROWS`` rows; the tests
-lower that threshold (and the chunk size, so chunk edges fall inside users) and check that the
-results are those of the same data in pandas' Arrow-backed ``str`` dtype.
+"""Ids in object columns (NumPy arrays of Python strings): converted to Arrow text when the
+DataFrame is read, they give the results of the same data in pandas' Arrow-backed ``str``
+dtype, and missing ids (None, NaN, pd.NA) are errors naming the rows.
 """
 
 from __future__ import annotations
@@ -14,16 +10,11 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from rankmetrics import Conventions, DataError, RelevanceMapping, evaluate, prepare
+from rankmetrics import Conventions, DataError, RelevanceMapping, evaluate
+from rankmetrics.io._ids import from_arrow, from_objects
 from tests.test_differential import random_data
 
 STARS = RelevanceMapping.graded({5: 3, 4: 2, 3: 1})
-
-
-@pytest.fixture(autouse=True)
-def _small_thresholds(monkeypatch):
-    monkeypatch.setattr(prepare, "SHARED_MIN_ROWS", 2)
-    monkeypatch.setattr(prepare, "ROWS_PER_CHUNK", 29)
 
 
 def _copy(text: str) -> str:
@@ -75,22 +66,6 @@ def test_shared_and_copied_objects_give_the_str_results(seed, ties):
         pd.testing.assert_frame_equal(got[1], expected[1], check_dtype=False)
 
 
-def test_the_shared_path_is_taken():
-    items = _shared(pd.Series(["bb", "aa", "bb", "bb", "aa", "cc"]))
-    column = prepare._TextColumn(items.array)
-    assert column._codes is not None and len(column._dictionary) == 3
-    assert column.rows(np.array([5, 0, 1])).to_pylist() == ["cc", "bb", "aa"]
-    np.testing.assert_array_equal(column.hashes(slice(0, 6)),
-                                  prepare._hash_strings(column.rows(slice(0, 6))))
-
-
-def test_each_row_its_own_object_takes_the_direct_path():
-    items = pd.Series(np.array([_copy(f"i{n}") for n in range(10)], dtype=object))
-    column = prepare._TextColumn(items.array)
-    assert column._codes is None
-    assert column.rows(slice(2, 4)).to_pylist() == ["i2", "i3"]
-
-
 @pytest.mark.parametrize("table", ["truth", "run"])
 def test_a_missing_user_id_names_its_row(table):
     truth, run = random_data(1)
@@ -99,7 +74,7 @@ def test_a_missing_user_id_names_its_row(table):
     users = frame["user"].to_numpy().copy()
     users[[5, 6]] = None  # two neighbouring rows: the same None object
     frame["user"] = pd.Series(users, index=frame.index, dtype=object)
-    with pytest.raises(DataError, match=r"2 .* rows have no user id \(rows 5, 6\)"):
+    with pytest.raises(DataError, match=r"2 rows have no user id: rows 6 and 7\."):
         evaluate(truth, {"model": run}, max_cutoff=10)
 
 
@@ -109,12 +84,13 @@ def test_a_missing_item_id_names_its_row():
     items = run["item"].to_numpy().copy()
     items[9] = None
     run["item"] = pd.Series(items, index=run.index, dtype=object)
-    with pytest.raises(DataError, match=r"model output rows have no item id \(rows 9\)"):
+    with pytest.raises(DataError, match=r"^model output, row 10, column 'item': 1 row has no "
+                                        r"item id: row 10\."):
         evaluate(truth, {"model": run}, max_cutoff=10)
 
 
 def test_integer_ids_in_object_columns():
-    """Python ints are not text: the exact path matches them (3 is not "3")."""
+    """Ids stored as numbers are written plainly, as in every other source: 11 is "11"."""
     truth = pd.DataFrame({"user": np.array([1, 1, 2, 2], dtype=object),
                           "item": np.array([10, 11, 10, "11"], dtype=object),
                           "rating": [1, 1, 1, 1]})
@@ -123,63 +99,32 @@ def test_integer_ids_in_object_columns():
                         "score": [2.0, 1.0, 2.0, 1.0]})
     evaluation = evaluate(truth, {"model": run}, max_cutoff=2)
     np.testing.assert_allclose(evaluation.per_user("model", "precision")[1].to_numpy(),
-                               [1.0, 0.0])  # user 2's 11 is not the judged "11"
-
-
-def test_run_starts_of_objects_compare_values_where_objects_change():
-    values = np.array(["aa", "aa", "bb", "bb", "bb", "aa", "cc", "cc"], dtype=object)
-    values[1] = _copy(values[0])
-    values[4] = _copy(values[3])
-    expected = prepare._run_starts(values.astype(str))
-    np.testing.assert_array_equal(prepare._object_run_starts(values), expected)
-    np.testing.assert_array_equal(expected, [0, 2, 5, 6, 8])
-
-
-@pytest.mark.parametrize("n_distinct", [1, 50, 3_000, 40_000])
-def test_address_codes_number_equal_addresses_alike(n_distinct):
-    """Addresses (multiples of 16 as allocators give) get one code each, however many
-    collide in the table or make it grow."""
-    rng = np.random.default_rng(n_distinct)
-    distinct = (rng.choice(2**36, n_distinct, replace=False).astype(np.uint64) + 1) * 16
-    distinct[: n_distinct // 2] = (np.arange(n_distinct // 2, dtype=np.uint64) + 1) << 20
-    addresses = distinct[rng.integers(0, n_distinct, 100_000)]
-    codes, rows = prepare._address_codes(addresses)
-    assert len(rows) == len(np.unique(addresses))
-    np.testing.assert_array_equal(addresses[rows][codes], addresses)
-    assert len(np.unique(addresses[rows])) == len(rows)
-
-
-def test_string_user_ids_are_checked_once_per_run_of_rows(monkeypatch):
-    """All-string object ids are not read row by row to look for missing ones: the
-    values of the runs of equal users tell (the missing-id tests above cover the rest)."""
-    truth, run = random_data(3)
-    truth, run = _as(truth, _shared), _as(run, _shared)
-
-    def read_every_row(*args):
-        raise AssertionError("every row of a string column was checked")
-
-    monkeypatch.setattr(prepare, "_check_ids", read_every_row)
-    evaluation = evaluate(truth, {"model": run}, max_cutoff=5)
-    assert evaluation.truth.n_users == truth["user"].nunique()
+                               [1.0, 1.0])  # user 2's 11 is the judged "11"
 
 
 @pytest.mark.parametrize("table", ["truth", "run"])
-@pytest.mark.parametrize("shared", [True, False])
-def test_a_pandas_na_user_id_is_reported_as_missing(table, shared, monkeypatch):
+def test_a_pandas_na_user_id_is_reported_as_missing(table):
     """pd.NA cannot be compared (bool(pd.NA) raises): still a DataError naming the row."""
-    if not shared:
-        monkeypatch.setattr(prepare, "SHARED_MIN_ROWS", 1 << 16)
     truth = pd.DataFrame({"user": ["aa", "bb"], "item": ["xx", "yy"], "rating": [1, 1]})
     run = pd.DataFrame({"user": ["aa", "bb"], "item": ["xx", "yy"], "score": [1.0, 2.0]})
     frame = truth if table == "truth" else run
     frame["user"] = pd.Series(["aa", pd.NA], dtype=object)
-    with pytest.raises(DataError, match=r"1 .* rows have no user id \(rows 1\)"):
+    with pytest.raises(DataError, match=r"1 row has no user id: row 2\."):
         evaluate(truth, {"model": run}, max_cutoff=2)
 
 
-def test_the_shared_dictionary_has_64_bit_offsets():
-    """Rows taken from the distinct ids may hold more than 2 GiB of text (about 100 million
-    ground-truth rows of 20-character ids); Arrow's take does not split a 32-bit array."""
-    column = prepare._TextColumn(_shared(pd.Series(["bb", "aa", "bb", "bb", "aa"])).array)
-    assert column._dictionary.type == pa.large_string()
-    assert column.rows(slice(0, 3)).type == pa.large_string()
+@pytest.mark.parametrize("values", [
+    ["u1"] * 5 + ["u2"] * 3 + [None] * 2 + ["u1"] * 4,  # runs: the first of each is read
+    ["a", "b", "c", "a", None, "b", "d", "e"],  # no runs: every row is read
+])
+def test_object_ids_get_the_codes_of_the_same_arrow_text(values):
+    objects = np.array(values, dtype=object)
+    got = from_objects(objects)
+    expected = from_arrow(pa.array(values, pa.large_string()))
+    assert got.values.to_pylist() == expected.values.to_pylist()
+    np.testing.assert_array_equal(got.codes, expected.codes)
+
+
+def test_objects_that_are_not_text_are_left_to_the_slow_path():
+    assert from_objects(np.array([1, 1, 1, 1, 2, 2, 2, 2], dtype=object)) is None
+    assert from_objects(np.array(["a", 1, "b"], dtype=object)) is None

@@ -34,11 +34,26 @@ Decisions:
   item columns, or lists) counts every pair as relevant with rating 1, with a warning.
 - In semicolon, tab or pipe separated files, numbers written with a decimal comma (``0,5``)
   are read as decimals, with a warning.
+- A DataFrame is one more source: it gets the same checks and the same messages as a file.
+  Object columns of Python strings are converted to Arrow text here, once.
+- This package is the one place where ids are read, checked and numbered: user ids and a
+  ground truth's items become integer codes, a model's items 64-bit hashes that no two items
+  of one list share (:func:`truth_codes`, :func:`run_codes`; :func:`hash_text`,
+  :func:`same_text` and :func:`argsort_lists` are the tools :mod:`rankmetrics.matching` uses).
 """
 
 from rankmetrics.io._crosscheck import check_against_truth
 from rankmetrics.io._formats import FORMATS
-from rankmetrics.io._load import read_run, read_truth, run_from_dataframe, truth_from_dataframe
+from rankmetrics.io._hashing import argsort_lists, hash_text, same_text
+from rankmetrics.io._ids import HashedIds
+from rankmetrics.io._load import (
+    read_run,
+    read_truth,
+    run_codes,
+    run_from_dataframe,
+    truth_codes,
+    truth_from_dataframe,
+)
 from rankmetrics.io._source import Source
 from rankmetrics.io._table import LoadedTable, rating_values
 
@@ -50,12 +65,18 @@ def file_stem(file_name: str) -> str:
 
 __all__ = [
     "FORMATS",
+    "HashedIds",
     "LoadedTable",
+    "argsort_lists",
     "check_against_truth",
     "file_stem",
+    "hash_text",
     "rating_values",
     "read_run",
     "read_truth",
+    "run_codes",
     "run_from_dataframe",
+    "same_text",
+    "truth_codes",
     "truth_from_dataframe",
 ]

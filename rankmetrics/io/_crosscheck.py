@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import numbers
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -9,7 +12,8 @@ import pyarrow.compute as pc
 
 from rankmetrics.checks import check_int
 from rankmetrics.errors import DataError
-from rankmetrics.io._table import IdIndex, LoadedTable, id_index
+from rankmetrics.io._ids import HashedIds
+from rankmetrics.io._table import IdIndex, LoadedTable, id_index, kept_codes
 from rankmetrics.io._validate import EXAMPLES, canonical_ids
 from rankmetrics.relevance import RelevanceMapping
 
@@ -55,12 +59,14 @@ def check_against_truth(
     # Each column's distinct ids in order of first appearance, kept from the reading.
     run_by_user, truth_by_user = id_index(run, "user"), id_index(truth, "user", codes=True)
     run_users, truth_users = run_by_user.values, truth_by_user.values
-    run_items, truth_items = id_index(run, "item").values, id_index(truth, "item").values
+    truth_items = id_index(truth, "item").values
+    run_items = _RunItems.against(run, truth_items)
 
     warnings: list[str] = []
-    for role, run_ids, truth_ids in (("user", run_users, truth_users),
-                                     ("item", run_items, truth_items)):
-        note = _format_mismatch(run, truth, role, run_ids, truth_ids)
+    for role, run_ids, truth_ids, n_run in (
+            ("user", run_users, truth_users, len(run_users)),
+            ("item", run_items.unknown, truth_items, run_items.n_distinct)):
+        note = _format_mismatch(run, truth, role, run_ids, truth_ids, n_run)
         if note:
             warnings.append(note)
 
@@ -83,15 +89,53 @@ def check_against_truth(
             f"{run.source} ({_examples(absent)}); the missing-users option decides whether "
             "they count as 0 or are left out."
         )
-    if not _isin(run_items, truth_items).any():
+    if not run_items.any_known:
         warnings.append(
-            f"None of the {len(run_items)} items recommended in {run.source} appears in the "
+            f"None of the {run_items.n_distinct} items recommended in {run.source} appears in the "
             f"ground truth ({truth.source}), so every metric will be 0. Check the item column "
             f"('{run.columns.get('item', run.columns.get('items'))}')."
         )
     warnings.extend(_without_relevant(truth, truth_by_user, mapping))
     warnings.extend(_short_lists(run, run_by_user, max_cutoff))
     return warnings
+
+
+@dataclass
+class _RunItems:
+    """A run's item ids compared with the ground truth's: how many distinct ids, whether any
+    is in the ground truth, and the distinct ids that are not (in order of first appearance).
+    A run's items are hashed, not numbered, when read from text: then each row is looked up
+    (once); when they came numbered, each distinct id."""
+
+    text: pa.ChunkedArray
+    n_distinct: int
+    any_known: bool
+    unknown: pd.Series
+
+    @classmethod
+    def against(cls, run: LoadedTable, truth_items: pd.Series) -> _RunItems:
+        column = pa.array(run.table["item"].astype("str"))
+        text = column if isinstance(column, pa.ChunkedArray) else pa.chunked_array([column])
+        hashed = kept_codes(run, "item")
+        if isinstance(hashed, HashedIds) and hashed.distinct is not None:
+            distinct = pd.Series(hashed.distinct.to_pandas(), dtype="str")
+            known = _isin(distinct, truth_items)
+            return cls(text, len(distinct), bool(known.any()),
+                       distinct[~known].reset_index(drop=True))
+        found = pc.index_in(text, value_set=_text_set(truth_items))
+        known = pc.is_valid(found)
+        seen = np.bincount(pc.drop_null(found).to_numpy(), minlength=len(truth_items))
+        unknown = pc.unique(text.filter(pc.invert(known))).to_pandas()
+        n_known = int(np.count_nonzero(seen))
+        return cls(text, n_known + len(unknown), n_known > 0, pd.Series(unknown, dtype="str"))
+
+    def any_in(self, ids: pd.Series) -> bool:
+        return bool(pc.any(pc.is_in(self.text, value_set=_text_set(ids))).as_py())
+
+
+def _text_set(ids: pd.Series) -> pa.Array:
+    values = pa.array(ids.astype("str"))
+    return values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
 
 
 def _isin(values: pd.Series, among: pd.Series) -> np.ndarray:
@@ -111,8 +155,11 @@ def _is_text(series: pd.Series) -> bool:
 
 
 def _format_mismatch(run: LoadedTable, truth: LoadedTable, role: str, run_ids: pd.Series,
-                     truth_ids: pd.Series) -> str:
-    """Raise (or warn) when ids only match once whole numbers are written one way."""
+                     truth_ids: pd.Series, n_run: int) -> str:
+    """Raise (or warn) when ids only match once whole numbers are written one way.
+
+    ``run_ids`` are distinct ids of the run (at least those not in ``truth_ids``), out of
+    ``n_run`` distinct ids in all."""
     run_canon = canonical_ids(run_ids)
     truth_canon = canonical_ids(truth_ids)
     raw_match = _isin(run_ids, truth_ids)
@@ -124,10 +171,10 @@ def _format_mismatch(run: LoadedTable, truth: LoadedTable, role: str, run_ids: p
     where = np.flatnonzero(only_canon)
     pairs = [f"'{run_ids.iloc[i]}' vs '{truth_by_canon[run_canon.iloc[i]]}'"
              for i in where[:EXAMPLES]]
-    share = where.size / len(run_ids)
+    share = where.size / n_run
     column = run.columns.get(role) or run.columns.get("items", role)
     text = (
-        f"{where.size} of {len(run_ids)} {role} ids in {run.source} match the ground truth "
+        f"{where.size} of {n_run} {role} ids in {run.source} match the ground truth "
         f"({truth.source}) only when numbers are written the same way ({run.source} vs ground "
         f"truth: {', '.join(pairs)})."
     )
@@ -152,7 +199,7 @@ def _why(samples: list[str]) -> str:
 
 
 def _no_shared_users(run: LoadedTable, truth: LoadedTable, run_users: pd.Series,
-                     truth_users: pd.Series, run_items: pd.Series,
+                     truth_users: pd.Series, run_items: _RunItems,
                      truth_items: pd.Series) -> DataError:
     problem = (
         f"none of the {len(run_users)} users in {run.source} is in the ground truth "
@@ -162,7 +209,7 @@ def _no_shared_users(run: LoadedTable, truth: LoadedTable, run_users: pd.Series,
         f"'{truth.columns['user']}' in {truth.source}; choose another with columns="
         "{'user': ...} if needed."
     )
-    if _isin(run_users, truth_items).mean() > 0.5 and _isin(run_items, truth_users).any():
+    if _isin(run_users, truth_items).mean() > 0.5 and run_items.any_in(truth_users):
         problem += (" The model's user ids match the ground truth's item ids: the user and item "
                     "columns look swapped in one of the files.")
     return DataError(problem, file=run.source, column=run.columns["user"])

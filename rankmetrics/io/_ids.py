@@ -42,6 +42,12 @@ class Ids:
         """The rows where ``keep`` is True."""
         return Ids(self.codes[keep], self.values, nulls=self.nulls)
 
+    def as_text(self) -> pa.Array:
+        """Each row's id as Arrow text, in one chunk (codes must be >= 0)."""
+        if self.source is not None:
+            return self.source.combine_chunks()
+        return self.values.take(pa.array(self.codes))
+
     def with_values(self, values: pa.Array) -> Ids:
         """The same rows with each distinct id replaced (``values`` aligned with ``values``)."""
         same = self.source is not None and values.equals(self.values)
@@ -70,14 +76,18 @@ def from_arrow(data: pa.Array | pa.ChunkedArray) -> Ids:
     """Codes of an Arrow column of text, or of a dictionary-encoded column of text.
 
     The values come out distinct (large_string); when the column was text, it is kept as
-    ``source``, and the codes are in order of first appearance (Arrow numbers them so).
+    ``source`` (in one chunk), and the codes are in order of first appearance (Arrow numbers
+    them so).
     """
     if isinstance(data, pa.Array):
         data = pa.chunked_array([data])
     source = None
     if not pa.types.is_dictionary(data.type):
-        source = data if pa.types.is_large_string(data.type) else None
-        if source is not None and (coded := _runs(source)) is not None:
+        # One chunk: one pass over the text, whatever the reader's chunks.
+        if data.num_chunks > 1:
+            data = pa.chunked_array([data.combine_chunks()])
+        source = data
+        if (coded := _runs(source)) is not None:
             return coded
         data = pc.dictionary_encode(data)
     chunks = [chunk for chunk in data.chunks if len(chunk)]
@@ -140,6 +150,55 @@ def _runs(text: pa.ChunkedArray, sample: int = 10_000) -> Ids | None:
     codes = np.repeat(firsts.indices.to_numpy(), np.diff(starts, append=n))
     values = pc.cast(firsts.dictionary, pa.large_string())
     return Ids(codes, values, text, False, True)
+
+
+def from_objects(values: np.ndarray) -> Ids | None:
+    """Codes of an object array of Python strings (missing ones as None, NaN or pd.NA),
+    converted to Arrow text once; None when it holds anything else (numbers, bytes, lists).
+
+    When equal values mostly come in runs (a run's user column), only the first value of
+    each run is converted: comparing neighbours is several times cheaper than converting.
+    """
+    starts = _object_run_starts(values)
+    if starts is None:
+        text = objects_as_text(values)
+        return None if text is None else from_arrow(text)
+    firsts = objects_as_text(values[starts])
+    if firsts is None:
+        return None
+    encoded = pc.dictionary_encode(firsts)
+    nulls = encoded.null_count > 0
+    first_codes = pc.fill_null(encoded.indices, -1).to_numpy().astype(np.int32)
+    codes = np.repeat(first_codes, np.diff(starts, append=len(values)))
+    return Ids(codes, pc.cast(encoded.dictionary, pa.large_string()), None, nulls, not nulls)
+
+
+def _object_run_starts(values: np.ndarray, sample: int = 10_000) -> np.ndarray | None:
+    """Where each run of equal values starts, when runs are long (a quarter of the rows or
+    fewer start one); None otherwise, or when values cannot be compared (pd.NA)."""
+    n = len(values)
+    if n < 2:
+        return None
+    head = values[:sample]
+    try:
+        if np.count_nonzero(head[1:] != head[:-1]) > len(head) / 4:
+            return None
+        starts = np.flatnonzero(values[1:] != values[:-1]) + 1
+    except (TypeError, ValueError):
+        return None
+    return None if len(starts) > n / 4 else np.concatenate(([0], starts))
+
+
+def objects_as_text(values: np.ndarray) -> pa.Array | None:
+    """Python strings (missing ones as None, NaN or pd.NA) as one Arrow string array; None
+    for anything else."""
+    try:
+        text = pa.array(values, from_pandas=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
+    if isinstance(text, pa.ChunkedArray):  # more text than 32-bit offsets hold
+        text = text.cast(pa.large_string()).combine_chunks()
+    return text if pa.types.is_string(text.type) or pa.types.is_large_string(text.type) else None
 
 
 def _same(a: pa.Array, b: pa.Array) -> bool:
@@ -220,3 +279,93 @@ def repeated_pairs(first: np.ndarray, n_first: int, second: np.ndarray) -> bool:
     keys = first.astype(np.int64) * (int(second.max()) + 1) + second
     keys.sort()
     return bool((keys[1:] == keys[:-1]).any())
+
+
+@dataclass
+class Text:
+    """A column of ids as one Arrow string array (a model's items, which are hashed rather
+    than numbered: see :mod:`rankmetrics.io._hashing`)."""
+
+    text: pa.Array
+
+    def __len__(self) -> int:
+        return len(self.text)
+
+    def filter(self, keep: np.ndarray) -> Text:
+        """The rows where ``keep`` is True."""
+        return Text(self.text.filter(pa.array(keep)))
+
+    def _edges(self) -> np.ndarray:
+        """Rows whose id may be missing or have surrounding spaces: null, empty, or starting
+        or ending with a byte that is a space, a control character or part of a non-ASCII
+        character (which may be a space too); read from Arrow's buffers a chunk at a time."""
+        found = [np.flatnonzero(_edges_of(self.text.slice(start, BLOCK))) + start
+                 for start in range(0, len(self.text), BLOCK)]
+        return np.concatenate([np.zeros(0, dtype=np.int64), *found])
+
+    def trimmed(self) -> tuple[Text, np.ndarray | None]:
+        """The ids without surrounding spaces, and where an id is missing (null, empty or
+        only spaces; None when none is)."""
+        rows = self._edges()
+        if len(rows) == 0:
+            return self, None
+        picked = self.text.take(pa.array(rows))
+        stripped = pc.utf8_trim_whitespace(picked)
+        blank = pc.fill_null(pc.equal(pc.binary_length(stripped), 0), True).to_numpy(
+            zero_copy_only=False)
+        missing = np.zeros(len(self.text), dtype=bool)
+        missing[rows[blank]] = True
+        changed = pc.fill_null(pc.not_equal(stripped, picked), False)
+        text = self
+        if pc.any(changed).as_py():
+            text = Text(pc.utf8_trim_whitespace(self.text))
+        return text, (missing if missing.any() else None)
+
+
+def _edges_of(text: pa.Array) -> np.ndarray:
+    """:meth:`Text._edges` of one slice, as a bool array."""
+    offset_type = np.int64 if pa.types.is_large_string(text.type) else np.int32
+    offsets = np.frombuffer(text.buffers()[1], dtype=offset_type)[
+        text.offset:text.offset + len(text) + 1]
+    data_buffer = text.buffers()[2]
+    data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else None
+    lengths = np.diff(offsets)
+    edge = lengths == 0
+    if data is not None and len(data):
+        for byte in _end_bytes(data, offsets, lengths):
+            edge |= (byte <= 32) | (byte >= 128)
+    if text.null_count:
+        edge |= text.is_null().to_numpy(zero_copy_only=False)
+    return edge
+
+
+def _end_bytes(data: np.ndarray, offsets: np.ndarray, lengths: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """The first and the last byte of each string (any byte for an empty one): strided views
+    of the data when every string has the same length (ids such as "item0001234")."""
+    length = int(lengths[0])
+    if length and np.all(lengths == length):
+        rows = data[int(offsets[0]):int(offsets[-1])].reshape(-1, length)
+        return rows[:, 0], rows[:, -1]
+    return (data[np.minimum(offsets[:-1], len(data) - 1)],
+            data[np.maximum(offsets[1:] - 1, 0)])
+
+
+@dataclass
+class HashedIds:
+    """A model's item ids as Arrow text with a 64-bit hash per row, made with ``seed``: equal
+    ids have equal hashes and, within each user's list, different ids different hashes.
+    ``distinct`` holds the distinct ids when they came numbered (dictionary-encoded Parquet,
+    say); None otherwise."""
+
+    text: pa.Array
+    hashes: np.ndarray
+    seed: int
+    distinct: pa.Array | None = None
+
+    def __len__(self) -> int:
+        return len(self.text)
+
+    def to_series(self) -> pd.Series:
+        """The ids as a pandas ``str`` Series (0-based index)."""
+        return pa.chunked_array([self.text]).to_pandas()

@@ -7,9 +7,10 @@ import pyarrow as pa
 
 from rankmetrics.io._columns import check_overrides
 from rankmetrics.io._formats import check_format, detect
+from rankmetrics.io._ids import HashedIds, Ids
 from rankmetrics.io._readers import read_dataframe, read_source
 from rankmetrics.io._source import resolve
-from rankmetrics.io._table import LoadedTable, index_ids
+from rankmetrics.io._table import LoadedTable, index_ids, kept_codes
 from rankmetrics.io._validate import finish
 
 
@@ -125,11 +126,11 @@ def _read(source: object, kind: str, name: str | None, columns: dict[str, str] |
     fmt = detect(src, head, requested)
     raw = read_source(src, fmt, kind, overrides, force_list, head)
     raw_format, raw_columns, raw_ranking = raw.format, raw.columns, raw.ranking
-    table, warnings, ids = finish(raw, kind, src.file, ids_as_strings)
+    table, warnings, ids, dropped = finish(raw, kind, src.file, ids_as_strings)
     del raw
     pa.default_memory_pool().release_unused()  # hand the parser's scratch memory back
     loaded = LoadedTable(table, kind, display, src.file, raw_format, raw_columns, raw_ranking,
-                         warnings)
+                         warnings, dropped)
     index_ids(loaded, ids)
     return loaded
 
@@ -137,8 +138,35 @@ def _read(source: object, kind: str, name: str | None, columns: dict[str, str] |
 def _from_dataframe(df: pd.DataFrame, kind: str, name: str, columns: dict[str, str] | None,
                     ids_as_strings: bool) -> LoadedTable:
     raw = read_dataframe(df, kind, name, columns)
-    table, warnings, ids = finish(raw, kind, name, ids_as_strings)
+    table, warnings, ids, dropped = finish(raw, kind, name, ids_as_strings)
     loaded = LoadedTable(table, kind, name, name, "dataframe", raw.columns, raw.ranking,
-                         warnings)
+                         warnings, dropped)
     index_ids(loaded, ids)
     return loaded
+
+
+def truth_codes(truth: LoadedTable) -> tuple[Ids, Ids, LoadedTable]:
+    """A read ground truth's user and item columns as integer codes (distinct ids in order of
+    first appearance), with the table they number.
+
+    They are the codes made while reading. A table whose columns were replaced since is
+    checked again, as a DataFrame, and the checked table comes back with its codes.
+    """
+    users, items = kept_codes(truth, "user"), kept_codes(truth, "item")
+    if isinstance(users, Ids) and isinstance(items, Ids):
+        return users, items, truth
+    return truth_codes(_checked_again(truth))
+
+
+def run_codes(run: LoadedTable) -> tuple[Ids, HashedIds, LoadedTable]:
+    """A read run's user column as integer codes and its item column as hashes (see
+    :mod:`rankmetrics.io._hashing`), with the table they describe; checked again as
+    :func:`truth_codes` says."""
+    users, items = kept_codes(run, "user"), kept_codes(run, "item")
+    if isinstance(users, Ids) and isinstance(items, HashedIds):
+        return users, items, run
+    return run_codes(_checked_again(run))
+
+
+def _checked_again(table: LoadedTable) -> LoadedTable:
+    return _from_dataframe(table.table, table.kind, table.source, None, True)

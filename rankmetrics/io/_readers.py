@@ -30,6 +30,7 @@ from rankmetrics.io._formats import HEAD_BYTES, NUMBER, sample_lines, sniff_deli
 from rankmetrics.io._source import DECOMPRESSION_ERRORS, Source, check_text, find_bad_line
 
 JSON_SAMPLE = 100
+NUMBER_ROLES = ("score", "rank", "rating")
 LIST_SAMPLE = 1000
 
 
@@ -148,7 +149,8 @@ def _read_delimited(
     )
     positions = {role: names.index(column) for role, column in choice.columns.items()}
     usecols = sorted(set(positions.values()))
-    frame = _parse_csv(src, delimiter, len(names), usecols)
+    numbers = [position for role, position in positions.items() if role in NUMBER_ROLES]
+    frame = _parse_csv(src, delimiter, len(names), usecols, numbers)
     values = {role: frame[f"c{position}"] for role, position in positions.items()}
     rows = RowNumbers(2, len(frame))
     if len(frame) == 0:
@@ -161,9 +163,10 @@ def _read_delimited(
     return raw
 
 
-def _parse_csv(src: Source, delimiter: str, n_columns: int, usecols: list[int]
-               ) -> pd.DataFrame:
-    frame, invalid = _arrow_csv(src, delimiter, n_columns, usecols, header=True)
+def _parse_csv(src: Source, delimiter: str, n_columns: int, usecols: list[int],
+               numbers: list[int]) -> pd.DataFrame:
+    frame, invalid = _arrow_csv(src, delimiter, n_columns, usecols, header=True,
+                                numbers=numbers)
     if invalid:
         number, expected, actual, text = invalid[0]
         rest = len(invalid) - 1
@@ -186,17 +189,23 @@ def _parse_csv(src: Source, delimiter: str, n_columns: int, usecols: list[int]
 
 
 def _arrow_csv(src: Source, delimiter: str, n_columns: int, usecols: list[int], *,
-               header: bool) -> tuple[pd.DataFrame, list[tuple[int | None, int, int, str]]]:
-    """Read the columns ``usecols`` as text with pyarrow (fast, compact).
+               header: bool, numbers: list[int]) -> tuple[
+                   pd.DataFrame, list[tuple[int | None, int, int, str]]]:
+    """Read the columns ``usecols`` with pyarrow (fast, compact, in parallel).
 
     Returns the columns (pandas ``str``, one row per line after the header, empty lines
     included as empty values, so a row's line number is its position plus 1 or 2) and the
-    lines that had another number of fields: (line number, expected, found, text).
+    lines that had another number of fields: (line number, expected, found, text). The
+    columns ``numbers`` are parsed as float64 by the reader when every value is a finite
+    number; otherwise (a typo, a decimal comma, an empty cell) the file is read again with
+    them as text, so the checks can show the values as written.
     """
     names = [f"c{i}" for i in range(n_columns)]
     keep = [names[i] for i in usecols]
+    numeric = {names[i] for i in numbers}
 
-    def read(threads: bool) -> tuple[pa.Table, list[tuple[int | None, int, int, str]]]:
+    def read(threads: bool, parse_numbers: bool) -> tuple[
+            pa.Table, list[tuple[int | None, int, int, str]]]:
         invalid: list[tuple[int | None, int, int, str]] = []
 
         def handler(row: pcsv.InvalidRow) -> str:
@@ -214,16 +223,31 @@ def _arrow_csv(src: Source, delimiter: str, n_columns: int, usecols: list[int], 
                 ),
                 convert_options=pcsv.ConvertOptions(
                     include_columns=keep,
-                    column_types={name: pa.large_string() for name in keep},
-                    strings_can_be_null=False, quoted_strings_can_be_null=False,
+                    column_types={name: pa.float64() if parse_numbers and name in numeric
+                                  else pa.large_string() for name in keep},
+                    null_values=[""], strings_can_be_null=False,
+                    quoted_strings_can_be_null=False,
                 ),
             )
         return table, invalid
 
+    def all_finite(table: pa.Table) -> bool:
+        return all(table[name].null_count == 0 and pc.all(pc.is_finite(table[name])).as_py()
+                   is not False for name in numeric)
+
     try:
-        table, invalid = read(threads=True)
+        try:
+            table, invalid = read(threads=True, parse_numbers=bool(numeric))
+            parsed = bool(numeric) and all_finite(table)
+        except pa.ArrowInvalid as exc:
+            if "conversion error" not in str(exc):
+                raise
+            parsed = False
+        if numeric and not parsed:
+            table, invalid = read(threads=True, parse_numbers=False)
         if invalid and any(number is None for number, *_ in invalid):
-            table, invalid = read(threads=False)  # line numbers are known only without threads
+            # line numbers are known only without threads
+            table, invalid = read(threads=False, parse_numbers=parsed)
     except DECOMPRESSION_ERRORS as exc:
         raise src.damaged(exc) from exc
     except (pa.ArrowInvalid, OSError) as exc:
@@ -274,7 +298,9 @@ def _read_trec(src: Source, fmt: str, kind: str, overrides: dict[str, str],
     frame = None
     delimiter = _single_delimiter(head, width)
     if delimiter is not None:
-        frame, invalid = _arrow_csv(src, delimiter, width, usecols, header=False)
+        numbers = [position - 1 for role, position in fields.items() if role in NUMBER_ROLES]
+        frame, invalid = _arrow_csv(src, delimiter, width, usecols, header=False,
+                                    numbers=numbers)
         if invalid:
             frame = None  # irregular spacing or a bad line: the exact parser will tell
     if frame is None:

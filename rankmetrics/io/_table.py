@@ -7,8 +7,9 @@ from functools import cached_property
 
 import numpy as np
 import pandas as pd
+import pyarrow.compute as pc
 
-from rankmetrics.io._ids import Ids
+from rankmetrics.io._ids import HashedIds, Ids
 
 
 @dataclass
@@ -41,6 +42,8 @@ class LoadedTable:
     warnings : list of str
         Things worth telling the user that did not stop the loading (skipped empty rows,
         dropped repeated ground-truth rows, a column choice that was not the only candidate).
+    duplicates_dropped : int
+        Repeated ground-truth rows (same user, item and rating as an earlier row) left out.
     """
 
     table: pd.DataFrame
@@ -51,6 +54,11 @@ class LoadedTable:
     columns: dict[str, str]
     ranking: str | None
     warnings: list[str] = field(default_factory=list)
+    duplicates_dropped: int = 0
+    # The user and item columns as codes, by role, with the Arrow data they were made for
+    # (see index_ids, rankmetrics.io.truth_codes and run_codes).
+    _codes: dict[str, tuple[Ids | HashedIds, object]] = field(default_factory=dict, init=False,
+                                                  repr=False, compare=False)
     # The user and item columns summarised while reading (see id_index), by role.
     _id_indexes: dict[str, IdIndex] = field(default_factory=dict, init=False, repr=False,
                                             compare=False)
@@ -68,6 +76,11 @@ class LoadedTable:
     @cached_property
     def n_items(self) -> int:
         """Number of distinct items."""
+        hashed = kept_codes(self, "item")
+        if isinstance(hashed, HashedIds):  # a run's items: hashed, not numbered
+            if hashed.distinct is not None:
+                return len(hashed.distinct)
+            return int(pc.count_distinct(hashed.text).as_py())
         return id_index(self, "item").n_distinct
 
 
@@ -111,20 +124,33 @@ def id_index(table: LoadedTable, role: str, *, codes: bool = False) -> IdIndex:
     return index
 
 
-def index_ids(table: LoadedTable, ids: dict[str, Ids]) -> None:
+def index_ids(table: LoadedTable, ids: dict[str, Ids | HashedIds]) -> None:
     """Keep the codes found while reading as ``table``'s id indexes (before anyone sees it).
 
     ``ids`` holds each column as codes whose values are distinct and in order of first
-    appearance. Kept: the distinct ids; the rows per user; each row's code for a ground
-    truth's users (checks group by them).
+    appearance (a run's items as hashes, which give no index). Kept: the codes; the distinct
+    ids; the rows per user; each row's code for a ground truth's users (checks group by them).
     """
     for role, coded in ids.items():
+        table._codes[role] = (coded, _column_data(table.table[role]))
+        if isinstance(coded, HashedIds):
+            continue
         counts = np.bincount(coded.codes, minlength=len(coded.values)) if role == "user" else None
         keep_codes = table.kind == "truth" and role == "user"
         table._id_indexes[role] = IdIndex(
             coded.values.to_pandas(), counts, coded.codes if keep_codes else None,
             _column_data(table.table[role]),
         )
+
+
+def kept_codes(table: LoadedTable, role: str) -> Ids | HashedIds | None:
+    """The codes kept while reading, while the table still holds the column they were made
+    for; None otherwise."""
+    kept = table._codes.get(role)
+    data = _column_data(table.table[role])
+    if kept is None or data is None or kept[1] is not data:
+        return None
+    return kept[0]
 
 
 def _column_data(column: pd.Series) -> object | None:

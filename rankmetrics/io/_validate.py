@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -15,7 +16,17 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rankmetrics.errors import DataError
-from rankmetrics.io._ids import Ids, distinct, from_arrow, repeated_pairs
+from rankmetrics.io._hashing import equal_in_lists, hash_text, same_text
+from rankmetrics.io._ids import (
+    HashedIds,
+    Ids,
+    Text,
+    distinct,
+    from_arrow,
+    from_objects,
+    objects_as_text,
+    repeated_pairs,
+)
 from rankmetrics.io._readers import RawTable
 
 EXAMPLES = 3
@@ -26,11 +37,13 @@ WHOLE_NUMBER = r"^\s*([+-]?)0*(\d+)(?:\.0*)?\s*$"
 
 
 def finish(raw: RawTable, kind: str, file: str, ids_as_strings: bool) -> tuple[
-        pd.DataFrame, list[str], dict[str, Ids]]:
+        pd.DataFrame, list[str], dict[str, Ids | HashedIds], int]:
     """Check the raw values and build the clean table: user, item (str) and score or rating.
 
     Also returns the user and item columns as codes (:class:`Ids`, distinct values in order of
-    first appearance), which later checks reuse instead of hashing the text again.
+    first appearance; a run's items as :class:`HashedIds`), which later checks and the
+    metrics reuse instead of reading the text again, and the number of repeated ground-truth
+    rows dropped.
     """
     warnings = list(raw.warnings)
     frame, rows, positions = raw.frame, raw.rows, raw.positions
@@ -38,11 +51,21 @@ def finish(raw: RawTable, kind: str, file: str, ids_as_strings: bool) -> tuple[
     if kind == "truth" and not raw.implied_rating:
         value_role = "rating"
     roles = ["user", "item"] + ([value_role] if value_role else [])
-    coded = {role: _arrow_ids(frame[role]) for role in ("user", "item")}
+    coded: dict[str, Ids | Text | None] = {
+        "user": _arrow_ids(frame["user"]),
+        "item": (_arrow_text(frame["item"]) if kind == "run" and ids_as_strings
+                 else _arrow_ids(frame["item"])),
+    }
+    if coded["item"] is None:
+        coded["item"] = _arrow_ids(frame["item"])
 
     def missing(role: str) -> np.ndarray | None:
         ids = coded.get(role)
-        found = ids.missing() if ids is not None else _is_missing(frame[role])
+        if isinstance(ids, Text):
+            ids, found = ids.trimmed()
+            coded[role] = ids
+        else:
+            found = ids.missing() if ids is not None else _is_missing(frame[role])
         return found if found is not None and found.any() else None
 
     blank = missing("user")
@@ -63,11 +86,18 @@ def finish(raw: RawTable, kind: str, file: str, ids_as_strings: bool) -> tuple[
             raise DataError("the file has column names but no data rows.", file=file)
 
     column_of = _column_names(raw)
-    users = _ids(frame["user"], coded["user"], rows, file, column_of["user"], "user")
-    items = _ids(frame["item"], coded["item"], rows, file, column_of["item"], "item")
+    user_codes, item_codes = coded["user"], coded["item"]
+    users = distinct(_ids(frame["user"], user_codes if isinstance(user_codes, Ids) else None,
+                          rows, file, column_of["user"], "user"))
+    items: Ids | Text
+    if isinstance(item_codes, Text):
+        items = _text_ids(item_codes, rows, file, column_of["item"])
+    else:
+        items = distinct(_ids(frame["item"], item_codes, rows, file, column_of["item"], "item"))
     if not ids_as_strings:
-        users, items = _canonical(users), _canonical(items)
-    users, items = distinct(users), distinct(items)
+        users = distinct(_canonical(users))
+        if isinstance(items, Ids):  # (a run's items are text only when kept as written)
+            items = distinct(_canonical(items))
 
     if kind == "truth" and value_role is None:
         values = np.ones(len(frame), dtype=np.float64)
@@ -88,25 +118,28 @@ def finish(raw: RawTable, kind: str, file: str, ids_as_strings: bool) -> tuple[
             "The ground truth has no rating column: every (user, item) pair in it counts as "
             "relevant, with rating 1."
         )
-    if repeated_pairs(users.codes, len(users.values), items.codes):
-        keys = _pair_keys(users, items)
-        if kind == "run":
-            _check_run_duplicates(keys, users, items, rows, positions, file, column_of["item"])
-        else:
-            keep, note = _truth_duplicates(keys, users, items, values, rows, file,
-                                           column_of.get("rating") or column_of["item"])
+    dropped = 0
+    checked: Ids | HashedIds
+    if kind == "run":
+        checked = hashed_items(users, items, rows, positions, file, column_of["item"])
+    else:
+        checked = cast(Ids, items)  # a ground truth's items are always numbered
+        if repeated_pairs(users.codes, len(users.values), checked.codes):
+            keep, note = _truth_duplicates(_pair_keys(users, checked), users, checked, values,
+                                           rows, file, column_of.get("rating") or column_of["item"])
             warnings.append(note)
-            users, items, values = (distinct(users.filter(keep)), distinct(items.filter(keep)),
-                                    values[keep])
+            dropped = int(np.count_nonzero(~keep))
+            users, checked, values = (distinct(users.filter(keep)), distinct(checked.filter(keep)),
+                                      values[keep])
     if not (values.flags.writeable and values.flags.owndata):
         values = values.copy()  # the table owns its values (pandas may write to them)
     value_name = "score" if kind == "run" else "rating"
     table = pd.DataFrame({
         "user": users.to_series(),
-        "item": items.to_series(),
+        "item": checked.to_series(),
         value_name: values,
     }, copy=False)
-    return table, warnings, {"user": users, "item": items}
+    return table, warnings, {"user": users, "item": checked}, dropped
 
 
 def _column_names(raw: RawTable) -> dict[str, str]:
@@ -135,7 +168,15 @@ def _is_arrow_text(series: pd.Series) -> bool:
 
 
 def _arrow_ids(series: pd.Series) -> Ids | None:
-    """Ids held as Arrow text (or dictionary-encoded text) as codes; None for other columns."""
+    """Ids held as text (Arrow, dictionary-encoded or Python strings) as codes; None for
+    other columns.
+
+    An object column of Python strings (missing ones may be None, NaN or pd.NA) is converted
+    to Arrow text here, once, so every later step reads Arrow's buffers; one holding numbers
+    or other objects is left to :func:`_id_series`.
+    """
+    if series.dtype == object:
+        return from_objects(series.to_numpy())
     if not _is_arrow_text(series):
         return None
     data = series.array.__arrow_array__()
@@ -158,14 +199,68 @@ def _ids(series: pd.Series, coded: Ids | None, rows: np.ndarray, file: str, colu
         missing = (text.isna() | (text == "")).to_numpy()
         ids = None
     if missing.any():
-        bad = np.flatnonzero(missing)
-        raise DataError(
-            f"{_count(bad.size, 'row')} {_has(bad.size)} no {WORDS[role]}: "
-            f"{_row_list(rows[bad])}. Every row needs {_a(WORDS[role])}: fill {_them(bad.size)} "
-            f"in or delete {_those(bad.size)}.",
-            file=file, row=int(rows[bad[0]]), column=column,
-        )
+        _raise_missing(missing, rows, file, column, role)
     return ids if ids is not None else from_arrow(pa.array(text))
+
+
+def _text_ids(text: Text, rows: np.ndarray, file: str, column: str) -> Text:
+    """A run's item ids as text, without surrounding spaces; a DataError names the rows
+    without one."""
+    text, missing = text.trimmed()
+    if missing is not None:
+        _raise_missing(missing, rows, file, column, "item")
+    return text
+
+
+def _raise_missing(missing: np.ndarray, rows: np.ndarray, file: str, column: str,
+                   role: str) -> None:
+    bad = np.flatnonzero(missing)
+    raise DataError(
+        f"{_count(bad.size, 'row')} {_has(bad.size)} no {WORDS[role]}: "
+        f"{_row_list(rows[bad])}. Every row needs {_a(WORDS[role])}: fill {_them(bad.size)} "
+        f"in or delete {_those(bad.size)}.",
+        file=file, row=int(rows[bad[0]]), column=column,
+    )
+
+
+def _arrow_text(series: pd.Series) -> Text | None:
+    """Ids held as text (Arrow or Python strings) as one chunk of Arrow text; None for other
+    columns (numbers, dictionary-encoded text)."""
+    if series.dtype == object:
+        data = objects_as_text(series.to_numpy())
+        return None if data is None else Text(data)
+    if not _is_arrow_text(series):
+        return None
+    data = series.array.__arrow_array__()
+    if not (pa.types.is_string(data.type) or pa.types.is_large_string(data.type)):
+        return None
+    if isinstance(data, pa.ChunkedArray):
+        data = data.chunk(0) if data.num_chunks == 1 else data.combine_chunks()
+    return Text(data)
+
+
+def hashed_items(users: Ids, items: Text | Ids, rows: np.ndarray,
+                 positions: np.ndarray | None, file: str, column: str) -> HashedIds:
+    """A run's items hashed so that the items of each user's list have different hashes; a
+    repeated item in a list is a DataError naming the rows.
+
+    Items already numbered (dictionary-encoded in a Parquet file, say) are hashed once per
+    distinct id. Equal hashes within a list are either a repeated item or (very rarely) two
+    ids with the same hash; the text tells which, and for the latter another seed is tried.
+    """
+    text = items.text if isinstance(items, Text) else items.as_text()
+    seed = 0
+    while True:
+        hashes = (hash_text(text, seed) if isinstance(items, Text)
+                  else hash_text(items.values, seed)[items.codes])
+        first, second = equal_in_lists(users.codes, len(users.values), hashes)
+        if len(first) == 0:
+            return HashedIds(text, hashes, seed, None if isinstance(items, Text) else items.values)
+        if same_text(text.take(pa.array(first)), text.take(pa.array(second))).any():
+            coded = distinct(from_arrow(text))
+            _check_run_duplicates(_pair_keys(users, coded), users, coded, rows, positions, file,
+                                  column)
+        seed += 1
 
 
 def _id_series(series: pd.Series, rows: np.ndarray, file: str, column: str,

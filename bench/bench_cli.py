@@ -1,0 +1,158 @@
+"""Benchmark: the command line end to end on CSV files, against pyarrow's read and pytrec_eval.
+
+Writes a seeded ground truth and one model's output as CSV files into a temporary folder
+(every user has 100 recommended items from a catalogue of 200,000, about 20 judged items with
+grades 0-3, half of them among the recommended), then times, on the same files in one run:
+
+- pyarrow: ``pyarrow.csv.read_csv`` of both files (what parsing alone costs);
+- rankmetrics: ``python -m rankmetrics evaluate --truth T --run R --max-cutoff 100`` as a
+  subprocess, all metrics at every cutoff 1..100, from starting Python to the printed table;
+- pytrec_eval: reading the same files (pandas) into its dicts and evaluating P, recall, map,
+  ndcg_cut, recip_rank and success at its 6 default cutoffs in one process.
+
+It prints the seconds and the ratios, and checks that the command line's values agree with
+pytrec_eval's at the common cutoffs (the trec_eval preset, binary threshold 1).
+
+    python bench/bench_cli.py                 # 100,000 users
+    python bench/bench_cli.py --users 10000
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parent.parent
+
+LIST_LENGTH = 100
+JUDGED_PER_USER = 20
+N_ITEMS = 200_000
+PYTREC_CUTOFFS = (5, 10, 15, 20, 30, 100)  # trec_eval's P and ndcg_cut cutoffs, in part
+MEASURES = {  # pytrec_eval measure -> (rankmetrics metric, cutoff or None for the whole list)
+    "P": "precision", "recall": "recall", "ndcg_cut": "ndcg", "success": "hit_rate",
+}
+
+
+def make_files(folder: Path, n_users: int, seed: int = 0) -> tuple[Path, Path]:
+    """Write ``truth.csv`` (user,item,rating) and ``run.csv`` (user,item,score) into
+    ``folder``; ids are text such as ``user00000017`` and ``item0004031``."""
+    rng = np.random.default_rng(seed)
+    item_ids = np.array([f"item{i:07d}" for i in range(N_ITEMS)], dtype=object)
+    user_ids = np.array([f"user{i:08d}" for i in range(n_users)], dtype=object)
+    start = rng.integers(0, N_ITEMS, n_users)[:, None]
+    stride = rng.integers(1, 997, n_users)[:, None]
+    recommended = (start + stride * np.arange(LIST_LENGTH)[None, :]) % N_ITEMS
+    scores = np.sort(rng.random((n_users, LIST_LENGTH)), axis=1)[:, ::-1]
+    half = JUDGED_PER_USER // 2
+    from_list = np.argsort(rng.random((n_users, LIST_LENGTH)), axis=1)[:, :half]
+    judged_in = np.take_along_axis(recommended, from_list, axis=1)
+    judged_out = (start + stride * (LIST_LENGTH + np.arange(half))[None, :]) % N_ITEMS
+    judged = np.concatenate([judged_in, judged_out], axis=1)
+    truth_path, run_path = folder / "truth.csv", folder / "run.csv"
+    pd.DataFrame({
+        "user": np.repeat(user_ids, JUDGED_PER_USER),
+        "item": item_ids[judged.ravel()],
+        "rating": rng.integers(0, 4, n_users * JUDGED_PER_USER),
+    }).to_csv(truth_path, index=False)
+    pd.DataFrame({
+        "user": np.repeat(user_ids, LIST_LENGTH),
+        "item": item_ids[recommended.ravel()],
+        "score": scores.ravel().round(6),
+    }).to_csv(run_path, index=False)
+    return truth_path, run_path
+
+
+def time_pyarrow(truth: Path, run: Path) -> float:
+    import pyarrow.csv as pcsv
+
+    started = time.perf_counter()
+    for path in (truth, run):
+        pcsv.read_csv(path)
+    return time.perf_counter() - started
+
+
+def time_cli(truth: Path, run: Path) -> tuple[float, pd.DataFrame]:
+    command = [sys.executable, "-m", "rankmetrics", "evaluate", "--truth", str(truth),
+               "--run", f"model={run}", "--max-cutoff", "100", "--preset", "trec_eval",
+               "--threshold", "1", "--metrics",
+               "precision,recall,hit_rate,mrr,map,ndcg,r_precision"]
+    started = time.perf_counter()
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True)
+    seconds = time.perf_counter() - started
+    return seconds, pd.read_csv(io.StringIO(done.stdout))
+
+
+def time_pytrec_eval(truth: Path, run: Path) -> tuple[float, dict[str, float]]:
+    import pytrec_eval
+
+    started = time.perf_counter()
+    truth_table = pd.read_csv(truth, dtype={"user": str, "item": str})
+    qrels: dict = {}
+    for user, item, rating in zip(truth_table["user"], truth_table["item"],
+                                  truth_table["rating"].tolist(), strict=True):
+        qrels.setdefault(user, {})[item] = rating
+    del truth_table
+    run_table = pd.read_csv(run, dtype={"user": str, "item": str})
+    scored: dict = {}
+    for user, item, score in zip(run_table["user"], run_table["item"],
+                                 run_table["score"].tolist(), strict=True):
+        scored.setdefault(user, {})[item] = score
+    del run_table
+    measures = {"P", "recall", "map", "ndcg_cut", "recip_rank", "success"}
+    results = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(scored)
+    keys = next(iter(results.values())).keys()
+    means = {key: sum(values[key] for values in results.values()) / len(results)
+             for key in keys}
+    return time.perf_counter() - started, means
+
+
+def largest_gap(table: pd.DataFrame, pytrec_means: dict[str, float]) -> tuple[float, int]:
+    """The largest |rankmetrics - pytrec_eval| over the values both computed, and their
+    number."""
+    value = table.set_index(["metric", "cutoff"])["value"]
+    pairs = [(value[("map", LIST_LENGTH)], pytrec_means["map"]),
+             (value[("mrr", LIST_LENGTH)], pytrec_means["recip_rank"])]
+    for key, mean in pytrec_means.items():
+        name, _, cutoff = key.rpartition("_")
+        if name in MEASURES and cutoff.isdigit() and int(cutoff) <= LIST_LENGTH:
+            pairs.append((value[(MEASURES[name], float(cutoff))], mean))
+    return max(abs(ours - theirs) for ours, theirs in pairs), len(pairs)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--users", type=int, default=100_000)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="rankmetrics-bench-") as folder:
+        truth, run = make_files(Path(folder), args.users, args.seed)
+        size = (truth.stat().st_size + run.stat().st_size) / 2**20
+        print(f"{args.users:,} users x {LIST_LENGTH} items, {size:.0f} MB of CSV", flush=True)
+        read_seconds = time_pyarrow(truth, run)
+        cli_seconds, table = time_cli(truth, run)
+        pytrec_seconds, pytrec_means = time_pytrec_eval(truth, run)
+    gap, compared = largest_gap(table, pytrec_means)
+    rows = [
+        ("pyarrow.csv.read_csv of both files", read_seconds),
+        ("rankmetrics evaluate (CLI, K = 1..100)", cli_seconds),
+        ("pytrec_eval (read + 6 cutoffs)", pytrec_seconds),
+    ]
+    print(f"{'step':<40} {'seconds':>8} {'vs CLI':>7}")
+    for step, seconds in rows:
+        print(f"{step:<40} {seconds:>8.2f} {seconds / cli_seconds:>6.1f}x")
+    print(f"CLI / pyarrow read: {cli_seconds / read_seconds:.2f}; "
+          f"pytrec_eval / CLI: {pytrec_seconds / cli_seconds:.1f}")
+    print(f"largest |CLI - pytrec_eval| over {compared} values: {gap:.1e} "
+          "(pytrec_eval keeps scores as float32, so values may differ by about 1e-7)")
+
+
+if __name__ == "__main__":
+    main()

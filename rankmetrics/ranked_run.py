@@ -1,0 +1,207 @@
+"""One model's output ordered per user under a tie rule and matched against a ground truth.
+
+:class:`RankedRun` is built from what :mod:`rankmetrics.io` read and checked: users as integer
+codes, items as hashes unique within each list. A run's distinct users are looked up once in
+the ground truth's (with Arrow's hash tables), lists are ordered with integer sorts, and items
+are matched within each user by hash (:mod:`rankmetrics.matching`); item text is read again
+only to confirm matches and to break ties in score by item id.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from rankmetrics.conventions import TIES
+from rankmetrics.ground_truth import GroundTruth, named_columns
+from rankmetrics.io import LoadedTable, run_codes, run_from_dataframe
+from rankmetrics.matching import judged_items
+
+EXAMPLES_SHOWN = 3
+
+
+@dataclass(frozen=True)
+class RankedRun:
+    """One model's output ordered per user and matched against a ground truth.
+
+    Attributes
+    ----------
+    lengths : int array (n_truth_users,)
+        How many items the model ranked for each ground-truth user (0 when it has no list).
+    present : bool array (n_truth_users,)
+        Whether the model's output contains the user at all.
+    judged_user, judged_rank, judged_row : int arrays
+        For every ranked item with a ground-truth row: the user, its 0-based rank and the
+        ground-truth row, sorted by user, then rank (so a block of users is one contiguous
+        slice, and each user's judged items come in ranked order).
+    unknown_users : int
+        Users in the model's output that the ground truth does not have (left out).
+    unknown_user_examples : tuple of str
+    ties : str
+        The tie rule the order was made with.
+    """
+
+    lengths: np.ndarray
+    present: np.ndarray
+    judged_user: np.ndarray
+    judged_rank: np.ndarray
+    judged_row: np.ndarray
+    unknown_users: int
+    unknown_user_examples: tuple[str, ...]
+    ties: str
+
+    @classmethod
+    def from_loaded(
+        cls, run: LoadedTable, truth: GroundTruth, *, ties: str = "item_desc"
+    ) -> RankedRun:
+        """Order a run read by :func:`rankmetrics.io.read_run` (or checked by
+        :func:`rankmetrics.io.run_from_dataframe`): per user by score descending, ties broken
+        by ``ties``."""
+        if ties not in TIES:
+            raise ValueError(f"ties must be one of {', '.join(TIES)}. Got {ties!r} instead.")
+        if run.kind != "run":
+            raise ValueError(f"RankedRun needs a model's output; {run.name!r} is a {run.kind}.")
+        users, items, run = run_codes(run)
+        truth_user = _positions_in(users.values, truth.user_ids)
+        row_user = truth_user[users.codes]
+        unknown = np.flatnonzero(truth_user < 0)
+        examples = tuple(users.values.take(pa.array(unknown[:EXAMPLES_SHOWN])).to_pylist())
+        scores = run.table["score"].to_numpy(dtype=np.float64)
+        tie_keys = _ItemText(items.text)
+        if len(unknown):
+            kept = np.flatnonzero(row_user >= 0)
+            ranked = rank_order(row_user[kept], scores[kept], tie_keys, kept, ties)
+            order = kept if ranked is None else kept[ranked]
+        else:
+            order = rank_order(row_user, scores, tie_keys, None, ties)
+        ordered_user = row_user if order is None else row_user[order]
+        block_starts = _run_starts(ordered_user)
+        block_user = ordered_user[block_starts[:-1]].astype(np.int64)
+        lengths = np.zeros(truth.n_users, dtype=np.int64)
+        lengths[block_user] = np.diff(block_starts)
+        judged_user, judged_rank, judged_row = judged_items(block_starts, block_user, order,
+                                                            items, truth)
+        return cls(
+            lengths=lengths,
+            present=lengths > 0,
+            judged_user=judged_user,
+            judged_rank=judged_rank,
+            judged_row=judged_row,
+            unknown_users=len(unknown),
+            unknown_user_examples=examples,
+            ties=ties,
+        )
+
+    @classmethod
+    def from_frame(
+        cls, table: pd.DataFrame | LoadedTable, truth: GroundTruth, *, ties: str = "item_desc"
+    ) -> RankedRun:
+        """Order a table with columns ``user``, ``item``, ``score`` (higher is better), or a
+        read run.
+
+        The table is checked as :func:`rankmetrics.io.run_from_dataframe` checks it: a
+        repeated (user, item) pair is an error naming the rows.
+        """
+        if isinstance(table, LoadedTable):
+            return cls.from_loaded(table, truth, ties=ties)
+        if ties not in TIES:
+            raise ValueError(f"ties must be one of {', '.join(TIES)}. Got {ties!r} instead.")
+        columns = named_columns(table, "score")
+        if len(table) == 0 and columns is not None:
+            return cls.nothing_ranked(truth, ties=ties)
+        loaded = run_from_dataframe(table, name="model output",
+                                    columns=columns)
+        return cls.from_loaded(loaded, truth, ties=ties)
+
+    @classmethod
+    def nothing_ranked(cls, truth: GroundTruth, *, ties: str = "item_desc") -> RankedRun:
+        """A model that recommended nothing to anyone (an empty output table)."""
+        nothing = np.zeros(0, dtype=np.int64)
+        return cls(
+            lengths=np.zeros(truth.n_users, dtype=np.int64),
+            present=np.zeros(truth.n_users, dtype=bool),
+            judged_user=nothing, judged_rank=nothing, judged_row=nothing,
+            unknown_users=0, unknown_user_examples=(), ties=ties,
+        )
+
+
+def _positions_in(values: pa.Array, among: pa.Array) -> np.ndarray:
+    """Each value's position in ``among`` (distinct ids), -1 where it is not there."""
+    found = pc.index_in(values, value_set=among)
+    return pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int32)
+
+
+def _run_starts(values: np.ndarray) -> np.ndarray:
+    """Where each run of equal consecutive values starts, then ``len(values)``."""
+    if len(values) == 0:
+        return np.zeros(1, dtype=np.int64)
+    changes = np.flatnonzero(values[1:] != values[:-1]) + 1
+    return np.concatenate([[0], changes, [len(values)]]).astype(np.int64)
+
+
+class _ItemText:
+    """The item ids of given rows, as text (only ties in score read them)."""
+
+    def __init__(self, text: pa.Array) -> None:
+        self.text = text
+
+    def __getitem__(self, rows: np.ndarray) -> np.ndarray:
+        return self.text.take(pa.array(rows)).to_numpy(zero_copy_only=False)
+
+
+def rank_order(
+    row_user: np.ndarray,
+    scores: np.ndarray,
+    items: pd.Series | np.ndarray | _ItemText,
+    rows: np.ndarray | None,
+    ties: str,
+) -> np.ndarray | None:
+    """Positions (into the given arrays) ordering rows by user, score descending, tie rule;
+    None when the rows are in that order already.
+
+    Rows already grouped by user in descending score order are left in place; otherwise a
+    stable sort keeps the input order among equal scores. Ties are then broken by item id
+    where asked, sorting only the tied rows. ``items`` gives each row's item id (or a value
+    that sorts as the id does); ``rows`` maps positions to rows of ``items`` (None: the same).
+    """
+    n_rows = len(row_user)
+    if n_rows == 0:
+        return None
+    same_user = row_user[1:] == row_user[:-1]
+    block_users = row_user[np.concatenate([[0], np.flatnonzero(~same_user) + 1])]
+    grouped = np.bincount(block_users).max() <= 1  # (users are known: row_user >= 0)
+    rising = scores[1:] > scores[:-1]
+    rising &= same_user
+    order = None
+    if not grouped or rising.any():
+        order = np.lexsort((-scores, row_user))
+        user_sorted = row_user[order]
+        same_user = user_sorted[1:] == user_sorted[:-1]
+        del user_sorted
+    del rising
+    if ties == "input":
+        return order
+    score_sorted = scores if order is None else scores[order]
+    tied_with_next = score_sorted[1:] == score_sorted[:-1]
+    tied_with_next &= same_user
+    if not tied_with_next.any():
+        return order
+    in_tie = np.zeros(n_rows, dtype=bool)
+    in_tie[:-1] |= tied_with_next
+    in_tie[1:] |= tied_with_next
+    positions = np.flatnonzero(in_tie)
+    group = np.cumsum(np.concatenate([[True], ~tied_with_next]))[positions]
+    if order is None:
+        order = np.arange(n_rows, dtype=np.int64)
+    tied_rows = order[positions] if rows is None else rows[order[positions]]
+    tied_items = (items.iloc[tied_rows].to_numpy() if isinstance(items, pd.Series)
+                  else items[tied_rows])
+    by_item = pd.DataFrame({"group": group, "item": tied_items}).sort_values(
+        ["group", "item"], ascending=[True, ties == "item_asc"], kind="stable"
+    )
+    order[positions] = order[positions][by_item.index.to_numpy()]
+    return order
