@@ -109,7 +109,7 @@ def _object_conversion_seconds(n_users: int) -> float:
     """What rankmetrics.io spends converting the run's object id columns to Arrow text."""
     from rankmetrics.io._ids import from_objects, objects_as_text
 
-    run, _ = make_data(n_users, string_dtype="object")
+    run, _ = long_frames(n_users, string_dtype="object")
     started = time.perf_counter()
     from_objects(run["user"].to_numpy())  # users come in runs: the first of each is converted
     objects_as_text(run["item"].to_numpy())
