@@ -15,9 +15,11 @@ st.set_page_config(page_title="rankmetrics: compare ranking models", page_icon="
 
 init_session()
 
-# URL paths differ from the file names on purpose: with a pages/ folder next to it, Streamlit
-# treats this app as an old-style multipage app until st.navigation has run once (always, in
-# AppTest), and would run a page whose URL matches its file name without this entrypoint.
+# The page scripts are in app_pages/: Streamlit serves a folder named pages/ next to the
+# entrypoint as an old-style multipage app (a page per file, run without this entrypoint) until
+# some session has run st.navigation, so a bookmark opened first after a restart would miss the
+# session set-up and the sidebar. The URL paths are the addresses people bookmark (the
+# default page's is the root).
 navigation = st.navigation([
     st.Page(PAGES["data"], title="Data", icon=":material/upload_file:",
             url_path="data-files"),

@@ -75,9 +75,9 @@ def bench_demo(rows: list) -> None:
     check_app(at)
     settings_changes(at, rows, "demo", DEMO_TARGET, 5.0)
     rows.append(("demo", "Users page (per-user values)",
-                 timed(lambda: at.switch_page("pages/users.py").run()), DEMO_TARGET))
+                 timed(lambda: at.switch_page("app_pages/users.py").run()), DEMO_TARGET))
     rows.append(("demo", "NDCG explained page",
-                 timed(lambda: at.switch_page("pages/ndcg.py").run()), DEMO_TARGET))
+                 timed(lambda: at.switch_page("app_pages/ndcg.py").run()), DEMO_TARGET))
     check_app(at)
 
 
@@ -86,7 +86,7 @@ def bench_upload(rows: list, paths: dict[str, Path], label: str) -> None:
 
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=900)
     at.run()
-    at.switch_page("pages/data.py").run()
+    at.switch_page("app_pages/data.py").run()
     files = {name: path.read_bytes() for name, path in paths.items()}
     at.file_uploader[0].set_value([(f"{name}.parquet", files[name], "application/octet-stream")
                                    for name in MODELS])
@@ -96,7 +96,7 @@ def bench_upload(rows: list, paths: dict[str, Path], label: str) -> None:
     at.run()  # the upload: read, check, rank, and the Data page's counts and checks
     data_page = time.perf_counter() - started
     check_app(at)
-    at.switch_page("pages/compare.py").run()
+    at.switch_page("app_pages/compare.py").run()
     first = time.perf_counter() - started
     check_app(at)
     assert at.get("plotly_chart"), "no curves after the upload"
@@ -104,9 +104,9 @@ def bench_upload(rows: list, paths: dict[str, Path], label: str) -> None:
     rows.append((label, "upload -> first curves (Compare page)", first, FIRST_TARGET))
     settings_changes(at, rows, label, CHANGE_TARGET, 5.0)
     rows.append((label, "Users page (per-user values)",
-                 timed(lambda: at.switch_page("pages/users.py").run()), CHANGE_TARGET))
+                 timed(lambda: at.switch_page("app_pages/users.py").run()), CHANGE_TARGET))
     rows.append((label, "NDCG explained page",
-                 timed(lambda: at.switch_page("pages/ndcg.py").run()), CHANGE_TARGET))
+                 timed(lambda: at.switch_page("app_pages/ndcg.py").run()), CHANGE_TARGET))
     check_app(at)
 
 

@@ -50,17 +50,17 @@ def bench_pages(paths: dict[str, Path], label: str, rows: list) -> None:
 
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=900)
     at.run()
-    at.switch_page("pages/data.py").run()
+    at.switch_page("app_pages/data.py").run()
     at.file_uploader[0].set_value([(f"{name}.parquet", paths[name].read_bytes(),
                                     "application/octet-stream") for name in FOUR_MODELS])
     at.file_uploader[1].set_value(("ground_truth.parquet", paths["truth"].read_bytes(),
                                    "application/octet-stream"))
     rows.append((label, "upload, then first curves (Compare)",
-                 timed(lambda: (at.run(), at.switch_page("pages/compare.py").run())), None))
+                 timed(lambda: (at.run(), at.switch_page("app_pages/compare.py").run())), None))
     check_app(at)
     steps = [
         ("Significance page (randomization, 6 pairs)",
-         lambda: at.switch_page("pages/significance.py").run(), PAGE_TARGET),
+         lambda: at.switch_page("app_pages/significance.py").run(), PAGE_TARGET),
         ("  correction Holm -> Bonferroni",
          lambda: at.selectbox(key="significance_correction").set_value("bonferroni").run(),
          CHANGE_TARGET),
@@ -72,11 +72,11 @@ def bench_pages(paths: dict[str, Path], label: str, rows: list) -> None:
         ("  metric -> MAP@10 (randomization)",
          lambda: at.selectbox(key="significance_metric").set_value("map").run(), PAGE_TARGET),
         ("Head-to-head page (NDCG@10)",
-         lambda: at.switch_page("pages/head_to_head.py").run(), CHANGE_TARGET),
+         lambda: at.switch_page("app_pages/head_to_head.py").run(), CHANGE_TARGET),
         ("  model B -> weak",
          lambda: at.selectbox(key="h2h_b").set_value("weak").run(), CHANGE_TARGET),
         ("Compare page, bands on (6 metrics)",
-         lambda: (at.switch_page("pages/compare.py").run(),
+         lambda: (at.switch_page("app_pages/compare.py").run(),
                   at.toggle(key="compare_bands").set_value(True).run()), None),
     ]
     for name, step, target in steps:

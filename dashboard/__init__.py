@@ -1,4 +1,4 @@
-"""The dashboard's Streamlit side, shared by the page scripts in ``pages/``.
+"""The dashboard's Streamlit side, shared by the page scripts in ``app_pages/``.
 
 One purpose a module: ``keys`` names every session-state key; ``session`` sets the session up,
 prepares the active data set and starts every page; ``sidebar`` draws the shared controls
@@ -6,6 +6,6 @@ and ``settings`` says what they mean; ``uploads`` keeps the uploaded files, ``de
 bundled data sets, ``files`` the identity of a file; ``cached`` holds the bounded caches
 around the library, ``prepared`` the data set they are keyed on; ``navigation`` and
 ``controls`` are what pages share to move between pages and pick values; ``text`` escapes
-users' text. Imports point down only: ``app.py`` -> ``pages/`` -> ``dashboard/`` ->
+users' text. Imports point down only: ``app.py`` -> ``app_pages/`` -> ``dashboard/`` ->
 ``rankmetrics/``.
 """

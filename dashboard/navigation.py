@@ -7,12 +7,12 @@ import streamlit as st
 from dashboard import keys
 
 PAGES = {
-    "data": "pages/data.py",
-    "compare": "pages/compare.py",
-    "users": "pages/users.py",
-    "significance": "pages/significance.py",
-    "head_to_head": "pages/head_to_head.py",
-    "ndcg": "pages/ndcg.py",
+    "data": "app_pages/data.py",
+    "compare": "app_pages/compare.py",
+    "users": "app_pages/users.py",
+    "significance": "app_pages/significance.py",
+    "head_to_head": "app_pages/head_to_head.py",
+    "ndcg": "app_pages/ndcg.py",
 }
 
 

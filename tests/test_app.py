@@ -13,8 +13,8 @@ from streamlit.testing.v1 import AppTest
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
 UPLOADS = Path(__file__).resolve().parent / "data" / "app"
-PAGES = ("pages/data.py", "pages/compare.py", "pages/users.py", "pages/significance.py",
-         "pages/head_to_head.py", "pages/ndcg.py")
+PAGES = ("app_pages/data.py", "app_pages/compare.py", "app_pages/users.py",
+         "app_pages/significance.py", "app_pages/head_to_head.py", "app_pages/ndcg.py")
 DEMOS = ("movies", "textbook", "textbook_graded")
 MOVIE_MODELS = ["popularity", "personalized", "top_heavy", "random"]
 
@@ -24,13 +24,22 @@ def start(dataset: str = "movies", page: str | None = None) -> AppTest:
     at.session_state["dataset"] = dataset
     at.run()
     if page:
-        at.switch_page(page).run()
+        go(at, page)
     ok(at)
     return at
 
 
+def go(at: AppTest, page: str) -> None:
+    """Open ``page`` the way the sidebar's navigation does: the entrypoint runs and routes."""
+    at.switch_page(page).run()
+    ok(at)
+
+
 def ok(at: AppTest) -> None:
+    """No exception, no raw HTML, and the page ran inside the entrypoint (its sidebar is there):
+    a page run on its own would not show what a person sees."""
     assert not at.exception, [e.value for e in at.exception]
+    assert [box.key for box in at.sidebar.selectbox if box.key == "dataset"], "no sidebar"
     for element in at.markdown:
         assert not element.proto.allow_html
 
@@ -121,12 +130,12 @@ def test_opens_on_the_movies_demo_with_curves_drawn():
 def test_model_colours_are_the_same_on_every_page():
     at = start("movies")
     colours = {name: t["line"]["color"] for (name, _), t in curves(at).items()}
-    at.switch_page("pages/users.py").run()
+    go(at, "app_pages/users.py")
     for key in ("users_distribution", "users_ecdf"):
         for trace in figure(at, key)["data"]:
             colour = trace.get("marker", {}).get("color") or trace["line"]["color"]
             assert colour == colours[trace["name"]]
-    at.switch_page("pages/ndcg.py").run()
+    go(at, "app_pages/ndcg.py")
     model = at.session_state["explain_model"]
     bars = figure(at, "ndcg_bars")["data"]
     assert bars[0]["marker"]["color"] == colours[model]
@@ -138,24 +147,24 @@ def test_every_page_renders_on_every_demo(dataset, page):
     at = start(dataset, page)
     assert at.title, "every page has a title"
     assert "K = " in at.caption[0].value, "the active settings are shown under the title"
-    if page == "pages/compare.py":
+    if page == "app_pages/compare.py":
         assert curves(at)
-    elif page == "pages/users.py":
+    elif page == "app_pages/users.py":
         assert figure(at, "users_distribution")["data"] and figure(at, "users_ecdf")["data"]
         assert len(frame(at, "worst_table")) >= 1
-    elif page == "pages/ndcg.py":
+    elif page == "app_pages/ndcg.py":
         assert len(at.latex) == 4
         assert frame(at, "ranked_rows")["rank"].iloc[0] == 1
-    elif page in ("pages/significance.py", "pages/head_to_head.py") and dataset == "movies":
-        key = "significance_matrix" if page == "pages/significance.py" else "h2h_scatter"
+    elif page in ("app_pages/significance.py", "app_pages/head_to_head.py") and dataset == "movies":
+        key = "significance_matrix" if page == "app_pages/significance.py" else "h2h_scatter"
         assert figure(at, key)["data"]
-    elif page == "pages/significance.py":
+    elif page == "app_pages/significance.py":
         expected = {"textbook": "Only 1 user is counted by every model",
                     "textbook_graded": "add at least one more model"}[dataset]
         assert any(expected in text for text in [*warnings(at), *(plain(i.value) for i in at.info)])
-    elif page == "pages/head_to_head.py" and dataset == "textbook":
+    elif page == "app_pages/head_to_head.py" and dataset == "textbook":
         assert figure(at, "h2h_scatter")["data"] and len(lists(at)) == 2
-    elif page == "pages/head_to_head.py":
+    elif page == "app_pages/head_to_head.py":
         assert "compares two models" in plain(at.info[0].value)
     else:
         assert [u.label for u in at.file_uploader] == [
@@ -167,11 +176,10 @@ def test_shared_settings_survive_page_changes():
     at.slider(key="cutoff").set_value(7).run()
     at.selectbox(key="preset").set_value("trec_eval").run()
     for page in PAGES:
-        at.switch_page(page).run()
-        ok(at)
+        go(at, page)
         assert at.session_state["cutoff"] == 7
         assert at.session_state["preset"] == "trec_eval"
-    at.switch_page("pages/compare.py").run()
+    go(at, "app_pages/compare.py")
     assert {t["x"][0] for t in curves(at, "marker").values()} == {7}
 
 
@@ -247,8 +255,8 @@ def test_editing_the_grade_table_changes_ndcg_and_survives_page_and_kind_changes
     assert "5+ -> 10" in " ".join(c.value for c in at.sidebar.caption)
     edited = curves(at)[("personalized", "ndcg")]["y"]
     assert edited != before
-    at.switch_page("pages/users.py").run()
-    at.switch_page("pages/compare.py").run()
+    go(at, "app_pages/users.py")
+    go(at, "app_pages/compare.py")
     assert curves(at)[("personalized", "ndcg")]["y"] == edited
     at.radio(key="rel_kind").set_value("binary").run()
     at.radio(key="rel_kind").set_value("graded").run()
@@ -315,7 +323,7 @@ def test_textbook_reproduces_the_tutorial_numbers():
 
 
 def test_ndcg_page_explains_the_tutorial_slip():
-    at = start("textbook", "pages/ndcg.py")
+    at = start("textbook", "app_pages/ndcg.py")
     at.selectbox(key="explain_model").set_value("c_at_position_5").run()
     ok(at)
     values = {m.label: m.value for m in at.metric}
@@ -336,7 +344,7 @@ def test_ndcg_page_explains_the_tutorial_slip():
 
 
 def test_ndcg_page_rows_for_the_first_example():
-    at = start("textbook", "pages/ndcg.py")
+    at = start("textbook", "app_pages/ndcg.py")
     at.selectbox(key="explain_model").set_value("recommended").run()
     ranked = frame(at, "ranked_rows")
     assert ranked["item"].tolist() == list("ABCDE")
@@ -362,7 +370,7 @@ def test_graded_textbook_example():
 
 
 def test_users_page_follows_metric_and_chart_kind():
-    at = start("movies", "pages/users.py")
+    at = start("movies", "app_pages/users.py")
     histogram = figure(at, "users_distribution")
     assert histogram["layout"]["xaxis"]["title"]["text"] == "NDCG@10"
     assert {t["name"] for t in histogram["data"]} == set(MOVIE_MODELS)
@@ -380,7 +388,7 @@ def test_users_page_follows_metric_and_chart_kind():
 
 
 def test_worst_users_table_is_sorted_and_follows_the_model():
-    at = start("movies", "pages/users.py")
+    at = start("movies", "app_pages/users.py")
     at.selectbox(key="users_model").set_value("top_heavy").run()
     ok(at)
     worst = frame(at, "worst_table")
@@ -390,7 +398,7 @@ def test_worst_users_table_is_sorted_and_follows_the_model():
 
 
 def test_surprise_me_and_largest_disagreement_pick_users():
-    at = start("movies", "pages/ndcg.py")
+    at = start("movies", "app_pages/ndcg.py")
     first = at.session_state["explain_user"]
     at.button[0].click().run()  # surprise me
     ok(at)
@@ -406,7 +414,7 @@ def test_surprise_me_and_largest_disagreement_pick_users():
 
 
 def test_user_selector_lists_every_user_of_a_small_data_set():
-    at = start("movies", "pages/ndcg.py")
+    at = start("movies", "app_pages/ndcg.py")
     assert len(at.selectbox(key="explain_user").options) == 2000
     at.selectbox(key="explain_user").set_value("u0123").run()
     ok(at)
@@ -417,7 +425,7 @@ def test_user_search_narrows_a_long_list(monkeypatch):
     from dashboard import settings
 
     monkeypatch.setattr(settings, "USER_LIST_LIMIT", 100)
-    at = start("movies", "pages/ndcg.py")
+    at = start("movies", "app_pages/ndcg.py")
     at.text_input(key="explain_search").input("u012").run()
     ok(at)
     options = at.selectbox(key="explain_user").options
@@ -431,7 +439,7 @@ def test_user_search_narrows_a_long_list(monkeypatch):
 
 
 def test_upload_two_models_and_a_ground_truth():
-    at = start("movies", "pages/data.py")
+    at = start("movies", "app_pages/data.py")
     upload(at, 0, "als_model.csv", "popular_items.tsv")
     assert at.session_state["dataset"] == "uploads"
     assert any("No ground truth yet" in i.value for i in at.info)
@@ -440,8 +448,7 @@ def test_upload_two_models_and_a_ground_truth():
     text = " ".join(plain(m.value) for m in at.markdown)
     assert "Model: als_model" in text and "Model: popular_items" in text
     assert "score ← `prediction`" in text and "rank ← `rank`" in text
-    at.switch_page("pages/compare.py").run()
-    ok(at)
+    go(at, "app_pages/compare.py")
     assert {name for name, _ in curves(at)} == {"als_model", "popular_items"}
     assert {len(t["x"]) for t in curves(at).values()} == {20}
     at.radio(key="rel_kind").set_value("binary").run()
@@ -452,7 +459,7 @@ def test_upload_two_models_and_a_ground_truth():
 
 
 def test_rename_and_remove_a_model():
-    at = start("movies", "pages/data.py")
+    at = start("movies", "app_pages/data.py")
     upload(at, 0, "als_model.csv", "popular_items.tsv")
     upload(at, 1, "ratings.csv")
     rename = [t for t in at.text_input if t.label == "Model name"]
@@ -461,12 +468,12 @@ def test_rename_and_remove_a_model():
     rename = [t for t in at.text_input if t.label == "Model name"]
     rename[1].set_value("ALS v2").run()  # taken
     assert "Another model is already called 'ALS v2'." in errors(at)
-    at.switch_page("pages/compare.py").run()
+    go(at, "app_pages/compare.py")
     assert {name for name, _ in curves(at)} == {"ALS v2", "popular_items"}
-    at.switch_page("pages/data.py").run()
+    go(at, "app_pages/data.py")
     [b for b in at.button if b.label == "Remove"][1].click().run()
     ok(at)
-    at.switch_page("pages/compare.py").run()
+    go(at, "app_pages/compare.py")
     assert {name for name, _ in curves(at)} == {"ALS v2"}
 
 
@@ -481,19 +488,18 @@ def test_rename_and_remove_a_model():
     ("other_users.csv", None, "none of the 2 users in other_users.csv is in the ground truth"),
 ])
 def test_a_bad_model_file_is_explained_next_to_it_and_the_rest_stays(name, content, expected):
-    at = start("movies", "pages/data.py")
+    at = start("movies", "app_pages/data.py")
     upload(at, 1, "ratings.csv")
     upload(at, 0, "als_model.csv", name, content={name: content} if content is not None else None)
     assert any(expected in e for e in errors(at)), errors(at)
     assert not any("Traceback" in e for e in errors(at))
-    at.switch_page("pages/compare.py").run()
-    ok(at)
+    go(at, "app_pages/compare.py")
     assert {model for model, _ in curves(at)} == {"als_model"}
     assert any("is left out" in w for w in warnings(at))
 
 
 def test_choosing_columns_by_hand_fixes_a_file():
-    at = start("movies", "pages/data.py")
+    at = start("movies", "app_pages/data.py")
     upload(at, 1, "ratings.csv")
     upload(at, 0, "unknown_columns.csv")
     spec_id = at.session_state["uploads"].runs[0].id
@@ -507,15 +513,14 @@ def test_choosing_columns_by_hand_fixes_a_file():
 
 
 def test_a_bad_ground_truth_keeps_the_one_in_use():
-    at = start("movies", "pages/data.py")
+    at = start("movies", "app_pages/data.py")
     upload(at, 0, "als_model.csv")
     upload(at, 1, "ratings.csv")
     upload(at, 1, "conflicting_ratings.csv")
     assert any("conflicting_ratings.csv, row 3, column 'rating': the ground truth gives "
                "different ratings to the same user and item" in e for e in errors(at))
     assert any("stays in use" in c.value for c in at.caption)
-    at.switch_page("pages/compare.py").run()
-    ok(at)
+    go(at, "app_pages/compare.py")
     assert {model for model, _ in curves(at)} == {"als_model"}
 
 
@@ -523,13 +528,12 @@ def test_uploads_without_a_ground_truth_explain_what_to_do():
     at = start("uploads")
     assert "No ground truth yet" in plain(at.info[0].value)
     for page in PAGES[1:]:
-        at.switch_page(page).run()
-        ok(at)
+        go(at, page)
         assert "Upload a ground truth" in plain(at.info[0].value)
 
 
 def test_file_names_are_never_markup():
-    at = start("movies", "pages/data.py")
+    at = start("movies", "app_pages/data.py")
     name = "<img src=x onerror=alert(1)> **big** [click](javascript:alert(1)) $x$.csv"
     upload(at, 0, name, content={name: (UPLOADS / "als_model.csv").read_bytes()})
     upload(at, 1, "ratings.csv")
@@ -538,8 +542,7 @@ def test_file_names_are_never_markup():
     for text in shown:
         assert "<img" not in text.replace("\\<img", "")
         assert "**big**" not in text and "](" not in text and "$x$" not in text
-    at.switch_page("pages/compare.py").run()
-    ok(at)
+    go(at, "app_pages/compare.py")
     names = {model for model, _ in curves(at)}
     assert names == {"&lt;img src=x onerror=alert(1)&gt; **big** [click](javascript:alert(1)) $x$"}
 
@@ -570,16 +573,15 @@ def test_confidence_bands_on_the_compare_page():
     narrower = {key: band["y"][9] - band["y"][-10] for key, band in curves(at, "band").items()}
     assert all(narrower[key] <= width[key] for key in width)
     # the level is shared: the Significance page's intervals use it too
-    at.switch_page("pages/significance.py").run()
-    ok(at)
+    go(at, "app_pages/significance.py")
     assert at.selectbox(key="confidence_choice").value == 0.8
     assert any("80% of the time" in c.value for c in at.caption)
-    at.switch_page("pages/compare.py").run()
+    go(at, "app_pages/compare.py")
     assert at.selectbox(key="confidence_choice").value == 0.8
 
 
 def test_significance_page_on_the_demo():
-    at = start("movies", "pages/significance.py")
+    at = start("movies", "app_pages/significance.py")
     models = frame(at, "significance_models")
     assert models["Model"].tolist() == ["top_heavy", "personalized", "popularity", "random"]
     assert models["Group"].tolist() == ["a", "b", "c", "d"]
@@ -595,14 +597,14 @@ def test_significance_page_on_the_demo():
                     r"significant after Holm correction \(p < 0\.001\)\.", sentence), sentence
     assert "Randomization test:" in at.caption[1].value
     # the means are the Compare page's
-    at.switch_page("pages/compare.py").run()
+    go(at, "app_pages/compare.py")
     compare = frame(at, "compare_table")["NDCG@10"]
     for row in models.itertuples():
         assert row.mean == pytest.approx(compare[row.Model])
 
 
 def test_changing_the_test_and_the_correction_changes_the_table():
-    at = start("movies", "pages/significance.py")
+    at = start("movies", "app_pages/significance.py")
     randomization = frame(at, "significance_pairs")
     assert (randomization["p_value"] == 1 / 10_001).all()  # no flip reaches a real gap
     assert (randomization["p_corrected"] == 6 / 10_001).all()  # Holm, 6 pairs
@@ -629,18 +631,17 @@ def test_changing_the_test_and_the_correction_changes_the_table():
 
 
 def test_significance_warns_when_a_test_means_little():
-    at = start("textbook", "pages/significance.py")
+    at = start("textbook", "app_pages/significance.py")
     assert any("Only 1 user is counted by every model at NDCG@5" in w for w in warnings(at))
     assert not at.get("plotly_chart")
     # five users, two models giving every user the same list
-    at = start("movies", "pages/data.py")
+    at = start("movies", "app_pages/data.py")
     truth = "user,item,rating\n" + "".join(f"u{u},i{u},1\n" for u in range(5))
     run = "user,item,score\n" + "".join(f"u{u},i{u},1\nu{u},x,0.5\n" for u in range(5))
     upload(at, 0, "first.csv", "second.csv",
            content={"first.csv": run.encode(), "second.csv": run.encode()})
     upload(at, 1, "truth.csv", content={"truth.csv": truth.encode()})
-    at.switch_page("pages/significance.py").run()
-    ok(at)
+    go(at, "app_pages/significance.py")
     shown = warnings(at)
     assert any(w.startswith("Only 5 users: with fewer than 10 users") for w in shown), shown
     assert any("have the same value for every user" in w for w in shown), shown
@@ -648,7 +649,7 @@ def test_significance_warns_when_a_test_means_little():
 
 
 def test_a_pair_opens_head_to_head():
-    at = start("movies", "pages/significance.py")
+    at = start("movies", "app_pages/significance.py")
     options = at.selectbox(key="significance_pair").options
     assert len(options) == 6
     at.selectbox(key="significance_pair").set_value(("popularity", "personalized")).run()
@@ -664,7 +665,7 @@ def test_a_pair_opens_head_to_head():
 
 
 def test_head_to_head_follows_the_chosen_models():
-    at = start("movies", "pages/head_to_head.py")
+    at = start("movies", "app_pages/head_to_head.py")
     # the two best at NDCG@10, the best as B
     assert (at.session_state["h2h_a"], at.session_state["h2h_b"]) == ("personalized",
                                                                       "top_heavy")
@@ -698,7 +699,7 @@ def test_head_to_head_follows_the_chosen_models():
 
 
 def test_head_to_head_lists_of_one_user_and_the_ndcg_link():
-    at = start("movies", "pages/head_to_head.py")
+    at = start("movies", "app_pages/head_to_head.py")
     b_ahead, a_ahead = frame(at, "h2h_b_ahead"), frame(at, "h2h_a_ahead")
     assert b_ahead["difference"].is_monotonic_decreasing
     assert a_ahead["difference"].is_monotonic_increasing

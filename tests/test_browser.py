@@ -21,6 +21,8 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -68,11 +70,10 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
-def server(tmp_path_factory):
-    """The app served by a real Streamlit server, in its own process group."""
+def start_server(log: Path) -> tuple[subprocess.Popen, str]:
+    """A Streamlit server for the app on a free port, in its own process group (not waited
+    for: see ``wait_until_up``)."""
     port = _free_port()
-    log = tmp_path_factory.mktemp("server") / "streamlit.log"
     command = [
         sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
         "--server.port", str(port), "--server.address", "127.0.0.1",
@@ -81,27 +82,46 @@ def server(tmp_path_factory):
     with open(log, "w") as output:
         process = subprocess.Popen(command, cwd=ROOT, stdout=output, stderr=subprocess.STDOUT,
                                    start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
+    return process, f"http://127.0.0.1:{port}"
+
+
+def wait_until_up(process: subprocess.Popen, url: str, log: Path) -> None:
+    """Poll the server's health endpoint until it answers (the app's script has not run yet:
+    that happens when the first browser session connects)."""
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as answer:
+                if answer.read() == b"ok":
+                    return
+        except OSError:
+            pass
+        if process.poll() is not None or time.monotonic() > deadline:
+            pytest.fail(f"the Streamlit server did not start:\n{log.read_text()}")
+        time.sleep(0.3)
+
+
+def stop_server(process: subprocess.Popen) -> None:
+    if process.poll() is not None:
+        return
+    os.killpg(process.pid, signal.SIGTERM)
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as answer:
-                    if answer.read() == b"ok":
-                        break
-            except OSError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"the Streamlit server did not start:\n{log.read_text()}")
-            time.sleep(0.3)
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory):
+    """The app served by a real Streamlit server, shared by the journeys."""
+    log = tmp_path_factory.mktemp("server") / "streamlit.log"
+    process, url = start_server(log)
+    try:
+        wait_until_up(process, url, log)
         yield url
     finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+        stop_server(process)
 
 
 @pytest.fixture(scope="session")
@@ -112,18 +132,18 @@ def browser():
         chromium.close()
 
 
-@pytest.fixture
-def page(browser, server, request):
-    """A fresh browser context (a new Streamlit session) that fails the test on any page
-    error or console error, and keeps a screenshot when the test fails."""
+@contextmanager
+def open_tab(browser, url: str, request) -> Iterator[Page]:
+    """``url`` in a fresh browser context (a new Streamlit session) that fails the test on any
+    page error or console error, and keeps a screenshot when the test fails."""
     context = browser.new_context(viewport={"width": 1400, "height": 2000})
     tab = context.new_page()
     tab.set_default_timeout(TIMEOUT)
     problems: list[str] = []
     tab.on("pageerror", lambda error: problems.append(f"page error: {error}"))
     tab.on("console", lambda message: problems.append(f"console: {message.text}")
-           if message.type == "error" else None)
-    tab.goto(server)
+           if message.type == "error" and not _server_search(message, url) else None)
+    tab.goto(url)
     tab.wait_for_selector(CONNECTED)
     wait_idle(tab)
     yield tab
@@ -133,6 +153,20 @@ def page(browser, server, request):
         tab.screenshot(path=SHOTS / f"failed_{request.node.name}.png")
     context.close()
     assert not problems, problems
+
+
+def _server_search(message, url: str) -> bool:
+    """Streamlit's frontend, opened on a page's address, first looks for the server under that
+    address (``/significance/_stcore/health``) and takes the 404 as "not here"."""
+    return (message.text.startswith("Failed to load resource")
+            and message.location.get("url", "").startswith(f"{url}/_stcore/"))
+
+
+@pytest.fixture
+def page(browser, server, request):
+    """The app's start page in a new session."""
+    with open_tab(browser, server, request) as tab:
+        yield tab
 
 
 def wait_idle(tab: Page) -> None:
@@ -323,3 +357,66 @@ def test_significance_then_head_to_head_then_ndcg(page: Page):
     expect(page.get_by_text(f"top_heavy's top 10 for user {user}")).to_be_visible()
     no_exception(page)
     shoot(page, "11_ndcg_from_head_to_head")
+
+
+# ----- a link to a page as the first request a new server gets ---------------------------
+
+# Every page's address, as people bookmark it, and its title (the default page's is the root).
+LINKS = {
+    "data-files": "Data",
+    "": "Compare models",
+    "per-user": "Users",
+    "significance": "Significance",
+    "head-to-head": "Head-to-head",
+    "ndcg-explained": "NDCG explained",
+}
+
+
+@pytest.fixture(scope="module")
+def unvisited_servers(tmp_path_factory):
+    """One new server per page, started together and not visited yet: a link is only put to
+    the test by being the first request after a (re)start."""
+    logs = tmp_path_factory.mktemp("unvisited")
+    started = {}
+    try:
+        for path in LINKS:
+            log = logs / f"{path}.log"
+            started[path] = (*start_server(log), log)
+        for process, url, log in started.values():
+            wait_until_up(process, url, log)
+        yield started
+    finally:
+        for process, _, _ in started.values():
+            stop_server(process)
+
+
+@pytest.fixture(params=list(LINKS), ids=lambda path: path or "root")
+def linked_page(request, browser, unvisited_servers):
+    """A page opened from its link as the first request to its own new server."""
+    process, url, _ = unvisited_servers[request.param]
+    with open_tab(browser, f"{url}/{request.param}", request) as tab:
+        yield tab, request.param
+    stop_server(process)
+
+
+def navigation_titles(tab: Page, which: str = "") -> list[str]:
+    """The titles of the sidebar's page links (``which``: only those matching this)."""
+    links = tab.locator(f'[data-testid="stSidebarNavLink"]{which}')
+    return links.locator('[data-testid="stMarkdownContainer"]').all_text_contents()
+
+
+def test_a_link_to_any_page_works_as_the_first_request_to_a_new_server(linked_page):
+    tab, path = linked_page
+    expect(tab.locator("h1").first).to_have_text(LINKS[path])
+    wait_idle(tab)
+    assert navigation_titles(tab, '[aria-current="page"]') == [LINKS[path]]
+    sidebar = tab.locator('[data-testid="stSidebar"]')
+    assert sidebar.get_by_role("combobox", name="Data").count() == 1
+    assert tab.get_by_text("Page not found").count() == 0
+    assert tab.locator('[role="dialog"]').count() == 0
+    no_exception(tab)
+    assert navigation_titles(tab) == list(LINKS.values())
+    shoot(tab, f"12_first_request_{path or 'root'}")
+
+    go_to(tab, "Compare models" if path == "data-files" else "Data")
+    no_exception(tab)
