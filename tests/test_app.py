@@ -283,8 +283,7 @@ def test_a_grade_without_a_usable_gain_keeps_the_previous_mapping(grade, message
     assert any(message in e and "Still in force" in e for e in errors(at))
     assert curves(at)[("personalized", "ndcg")]["y"] == edited
     assert "5+ -> 10" in " ".join(c.value for c in at.sidebar.caption)
-    at.switch_page("pages/significance.py").run()
-    ok(at)
+    go(at, "app_pages/significance.py")
 
 
 def test_preset_changes_ndcg_and_the_conventions_line():
