@@ -420,6 +420,13 @@ class _JsonRecords:
                     '"score": 0.9}.',
                     file=self.src.file, row=number,
                 ) from None
+            except RecursionError:
+                raise DataError(
+                    "this line holds JSON nested too deeply (lists or objects inside each "
+                    "other thousands of levels deep) to be read. Each line must be one flat JSON "
+                    'object, such as {"user": "u1", "item": "i3", "score": 0.9}.',
+                    file=self.src.file, row=number,
+                ) from None
             if not isinstance(record, dict):
                 raise DataError(
                     f"this line holds a JSON {type(record).__name__}, not an object. Each line "
