@@ -1,5 +1,6 @@
 """Files meant to break the readers: decompression bombs, pipes and devices, password-protected
-zips, JSON nested beyond Python's recursion limit.
+zips, JSON nested beyond Python's recursion limit, and values that would be accepted wrongly
+(ranks with fractions, NaN ids, lists of lists as ids).
 
 Command-line cases run in a subprocess with a memory limit and a timeout (see
 ``tests/test_untrusted_input.py``), so a regression fails here instead of taking the machine
@@ -15,6 +16,9 @@ import json
 import os
 import zipfile
 
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from rankmetrics.errors import DataError
@@ -144,3 +148,49 @@ def test_json_nested_too_deep_is_refused_naming_file_and_line(tmp_path):
     assert "nested too deeply" in str(caught.value)
     line = error_line(cli("--truth", IO_FILES / "truth.csv", "--run", path))
     assert "deep.jsonl" in line and "nested" in line
+
+
+# ----- values that must not pass silently -------------------------------------------------
+
+
+def parquet_bytes(table: pa.Table) -> bytes:
+    buffer = io.BytesIO()
+    pq.write_table(table, buffer)
+    return buffer.getvalue()
+
+
+def test_a_rank_with_a_fraction_is_refused_naming_file_row_and_column(tmp_path):
+    path = tmp_path / "ranked.csv"
+    path.write_text("user,item,rank\nu1,a,1\nu1,b,1.5\nu1,c,3\n")
+    line = error_line(cli("--truth", IO_FILES / "truth.csv", "--run", path))
+    assert "ranked.csv, row 3, column 'rank'" in line and "whole numbers" in line
+    assert "1.5" in line
+
+
+def test_ranks_below_one_are_still_reported_first():
+    with pytest.raises(DataError, match="row 3, column 'rank': ranks must be 1 or more"):
+        read_run(b"user,item,rank\nu1,a,1\nu1,b,0\nu1,c,2.5\n", name="r.csv")
+
+
+@pytest.mark.parametrize("role", ["user", "item"])
+def test_nan_in_a_float_id_column_is_a_missing_id_not_nan(role):
+    columns = {"user": [1.0, 2.0, 3.0], "item": [10.0, 20.0, 30.0], "rating": [1, 1, 1]}
+    columns[role][1] = np.nan
+    with pytest.raises(DataError) as caught:
+        read_truth(parquet_bytes(pa.table(columns)), name="floats.parquet")
+    assert str(caught.value).startswith(f"floats.parquet, row 2, column '{role}': 1 row has no ")
+
+
+def test_lists_of_lists_are_refused_as_ids():
+    table = pa.table({"user": ["u1", "u2"], "items": [[["a"], ["b"]], [["c"]]]})
+    with pytest.raises(DataError) as caught:
+        read_run(parquet_bytes(table), name="nested.parquet")
+    message = str(caught.value)
+    assert message.startswith("nested.parquet, column 'items': the column holds lists of lists")
+    assert "cannot serve as ids" in message
+
+
+def test_a_list_in_an_id_column_is_refused():
+    table = pa.table({"user": [["u1"]], "item": ["a"], "score": [1.0]})
+    with pytest.raises(DataError, match=r"column 'user': the column holds lists or records"):
+        read_run(parquet_bytes(table), name="listed.parquet")

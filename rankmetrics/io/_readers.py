@@ -501,6 +501,9 @@ def _read_parquet(src: Source, kind: str, overrides: dict[str, str],
 
     choice = choose_columns(names, kind, overrides, src.file, is_list_column=is_list_column,
                             force_list=force_list)
+    for role, column in choice.columns.items():
+        if role in ("user", "item", "items"):
+            _check_flat_ids(schema.field(column).type, role, src.file, column)
     wanted = list(dict.fromkeys(choice.columns.values()))
     # Text ids come dictionary-encoded (as most Parquet writers store them): far faster to read
     # than one string per row, and their codes are what the checks need.
@@ -520,6 +523,8 @@ def _read_parquet(src: Source, kind: str, overrides: dict[str, str],
     values = {}
     for role, column in choice.columns.items():
         data = table.column(column)
+        if role in ("user", "item") and pa.types.is_floating(data.type):
+            data = pc.if_else(pc.is_nan(data), None, data)  # NaN is a missing id, not "nan"
         if role in ("user", "item") and column in coded:
             data = _coded_ids(data, src.file, column)
             values[role] = pd.Series(pd.arrays.ArrowExtensionArray(data), copy=False)
@@ -529,6 +534,25 @@ def _read_parquet(src: Source, kind: str, overrides: dict[str, str],
             values[role] = data.to_pandas()
     fmt = "list_parquet" if choice.layout == "list" else "parquet"
     return _assemble(choice, values, RowNumbers(1, table.num_rows), fmt, src_file=src.file)
+
+
+def _check_flat_ids(kind: pa.DataType, role: str, file: str, column: str) -> None:
+    """Ids must be single values: a list column (the list layout) holds plain ids, an id
+    column no lists or records."""
+    ids = kind.value_type if role == "items" and _is_list_type(kind) else kind
+    if pa.types.is_nested(ids):
+        what = "lists of lists or of records" if ids is not kind else "lists or records"
+        raise DataError(
+            f"the column holds {what} ({kind}) in every row, which cannot serve as ids. Ids "
+            "must be text or whole numbers; a column of lists (one row per user) must hold "
+            "plain ids, such as ['i3', 'i9'].",
+            file=file, column=column,
+        )
+
+
+def _is_list_type(kind: pa.DataType) -> bool:
+    return (pa.types.is_list(kind) or pa.types.is_large_list(kind)
+            or pa.types.is_fixed_size_list(kind))
 
 
 def _is_text(kind: pa.DataType) -> bool:
