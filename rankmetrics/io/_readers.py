@@ -305,7 +305,7 @@ def _read_trec(src: Source, fmt: str, kind: str, overrides: dict[str, str],
             frame = None  # irregular spacing, comments or a bad line: the exact parser tells
         else:
             rows = RowNumbers(1, len(frame))
-    warnings = []
+    warnings: list[str] = []
     if frame is None:
         frame, rows = _parse_whitespace(src, width, shape, usecols,
                                         extra_fields=fmt == "trec_run", warnings=warnings)

@@ -22,7 +22,7 @@ import zipfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePath
-from typing import BinaryIO
+from typing import IO, BinaryIO
 
 from rankmetrics.errors import DataError
 
@@ -103,7 +103,7 @@ class Source:
         raw = self.open_raw()
         try:
             if self.compression == "gzip":
-                inner: BinaryIO = gzip.GzipFile(fileobj=raw, mode="rb")
+                inner: io.BufferedIOBase | IO[bytes] = gzip.GzipFile(fileobj=raw, mode="rb")
                 start = 0
             else:
                 with zipfile.ZipFile(raw) as archive:  # leaves raw open: the member reads it
@@ -166,7 +166,8 @@ class _Counted(io.RawIOBase):
     must see a plain end of file, not an exception.
     """
 
-    def __init__(self, src: Source, inner: BinaryIO, raw: BinaryIO, start: int) -> None:
+    def __init__(self, src: Source, inner: io.BufferedIOBase | IO[bytes], raw: BinaryIO,
+                 start: int) -> None:
         super().__init__()
         self.src, self.inner, self.raw, self.start = src, inner, raw, start
         self.size = 0
