@@ -65,6 +65,22 @@ def test_a_zip_bomb_is_refused_before_it_fills_the_memory(tmp_path):
     assert "bomb.zip" in line and "decompression bomb" in line
 
 
+def test_the_dashboard_refuses_an_uploaded_bomb_with_a_message(tmp_path, monkeypatch):
+    from dashboard.cached import read_file
+    from dashboard.uploads import Uploads
+
+    bomb = tmp_path / "bomb.csv.gz"
+    gzip_bomb(bomb, 1 << 30)
+    files = Uploads()
+    big = gzip.compress(b"user,item,score\n" + ROWS)
+    files.add([("bomb.csv.gz", bomb.read_bytes()), ("big.csv.gz", big)], None)
+    loaded = read_file(files.runs[0])
+    assert loaded.table is None and "decompression bomb" in loaded.error
+    monkeypatch.setenv("RANKMETRICS_MAX_DECOMPRESSED_SIZE", "1M")
+    loaded = read_file(files.runs[1])
+    assert loaded.table is None and "more than 1 MiB" in loaded.error
+
+
 def test_the_decompressed_size_limit_names_itself_and_how_to_raise_it(tmp_path):
     rows = b"user,item,score\n" + b"".join(b"u%d,i%d,0.%d\n" % (n, n * 7919, n)
                                            for n in range(100_000))

@@ -179,7 +179,7 @@ class _Counted(io.RawIOBase):
     def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
         if self.refused is not None:
             return 0
-        count = self.inner.readinto(buffer)  # type: ignore[attr-defined]
+        count = self.inner.readinto(buffer)  # type: ignore[union-attr]
         self.size += count
         compressed = max(self.raw.tell() - self.start, 1)
         if self.size > self.src.limit:
