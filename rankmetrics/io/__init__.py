@@ -6,7 +6,8 @@ Formats, recognised from the file name and content (``format=`` overrides):
   (a zip holding one file); Parquet; JSON Lines (``.jsonl``, ``.ndjson``, ``.json`` with one
   object per line);
 - TREC runs ``user Q0 item rank score tag`` and qrels ``user 0 item rating``, whitespace
-  separated, without header, recognised by their shape whatever the extension;
+  separated, without header, recognised by their shape whatever the extension; as trec_eval
+  does, fields after a run's tag are ignored and lines starting with ``#`` are comments;
 - the list layout: one row per user with the items in order, as a list column (Parquet,
   JSON Lines, DataFrame) or a text cell (``u1,"i3 i9 i12"``; ``|``, ``;``, ``,`` or spaces).
 
