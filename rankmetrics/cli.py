@@ -22,7 +22,7 @@ from rankmetrics.conventions import OPTION_CHOICES, OPTION_HELP, PRESET_HELP, PR
 from rankmetrics.errors import DataError, printable
 from rankmetrics.evaluate import MAX_CUTOFF, evaluate
 from rankmetrics.export import FORMULA_MODES, to_csv
-from rankmetrics.io import check_against_truth, read_run, read_truth
+from rankmetrics.io import check_against_truth, parse_size, read_run, read_truth
 from rankmetrics.metrics import MAIN_METRICS, METRICS, check_metrics
 from rankmetrics.relevance import RelevanceMapping, parse_grade_table, suggest_mapping
 
@@ -85,6 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
     for role in COLUMN_ROLES:
         columns.add_argument(f"--{role}-column", metavar="NAME",
                              help=f"the column holding the {role}")
+    ev.add_argument("--max-decompressed-size", metavar="SIZE",
+                    help="the most a .gz or .zip input may hold once decompressed, such as "
+                    "8G or 500M (default: $RANKMETRICS_MAX_DECOMPRESSED_SIZE, else 4G)")
     ev.add_argument("--per-user", action="store_true",
                     help="one row per model, user, metric and cutoff")
     ev.add_argument("--format", choices=("csv", "json", "table"), default="csv",
@@ -123,6 +126,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     metrics = check_metrics([m.strip() for m in args.metrics.split(",") if m.strip()])
     cutoffs = _cutoffs(args)
     conventions = _conventions(args)
+    limit = _decompressed_size(args.max_decompressed_size)
     column_overrides = {
         role: getattr(args, f"{role}_column")
         for role in COLUMN_ROLES
@@ -130,7 +134,8 @@ def _evaluate(args: argparse.Namespace) -> int:
     }
     with _option(f"--truth {args.truth}", args.truth):
         truth = read_truth(args.truth,
-                           columns=_only(column_overrides, ("user", "item", "rating")))
+                           columns=_only(column_overrides, ("user", "item", "rating")),
+                           max_decompressed_size=limit)
     _warn(truth.warnings)
     mapping = _mapping(args, truth.table["rating"].to_numpy())
     runs = {}
@@ -140,7 +145,8 @@ def _evaluate(args: argparse.Namespace) -> int:
             raise ValueError(f"Two runs are named {name!r}: name them with NAME=FILE.")
         with _option(f"--run {spec}", path, after=spec[: len(spec) - len(path)]):
             run = read_run(path, name=name,
-                           columns=_only(column_overrides, ("user", "item", "score", "rank")))
+                           columns=_only(column_overrides, ("user", "item", "score", "rank")),
+                           max_decompressed_size=limit)
         _warn(run.warnings)
         _warn(check_against_truth(run, truth, mapping=mapping, max_cutoff=max(cutoffs)))
         runs[name] = run
@@ -189,6 +195,12 @@ def _option(option: str, path: str, *, after: str = "") -> Iterator[None]:
         yield
     except (DataError, OSError) as error:
         raise ValueError(f"{option}: {error}") from None
+
+
+def _decompressed_size(text: str | None) -> int | None:
+    if text is None:
+        return None
+    return parse_size(text, "--max-decompressed-size")
 
 
 def _cutoffs(args: argparse.Namespace) -> list[int]:

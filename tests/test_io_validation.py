@@ -167,14 +167,15 @@ def test_csv_unclosed_quote():
     assert 'A quote (") opened on this line is never closed' in str(error)
 
 
-def test_trec_run_line_with_too_many_fields():
+def test_trec_run_line_with_too_many_fields_is_read_as_trec_eval_reads_it_with_a_warning():
     data = b"q1 Q0 d1 1 0.5 bm25\nq1 Q0 d2 2 0.4 bm25\nq1 Q0 d 3 3 0.3 bm25\n"
-    error = error_of(read_run, data, "bm25.run")
-    assert str(error) == (
-        "bm25.run, row 3: this line has 7 whitespace-separated fields, but a TREC run line has "
-        "6: 'user Q0 item rank score tag'. Item ids and tags cannot contain spaces; fix or "
-        "delete the line."
-    )
+    run = read_run(data, name="bm25.run")
+    assert run.table["item"].tolist() == ["d1", "d2", "d"]
+    assert run.warnings == [
+        "1 line has more than the 6 fields of a TREC run ('user Q0 item rank score tag'), "
+        "first line 3: what follows the tag was ignored, as trec_eval does. If an item id "
+        "holds a space, the fields are shifted: fix those lines."
+    ]
 
 
 def test_trec_qrels_line_with_too_few_fields():

@@ -6,7 +6,8 @@ Formats, recognised from the file name and content (``format=`` overrides):
   (a zip holding one file); Parquet; JSON Lines (``.jsonl``, ``.ndjson``, ``.json`` with one
   object per line);
 - TREC runs ``user Q0 item rank score tag`` and qrels ``user 0 item rating``, whitespace
-  separated, without header, recognised by their shape whatever the extension;
+  separated, without header, recognised by their shape whatever the extension; as trec_eval
+  does, fields after a run's tag are ignored and lines starting with ``#`` are comments;
 - the list layout: one row per user with the items in order, as a list column (Parquet,
   JSON Lines, DataFrame) or a text cell (``u1,"i3 i9 i12"``; ``|``, ``;``, ``,`` or spaces).
 
@@ -24,6 +25,12 @@ Decisions:
   ``"007"``, surrounding spaces are dropped); ids stored as numbers (Parquet, JSON,
   DataFrame) are written plainly, ``12`` not ``12.0``. ``ids_as_strings=False`` writes
   whole-number ids one way everywhere (``"007"``, ``"7.0"`` -> ``"7"``); ids stay ``str``.
+- A ``.gz`` or ``.zip`` file may hold at most 4 GiB once decompressed (``max_decompressed_size=``
+  or the environment variable ``RANKMETRICS_MAX_DECOMPRESSED_SIZE`` change it), counted while
+  decompressing, and may not grow more than 100 times: a few megabytes could otherwise fill
+  the memory of a shared server.
+- Files that are not regular files (pipes, devices, sockets) are refused: reading them could
+  wait forever.
 - Text must be UTF-8 (with or without BOM). Anything else is a DataError naming the first
   line that is not, and how to re-save the file; there is no silent Latin-1 fallback, because
   ids decoded with a guessed encoding would silently fail to match the other file.
@@ -54,7 +61,7 @@ from rankmetrics.io._load import (
     truth_codes,
     truth_from_dataframe,
 )
-from rankmetrics.io._source import Source
+from rankmetrics.io._source import MAX_DECOMPRESSED_SIZE, Source, parse_size
 from rankmetrics.io._table import LoadedTable, rating_values
 
 
@@ -65,12 +72,14 @@ def file_stem(file_name: str) -> str:
 
 __all__ = [
     "FORMATS",
+    "MAX_DECOMPRESSED_SIZE",
     "HashedIds",
     "LoadedTable",
     "argsort_lists",
     "check_against_truth",
     "file_stem",
     "hash_text",
+    "parse_size",
     "rating_values",
     "read_run",
     "read_truth",

@@ -93,19 +93,21 @@ def sample_lines(text: str, *, complete: bool) -> list[str]:
 def trec_shape(lines: list[str]) -> str | None:
     """"trec_run" or "trec_qrels" when the lines have TREC's whitespace-separated shape.
 
-    A run line is ``user Q0 item rank score tag`` (6 fields), a qrels line ``user 0 item
-    rating`` (4 fields), judged by the first line; the second field must be the same ``Q0`` /
-    ``0`` on every sampled line, which tells TREC apart from a headerless table such as
-    MovieLens' ``u.data``. Lines of another width are reported when the file is read.
+    A run line is ``user Q0 item rank score tag`` (6 fields, or more: trec_eval ignores what
+    follows the tag), a qrels line ``user 0 item rating`` (4 fields), judged by the first
+    line; the second field must be the same ``Q0`` / ``0`` on every sampled line, which tells
+    TREC apart from a headerless table such as MovieLens' ``u.data``. Lines whose first
+    non-space character is ``#`` are comments (trec_eval 10). Lines of another width are
+    reported when the file is read.
     """
-    if not lines:
+    fields = [line.split() for line in lines if not line.lstrip().startswith("#")]
+    if not fields:
         return None
-    fields = [line.split() for line in lines]
     first = fields[0]
     seconds = {f[1] for f in fields if len(f) > 1}
     if len(seconds) != 1 or next(iter(seconds)).upper() not in ("Q0", "0"):
         return None
-    if len(first) == 6:
+    if len(first) >= 6:
         return "trec_run"
     if len(first) == 4:
         return "trec_qrels"

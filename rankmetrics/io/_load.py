@@ -9,7 +9,7 @@ from rankmetrics.io._columns import check_overrides
 from rankmetrics.io._formats import check_format, detect
 from rankmetrics.io._ids import HashedIds, Ids
 from rankmetrics.io._readers import read_dataframe, read_source
-from rankmetrics.io._source import resolve
+from rankmetrics.io._source import decompressed_limit, resolve
 from rankmetrics.io._table import LoadedTable, index_ids, kept_codes
 from rankmetrics.io._validate import finish
 
@@ -21,6 +21,7 @@ def read_run(
     columns: dict[str, str] | None = None,
     format: str | None = None,
     ids_as_strings: bool = True,
+    max_decompressed_size: int | str | None = None,
 ) -> LoadedTable:
     """Read and check one model's output (a run): who was recommended which item, in what order.
 
@@ -42,6 +43,10 @@ def read_run(
         Keep ids exactly as written (``"007"`` stays ``"007"``). With False, whole-number ids
         are written one way (``"007"``, ``"7.0"`` -> ``"7"``), for files that disagree on how
         numeric ids are written. Ids are ``str`` either way.
+    max_decompressed_size : int or str, optional
+        The most bytes a gzip or zip file may hold once decompressed, as bytes or text such
+        as ``"8G"``; default: the environment variable ``RANKMETRICS_MAX_DECOMPRESSED_SIZE``,
+        else 4 GiB. A file growing more than 100 times is refused too (a decompression bomb).
 
     Returns
     -------
@@ -59,7 +64,7 @@ def read_run(
     >>> run.name, run.format, run.n_rows
     ('model_a', 'csv', 2)
     """
-    return _read(source, "run", name, columns, format, ids_as_strings)
+    return _read(source, "run", name, columns, format, ids_as_strings, max_decompressed_size)
 
 
 def read_truth(
@@ -69,6 +74,7 @@ def read_truth(
     columns: dict[str, str] | None = None,
     format: str | None = None,
     ids_as_strings: bool = True,
+    max_decompressed_size: int | str | None = None,
 ) -> LoadedTable:
     """Read and check a ground truth: which items each user rated or found relevant.
 
@@ -82,7 +88,8 @@ def read_truth(
     >>> truth.table["rating"].tolist()
     [5.0, 2.0]
     """
-    return _read(source, "truth", name, columns, format, ids_as_strings)
+    return _read(source, "truth", name, columns, format, ids_as_strings,
+                 max_decompressed_size)
 
 
 def run_from_dataframe(
@@ -118,10 +125,13 @@ def truth_from_dataframe(
 
 
 def _read(source: object, kind: str, name: str | None, columns: dict[str, str] | None,
-          format: str | None, ids_as_strings: bool) -> LoadedTable:
+          format: str | None, ids_as_strings: bool,
+          max_decompressed_size: int | str | None) -> LoadedTable:
     overrides = check_overrides(columns, kind)
     requested, force_list = check_format(format)
+    limit = decompressed_limit(max_decompressed_size)
     src, display = resolve(source, name)
+    src.limit = limit
     head = src.read_head()
     fmt = detect(src, head, requested)
     raw = read_source(src, fmt, kind, overrides, force_list, head)

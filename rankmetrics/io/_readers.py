@@ -11,7 +11,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import re
 from collections.abc import Iterable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
@@ -296,17 +295,21 @@ def _read_trec(src: Source, fmt: str, kind: str, overrides: dict[str, str],
     width = len(shape.split())
     usecols = [position - 1 for position in fields.values()]
     frame = None
+    rows: np.ndarray | RowNumbers = RowNumbers(1, 0)
     delimiter = _single_delimiter(head, width)
     if delimiter is not None:
         numbers = [position - 1 for role, position in fields.items() if role in NUMBER_ROLES]
         frame, invalid = _arrow_csv(src, delimiter, width, usecols, header=False,
                                     numbers=numbers)
-        if invalid:
-            frame = None  # irregular spacing or a bad line: the exact parser will tell
+        if invalid or frame.iloc[:, 0].str.startswith("#").any():
+            frame = None  # irregular spacing, comments or a bad line: the exact parser tells
+        else:
+            rows = RowNumbers(1, len(frame))
+    warnings: list[str] = []
     if frame is None:
-        frame = _parse_whitespace(src, width, shape, usecols)
+        frame, rows = _parse_whitespace(src, width, shape, usecols,
+                                        extra_fields=fmt == "trec_run", warnings=warnings)
     columns = {role: f"field {position}" for role, position in fields.items()}
-    warnings = []
     if overrides:
         warnings.append("columns= was ignored: the fields of a TREC file are fixed by position "
                         f"({shape}).")
@@ -314,7 +317,7 @@ def _read_trec(src: Source, fmt: str, kind: str, overrides: dict[str, str],
     choice = Choice(columns, "long", ranking, warnings=warnings)
     values = {role: frame.iloc[:, index].reset_index(drop=True)
               for index, role in enumerate(columns)}
-    return _assemble(choice, values, RowNumbers(1, len(frame)), fmt, src_file=src.file)
+    return _assemble(choice, values, rows, fmt, src_file=src.file)
 
 
 def _single_delimiter(head: bytes, width: int) -> str | None:
@@ -327,31 +330,65 @@ def _single_delimiter(head: bytes, width: int) -> str | None:
     return None
 
 
-def _parse_whitespace(src: Source, width: int, shape: str, usecols: list[int]) -> pd.DataFrame:
-    """Fields split on any run of whitespace (as trec_eval does), with exact line numbers."""
-    names = [f"field {i}" for i in range(1, width + 1)]
+def _parse_whitespace(src: Source, width: int, shape: str, usecols: list[int], *,
+                      extra_fields: bool, warnings: list[str],
+                      ) -> tuple[pd.DataFrame, np.ndarray | RowNumbers]:
+    """Fields split on any run of whitespace, as trec_eval does, and their line numbers.
+
+    Lines whose first non-space character is ``#`` are comments (trec_eval 10) and skipped;
+    blank lines are kept as empty rows. A run's fields after the tag are ignored, as
+    trec_eval ignores them, with a warning (an id holding a space also gives more fields).
+    """
+    stripped = pc.utf8_trim_whitespace(_text_lines(src))
+    comment = pc.starts_with(stripped, "#").to_numpy(zero_copy_only=False)
+    lists = pc.utf8_split_whitespace(stripped, max_splits=width if extra_fields else None)
+    lists = lists.combine_chunks()
+    blank = pc.equal(stripped, "").to_numpy(zero_copy_only=False)  # split gives [""]
+    counts = np.where(blank, 0, pc.list_value_length(lists).to_numpy(zero_copy_only=False))
+    wrong = ~comment & (counts > 0) & ((counts < width) | (~extra_fields & (counts > width)))
+    bad = np.flatnonzero(wrong)
+    if bad.size:
+        raise _trec_width_error(src, int(bad[0]) + 1, int(counts[bad[0]]), width, shape,
+                                more=bad.size - 1)
+    longer = np.flatnonzero(~comment & (counts > width))
+    if longer.size:
+        warnings.append(
+            f"{longer.size} line{'s have' if longer.size > 1 else ' has'} more than the {width} "
+            f"fields of a TREC run ('{shape}'), first line {longer[0] + 1}: what follows the "
+            "tag was ignored, as trec_eval does. If an item id holds a space, the fields are "
+            "shifted: fix those lines."
+        )
+    starts = lists.offsets.to_numpy()[:-1]
+    table = pa.table({
+        f"field {i + 1}": pc.take(lists.values, pa.array(starts + i, mask=counts <= i))
+        .fill_null("")
+        for i in usecols
+    })
+    if not comment.any():
+        return table.to_pandas(self_destruct=True), RowNumbers(1, len(counts))
+    kept = np.flatnonzero(~comment)
+    return table.take(kept).to_pandas(self_destruct=True), kept + 1
+
+
+def _text_lines(src: Source) -> pa.ChunkedArray:
+    """Every line of a text file as one string (blank lines included), read by pyarrow."""
     try:
-        with src.open() as stream:
-            frame = pd.read_csv(
-                stream, sep=r"\s+", header=None, names=names, dtype=str, na_filter=False,
-                skip_blank_lines=False, encoding="utf-8-sig", engine="c", index_col=False,
+        with _arrow_input(src) as source:
+            table = pcsv.read_csv(
+                source,
+                read_options=pcsv.ReadOptions(column_names=["line"]),
+                parse_options=pcsv.ParseOptions(delimiter="\x1f", quote_char=False,
+                                                ignore_empty_lines=False),
+                convert_options=pcsv.ConvertOptions(column_types={"line": pa.large_string()},
+                                                    strings_can_be_null=False),
             )
-    except UnicodeDecodeError:
-        raise find_bad_line(src) from None
     except DECOMPRESSION_ERRORS as exc:
         raise src.damaged(exc) from exc
-    except pd.errors.ParserError as exc:
-        found = re.search(r"line (\d+), saw (\d+)", str(exc))
-        if not found:
-            raise DataError(f"the file cannot be read as TREC: {exc}", file=src.file) from None
-        raise _trec_width_error(src, int(found.group(1)), int(found.group(2)), width,
-                                shape) from None
-    counts = (frame != "").sum(axis=1).to_numpy()
-    short = np.flatnonzero((counts > 0) & (counts < width))
-    if short.size:
-        raise _trec_width_error(src, int(short[0]) + 1, int(counts[short[0]]), width, shape,
-                                more=short.size - 1)
-    return frame.iloc[:, usecols]
+    except (pa.ArrowInvalid, OSError) as exc:
+        if "UTF8" in str(exc) or "UTF-8" in str(exc):
+            raise find_bad_line(src) from None
+        raise DataError(f"the file cannot be read as TREC: {exc}", file=src.file) from None
+    return table.column("line")
 
 
 def _trec_width_error(src: Source, line: int, seen: int, width: int, shape: str,
@@ -420,6 +457,13 @@ class _JsonRecords:
                     '"score": 0.9}.',
                     file=self.src.file, row=number,
                 ) from None
+            except RecursionError:
+                raise DataError(
+                    "this line holds JSON nested too deeply (lists or objects inside each "
+                    "other thousands of levels deep) to be read. Each line must be one flat JSON "
+                    'object, such as {"user": "u1", "item": "i3", "score": 0.9}.',
+                    file=self.src.file, row=number,
+                ) from None
             if not isinstance(record, dict):
                 raise DataError(
                     f"this line holds a JSON {type(record).__name__}, not an object. Each line "
@@ -457,6 +501,9 @@ def _read_parquet(src: Source, kind: str, overrides: dict[str, str],
 
     choice = choose_columns(names, kind, overrides, src.file, is_list_column=is_list_column,
                             force_list=force_list)
+    for role, column in choice.columns.items():
+        if role in ("user", "item", "items"):
+            _check_flat_ids(schema.field(column).type, role, src.file, column)
     wanted = list(dict.fromkeys(choice.columns.values()))
     # Text ids come dictionary-encoded (as most Parquet writers store them): far faster to read
     # than one string per row, and their codes are what the checks need.
@@ -476,6 +523,8 @@ def _read_parquet(src: Source, kind: str, overrides: dict[str, str],
     values = {}
     for role, column in choice.columns.items():
         data = table.column(column)
+        if role in ("user", "item") and pa.types.is_floating(data.type):
+            data = pc.if_else(pc.is_nan(data), None, data)  # NaN is a missing id, not "nan"
         if role in ("user", "item") and column in coded:
             data = _coded_ids(data, src.file, column)
             values[role] = pd.Series(pd.arrays.ArrowExtensionArray(data), copy=False)
@@ -485,6 +534,25 @@ def _read_parquet(src: Source, kind: str, overrides: dict[str, str],
             values[role] = data.to_pandas()
     fmt = "list_parquet" if choice.layout == "list" else "parquet"
     return _assemble(choice, values, RowNumbers(1, table.num_rows), fmt, src_file=src.file)
+
+
+def _check_flat_ids(kind: pa.DataType, role: str, file: str, column: str) -> None:
+    """Ids must be single values: a list column (the list layout) holds plain ids, an id
+    column no lists or records."""
+    ids = kind.value_type if role == "items" and _is_list_type(kind) else kind
+    if pa.types.is_nested(ids):
+        what = "lists of lists or of records" if ids is not kind else "lists or records"
+        raise DataError(
+            f"the column holds {what} ({kind}) in every row, which cannot serve as ids. Ids "
+            "must be text or whole numbers; a column of lists (one row per user) must hold "
+            "plain ids, such as ['i3', 'i9'].",
+            file=file, column=column,
+        )
+
+
+def _is_list_type(kind: pa.DataType) -> bool:
+    return (pa.types.is_list(kind) or pa.types.is_large_list(kind)
+            or pa.types.is_fixed_size_list(kind))
 
 
 def _is_text(kind: pa.DataType) -> bool:

@@ -2,6 +2,13 @@
 
 A :class:`Source` opens a fresh binary stream of the *decompressed* content as often as needed
 (once to peek at the head, once to read everything), and knows the names used in messages.
+
+A few megabytes of gzip or zip can hold gigabytes (a "decompression bomb"), enough to take a
+shared server down. Decompressed bytes are therefore counted as they are read, and reading
+stops with a :class:`DataError` once they pass a limit (:data:`MAX_DECOMPRESSED_SIZE`, or the
+environment variable ``RANKMETRICS_MAX_DECOMPRESSED_SIZE``, or ``max_decompressed_size=``), or
+once the content grows more than :data:`BOMB_RATIO` times the compressed bytes read, which
+real tables never do.
 """
 
 from __future__ import annotations
@@ -10,11 +17,12 @@ import codecs
 import gzip
 import io
 import os
+import re
 import zipfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePath
-from typing import BinaryIO
+from typing import IO, BinaryIO
 
 from rankmetrics.errors import DataError
 
@@ -34,6 +42,16 @@ SUPPORTED = (
     "rankmetrics reads CSV or TSV text (optionally .gz or .zip), Parquet, JSON Lines, and "
     "TREC run / qrels files."
 )
+#: Default most bytes a compressed file may hold once decompressed (8x the dashboard's
+#: 500 MB upload limit).
+MAX_DECOMPRESSED_SIZE = 4 << 30
+LIMIT_VARIABLE = "RANKMETRICS_MAX_DECOMPRESSED_SIZE"
+#: Content growing more than this many times the compressed bytes read is refused, once past
+#: RATIO_FROM bytes (tables compress 3 to 20 times; bombs about 1000 times).
+BOMB_RATIO = 100
+RATIO_FROM = 32 << 20
+SIZE_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+SIZE = re.compile(r"\s*(\d+(?:\.\d*)?)\s*([kmgt]?)(?:i?b)?\s*", re.IGNORECASE)
 # Errors raised while decompressing a damaged or truncated gzip / zip stream.
 DECOMPRESSION_ERRORS = (EOFError, zlib.error, gzip.BadGzipFile, zipfile.BadZipFile)
 
@@ -53,6 +71,7 @@ class Source:
     path: Path | None = None
     data: bytes | None = None
     member: str | None = None
+    limit: int = MAX_DECOMPRESSED_SIZE
 
     @property
     def stem(self) -> str:
@@ -75,17 +94,25 @@ class Source:
         return io.BytesIO(self.data or b"")
 
     def open(self) -> BinaryIO:
-        """A new binary stream of the decompressed content; close it when done."""
-        if self.compression == "gzip":
-            if self.path is not None:
-                return gzip.open(self.path, "rb")
-            return gzip.GzipFile(fileobj=io.BytesIO(self.data or b""), mode="rb")
-        if self.compression == "zip":
-            archive = zipfile.ZipFile(self.path if self.path is not None else self.open_raw())
-            member = archive.open(self.member or "")
-            archive.close()  # the member keeps the underlying file open until it is closed
-            return member
-        return self.open_raw()
+        """A new binary stream of the decompressed content; close it when done.
+
+        Compressed content is counted as it is read and refused past the limits (see above).
+        """
+        if self.compression is None:
+            return self.open_raw()
+        raw = self.open_raw()
+        try:
+            if self.compression == "gzip":
+                inner: io.BufferedIOBase | IO[bytes] = gzip.GzipFile(fileobj=raw, mode="rb")
+                start = 0
+            else:
+                with zipfile.ZipFile(raw) as archive:  # leaves raw open: the member reads it
+                    info = archive.getinfo(self.member or "")
+                    inner, start = archive.open(info), info.header_offset
+        except BaseException:
+            raw.close()
+            raise
+        return io.BufferedReader(_Counted(self, inner, raw, start), buffer_size=1 << 20)
 
     def read_head(self, size: int = HEAD_BYTES) -> bytes:
         """The first ``size`` bytes of the decompressed content."""
@@ -103,12 +130,110 @@ class Source:
         except DECOMPRESSION_ERRORS as exc:
             raise self.damaged(exc) from exc
 
+    def too_large(self) -> DataError:
+        return DataError(
+            f"the {self.compression} file holds more than {show_size(self.limit)} once "
+            "decompressed, the most read from a compressed file (a limit that keeps a file "
+            "from filling the memory). If the file is genuine, raise the limit: "
+            "--max-decompressed-size on the command line, max_decompressed_size= in Python, "
+            f"or the environment variable {LIMIT_VARIABLE} (e.g. 8G) for the dashboard.",
+            file=self.file,
+        )
+
+    def bomb(self, size: int, compressed: int) -> DataError:
+        return DataError(
+            f"the {self.compression} file grows more than {BOMB_RATIO} times when decompressed "
+            f"({show_size(compressed)} became {show_size(size)} and counting), which tables "
+            "never do: it looks made to fill the memory (a 'decompression bomb'), so reading "
+            "stopped. If it is a genuine table, decompress it and load the plain file.",
+            file=self.file,
+        )
+
     def damaged(self, exc: BaseException) -> DataError:
         return DataError(
             f"the {self.compression} file is damaged or was cut short while copying ({exc}), so "
             "it cannot be decompressed. Download or export it again.",
             file=self.file,
         )
+
+
+class _Counted(io.RawIOBase):
+    """A decompressed stream that counts its bytes and stops at its source's limits.
+
+    ``raw`` is the compressed file being read and ``start`` where the content begins in it,
+    so ``raw.tell() - start`` is how many compressed bytes were used so far. Past a limit the
+    stream ends, and closing it raises the DataError: readers run in pyarrow's threads, which
+    must see a plain end of file, not an exception.
+    """
+
+    def __init__(self, src: Source, inner: io.BufferedIOBase | IO[bytes], raw: BinaryIO,
+                 start: int) -> None:
+        super().__init__()
+        self.src, self.inner, self.raw, self.start = src, inner, raw, start
+        self.size = 0
+        self.refused: DataError | None = None
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        if self.refused is not None:
+            return 0
+        count = self.inner.readinto(buffer)  # type: ignore[union-attr]
+        self.size += count
+        compressed = max(self.raw.tell() - self.start, 1)
+        if self.size > self.src.limit:
+            self.refused = self.src.too_large()
+        elif self.size > RATIO_FROM and self.size > BOMB_RATIO * compressed:
+            self.refused = self.src.bomb(self.size, compressed)
+        return 0 if self.refused is not None else count
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        try:
+            self.inner.close()
+        finally:
+            self.raw.close()
+            super().close()
+        if self.refused is not None:
+            raise self.refused
+
+
+def decompressed_limit(value: int | str | None) -> int:
+    """The most bytes read from a compressed file: ``value`` (bytes, or text such as "8G"),
+    else the environment variable RANKMETRICS_MAX_DECOMPRESSED_SIZE, else the default."""
+    if value is None:
+        text = os.environ.get(LIMIT_VARIABLE, "").strip()
+        return parse_size(text, LIMIT_VARIABLE) if text else MAX_DECOMPRESSED_SIZE
+    if isinstance(value, str):
+        return parse_size(value, "max_decompressed_size")
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(
+            "max_decompressed_size must be a number of bytes of 1 or more, or text such as "
+            f"'8G'. Got {value!r}."
+        )
+    return value
+
+
+def parse_size(text: str, what: str) -> int:
+    """A size such as ``4G``, ``500M``, ``1.5GiB`` or ``1000000`` (bytes) in bytes."""
+    match = SIZE.fullmatch(text)
+    size = float(match.group(1)) * SIZE_UNITS[match.group(2).lower()] if match else 0
+    if size < 1:
+        raise ValueError(
+            f"{what} must be a size such as 8G, 500M or 1000000 (bytes) of at least 1 byte. "
+            f"Got {text!r}."
+        )
+    return int(size)
+
+
+def show_size(size: int) -> str:
+    """``4 GiB``, ``1.5 MiB``, ``300 bytes``."""
+    for unit, name in ((1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
+        if size >= unit:
+            return f"{size / unit:.4g} {name}"
+    return f"{size} bytes"
 
 
 def resolve(source: object, name: str | None) -> tuple[Source, str]:
@@ -127,6 +252,12 @@ def resolve(source: object, name: str | None) -> tuple[Source, str]:
             )
         if path.is_dir():
             raise DataError("this is a folder, not a file.", file=str(source))
+        if not path.is_file():
+            raise DataError(
+                "this is not a regular file but a pipe, device or socket, which rankmetrics "
+                "does not read (it could wait forever). Save the data to a file and load that.",
+                file=str(source),
+            )
         src = _classify(path.name, path=path, data=None)
         return src, name or src.stem
     if isinstance(source, (bytes, bytearray, memoryview)):
@@ -186,8 +317,8 @@ def _strip_suffix(file_name: str, suffixes: tuple[str, ...]) -> str:
 def _zip_member(src: Source) -> str:
     try:
         with zipfile.ZipFile(src.open_raw()) as archive:
-            names = [
-                info.filename
+            members = [
+                info
                 for info in archive.infolist()
                 if not info.is_dir()
                 and not info.filename.startswith("__MACOSX/")
@@ -195,6 +326,13 @@ def _zip_member(src: Source) -> str:
             ]
     except zipfile.BadZipFile as exc:
         raise src.damaged(exc) from exc
+    names = [info.filename for info in members]
+    if any(info.flag_bits & 0x1 for info in members):  # bit 0: encrypted
+        raise DataError(
+            "the zip archive is protected by a password, which rankmetrics cannot ask for. "
+            "Extract the file with its password and load it, or zip it again without one.",
+            file=src.file,
+        )
     if any(n in ("[Content_Types].xml", "xl/workbook.xml", "content.xml") for n in names):
         raise DataError(f"this is a spreadsheet workbook, not a table file. {SAVE_AS_CSV}",
                         file=src.file)

@@ -418,6 +418,7 @@ def _show(value: object) -> str:
 def _check_ranks(ranks: np.ndarray, rows: np.ndarray, file: str, column: str) -> None:
     bad = np.flatnonzero(ranks <= 0)
     if bad.size == 0:
+        _check_whole_ranks(ranks, rows, file, column)
         return
     shown = [f"{_num(ranks[i])} (row {rows[i]})" for i in bad[:EXAMPLES]]
     problem = (
@@ -428,6 +429,19 @@ def _check_ranks(ranks: np.ndarray, rows: np.ndarray, file: str, column: str) ->
         problem += (" The ranks seem to count from 0: add 1 to every rank so the best item "
                     "has rank 1.")
     raise DataError(problem, file=file, row=int(rows[bad[0]]), column=column)
+
+
+def _check_whole_ranks(ranks: np.ndarray, rows: np.ndarray, file: str, column: str) -> None:
+    bad = np.flatnonzero(ranks != np.floor(ranks))
+    if bad.size == 0:
+        return
+    shown = [f"{_num(ranks[i])} (row {rows[i]})" for i in bad[:EXAMPLES]]
+    raise DataError(
+        f"ranks must be whole numbers (1 is the best item, then 2, 3, ...), but "
+        f"{_count(bad.size, 'row')} {_has(bad.size)} a rank with a fraction: "
+        f"{_listing(shown, bad.size)}. Give each item its place in its user's list.",
+        file=file, row=int(rows[bad[0]]), column=column,
+    )
 
 
 def _rank_ties(users: Ids, ranks: np.ndarray, rows: np.ndarray) -> list[str]:
