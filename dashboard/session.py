@@ -8,6 +8,7 @@ from contextlib import nullcontext
 import streamlit as st
 
 from dashboard import keys
+from dashboard.budget import BUDGET
 from dashboard.cached import cross_check, ground_truth, ranked_run, read_file, relevance_defaults
 from dashboard.demos import demo_specs
 from dashboard.files import FileSpec, digest
@@ -26,6 +27,8 @@ def init_session() -> None:
     state = st.session_state
     state.setdefault(keys.DATASET, "movies")
     state.setdefault(keys.UPLOADS, Uploads())
+    if keys.LEASE not in state:
+        state[keys.LEASE] = BUDGET.lease(state[keys.UPLOADS])
     state.setdefault(keys.UPLOADER_NONCE, 0)
     state.setdefault(keys.PRESET, "default")
     for option, value in PRESETS["default"].as_dict().items():
