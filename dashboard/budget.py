@@ -214,6 +214,9 @@ class MemoryBudget:
         many were dropped."""
         now = self.clock()
         with self._lock:
+            if any(entry.in_use() and now - entry.last_used > self.orphan_seconds
+                   for entry in self._entries.values()):
+                gc.collect()  # a closed session's state can wait in a reference cycle
             stale = [key for key, entry in self._entries.items()
                      if now - entry.last_used > self.ttl_seconds
                      or (not entry.in_use() and now - entry.last_used > self.orphan_seconds)]
