@@ -231,11 +231,22 @@ class MemoryBudget:
 
 
 def busy_message(in_use: int, needed: int, limit: int) -> str:
-    return (f"The server is busy: it holds {in_use / GIB:.1f} GiB of its "
-            f"{limit / GIB:.1f} GiB for the people using it, and these files need about "
-            f"{needed / GIB:.1f} GiB more. Try again in a few minutes (memory is given back "
+    return (f"The server is busy: it holds {readable(in_use)} of its {readable(limit)} for "
+            f"the people using it, and these files need about {readable(needed)} more. "
+            f"Try again in a few minutes (memory is given back "
             f"when sessions close), upload smaller files, or ask the server's admin to raise "
             f"{LIMIT_VARIABLE}.")
+
+
+def readable(n_bytes: int) -> str:
+    """A size as people read it: ``850 MiB``, ``1.4 GiB``.
+
+    >>> readable(5 * 2**20), readable(3 * 2**29)
+    ('5 MiB', '1.5 GiB')
+    """
+    if n_bytes >= GIB:
+        return f"{n_bytes / GIB:.1f} GiB"
+    return f"{max(1, round(n_bytes / 2**20))} MiB"
 
 
 def size_of(value: object, seen: set[int] | None = None) -> int:

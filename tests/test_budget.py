@@ -70,7 +70,8 @@ def test_an_upload_that_does_not_fit_is_refused_and_everything_else_stays():
 
     refusal = budget.admit(1_000)  # with what reading it makes: 9,000 bytes
     assert refusal is not None
-    assert refusal.startswith("The server is busy: it holds 0.0 GiB of its 0.0 GiB")
+    assert refusal.startswith("The server is busy: it holds 1 MiB of its 1 MiB for the "
+                              "people using it, and these files need about 1 MiB more.")
     assert "RANKMETRICS_MEMORY_LIMIT_GIB" in refusal
     assert "table" in budget and budget.held_bytes() == 5_000
     assert budget.admit(500) is None  # 4,500 bytes fit next to the 5,000 in use
