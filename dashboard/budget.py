@@ -10,9 +10,9 @@ uploads could hold gigabytes long after their browsers closed. They are kept her
   (default 4). Making room drops the least recently used objects no open session uses first,
   then the others (a session needing a dropped object computes it again);
 - each session holds a :class:`Lease` in its state; an object remembers the leases that used
-  it. Streamlit forgets a closed session after ``server.disconnectedSessionTTL`` (2 minutes
-  by default) and its lease goes with it; an object no lease holds is dropped once unused for
-  ``ORPHAN_SECONDS``, any object once unused for an hour;
+  it. A lease lapses when its browser is no longer connected (or when Streamlit forgets the
+  session); an object no open session holds is dropped once unused for ``ORPHAN_SECONDS``,
+  any object once unused for an hour;
 - sessions asking at once for the same missing object wait for one computation of it;
 - a new upload is refused, with a message saying what the server holds and how to raise the
   limit, when it would not fit next to what the open sessions use.
@@ -54,10 +54,13 @@ class Holding(Protocol):
 
 
 class Lease:
-    """One session's hold on the objects it used, and on the files it uploaded."""
+    """One session's hold on the objects it used, and on the files it uploaded; ``is_open``
+    says whether its browser is still connected (always, when not given)."""
 
-    def __init__(self, holding: Holding | None = None) -> None:
+    def __init__(self, holding: Holding | None = None,
+                 is_open: Callable[[], bool] | None = None) -> None:
         self.holding = holding
+        self.is_open = is_open or (lambda: True)
 
     @property
     def nbytes(self) -> int:
@@ -72,7 +75,7 @@ class _Entry:
     holders: weakref.WeakSet = field(default_factory=weakref.WeakSet)
 
     def in_use(self) -> bool:
-        return len(self.holders) > 0
+        return any(holder.is_open() for holder in list(self.holders))
 
 
 class MemoryBudget:
@@ -107,11 +110,12 @@ class MemoryBudget:
     def in_use_bytes(self) -> int:
         """The objects open sessions use and the files they uploaded."""
         return (sum(entry.nbytes for entry in self._entries.values() if entry.in_use())
-                + sum(lease.nbytes for lease in list(self._leases)))
+                + sum(lease.nbytes for lease in list(self._leases) if lease.is_open()))
 
-    def lease(self, holding: Holding | None = None) -> Lease:
+    def lease(self, holding: Holding | None = None,
+              is_open: Callable[[], bool] | None = None) -> Lease:
         """A new session's lease (its uploads counted through ``holding``)."""
-        lease = Lease(holding)
+        lease = Lease(holding, is_open)
         with self._lock:
             self._leases.add(lease)
         return lease

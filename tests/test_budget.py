@@ -88,6 +88,18 @@ def test_making_room_for_an_upload_drops_only_what_no_open_session_uses():
     assert "open" in budget and "closed" not in budget
 
 
+def test_objects_of_a_session_whose_browser_left_are_dropped_after_a_while():
+    clock = Clock()
+    budget = MemoryBudget(limit_bytes=10_000, orphan_seconds=60, clock=clock)
+    connected = {"left": True}
+    leaving = budget.lease(is_open=lambda: connected["left"])
+    budget.get_or_compute("theirs", lambda: array(800), leaving)
+    clock.now = 61
+    assert budget.sweep() == 0 and "theirs" in budget
+    connected["left"] = False
+    assert budget.sweep() == 1 and budget.kept_bytes() == 0
+
+
 def test_objects_no_session_uses_are_dropped_after_a_while_the_others_after_an_hour():
     clock = Clock()
     budget = MemoryBudget(limit_bytes=10_000, orphan_seconds=60, ttl_seconds=3_600,
