@@ -120,6 +120,8 @@ right.file_uploader(
     help="Which items each user rated or found relevant, with the rating if there is one.",
 )
 st.caption(f"Readable: {READABLE}")
+if uploads.refusal():
+    st.error(uploads.refusal(), icon=":material/memory:")
 
 showing_uploads = state[keys.DATASET] == uploads.DATASET
 if not showing_uploads:

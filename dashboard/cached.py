@@ -1,13 +1,14 @@
 """Cached calls into the library: everything a page shows comes through here.
 
-Caching is in two layers, both bounded (entries and age) so that a server many people use
-does not grow without limit:
+Caching is in two layers, both bounded so that a server many people use does not grow
+without limit:
 
 - big objects (read tables, the prepared ground truth, each model's ranked run, the
-  Evaluation) live in ``st.cache_resource``, keyed on the files' contents and read options and
-  on the settings they depend on. They are shared between sessions, never copied and never
-  mutated here: copying a 10-million-row table on every rerun, as ``st.cache_data`` does,
-  would take seconds;
+  Evaluation) live in the server's memory budget (:mod:`dashboard.budget`: bounded in bytes,
+  dropped when no session has used them for a while, computed once when sessions ask at the
+  same time), keyed on the files' contents and read options and on the settings they depend
+  on. They are shared between sessions, never copied and never mutated here: copying a
+  10-million-row table on every rerun, as ``st.cache_data`` does, would take seconds;
 - everything a page shows (curves, tables, per-user values, NDCG breakdowns, validation
   warnings) comes from ``st.cache_data`` functions keyed on the same data keys and the
   settings, so changing K, a threshold or a preset recomputes only what it changes.
@@ -16,13 +17,15 @@ does not grow without limit:
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
+from dashboard import keys
+from dashboard.budget import BUDGET
 from dashboard.files import FileSpec
 from dashboard.prepared import Prepared
 from dashboard.settings import (
@@ -79,9 +82,18 @@ class Loaded:
     error: str | None = None
 
 
-@st.cache_resource(max_entries=16, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def shared(key: tuple, compute: Callable[[], object]) -> object:
+    """The object kept under ``key`` in the server's memory budget (or ``compute()``), held
+    for this session."""
+    return BUDGET.get_or_compute(key, compute, st.session_state.get(keys.LEASE))
+
+
 def read_file(spec: FileSpec) -> Loaded:
     """Read and validate one file; errors become a message instead of an exception."""
+    return shared(("read", spec.token), lambda: _read(spec))
+
+
+def _read(spec: FileSpec) -> Loaded:
     reader = read_run if spec.kind == "run" else read_truth
     options = {"columns": dict(spec.columns) or None, "format": spec.format}
     try:
@@ -105,14 +117,17 @@ def counts(spec: FileSpec) -> tuple[int, int, int]:
     return table.n_rows, table.n_users, table.n_items
 
 
-@st.cache_resource(max_entries=8, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
 def ground_truth(spec: FileSpec) -> GroundTruth:
-    return GroundTruth.from_loaded(read_file(spec).table)
+    return shared(("truth", spec.token),
+                  lambda: GroundTruth.from_loaded(read_file(spec).table))
 
 
-@st.cache_resource(max_entries=16, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
 def ranked_run(spec: FileSpec, truth: FileSpec, ties: str) -> RankedRun | str:
     """One model's output ranked and matched against the ground truth (or an error)."""
+    return shared(("ranked", spec.token, truth.token, ties), lambda: _rank(spec, truth, ties))
+
+
+def _rank(spec: FileSpec, truth: FileSpec, ties: str) -> RankedRun | str:
     try:
         return RankedRun.from_loaded(read_file(spec).table, ground_truth(truth), ties=ties)
     except (DataError, ValueError) as error:
@@ -180,12 +195,12 @@ def relevance_defaults(truth: FileSpec) -> RelevanceDefaults:
 # ----- the evaluation and what pages show ---------------------------------------------------
 
 
-@st.cache_resource(max_entries=4, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
 def evaluation(
     prepared: Prepared, relevance: RelevanceMapping, conventions: Conventions, max_cutoff: int
 ) -> Evaluation:
-    return evaluate(prepared.ground_truth, prepared.runs, relevance=relevance,
-                    conventions=conventions, max_cutoff=max_cutoff)
+    return shared(("evaluation", prepared.key, relevance, conventions, max_cutoff),
+                  lambda: evaluate(prepared.ground_truth, prepared.runs, relevance=relevance,
+                                   conventions=conventions, max_cutoff=max_cutoff))
 
 
 def _evaluation(prepared: Prepared, settings: Settings) -> Evaluation:

@@ -12,6 +12,10 @@ DATASET = "dataset"
 UPLOADS = "uploads"
 UPLOADER_NONCE = "uploader_nonce"
 DISMISS_TRUTH = "dismiss_truth"
+#: Why the last upload was refused (the server's memory is taken), until the next upload.
+UPLOAD_REFUSED = "_upload_refused"
+#: The session's hold on the shared objects it uses (see dashboard.budget).
+LEASE = "_lease"
 
 # Relevance
 REL_KIND = "rel_kind"

@@ -3,11 +3,15 @@ every page does first (its header, and stopping with an explanation when data is
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import nullcontext
 
 import streamlit as st
+from streamlit import runtime
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from dashboard import keys
+from dashboard.budget import BUDGET
 from dashboard.cached import cross_check, ground_truth, ranked_run, read_file, relevance_defaults
 from dashboard.demos import demo_specs
 from dashboard.files import FileSpec, digest
@@ -26,12 +30,26 @@ def init_session() -> None:
     state = st.session_state
     state.setdefault(keys.DATASET, "movies")
     state.setdefault(keys.UPLOADS, Uploads())
+    if keys.LEASE not in state:
+        state[keys.LEASE] = BUDGET.lease(state[keys.UPLOADS], connected(get_script_run_ctx()))
     state.setdefault(keys.UPLOADER_NONCE, 0)
     state.setdefault(keys.PRESET, "default")
     for option, value in PRESETS["default"].as_dict().items():
         state.setdefault(keys.convention(option), value)
     state.setdefault(keys.SURPRISE_SEED, 0)
     state.setdefault(keys.GRADE_NONCE, 0)
+
+
+def connected(context) -> Callable[[], bool]:
+    """Whether this session's browser is still connected to the server (always true where no
+    server runs, as in AppTest)."""
+    session_id = context.session_id if context is not None else None
+
+    def is_open() -> bool:
+        return (session_id is None or not runtime.exists()
+                or runtime.get_instance().is_active_session(session_id))
+
+    return is_open
 
 
 def active_specs() -> tuple[FileSpec | None, list[FileSpec]]:

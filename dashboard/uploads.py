@@ -14,6 +14,7 @@ from pathlib import PurePath
 import streamlit as st
 
 from dashboard import keys
+from dashboard.budget import BUDGET
 from dashboard.cached import read_file
 from dashboard.files import FileSpec, digest
 from rankmetrics.io import file_stem
@@ -41,6 +42,12 @@ class Uploads:
             self.runs.append(replace(spec, name=name))
         if truth is not None:
             self.truth_candidate = self._new("truth", *truth)
+
+    @property
+    def nbytes(self) -> int:
+        """The bytes of the uploaded files this session holds."""
+        specs = [*self.runs, self.truth, self.truth_candidate]
+        return sum(len(spec.data or b"") for spec in specs if spec is not None)
 
     def accept_truth(self) -> None:
         self.truth, self.truth_candidate = self.truth_candidate, None
@@ -127,14 +134,27 @@ def upload_specs() -> tuple[FileSpec | None, list[FileSpec]]:
 
 def take_uploads() -> None:
     """File-uploader callback: move the new files into the uploads, empty the uploaders and
-    switch the data selector to the uploaded files."""
+    switch the data selector to the uploaded files; or, when the server's memory cannot take
+    them, leave everything as it was and say why."""
     state = st.session_state
     truth = state.get(truth_uploader_key())
-    uploads().add([(uploaded.name, uploaded.getvalue())
-                   for uploaded in state.get(runs_uploader_key()) or []],
-                  (truth.name, truth.getvalue()) if truth is not None else None)
+    runs = [(uploaded.name, uploaded.getvalue())
+            for uploaded in state.get(runs_uploader_key()) or []]
+    new_truth = (truth.name, truth.getvalue()) if truth is not None else None
     state[keys.UPLOADER_NONCE] += 1
+    size = sum(len(data) for _, data in [*runs, *([new_truth] if new_truth else [])])
+    refusal = BUDGET.admit(size)
+    if refusal:
+        state[keys.UPLOAD_REFUSED] = refusal
+        return
+    state.pop(keys.UPLOAD_REFUSED, None)
+    uploads().add(runs, new_truth)
     state[keys.DATASET] = DATASET
+
+
+def refusal() -> str | None:
+    """Why the last upload was refused, if it was."""
+    return st.session_state.get(keys.UPLOAD_REFUSED)
 
 
 def rename_run(file_id: str) -> None:

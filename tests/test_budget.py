@@ -1,0 +1,160 @@
+"""The server's memory budget: objects sized and bounded in bytes, dropped when no session
+used them for a while, computed once for sessions asking at the same time, and an upload
+refused with a message (everything else staying loaded) when it would not fit."""
+
+from __future__ import annotations
+
+import gc
+import threading
+import time
+import weakref
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dashboard import budget as budget_module
+from dashboard.budget import READ_EXPANSION, MemoryBudget, limit_from_environment, size_of
+from dashboard.uploads import Uploads
+from tests.test_app import APP, UPLOADS, curves, ok, plain, upload
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def array(n_bytes: int) -> np.ndarray:
+    return np.zeros(n_bytes // 8)
+
+
+def test_objects_are_sized_by_their_buffers_each_counted_once():
+    values = array(800)
+    table = pa.table({"x": np.arange(100, dtype=np.int64)})
+    assert size_of(values) == 800
+    assert size_of(table) == 800
+    assert size_of({"a": values, "b": [values, b"1234"], "t": table}) == 1604
+
+
+def test_a_full_budget_drops_the_least_recently_used_and_frees_its_memory():
+    budget = MemoryBudget(limit_bytes=2_000)
+    first = budget.get_or_compute("first", lambda: array(800))
+    alive = weakref.ref(first)
+    budget.get_or_compute("second", lambda: array(800))
+    assert budget.kept_bytes() == 1_600
+    del first
+    budget.get_or_compute("third", lambda: array(800))
+    assert "first" not in budget and "second" in budget and "third" in budget
+    assert budget.kept_bytes() == 1_600
+    gc.collect()
+    assert alive() is None  # nothing else holds the dropped array: its memory is freed
+
+
+def test_an_object_larger_than_the_limit_is_returned_but_not_kept():
+    budget = MemoryBudget(limit_bytes=1_000)
+    assert budget.get_or_compute("big", lambda: array(2_000)).nbytes == 2_000
+    assert "big" not in budget and budget.kept_bytes() == 0
+
+
+def test_an_upload_that_does_not_fit_is_refused_and_everything_else_stays():
+    budget = MemoryBudget(limit_bytes=10_000)
+    files = Uploads()
+    files.add([("model.csv", b"x" * 1_000)], None)
+    lease = budget.lease(files)
+    budget.get_or_compute("table", lambda: array(4_000), lease)
+    assert budget.held_bytes() == 5_000
+
+    refusal = budget.admit(1_000)  # with what reading it makes: 9,000 bytes
+    assert refusal is not None
+    assert refusal.startswith("The server is busy: it holds 1 MiB of its 1 MiB for the "
+                              "people using it, and these files need about 1 MiB more.")
+    assert "RANKMETRICS_MEMORY_LIMIT_GIB" in refusal
+    assert "table" in budget and budget.held_bytes() == 5_000
+    assert budget.admit(500) is None  # 4,500 bytes fit next to the 5,000 in use
+
+
+def test_making_room_for_an_upload_drops_only_what_no_open_session_uses():
+    budget = MemoryBudget(limit_bytes=10_000)
+    open_session, closed_session = budget.lease(), budget.lease()
+    budget.get_or_compute("open", lambda: array(4_000), open_session)
+    budget.get_or_compute("closed", lambda: array(4_000), closed_session)
+    del closed_session  # Streamlit forgot the session, and its lease with it
+    gc.collect()
+    assert budget.admit(5_000 // (1 + READ_EXPANSION)) is None
+    assert "open" in budget and "closed" not in budget
+
+
+def test_objects_of_a_session_whose_browser_left_are_dropped_after_a_while():
+    clock = Clock()
+    budget = MemoryBudget(limit_bytes=10_000, orphan_seconds=60, clock=clock)
+    connected = {"left": True}
+    leaving = budget.lease(is_open=lambda: connected["left"])
+    budget.get_or_compute("theirs", lambda: array(800), leaving)
+    clock.now = 61
+    assert budget.sweep() == 0 and "theirs" in budget
+    connected["left"] = False
+    assert budget.sweep() == 1 and budget.kept_bytes() == 0
+
+
+def test_objects_no_session_uses_are_dropped_after_a_while_the_others_after_an_hour():
+    clock = Clock()
+    budget = MemoryBudget(limit_bytes=10_000, orphan_seconds=60, ttl_seconds=3_600,
+                          clock=clock)
+    session = budget.lease()
+    budget.get_or_compute("used", lambda: array(800), session)
+    budget.get_or_compute("unused", lambda: array(800))
+    clock.now = 61
+    assert budget.sweep() == 1
+    assert "used" in budget and "unused" not in budget and budget.kept_bytes() == 800
+    clock.now = 3_700
+    assert budget.sweep() == 1 and budget.kept_bytes() == 0
+
+
+def test_sessions_asking_at_once_for_the_same_object_share_one_computation():
+    budget = MemoryBudget(limit_bytes=10_000)
+    calls = []
+
+    def compute():
+        calls.append(1)
+        time.sleep(0.2)
+        return array(80)
+
+    results = []
+    threads = [threading.Thread(target=lambda: results.append(budget.get_or_compute("k", compute)))
+               for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(calls) == 1 and all(result is results[0] for result in results)
+
+
+@pytest.mark.parametrize("text", ["0", "-1", "four", "nan"])
+def test_a_bad_limit_in_the_environment_is_named(monkeypatch, text):
+    monkeypatch.setenv("RANKMETRICS_MEMORY_LIMIT_GIB", text)
+    with pytest.raises(ValueError, match="RANKMETRICS_MEMORY_LIMIT_GIB must be a positive"):
+        limit_from_environment()
+
+
+def test_the_app_refuses_an_upload_beyond_the_limit_and_keeps_showing_the_demo(monkeypatch):
+    at = AppTest.from_file(APP, default_timeout=90)
+    at.run()
+    ok(at)
+    shown = curves(at)
+    at.switch_page("pages/data.py").run()
+    size = len((UPLOADS / "als_model.csv").read_bytes())
+    in_use = budget_module.BUDGET.in_use_bytes()
+    monkeypatch.setattr(budget_module.BUDGET, "limit_bytes", in_use + size * READ_EXPANSION)
+    upload(at, 0, "als_model.csv")
+    refused = [plain(e.value) for e in at.error]
+    assert len(refused) == 1 and refused[0].startswith("The server is busy: it holds")
+    assert "ask the server's admin to raise RANKMETRICS_MEMORY_LIMIT_GIB" in refused[0]
+    assert not at.session_state["uploads"].runs
+    assert at.session_state["dataset"] == "movies"
+    at.switch_page("pages/compare.py").run()
+    ok(at)
+    assert curves(at) == shown
