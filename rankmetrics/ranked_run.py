@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 
 from rankmetrics.conventions import TIES
 from rankmetrics.ground_truth import GroundTruth, named_columns
-from rankmetrics.io import LoadedTable, run_codes, run_from_dataframe
+from rankmetrics.io import LoadedTable, run_codes, run_from_dataframe, take_text
 from rankmetrics.matching import judged_items
 
 EXAMPLES_SHOWN = 3
@@ -146,11 +146,11 @@ def _run_starts(values: np.ndarray) -> np.ndarray:
 class _ItemText:
     """The item ids of given rows, as text (only ties in score read them)."""
 
-    def __init__(self, text: pa.Array) -> None:
+    def __init__(self, text: pa.Array | pa.ChunkedArray) -> None:
         self.text = text
 
     def __getitem__(self, rows: np.ndarray) -> np.ndarray:
-        return self.text.take(pa.array(rows)).to_numpy(zero_copy_only=False)
+        return take_text(self.text, rows).to_numpy(zero_copy_only=False)
 
 
 def rank_order(

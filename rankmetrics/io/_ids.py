@@ -14,6 +14,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from rankmetrics.io._hashing import pieces, take_text
+
 
 @dataclass
 class Ids:
@@ -76,19 +78,18 @@ def from_arrow(data: pa.Array | pa.ChunkedArray) -> Ids:
     """Codes of an Arrow column of text, or of a dictionary-encoded column of text.
 
     The values come out distinct (large_string); when the column was text, it is kept as
-    ``source`` (in one chunk), and the codes are in order of first appearance (Arrow numbers
-    them so).
+    ``source``, and the codes are in order of first appearance (Arrow numbers them so).
     """
     if isinstance(data, pa.Array):
         data = pa.chunked_array([data])
     source = None
     if not pa.types.is_dictionary(data.type):
-        # One chunk: one pass over the text, whatever the reader's chunks.
-        if data.num_chunks > 1:
-            data = pa.chunked_array([data.combine_chunks()])
         source = data
-        if (coded := _runs(source)) is not None:
+        if (coded := _runs(source)) is not None:  # reads the reader's chunks as they are
             return coded
+        # One chunk: one dictionary, whatever the reader's chunks.
+        if data.num_chunks > 1:
+            source = data = pa.chunked_array([data.combine_chunks()])
         data = pc.dictionary_encode(data)
     chunks = [chunk for chunk in data.chunks if len(chunk)]
     if not chunks:
@@ -146,7 +147,7 @@ def _runs(text: pa.ChunkedArray, sample: int = 10_000) -> Ids | None:
     if len(starts) > n / 4:
         return None
     starts = np.concatenate(([0], starts))
-    firsts = pc.dictionary_encode(text.take(pa.array(starts))).combine_chunks()
+    firsts = pc.dictionary_encode(take_text(text, starts))
     codes = np.repeat(firsts.indices.to_numpy(), np.diff(starts, append=n))
     values = pc.cast(firsts.dictionary, pa.large_string())
     return Ids(codes, values, text, False, True)
@@ -283,10 +284,11 @@ def repeated_pairs(first: np.ndarray, n_first: int, second: np.ndarray) -> bool:
 
 @dataclass
 class Text:
-    """A column of ids as one Arrow string array (a model's items, which are hashed rather
-    than numbered: see :mod:`rankmetrics.io._hashing`)."""
+    """A column of ids as Arrow text, in the chunks the reader made (a model's items, which
+    are hashed rather than numbered: see :mod:`rankmetrics.io._hashing`; joining the chunks
+    would copy every id)."""
 
-    text: pa.Array
+    text: pa.Array | pa.ChunkedArray
 
     def __len__(self) -> int:
         return len(self.text)
@@ -299,8 +301,8 @@ class Text:
         """Rows whose id may be missing or have surrounding spaces: null, empty, or starting
         or ending with a byte that is a space, a control character or part of a non-ASCII
         character (which may be a space too); read from Arrow's buffers a chunk at a time."""
-        found = [np.flatnonzero(_edges_of(self.text.slice(start, BLOCK))) + start
-                 for start in range(0, len(self.text), BLOCK)]
+        found = [np.flatnonzero(_edges_of(part)) + start
+                 for start, part in pieces(self.text, BLOCK)]
         return np.concatenate([np.zeros(0, dtype=np.int64), *found])
 
     def trimmed(self) -> tuple[Text, np.ndarray | None]:
@@ -358,7 +360,7 @@ class HashedIds:
     ``distinct`` holds the distinct ids when they came numbered (dictionary-encoded Parquet,
     say); None otherwise."""
 
-    text: pa.Array
+    text: pa.Array | pa.ChunkedArray
     hashes: np.ndarray
     seed: int
     distinct: pa.Array | None = None
@@ -368,4 +370,5 @@ class HashedIds:
 
     def to_series(self) -> pd.Series:
         """The ids as a pandas ``str`` Series (0-based index)."""
-        return pa.chunked_array([self.text]).to_pandas()
+        text = self.text
+        return (text if isinstance(text, pa.ChunkedArray) else pa.chunked_array([text])).to_pandas()

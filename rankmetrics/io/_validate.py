@@ -16,7 +16,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rankmetrics.errors import DataError
-from rankmetrics.io._hashing import equal_in_lists, hash_text, same_text
+from rankmetrics.io._hashing import equal_in_lists, hash_text, same_text, take_text
 from rankmetrics.io._ids import (
     HashedIds,
     Ids,
@@ -224,8 +224,8 @@ def _raise_missing(missing: np.ndarray, rows: np.ndarray, file: str, column: str
 
 
 def _arrow_text(series: pd.Series) -> Text | None:
-    """Ids held as text (Arrow or Python strings) as one chunk of Arrow text; None for other
-    columns (numbers, dictionary-encoded text)."""
+    """Ids held as text (Arrow or Python strings) as Arrow text; None for other columns
+    (numbers, dictionary-encoded text)."""
     if series.dtype == object:
         data = objects_as_text(series.to_numpy())
         return None if data is None else Text(data)
@@ -234,8 +234,6 @@ def _arrow_text(series: pd.Series) -> Text | None:
     data = series.array.__arrow_array__()
     if not (pa.types.is_string(data.type) or pa.types.is_large_string(data.type)):
         return None
-    if isinstance(data, pa.ChunkedArray):
-        data = data.chunk(0) if data.num_chunks == 1 else data.combine_chunks()
     return Text(data)
 
 
@@ -256,7 +254,7 @@ def hashed_items(users: Ids, items: Text | Ids, rows: np.ndarray,
         first, second = equal_in_lists(users.codes, len(users.values), hashes)
         if len(first) == 0:
             return HashedIds(text, hashes, seed, None if isinstance(items, Text) else items.values)
-        if same_text(text.take(pa.array(first)), text.take(pa.array(second))).any():
+        if same_text(take_text(text, first), take_text(text, second)).any():
             coded = distinct(from_arrow(text))
             _check_run_duplicates(_pair_keys(users, coded), users, coded, rows, positions, file,
                                   column)
