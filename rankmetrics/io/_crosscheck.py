@@ -103,8 +103,8 @@ def check_against_truth(
 class _RunItems:
     """A run's item ids compared with the ground truth's: how many distinct ids, whether any
     is in the ground truth, and the distinct ids that are not (in order of first appearance).
-    A run's items are hashed, not numbered, when read from text: then each row is looked up
-    (once); when they came numbered, each distinct id."""
+    Only the distinct ids are looked up in the ground truth: those kept from the reading when
+    the items came numbered, else found with Arrow's hash table (one pass over the rows)."""
 
     text: pa.ChunkedArray
     n_distinct: int
@@ -116,17 +116,12 @@ class _RunItems:
         column = pa.array(run.table["item"].astype("str"))
         text = column if isinstance(column, pa.ChunkedArray) else pa.chunked_array([column])
         hashed = kept_codes(run, "item")
-        if isinstance(hashed, HashedIds) and hashed.distinct is not None:
-            distinct = pd.Series(hashed.distinct.to_pandas(), dtype="str")
-            known = _isin(distinct, truth_items)
-            return cls(text, len(distinct), bool(known.any()),
-                       distinct[~known].reset_index(drop=True))
-        found = pc.index_in(text, value_set=_text_set(truth_items))
-        known = pc.is_valid(found)
-        seen = np.bincount(pc.drop_null(found).to_numpy(), minlength=len(truth_items))
-        unknown = pc.unique(text.filter(pc.invert(known))).to_pandas()
-        n_known = int(np.count_nonzero(seen))
-        return cls(text, n_known + len(unknown), n_known > 0, pd.Series(unknown, dtype="str"))
+        ids = (hashed.distinct if isinstance(hashed, HashedIds) and hashed.distinct is not None
+               else pc.unique(text))
+        distinct = pd.Series(ids.to_pandas(), dtype="str")
+        known = _isin(distinct, truth_items)
+        return cls(text, len(distinct), bool(known.any()),
+                   distinct[~known].reset_index(drop=True))
 
     def any_in(self, ids: pd.Series) -> bool:
         return bool(pc.any(pc.is_in(self.text, value_set=_text_set(ids))).as_py())
