@@ -132,7 +132,7 @@ def _evaluate(args: argparse.Namespace) -> int:
         truth = read_truth(args.truth,
                            columns=_only(column_overrides, ("user", "item", "rating")))
     _warn(truth.warnings)
-    mapping = _mapping(args, truth.table["rating"].to_numpy())
+    mapping = _mapping(args, truth.numbers())
     runs = {}
     for spec in args.run:
         name, path = _run_spec(spec)

@@ -70,7 +70,7 @@ class RankedRun:
         row_user = truth_user[users.codes]
         unknown = np.flatnonzero(truth_user < 0)
         examples = tuple(users.values.take(pa.array(unknown[:EXAMPLES_SHOWN])).to_pylist())
-        scores = run.table["score"].to_numpy(dtype=np.float64)
+        scores = run.numbers()
         tie_keys = _ItemText(items.text)
         if len(unknown):
             kept = np.flatnonzero(row_user >= 0)
@@ -127,6 +127,15 @@ class RankedRun:
             judged_user=nothing, judged_rank=nothing, judged_row=nothing,
             unknown_users=0, unknown_user_examples=(), ties=ties,
         )
+
+
+def _starts_group(positions: np.ndarray, tied_with_next: np.ndarray) -> np.ndarray:
+    """Whether each tied row (at ``positions``, in order) starts a group of tied rows: it is
+    not tied with the row before it."""
+    starts = np.ones(len(positions), dtype=bool)
+    later = positions > 0
+    starts[later] = ~tied_with_next[positions[later] - 1]
+    return starts
 
 
 def _positions_in(values: pa.Array, among: pa.Array) -> np.ndarray:
@@ -194,7 +203,7 @@ def rank_order(
     in_tie[:-1] |= tied_with_next
     in_tie[1:] |= tied_with_next
     positions = np.flatnonzero(in_tie)
-    group = np.cumsum(np.concatenate([[True], ~tied_with_next]))[positions]
+    group = np.cumsum(_starts_group(positions, tied_with_next))
     if order is None:
         order = np.arange(n_rows, dtype=np.int64)
     tied_rows = order[positions] if rows is None else rows[order[positions]]

@@ -113,9 +113,10 @@ class _RunItems:
 
     @classmethod
     def against(cls, run: LoadedTable, truth_items: pd.Series) -> _RunItems:
-        column = pa.array(run.table["item"].astype("str"))
-        text = column if isinstance(column, pa.ChunkedArray) else pa.chunked_array([column])
         hashed = kept_codes(run, "item")
+        column = (hashed.text if isinstance(hashed, HashedIds)
+                  else pa.array(run.table["item"].astype("str")))
+        text = column if isinstance(column, pa.ChunkedArray) else pa.chunked_array([column])
         ids = (hashed.distinct if isinstance(hashed, HashedIds) and hashed.distinct is not None
                else pc.unique(text))
         distinct = pd.Series(ids.to_pandas(), dtype="str")
@@ -211,7 +212,7 @@ def _no_shared_users(run: LoadedTable, truth: LoadedTable, run_users: pd.Series,
 
 def _without_relevant(truth: LoadedTable, by_user: IdIndex,
                       mapping: RelevanceMapping) -> list[str]:
-    ratings = truth.table["rating"].to_numpy(dtype=np.float64)
+    ratings = truth.numbers()
     relevant = mapping.is_relevant(mapping.grades(ratings))
     # Per user, in order of first appearance (missing user ids left out): any relevant item?
     any_relevant = np.bincount(by_user.codes, weights=relevant,

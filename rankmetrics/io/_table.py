@@ -1,7 +1,13 @@
-"""The result of reading a run or a ground truth."""
+"""The result of reading a run or a ground truth.
+
+Its pandas table is built when first asked for: the metrics and the checks read the codes,
+hashes and numbers made while reading, so a command-line evaluation never builds it (building
+it copies the numbers and, for ids that came as Python objects, writes out every row's id).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -44,9 +50,13 @@ class LoadedTable:
         dropped repeated ground-truth rows, a column choice that was not the only candidate).
     duplicates_dropped : int
         Repeated ground-truth rows (same user, item and rating as an earlier row) left out.
+
+    ``table`` is built when first asked for (see the module docstring); ``n_rows`` and
+    :meth:`numbers` do not build it.
     """
 
-    table: pd.DataFrame
+    # What ``table`` is built from, on first use.
+    _parts: TableParts = field(repr=False, compare=False)
     kind: str
     name: str
     source: str
@@ -55,8 +65,11 @@ class LoadedTable:
     ranking: str | None
     warnings: list[str] = field(default_factory=list)
     duplicates_dropped: int = 0
-    # The user and item columns as codes, by role, with the Arrow data they were made for
-    # (see index_ids, rankmetrics.io.truth_codes and run_codes).
+    # The table, once built from ``parts`` (or assigned).
+    _table: pd.DataFrame | None = field(default=None, init=False, repr=False, compare=False)
+    # The user and item columns as codes, by role, with the Arrow data of the table's column
+    # they were made for, None while the table is not built (see index_ids,
+    # rankmetrics.io.truth_codes and run_codes).
     _codes: dict[str, tuple[Ids | HashedIds, object]] = field(default_factory=dict, init=False,
                                                   repr=False, compare=False)
     # The user and item columns summarised while reading (see id_index), by role.
@@ -64,9 +77,28 @@ class LoadedTable:
                                             compare=False)
 
     @property
+    def table(self) -> pd.DataFrame:
+        """The table (see the class docstring), built on first use."""
+        if self._table is None:
+            self._table = self._parts.build()
+            _remember_columns(self)
+        return self._table
+
+    @table.setter
+    def table(self, table: pd.DataFrame) -> None:
+        self._table = table
+
+    @property
     def n_rows(self) -> int:
         """Number of rows of ``table``."""
-        return len(self.table)
+        return len(self._table) if self._table is not None else self._parts.n_rows
+
+    def numbers(self) -> np.ndarray:
+        """The score (a run) or rating (a ground truth) of each row as float64, without
+        building ``table`` when it is not built yet (then read-only)."""
+        if self._table is None:
+            return self._parts.numbers
+        return self._table[self._parts.number_name].to_numpy(dtype=np.float64)
 
     @cached_property
     def n_users(self) -> int:
@@ -82,6 +114,29 @@ class LoadedTable:
                 return len(hashed.distinct)
             return int(pc.count_distinct(hashed.text).as_py())
         return id_index(self, "item").n_distinct
+
+
+@dataclass
+class TableParts:
+    """What a :class:`LoadedTable`'s table is built from: a function making each id column
+    (a pandas ``str`` Series) and the numbers (float64), under ``number_name``."""
+
+    ids: dict[str, Callable[[], pd.Series]]
+    number_name: str
+    numbers: np.ndarray
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.numbers)
+
+    def build(self) -> pd.DataFrame:
+        numbers = self.numbers
+        if not (numbers.flags.writeable and numbers.flags.owndata):
+            numbers = numbers.copy()  # the table owns its values (pandas may write to them)
+        columns: dict[str, pd.Series | np.ndarray] = {role: make() for role, make in
+                                                     self.ids.items()}
+        columns[self.number_name] = numbers
+        return pd.DataFrame(columns, copy=False)
 
 
 @dataclass
@@ -112,12 +167,15 @@ def id_index(table: LoadedTable, role: str, *, codes: bool = False) -> IdIndex:
     The readers fill it in while checking the file (where the ids are codes already); a table
     changed or built by hand is summarised here from its column.
     """
+    known = table._id_indexes.get(role)
+    if known is not None and not (codes and known.codes is None):
+        if table._table is None:
+            return known
+        data = _column_data(table._table[role])
+        if data is not None and known.column is data:
+            return known
     column = table.table[role]
     data = _column_data(column)
-    known = table._id_indexes.get(role)
-    if (known is not None and data is not None and known.column is data
-            and not (codes and known.codes is None)):
-        return known
     found, uniques = pd.factorize(column, use_na_sentinel=False)
     index = IdIndex(pd.Series(uniques), np.bincount(found, minlength=len(uniques)), found, data)
     table._id_indexes[role] = index
@@ -132,23 +190,35 @@ def index_ids(table: LoadedTable, ids: dict[str, Ids | HashedIds]) -> None:
     ids; the rows per user; each row's code for a ground truth's users (checks group by them).
     """
     for role, coded in ids.items():
-        table._codes[role] = (coded, _column_data(table.table[role]))
+        table._codes[role] = (coded, None)
         if isinstance(coded, HashedIds):
             continue
         counts = np.bincount(coded.codes, minlength=len(coded.values)) if role == "user" else None
         keep_codes = table.kind == "truth" and role == "user"
         table._id_indexes[role] = IdIndex(
-            coded.values.to_pandas(), counts, coded.codes if keep_codes else None,
-            _column_data(table.table[role]),
-        )
+            coded.values.to_pandas(), counts, coded.codes if keep_codes else None, None)
+
+
+def _remember_columns(table: LoadedTable) -> None:
+    """Note the Arrow data of each coded column of the table just built (see kept_codes)."""
+    built = table.table
+    for role, (coded, _) in table._codes.items():
+        table._codes[role] = (coded, _column_data(built[role]))
+    for role, index in table._id_indexes.items():
+        if index.column is None:
+            index.column = _column_data(built[role])
 
 
 def kept_codes(table: LoadedTable, role: str) -> Ids | HashedIds | None:
     """The codes kept while reading, while the table still holds the column they were made
-    for; None otherwise."""
+    for (or is not built yet); None otherwise."""
     kept = table._codes.get(role)
-    data = _column_data(table.table[role])
-    if kept is None or data is None or kept[1] is not data:
+    if kept is None:
+        return None
+    if table._table is None:
+        return kept[0]
+    data = _column_data(table._table[role])
+    if data is None or kept[1] is not data:
         return None
     return kept[0]
 
@@ -165,4 +235,4 @@ def rating_values(truth: LoadedTable) -> np.ndarray:
     """The ground truth's ratings as a float64 array (for ``suggest_mapping``)."""
     if truth.kind != "truth":
         raise ValueError(f"rating_values needs a ground truth; {truth.name!r} is a {truth.kind}.")
-    return truth.table["rating"].to_numpy(dtype=np.float64)
+    return truth.numbers()

@@ -28,6 +28,7 @@ from rankmetrics.io._ids import (
     repeated_pairs,
 )
 from rankmetrics.io._readers import RawTable
+from rankmetrics.io._table import TableParts
 
 EXAMPLES = 3
 WORDS = {"user": "user id", "item": "item id", "score": "score", "rank": "rank",
@@ -37,8 +38,9 @@ WHOLE_NUMBER = r"^\s*([+-]?)0*(\d+)(?:\.0*)?\s*$"
 
 
 def finish(raw: RawTable, kind: str, file: str, ids_as_strings: bool) -> tuple[
-        pd.DataFrame, list[str], dict[str, Ids | HashedIds], int]:
-    """Check the raw values and build the clean table: user, item (str) and score or rating.
+        TableParts, list[str], dict[str, Ids | HashedIds], int]:
+    """Check the raw values and make the clean table's parts: user, item (str) and score or
+    rating.
 
     Also returns the user and item columns as codes (:class:`Ids`, distinct values in order of
     first appearance; a run's items as :class:`HashedIds`), which later checks and the
@@ -131,15 +133,9 @@ def finish(raw: RawTable, kind: str, file: str, ids_as_strings: bool) -> tuple[
             dropped = int(np.count_nonzero(~keep))
             users, checked, values = (distinct(users.filter(keep)), distinct(checked.filter(keep)),
                                       values[keep])
-    if not (values.flags.writeable and values.flags.owndata):
-        values = values.copy()  # the table owns its values (pandas may write to them)
     value_name = "score" if kind == "run" else "rating"
-    table = pd.DataFrame({
-        "user": users.to_series(),
-        "item": checked.to_series(),
-        value_name: values,
-    }, copy=False)
-    return table, warnings, {"user": users, "item": checked}, dropped
+    parts = TableParts({"user": users.to_series, "item": checked.to_series}, value_name, values)
+    return parts, warnings, {"user": users, "item": checked}, dropped
 
 
 def _column_names(raw: RawTable) -> dict[str, str]:
