@@ -56,7 +56,7 @@ def check_against_truth(
         )
     check_int("max_cutoff", max_cutoff)
     # Each column's distinct ids in order of first appearance, kept from the reading.
-    run_by_user, truth_by_user = id_index(run, "user"), id_index(truth, "user", codes=True)
+    run_by_user, truth_by_user = id_index(run, "user"), id_index(truth, "user")
     run_users, truth_users = run_by_user.values, truth_by_user.values
     truth_items = id_index(truth, "item").values
     run_items = _RunItems.against(run, truth_items)

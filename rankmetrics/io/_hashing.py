@@ -81,9 +81,9 @@ def _hash_chunk(array: pa.Array, seed: int) -> np.ndarray:
                               strides=(length,))
             _mix(hashes, word, scratch)
     elif np.all(lengths == length):
-        padded = np.zeros((n, 8), dtype=np.uint8)
-        padded[:, :length] = data[first:last].reshape(n, length)
-        _mix(hashes, padded.view("<u8")[:, 0], scratch)
+        rows = np.zeros((n, 8), dtype=np.uint8)
+        rows[:, :length] = data[first:last].reshape(n, length)
+        _mix(hashes, rows.view("<u8")[:, 0], scratch)
     else:
         # words[i] is the 8 bytes from byte i (zero-padded past the end).
         padded = np.zeros(last - first + 8, dtype=np.uint8)

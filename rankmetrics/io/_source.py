@@ -14,7 +14,7 @@ import zipfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePath
-from typing import BinaryIO
+from typing import IO, Protocol, runtime_checkable
 
 from rankmetrics.errors import DataError
 
@@ -69,12 +69,12 @@ class Source:
         """The content's extension in lower case (``.csv``), "" when there is none."""
         return PurePath(self.inner).suffix.lower()
 
-    def open_raw(self) -> BinaryIO:
+    def open_raw(self) -> IO[bytes]:
         if self.path is not None:
             return open(self.path, "rb")
         return io.BytesIO(self.data or b"")
 
-    def open(self) -> BinaryIO:
+    def open(self) -> IO[bytes] | gzip.GzipFile:
         """A new binary stream of the decompressed content; close it when done."""
         if self.compression == "gzip":
             if self.path is not None:
@@ -111,6 +111,20 @@ class Source:
         )
 
 
+@runtime_checkable
+class _Uploaded(Protocol):
+    """An uploaded file (Streamlit's ``UploadedFile``, a ``BytesIO``): its content at once."""
+
+    def getvalue(self) -> bytes | str: ...
+
+
+@runtime_checkable
+class _Stream(Protocol):
+    """An open file: its content by reading it."""
+
+    def read(self) -> bytes | str: ...
+
+
 def resolve(source: object, name: str | None) -> tuple[Source, str]:
     """Turn what the caller passed into a :class:`Source` and its display name.
 
@@ -137,8 +151,8 @@ def resolve(source: object, name: str | None) -> tuple[Source, str]:
             )
         src = _classify(PurePath(name).name, path=None, data=bytes(source))
         return src, src.stem
-    if hasattr(source, "getvalue") or hasattr(source, "read"):
-        data = source.getvalue() if hasattr(source, "getvalue") else source.read()
+    if isinstance(source, (_Uploaded, _Stream)):
+        data = source.getvalue() if isinstance(source, _Uploaded) else source.read()
         if isinstance(data, str):
             data = data.encode("utf-8")
         own_name = PurePath(str(getattr(source, "name", "") or "")).name

@@ -142,13 +142,17 @@ class TableParts:
 @dataclass
 class IdIndex:
     """One id column of a table summarised: its distinct values in order of first appearance
-    (as ``Series.unique()`` gives them, missing values included), the number of rows holding
-    each (always for users), and optionally each row's position in ``values``."""
+    (as ``Series.unique()`` gives them, missing values included), each row's position in
+    ``values``, and the number of rows holding each value."""
 
     values: pd.Series
-    counts: np.ndarray | None
-    codes: np.ndarray | None
+    codes: np.ndarray
     column: object | None  # the column's Arrow data, to notice the table changed since
+
+    @cached_property
+    def counts(self) -> np.ndarray:
+        """The number of rows holding each of ``values``."""
+        return np.bincount(self.codes, minlength=len(self.values))
 
     @property
     def present(self) -> np.ndarray:
@@ -161,14 +165,14 @@ class IdIndex:
         return int(self.present.sum())
 
 
-def id_index(table: LoadedTable, role: str, *, codes: bool = False) -> IdIndex:
+def id_index(table: LoadedTable, role: str) -> IdIndex:
     """The user or item column of ``table.table`` summarised, computed once and kept.
 
     The readers fill it in while checking the file (where the ids are codes already); a table
     changed or built by hand is summarised here from its column.
     """
     known = table._id_indexes.get(role)
-    if known is not None and not (codes and known.codes is None):
+    if known is not None:
         if table._table is None:
             return known
         data = _column_data(table._table[role])
@@ -177,7 +181,7 @@ def id_index(table: LoadedTable, role: str, *, codes: bool = False) -> IdIndex:
     column = table.table[role]
     data = _column_data(column)
     found, uniques = pd.factorize(column, use_na_sentinel=False)
-    index = IdIndex(pd.Series(uniques), np.bincount(found, minlength=len(uniques)), found, data)
+    index = IdIndex(pd.Series(uniques), found, data)
     table._id_indexes[role] = index
     return index
 
@@ -186,17 +190,14 @@ def index_ids(table: LoadedTable, ids: dict[str, Ids | HashedIds]) -> None:
     """Keep the codes found while reading as ``table``'s id indexes (before anyone sees it).
 
     ``ids`` holds each column as codes whose values are distinct and in order of first
-    appearance (a run's items as hashes, which give no index). Kept: the codes; the distinct
-    ids; the rows per user; each row's code for a ground truth's users (checks group by them).
+    appearance (a run's items as hashes, which give no index). Kept: the codes and the
+    distinct ids.
     """
     for role, coded in ids.items():
         table._codes[role] = (coded, None)
         if isinstance(coded, HashedIds):
             continue
-        counts = np.bincount(coded.codes, minlength=len(coded.values)) if role == "user" else None
-        keep_codes = table.kind == "truth" and role == "user"
-        table._id_indexes[role] = IdIndex(
-            coded.values.to_pandas(), counts, coded.codes if keep_codes else None, None)
+        table._id_indexes[role] = IdIndex(coded.values.to_pandas(), coded.codes, None)
 
 
 def _remember_columns(table: LoadedTable) -> None:

@@ -27,7 +27,7 @@ from rankmetrics.io._ids import (
     objects_as_text,
     repeated_pairs,
 )
-from rankmetrics.io._readers import RawTable
+from rankmetrics.io._readers import RawTable, Rows
 from rankmetrics.io._table import TableParts
 
 EXAMPLES = 3
@@ -104,7 +104,7 @@ def finish(raw: RawTable, kind: str, file: str, ids_as_strings: bool) -> tuple[
     if kind == "truth" and value_role is None:
         values = np.ones(len(frame), dtype=np.float64)
     elif value_role is None:
-        values = -positions.astype(np.float64)
+        values = _list_scores(positions)
     else:
         values, note = _numbers(frame[value_role], rows, file, column_of[value_role], value_role,
                                 raw)
@@ -136,6 +136,14 @@ def finish(raw: RawTable, kind: str, file: str, ids_as_strings: bool) -> tuple[
     value_name = "score" if kind == "run" else "rating"
     parts = TableParts({"user": users.to_series, "item": checked.to_series}, value_name, values)
     return parts, warnings, {"user": users, "item": checked}, dropped
+
+
+def _list_scores(positions: np.ndarray | None) -> np.ndarray:
+    """Scores of a run given as lists: minus each item's place in its list (the first best).
+    Only the list layout has neither a score nor a rank column; its reader sets the places."""
+    if positions is None:
+        raise ValueError("a run without a score or rank column needs its items' list places")
+    return -positions.astype(np.float64)
 
 
 def _column_names(raw: RawTable) -> dict[str, str]:
@@ -182,7 +190,7 @@ def _arrow_ids(series: pd.Series) -> Ids | None:
     return from_arrow(data)
 
 
-def _ids(series: pd.Series, coded: Ids | None, rows: np.ndarray, file: str, column: str,
+def _ids(series: pd.Series, coded: Ids | None, rows: Rows, file: str, column: str,
          role: str) -> Ids:
     """Ids without surrounding spaces, as codes; a DataError names the rows without one."""
     if coded is not None:
@@ -199,7 +207,7 @@ def _ids(series: pd.Series, coded: Ids | None, rows: np.ndarray, file: str, colu
     return ids if ids is not None else from_arrow(pa.array(text))
 
 
-def _text_ids(text: Text, rows: np.ndarray, file: str, column: str) -> Text:
+def _text_ids(text: Text, rows: Rows, file: str, column: str) -> Text:
     """A run's item ids as text, without surrounding spaces; a DataError names the rows
     without one."""
     text, missing = text.trimmed()
@@ -208,7 +216,7 @@ def _text_ids(text: Text, rows: np.ndarray, file: str, column: str) -> Text:
     return text
 
 
-def _raise_missing(missing: np.ndarray, rows: np.ndarray, file: str, column: str,
+def _raise_missing(missing: np.ndarray, rows: Rows, file: str, column: str,
                    role: str) -> None:
     bad = np.flatnonzero(missing)
     raise DataError(
@@ -233,7 +241,7 @@ def _arrow_text(series: pd.Series) -> Text | None:
     return Text(data)
 
 
-def hashed_items(users: Ids, items: Text | Ids, rows: np.ndarray,
+def hashed_items(users: Ids, items: Text | Ids, rows: Rows,
                  positions: np.ndarray | None, file: str, column: str) -> HashedIds:
     """A run's items hashed so that the items of each user's list have different hashes; a
     repeated item in a list is a DataError naming the rows.
@@ -257,7 +265,7 @@ def hashed_items(users: Ids, items: Text | Ids, rows: np.ndarray,
         seed += 1
 
 
-def _id_series(series: pd.Series, rows: np.ndarray, file: str, column: str,
+def _id_series(series: pd.Series, rows: Rows, file: str, column: str,
                role: str) -> pd.Series:
     """Ids that are not Arrow text, as a str Series (0-based index)."""
     if pd.api.types.is_string_dtype(series.dtype) and series.dtype != object:
@@ -339,7 +347,7 @@ def _canonical_text(ids: pd.Series) -> pd.Series:
 
 # Numbers -----------------------------------------------------------------------------------
 
-def _numbers(series: pd.Series, rows: np.ndarray, file: str, column: str, role: str,
+def _numbers(series: pd.Series, rows: Rows, file: str, column: str, role: str,
              raw: RawTable) -> tuple[np.ndarray, str]:
     """Values as float64; a DataError shows the rows whose value is not a finite number."""
     series = series.reset_index(drop=True)
@@ -409,7 +417,7 @@ def _show(value: object) -> str:
     return f"'{text if len(text) <= 40 else text[:37] + '...'}'"
 
 
-def _check_ranks(ranks: np.ndarray, rows: np.ndarray, file: str, column: str) -> None:
+def _check_ranks(ranks: np.ndarray, rows: Rows, file: str, column: str) -> None:
     bad = np.flatnonzero(ranks <= 0)
     if bad.size == 0:
         return
@@ -424,7 +432,7 @@ def _check_ranks(ranks: np.ndarray, rows: np.ndarray, file: str, column: str) ->
     raise DataError(problem, file=file, row=int(rows[bad[0]]), column=column)
 
 
-def _rank_ties(users: Ids, ranks: np.ndarray, rows: np.ndarray) -> list[str]:
+def _rank_ties(users: Ids, ranks: np.ndarray, rows: Rows) -> list[str]:
     rank_codes, rank_values = pd.factorize(ranks)
     if not repeated_pairs(users.codes, len(users.values), rank_codes):
         return []
@@ -455,7 +463,7 @@ def _groups(keys: np.ndarray, mask: np.ndarray) -> list[np.ndarray]:
 
 
 def _check_run_duplicates(keys: np.ndarray, users: Ids, items: Ids,
-                          rows: np.ndarray, positions: np.ndarray | None, file: str,
+                          rows: Rows, positions: np.ndarray | None, file: str,
                           column: str) -> None:
     """Raise the DataError naming the repeated (user, item) pairs of a run."""
     repeated = pd.Series(keys).duplicated(keep=False).to_numpy()
@@ -479,7 +487,7 @@ def _check_run_duplicates(keys: np.ndarray, users: Ids, items: Ids,
 
 
 def _truth_duplicates(keys: np.ndarray, users: Ids, items: Ids,
-                      ratings: np.ndarray, rows: np.ndarray, file: str,
+                      ratings: np.ndarray, rows: Rows, file: str,
                       column: str) -> tuple[np.ndarray, str]:
     """Drop repeated identical rows (with a note); conflicting ratings are an error."""
     repeated = pd.Series(keys).duplicated(keep=False).to_numpy()
