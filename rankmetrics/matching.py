@@ -14,7 +14,7 @@ import numpy as np
 import pyarrow as pa
 
 from rankmetrics.ground_truth import GroundTruth
-from rankmetrics.io import HashedIds, argsort_lists, same_text, take_text
+from rankmetrics.io import HashedIds, argsort_lists, same_text
 
 #: Lists matched at a time: bounds the memory the temporaries take.
 LISTS_PER_CHUNK = 1 << 14
@@ -67,7 +67,7 @@ def _judged_in_lists(
     ranked = positions[found[hit]]
     rank = ranked - starts[:-1][entry_list[hit]]
     run_row = ranked if order is None else order[ranked]
-    same = same_text(take_text(items.text, run_row),
+    same = same_text(items.rows(run_row),
                      truth.item_ids.take(pa.array(truth.item_index[truth_row[hit]])))
     return users[entry_list[hit[same]]], rank[same], truth_row[hit[same]]
 

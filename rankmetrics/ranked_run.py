@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 
 from rankmetrics.conventions import TIES
 from rankmetrics.ground_truth import GroundTruth, named_columns
-from rankmetrics.io import LoadedTable, run_codes, run_from_dataframe, take_text
+from rankmetrics.io import HashedIds, LoadedTable, run_codes, run_from_dataframe
 from rankmetrics.matching import judged_items
 
 EXAMPLES_SHOWN = 3
@@ -71,7 +71,7 @@ class RankedRun:
         unknown = np.flatnonzero(truth_user < 0)
         examples = tuple(users.values.take(pa.array(unknown[:EXAMPLES_SHOWN])).to_pylist())
         scores = run.numbers()
-        tie_keys = _ItemText(items.text)
+        tie_keys = _ItemText(items)
         if len(unknown):
             kept = np.flatnonzero(row_user >= 0)
             ranked = rank_order(row_user[kept], scores[kept], tie_keys, kept, ties)
@@ -155,11 +155,11 @@ def _run_starts(values: np.ndarray) -> np.ndarray:
 class _ItemText:
     """The item ids of given rows, as text (only ties in score read them)."""
 
-    def __init__(self, text: pa.Array | pa.ChunkedArray) -> None:
-        self.text = text
+    def __init__(self, items: HashedIds) -> None:
+        self.items = items
 
     def __getitem__(self, rows: np.ndarray) -> np.ndarray:
-        return take_text(self.text, rows).to_numpy(zero_copy_only=False)
+        return self.items.rows(rows).to_numpy(zero_copy_only=False)
 
 
 def rank_order(

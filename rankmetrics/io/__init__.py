@@ -39,13 +39,12 @@ Decisions:
 - This package is the one place where ids are read, checked and numbered: user ids and a
   ground truth's items become integer codes, a model's items 64-bit hashes that no two items
   of one list share (:func:`truth_codes`, :func:`run_codes`; :func:`hash_text`,
-  :func:`same_text`, :func:`take_text` and :func:`argsort_lists` are the tools
-  :mod:`rankmetrics.matching` uses).
+  :func:`same_text` and :func:`argsort_lists` are the tools :mod:`rankmetrics.matching` uses).
 """
 
 from rankmetrics.io._crosscheck import check_against_truth
 from rankmetrics.io._formats import FORMATS
-from rankmetrics.io._hashing import argsort_lists, hash_text, same_text, take_text
+from rankmetrics.io._hashing import argsort_lists, hash_text, same_text
 from rankmetrics.io._ids import HashedIds
 from rankmetrics.io._load import (
     read_run,
@@ -78,7 +77,6 @@ __all__ = [
     "run_codes",
     "run_from_dataframe",
     "same_text",
-    "take_text",
     "truth_codes",
     "truth_from_dataframe",
 ]

@@ -106,31 +106,29 @@ class _RunItems:
     Only the distinct ids are looked up in the ground truth: those kept from the reading when
     the items came numbered, else found with Arrow's hash table (one pass over the rows)."""
 
-    text: pa.ChunkedArray
-    n_distinct: int
+    distinct: pd.Series
     any_known: bool
     unknown: pd.Series
+
+    @property
+    def n_distinct(self) -> int:
+        return len(self.distinct)
 
     @classmethod
     def against(cls, run: LoadedTable, truth_items: pd.Series) -> _RunItems:
         hashed = kept_codes(run, "item")
-        column = (hashed.text if isinstance(hashed, HashedIds)
-                  else pa.array(run.table["item"].astype("str")))
-        text = column if isinstance(column, pa.ChunkedArray) else pa.chunked_array([column])
-        ids = (hashed.distinct if isinstance(hashed, HashedIds) and hashed.distinct is not None
-               else pc.unique(text))
+        if isinstance(hashed, HashedIds) and hashed.distinct is not None:
+            ids = hashed.distinct
+        else:
+            ids = pc.unique(hashed.text if isinstance(hashed, HashedIds)
+                            else pa.array(run.table["item"].astype("str")))
         distinct = pd.Series(ids.to_pandas(), dtype="str")
         known = _isin(distinct, truth_items)
-        return cls(text, len(distinct), bool(known.any()),
-                   distinct[~known].reset_index(drop=True))
+        return cls(distinct, bool(known.any()), distinct[~known].reset_index(drop=True))
 
     def any_in(self, ids: pd.Series) -> bool:
-        return bool(pc.any(pc.is_in(self.text, value_set=_text_set(ids))).as_py())
-
-
-def _text_set(ids: pd.Series) -> pa.Array:
-    values = pa.array(ids.astype("str"))
-    return values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+        """Whether some item id of the run is among ``ids``."""
+        return bool(_isin(self.distinct, ids).any())
 
 
 def _isin(values: pd.Series, among: pd.Series) -> np.ndarray:

@@ -8,6 +8,7 @@ string; with codes, text work happens once per distinct id and the rest is integ
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -355,18 +356,40 @@ def _end_bytes(data: np.ndarray, offsets: np.ndarray, lengths: np.ndarray
 
 @dataclass
 class HashedIds:
-    """A model's item ids as Arrow text with a 64-bit hash per row, made with ``seed``: equal
-    ids have equal hashes and, within each user's list, different ids different hashes.
-    ``distinct`` holds the distinct ids when they came numbered (dictionary-encoded Parquet,
-    say); None otherwise."""
+    """A model's item ids with a 64-bit hash per row, made with ``seed``: equal ids have equal
+    hashes and, within each user's list, different ids different hashes.
 
-    text: pa.Array | pa.ChunkedArray
+    The ids are either ``written``, as the rows' text, or ``numbered`` (dictionary-encoded
+    Parquet, say): codes into the distinct ids, whose text for every row is only written out
+    when asked for (``text``); :meth:`rows` reads a few rows either way."""
+
     hashes: np.ndarray
     seed: int
-    distinct: pa.Array | None = None
+    written: pa.Array | pa.ChunkedArray | None
+    numbered: Ids | None = None
 
     def __len__(self) -> int:
-        return len(self.text)
+        return len(self.hashes)
+
+    @property
+    def distinct(self) -> pa.Array | None:
+        """The distinct ids when they came numbered; None otherwise."""
+        return self.numbered.values if self.numbered is not None else None
+
+    @cached_property
+    def text(self) -> pa.Array | pa.ChunkedArray:
+        """Each row's id as Arrow text."""
+        if self.written is not None:
+            return self.written
+        if self.numbered is None:
+            raise ValueError("HashedIds needs its ids written or numbered.")
+        return self.numbered.as_text()
+
+    def rows(self, rows: np.ndarray) -> pa.Array:
+        """The ids of the given rows, as one Arrow string array."""
+        if self.written is None and self.numbered is not None:
+            return self.numbered.values.take(pa.array(self.numbered.codes[rows]))
+        return take_text(self.text, rows)
 
     def to_series(self) -> pd.Series:
         """The ids as a pandas ``str`` Series (0-based index)."""

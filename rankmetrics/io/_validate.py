@@ -16,7 +16,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rankmetrics.errors import DataError
-from rankmetrics.io._hashing import equal_in_lists, hash_text, same_text, take_text
+from rankmetrics.io._hashing import equal_in_lists, hash_text, same_text
 from rankmetrics.io._ids import (
     HashedIds,
     Ids,
@@ -250,16 +250,16 @@ def hashed_items(users: Ids, items: Text | Ids, rows: Rows,
     distinct id. Equal hashes within a list are either a repeated item or (very rarely) two
     ids with the same hash; the text tells which, and for the latter another seed is tried.
     """
-    text = items.text if isinstance(items, Text) else items.as_text()
     seed = 0
     while True:
-        hashes = (hash_text(text, seed) if isinstance(items, Text)
-                  else hash_text(items.values, seed)[items.codes])
-        first, second = equal_in_lists(users.codes, len(users.values), hashes)
+        hashed = (HashedIds(hash_text(items.text, seed), seed, items.text)
+                  if isinstance(items, Text)
+                  else HashedIds(hash_text(items.values, seed)[items.codes], seed, None, items))
+        first, second = equal_in_lists(users.codes, len(users.values), hashed.hashes)
         if len(first) == 0:
-            return HashedIds(text, hashes, seed, None if isinstance(items, Text) else items.values)
-        if same_text(take_text(text, first), take_text(text, second)).any():
-            coded = distinct(from_arrow(text))
+            return hashed
+        if same_text(hashed.rows(first), hashed.rows(second)).any():
+            coded = items if isinstance(items, Ids) else distinct(from_arrow(items.text))
             _check_run_duplicates(_pair_keys(users, coded), users, coded, rows, positions, file,
                                   column)
         seed += 1
