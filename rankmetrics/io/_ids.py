@@ -64,11 +64,12 @@ class Ids:
             return None
         return np.append(per_value, True)[self.codes]  # code -1 (null) takes the last entry
 
-    def to_series(self) -> pd.Series:
-        """The ids as a pandas ``str`` Series (0-based index)."""
+    def to_series(self, first: int | None = None) -> pd.Series:
+        """The ids (only the first ``first`` rows' when given) as a pandas ``str`` Series
+        (0-based index)."""
         if self.source is not None:
-            return self.source.to_pandas()
-        text = self.values.take(pa.array(self.codes))
+            return (self.source if first is None else self.source.slice(0, first)).to_pandas()
+        text = self.values.take(pa.array(self.codes if first is None else self.codes[:first]))
         if text.null_count == 0 and text.buffers()[0] is not None:  # drop an all-valid bitmap
             text = pa.Array.from_buffers(text.type, len(text), [None, *text.buffers()[1:]],
                                          null_count=0, offset=text.offset)
@@ -391,7 +392,8 @@ class HashedIds:
             return self.numbered.values.take(pa.array(self.numbered.codes[rows]))
         return take_text(self.text, rows)
 
-    def to_series(self) -> pd.Series:
-        """The ids as a pandas ``str`` Series (0-based index)."""
-        text = self.text
+    def to_series(self, first: int | None = None) -> pd.Series:
+        """The ids (only the first ``first`` rows' when given) as a pandas ``str`` Series
+        (0-based index)."""
+        text = self.text if first is None else self.rows(np.arange(min(first, len(self))))
         return (text if isinstance(text, pa.ChunkedArray) else pa.chunked_array([text])).to_pandas()

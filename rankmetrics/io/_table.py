@@ -7,7 +7,6 @@ it copies the numbers and, for ids that came as Python objects, writes out every
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -93,6 +92,12 @@ class LoadedTable:
         """Number of rows of ``table``."""
         return len(self._table) if self._table is not None else self._parts.n_rows
 
+    def head(self, n: int = 10) -> pd.DataFrame:
+        """``table.head(n)``, without building ``table`` when it is not built yet."""
+        if self._table is None:
+            return self._parts.build(max(n, 0))
+        return self._table.head(n)
+
     def numbers(self) -> np.ndarray:
         """The score (a run) or rating (a ground truth) of each row as float64, without
         building ``table`` when it is not built yet (then read-only)."""
@@ -118,10 +123,11 @@ class LoadedTable:
 
 @dataclass
 class TableParts:
-    """What a :class:`LoadedTable`'s table is built from: a function making each id column
-    (a pandas ``str`` Series) and the numbers (float64), under ``number_name``."""
+    """What a :class:`LoadedTable`'s table is built from: the id columns as codes or hashes
+    (which write out their ids as a pandas ``str`` Series) and the numbers (float64), under
+    ``number_name``."""
 
-    ids: dict[str, Callable[[], pd.Series]]
+    ids: dict[str, Ids | HashedIds]
     number_name: str
     numbers: np.ndarray
 
@@ -129,12 +135,13 @@ class TableParts:
     def n_rows(self) -> int:
         return len(self.numbers)
 
-    def build(self) -> pd.DataFrame:
-        numbers = self.numbers
+    def build(self, first: int | None = None) -> pd.DataFrame:
+        """The table, or only its first ``first`` rows."""
+        numbers = self.numbers if first is None else self.numbers[:first]
         if not (numbers.flags.writeable and numbers.flags.owndata):
             numbers = numbers.copy()  # the table owns its values (pandas may write to them)
-        columns: dict[str, pd.Series | np.ndarray] = {role: make() for role, make in
-                                                     self.ids.items()}
+        columns: dict[str, pd.Series | np.ndarray] = {role: ids.to_series(first) for role, ids
+                                                     in self.ids.items()}
         columns[self.number_name] = numbers
         return pd.DataFrame(columns, copy=False)
 

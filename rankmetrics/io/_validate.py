@@ -134,7 +134,7 @@ def finish(raw: RawTable, kind: str, file: str, ids_as_strings: bool) -> tuple[
             users, checked, values = (distinct(users.filter(keep)), distinct(checked.filter(keep)),
                                       values[keep])
     value_name = "score" if kind == "run" else "rating"
-    parts = TableParts({"user": users.to_series, "item": checked.to_series}, value_name, values)
+    parts = TableParts({"user": users, "item": checked}, value_name, values)
     return parts, warnings, {"user": users, "item": checked}, dropped
 
 
