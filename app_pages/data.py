@@ -66,7 +66,7 @@ def describe(spec: FileSpec, table: LoadedTable, checks: list[str]) -> None:
     for warning in [*table.warnings, *checks]:
         st.warning(md(warning), icon=":material/warning:")
     with st.expander("Preview: the first 10 rows as read"):
-        st.dataframe(table.table.head(10), hide_index=True)
+        st.dataframe(table.head(10), hide_index=True)
 
 
 def edit_controls(spec: FileSpec, table: LoadedTable | None) -> None:

@@ -137,7 +137,7 @@ def _evaluate(args: argparse.Namespace) -> int:
                            columns=_only(column_overrides, ("user", "item", "rating")),
                            max_decompressed_size=limit)
     _warn(truth.warnings)
-    mapping = _mapping(args, truth.table["rating"].to_numpy())
+    mapping = _mapping(args, truth.numbers())
     runs = {}
     for spec in args.run:
         name, path = _run_spec(spec)

@@ -64,7 +64,7 @@ class GroundTruth:
             items=pd.Index(items.values.to_pandas(), dtype="str"),
             user_index=user_index,
             item_index=items.codes.astype(np.int64),
-            ratings=truth.table["rating"].to_numpy(dtype=np.float64),
+            ratings=truth.numbers(),
             duplicates_dropped=truth.duplicates_dropped,
             user_starts=np.concatenate([[0], np.cumsum(counts)]),
             rows_by_user=(np.arange(len(user_index)) if grouped

@@ -67,7 +67,7 @@ def _judged_in_lists(
     ranked = positions[found[hit]]
     rank = ranked - starts[:-1][entry_list[hit]]
     run_row = ranked if order is None else order[ranked]
-    same = same_text(items.text.take(pa.array(run_row)),
+    same = same_text(items.rows(run_row),
                      truth.item_ids.take(pa.array(truth.item_index[truth_row[hit]])))
     return users[entry_list[hit[same]]], rank[same], truth_row[hit[same]]
 

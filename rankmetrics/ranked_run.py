@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 
 from rankmetrics.conventions import TIES
 from rankmetrics.ground_truth import GroundTruth, named_columns
-from rankmetrics.io import LoadedTable, run_codes, run_from_dataframe
+from rankmetrics.io import HashedIds, LoadedTable, run_codes, run_from_dataframe
 from rankmetrics.matching import judged_items
 
 EXAMPLES_SHOWN = 3
@@ -70,8 +70,8 @@ class RankedRun:
         row_user = truth_user[users.codes]
         unknown = np.flatnonzero(truth_user < 0)
         examples = tuple(users.values.take(pa.array(unknown[:EXAMPLES_SHOWN])).to_pylist())
-        scores = run.table["score"].to_numpy(dtype=np.float64)
-        tie_keys = _ItemText(items.text)
+        scores = run.numbers()
+        tie_keys = _ItemText(items)
         if len(unknown):
             kept = np.flatnonzero(row_user >= 0)
             ranked = rank_order(row_user[kept], scores[kept], tie_keys, kept, ties)
@@ -129,6 +129,15 @@ class RankedRun:
         )
 
 
+def _starts_group(positions: np.ndarray, tied_with_next: np.ndarray) -> np.ndarray:
+    """Whether each tied row (at ``positions``, in order) starts a group of tied rows: it is
+    not tied with the row before it."""
+    starts = np.ones(len(positions), dtype=bool)
+    later = positions > 0
+    starts[later] = ~tied_with_next[positions[later] - 1]
+    return starts
+
+
 def _positions_in(values: pa.Array, among: pa.Array) -> np.ndarray:
     """Each value's position in ``among`` (distinct ids), -1 where it is not there."""
     found = pc.index_in(values, value_set=among)
@@ -146,11 +155,11 @@ def _run_starts(values: np.ndarray) -> np.ndarray:
 class _ItemText:
     """The item ids of given rows, as text (only ties in score read them)."""
 
-    def __init__(self, text: pa.Array) -> None:
-        self.text = text
+    def __init__(self, items: HashedIds) -> None:
+        self.items = items
 
     def __getitem__(self, rows: np.ndarray) -> np.ndarray:
-        return self.text.take(pa.array(rows)).to_numpy(zero_copy_only=False)
+        return self.items.rows(rows).to_numpy(zero_copy_only=False)
 
 
 def rank_order(
@@ -194,7 +203,7 @@ def rank_order(
     in_tie[:-1] |= tied_with_next
     in_tie[1:] |= tied_with_next
     positions = np.flatnonzero(in_tie)
-    group = np.cumsum(np.concatenate([[True], ~tied_with_next]))[positions]
+    group = np.cumsum(_starts_group(positions, tied_with_next))
     if order is None:
         order = np.arange(n_rows, dtype=np.int64)
     tied_rows = order[positions] if rows is None else rows[order[positions]]

@@ -145,7 +145,7 @@ def test_the_app_refuses_an_upload_beyond_the_limit_and_keeps_showing_the_demo(m
     at.run()
     ok(at)
     shown = curves(at)
-    at.switch_page("pages/data.py").run()
+    at.switch_page("app_pages/data.py").run()
     size = len((UPLOADS / "als_model.csv").read_bytes())
     in_use = budget_module.BUDGET.in_use_bytes()
     monkeypatch.setattr(budget_module.BUDGET, "limit_bytes", in_use + size * READ_EXPANSION)
@@ -155,6 +155,6 @@ def test_the_app_refuses_an_upload_beyond_the_limit_and_keeps_showing_the_demo(m
     assert "ask the server's admin to raise RANKMETRICS_MEMORY_LIMIT_GIB" in refused[0]
     assert not at.session_state["uploads"].runs
     assert at.session_state["dataset"] == "movies"
-    at.switch_page("pages/compare.py").run()
+    at.switch_page("app_pages/compare.py").run()
     ok(at)
     assert curves(at) == shown

@@ -240,22 +240,22 @@ def _long_choice(
                 hint = (f"It has a {role} column ('{column}'), so it looks like a model's output: "
                         "load it as a model run, not as the ground truth.")
                 break
-        missing = [group for group, col in
-                   ((("user",), user), (("item",), item), (("rating",), rating)) if col is None]
+        missing: list[tuple[str, ...]] = [
+            group for group, col in ((("user",), user), (("item",), item), (("rating",), rating))
+            if col is None]
         raise missing_columns(names, missing, kind, found, file,
                               looks_headerless=looks_headerless, hint=hint)
     score, rank = found.get("score"), found.get("rank")
-    if user and item and (score or rank):
-        if score and rank and "rank" in overrides and "score" not in overrides:
-            score = None
-        if score:
-            if rank:
-                warnings.append(
-                    f"Ranked by the score column '{score}' (higher is better); the rank column "
-                    f"'{rank}' is not used. To rank by it, pass columns={{'rank': '{rank}'}}."
-                )
-            return Choice({"user": user, "item": item, "score": score}, "long", "score",
-                          warnings=warnings)
+    only_rank_chosen = "rank" in overrides and "score" not in overrides
+    if user and item and score and not (rank and only_rank_chosen):
+        if rank:
+            warnings.append(
+                f"Ranked by the score column '{score}' (higher is better); the rank column "
+                f"'{rank}' is not used. To rank by it, pass columns={{'rank': '{rank}'}}."
+            )
+        return Choice({"user": user, "item": item, "score": score}, "long", "score",
+                      warnings=warnings)
+    if user and item and rank:
         return Choice({"user": user, "item": item, "rank": rank}, "long", "rank",
                       warnings=warnings)
     hint = ""

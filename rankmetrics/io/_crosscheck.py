@@ -56,7 +56,7 @@ def check_against_truth(
         )
     check_int("max_cutoff", max_cutoff)
     # Each column's distinct ids in order of first appearance, kept from the reading.
-    run_by_user, truth_by_user = id_index(run, "user"), id_index(truth, "user", codes=True)
+    run_by_user, truth_by_user = id_index(run, "user"), id_index(truth, "user")
     run_users, truth_users = run_by_user.values, truth_by_user.values
     truth_items = id_index(truth, "item").values
     run_items = _RunItems.against(run, truth_items)
@@ -103,38 +103,32 @@ def check_against_truth(
 class _RunItems:
     """A run's item ids compared with the ground truth's: how many distinct ids, whether any
     is in the ground truth, and the distinct ids that are not (in order of first appearance).
-    A run's items are hashed, not numbered, when read from text: then each row is looked up
-    (once); when they came numbered, each distinct id."""
+    Only the distinct ids are looked up in the ground truth: those kept from the reading when
+    the items came numbered, else found with Arrow's hash table (one pass over the rows)."""
 
-    text: pa.ChunkedArray
-    n_distinct: int
+    distinct: pd.Series
     any_known: bool
     unknown: pd.Series
 
+    @property
+    def n_distinct(self) -> int:
+        return len(self.distinct)
+
     @classmethod
     def against(cls, run: LoadedTable, truth_items: pd.Series) -> _RunItems:
-        column = pa.array(run.table["item"].astype("str"))
-        text = column if isinstance(column, pa.ChunkedArray) else pa.chunked_array([column])
         hashed = kept_codes(run, "item")
         if isinstance(hashed, HashedIds) and hashed.distinct is not None:
-            distinct = pd.Series(hashed.distinct.to_pandas(), dtype="str")
-            known = _isin(distinct, truth_items)
-            return cls(text, len(distinct), bool(known.any()),
-                       distinct[~known].reset_index(drop=True))
-        found = pc.index_in(text, value_set=_text_set(truth_items))
-        known = pc.is_valid(found)
-        seen = np.bincount(pc.drop_null(found).to_numpy(), minlength=len(truth_items))
-        unknown = pc.unique(text.filter(pc.invert(known))).to_pandas()
-        n_known = int(np.count_nonzero(seen))
-        return cls(text, n_known + len(unknown), n_known > 0, pd.Series(unknown, dtype="str"))
+            ids = hashed.distinct
+        else:
+            ids = pc.unique(hashed.text if isinstance(hashed, HashedIds)
+                            else pa.array(run.table["item"].astype("str")))
+        distinct = pd.Series(ids.to_pandas(), dtype="str")
+        known = _isin(distinct, truth_items)
+        return cls(distinct, bool(known.any()), distinct[~known].reset_index(drop=True))
 
     def any_in(self, ids: pd.Series) -> bool:
-        return bool(pc.any(pc.is_in(self.text, value_set=_text_set(ids))).as_py())
-
-
-def _text_set(ids: pd.Series) -> pa.Array:
-    values = pa.array(ids.astype("str"))
-    return values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+        """Whether some item id of the run is among ``ids``."""
+        return bool(_isin(self.distinct, ids).any())
 
 
 def _isin(values: pd.Series, among: pd.Series) -> np.ndarray:
@@ -216,7 +210,7 @@ def _no_shared_users(run: LoadedTable, truth: LoadedTable, run_users: pd.Series,
 
 def _without_relevant(truth: LoadedTable, by_user: IdIndex,
                       mapping: RelevanceMapping) -> list[str]:
-    ratings = truth.table["rating"].to_numpy(dtype=np.float64)
+    ratings = truth.numbers()
     relevant = mapping.is_relevant(mapping.grades(ratings))
     # Per user, in order of first appearance (missing user ids left out): any relevant item?
     any_relevant = np.bincount(by_user.codes, weights=relevant,

@@ -11,6 +11,8 @@ confirmed by comparing the text.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -25,13 +27,25 @@ _FINAL_FACTOR = np.uint64(0x94D049BB133111EB)
 ROWS_PER_CHUNK = 1 << 20
 
 
-def hash_text(array: pa.Array, seed: int = 0) -> np.ndarray:
-    """A 64-bit hash of each string of an Arrow string array (see :func:`_hash_chunk`)."""
+def hash_text(array: pa.Array | pa.ChunkedArray, seed: int = 0) -> np.ndarray:
+    """A 64-bit hash of each string of an Arrow string array, in one chunk or several (see
+    :func:`_hash_chunk`)."""
     hashes = np.empty(len(array), dtype=np.uint64)
-    for start in range(0, len(array), ROWS_PER_CHUNK):
-        part = array.slice(start, ROWS_PER_CHUNK)
+    for start, part in pieces(array, ROWS_PER_CHUNK):
         hashes[start:start + len(part)] = _hash_chunk(part, seed)
     return hashes
+
+
+def pieces(array: pa.Array | pa.ChunkedArray, size: int) -> Iterator[tuple[int, pa.Array]]:
+    """The array as slices of at most ``size`` rows, each within one chunk (without copying),
+    with the row each starts at."""
+    chunks = array.chunks if isinstance(array, pa.ChunkedArray) else [array]
+    start = 0
+    for chunk in chunks:
+        for offset in range(0, len(chunk), size):
+            part = chunk.slice(offset, size)
+            yield start + offset, part
+        start += len(chunk)
 
 
 def _hash_chunk(array: pa.Array, seed: int) -> np.ndarray:
@@ -67,9 +81,9 @@ def _hash_chunk(array: pa.Array, seed: int) -> np.ndarray:
                               strides=(length,))
             _mix(hashes, word, scratch)
     elif np.all(lengths == length):
-        padded = np.zeros((n, 8), dtype=np.uint8)
-        padded[:, :length] = data[first:last].reshape(n, length)
-        _mix(hashes, padded.view("<u8")[:, 0], scratch)
+        rows = np.zeros((n, 8), dtype=np.uint8)
+        rows[:, :length] = data[first:last].reshape(n, length)
+        _mix(hashes, rows.view("<u8")[:, 0], scratch)
     else:
         # words[i] is the 8 bytes from byte i (zero-padded past the end).
         padded = np.zeros(last - first + 8, dtype=np.uint8)
@@ -107,6 +121,28 @@ def _mix(hashes: np.ndarray, word: np.ndarray, scratch: np.ndarray) -> None:
     hashes *= _WORD_FACTOR
     np.right_shift(hashes, np.uint64(32), out=scratch)
     hashes ^= scratch
+
+
+def take_text(text: pa.Array | pa.ChunkedArray, rows: np.ndarray) -> pa.Array:
+    """The strings at ``rows``, as one array. From text in several chunks, each chunk's rows
+    are taken from that chunk (Arrow's take of a chunked array joins the chunks first)."""
+    if isinstance(text, pa.ChunkedArray) and text.num_chunks == 1:
+        text = text.chunk(0)
+    if isinstance(text, pa.Array):
+        return text.take(pa.array(rows))
+    ends = np.cumsum([len(chunk) for chunk in text.chunks])
+    which = np.searchsorted(ends, rows, side="right")
+    order = np.argsort(which, kind="stable")
+    bounds = np.concatenate(([0], np.cumsum(np.bincount(which, minlength=len(ends)))))
+    parts: list[pa.Array] = []
+    for chunk in np.flatnonzero(np.diff(bounds)):
+        picked = order[bounds[chunk]:bounds[chunk + 1]]
+        first = int(ends[chunk]) - len(text.chunk(chunk))
+        parts.append(text.chunk(chunk).take(pa.array(rows[picked] - first)))
+    taken = pa.concat_arrays(parts) if parts else pa.array([], text.type)
+    back = np.empty_like(order)
+    back[order] = np.arange(len(order))
+    return taken.take(pa.array(back))
 
 
 def same_text(left: pa.Array, right: pa.Array) -> np.ndarray:

@@ -8,11 +8,14 @@ string; with codes, text work happens once per distinct id and the rest is integ
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
+
+from rankmetrics.io._hashing import pieces, take_text
 
 
 @dataclass
@@ -61,11 +64,12 @@ class Ids:
             return None
         return np.append(per_value, True)[self.codes]  # code -1 (null) takes the last entry
 
-    def to_series(self) -> pd.Series:
-        """The ids as a pandas ``str`` Series (0-based index)."""
+    def to_series(self, first: int | None = None) -> pd.Series:
+        """The ids (only the first ``first`` rows' when given) as a pandas ``str`` Series
+        (0-based index)."""
         if self.source is not None:
-            return self.source.to_pandas()
-        text = self.values.take(pa.array(self.codes))
+            return (self.source if first is None else self.source.slice(0, first)).to_pandas()
+        text = self.values.take(pa.array(self.codes if first is None else self.codes[:first]))
         if text.null_count == 0 and text.buffers()[0] is not None:  # drop an all-valid bitmap
             text = pa.Array.from_buffers(text.type, len(text), [None, *text.buffers()[1:]],
                                          null_count=0, offset=text.offset)
@@ -76,19 +80,18 @@ def from_arrow(data: pa.Array | pa.ChunkedArray) -> Ids:
     """Codes of an Arrow column of text, or of a dictionary-encoded column of text.
 
     The values come out distinct (large_string); when the column was text, it is kept as
-    ``source`` (in one chunk), and the codes are in order of first appearance (Arrow numbers
-    them so).
+    ``source``, and the codes are in order of first appearance (Arrow numbers them so).
     """
     if isinstance(data, pa.Array):
         data = pa.chunked_array([data])
     source = None
     if not pa.types.is_dictionary(data.type):
-        # One chunk: one pass over the text, whatever the reader's chunks.
-        if data.num_chunks > 1:
-            data = pa.chunked_array([data.combine_chunks()])
         source = data
-        if (coded := _runs(source)) is not None:
+        if (coded := _runs(source)) is not None:  # reads the reader's chunks as they are
             return coded
+        # One chunk: one dictionary, whatever the reader's chunks.
+        if data.num_chunks > 1:
+            source = data = pa.chunked_array([data.combine_chunks()])
         data = pc.dictionary_encode(data)
     chunks = [chunk for chunk in data.chunks if len(chunk)]
     if not chunks:
@@ -146,7 +149,7 @@ def _runs(text: pa.ChunkedArray, sample: int = 10_000) -> Ids | None:
     if len(starts) > n / 4:
         return None
     starts = np.concatenate(([0], starts))
-    firsts = pc.dictionary_encode(text.take(pa.array(starts))).combine_chunks()
+    firsts = pc.dictionary_encode(take_text(text, starts))
     codes = np.repeat(firsts.indices.to_numpy(), np.diff(starts, append=n))
     values = pc.cast(firsts.dictionary, pa.large_string())
     return Ids(codes, values, text, False, True)
@@ -283,10 +286,11 @@ def repeated_pairs(first: np.ndarray, n_first: int, second: np.ndarray) -> bool:
 
 @dataclass
 class Text:
-    """A column of ids as one Arrow string array (a model's items, which are hashed rather
-    than numbered: see :mod:`rankmetrics.io._hashing`)."""
+    """A column of ids as Arrow text, in the chunks the reader made (a model's items, which
+    are hashed rather than numbered: see :mod:`rankmetrics.io._hashing`; joining the chunks
+    would copy every id)."""
 
-    text: pa.Array
+    text: pa.Array | pa.ChunkedArray
 
     def __len__(self) -> int:
         return len(self.text)
@@ -299,8 +303,8 @@ class Text:
         """Rows whose id may be missing or have surrounding spaces: null, empty, or starting
         or ending with a byte that is a space, a control character or part of a non-ASCII
         character (which may be a space too); read from Arrow's buffers a chunk at a time."""
-        found = [np.flatnonzero(_edges_of(self.text.slice(start, BLOCK))) + start
-                 for start in range(0, len(self.text), BLOCK)]
+        found = [np.flatnonzero(_edges_of(part)) + start
+                 for start, part in pieces(self.text, BLOCK)]
         return np.concatenate([np.zeros(0, dtype=np.int64), *found])
 
     def trimmed(self) -> tuple[Text, np.ndarray | None]:
@@ -353,19 +357,43 @@ def _end_bytes(data: np.ndarray, offsets: np.ndarray, lengths: np.ndarray
 
 @dataclass
 class HashedIds:
-    """A model's item ids as Arrow text with a 64-bit hash per row, made with ``seed``: equal
-    ids have equal hashes and, within each user's list, different ids different hashes.
-    ``distinct`` holds the distinct ids when they came numbered (dictionary-encoded Parquet,
-    say); None otherwise."""
+    """A model's item ids with a 64-bit hash per row, made with ``seed``: equal ids have equal
+    hashes and, within each user's list, different ids different hashes.
 
-    text: pa.Array
+    The ids are either ``written``, as the rows' text, or ``numbered`` (dictionary-encoded
+    Parquet, say): codes into the distinct ids, whose text for every row is only written out
+    when asked for (``text``); :meth:`rows` reads a few rows either way."""
+
     hashes: np.ndarray
     seed: int
-    distinct: pa.Array | None = None
+    written: pa.Array | pa.ChunkedArray | None
+    numbered: Ids | None = None
 
     def __len__(self) -> int:
-        return len(self.text)
+        return len(self.hashes)
 
-    def to_series(self) -> pd.Series:
-        """The ids as a pandas ``str`` Series (0-based index)."""
-        return pa.chunked_array([self.text]).to_pandas()
+    @property
+    def distinct(self) -> pa.Array | None:
+        """The distinct ids when they came numbered; None otherwise."""
+        return self.numbered.values if self.numbered is not None else None
+
+    @cached_property
+    def text(self) -> pa.Array | pa.ChunkedArray:
+        """Each row's id as Arrow text."""
+        if self.written is not None:
+            return self.written
+        if self.numbered is None:
+            raise ValueError("HashedIds needs its ids written or numbered.")
+        return self.numbered.as_text()
+
+    def rows(self, rows: np.ndarray) -> pa.Array:
+        """The ids of the given rows, as one Arrow string array."""
+        if self.written is None and self.numbered is not None:
+            return self.numbered.values.take(pa.array(self.numbered.codes[rows]))
+        return take_text(self.text, rows)
+
+    def to_series(self, first: int | None = None) -> pd.Series:
+        """The ids (only the first ``first`` rows' when given) as a pandas ``str`` Series
+        (0-based index)."""
+        text = self.text if first is None else self.rows(np.arange(min(first, len(self))))
+        return (text if isinstance(text, pa.ChunkedArray) else pa.chunked_array([text])).to_pandas()

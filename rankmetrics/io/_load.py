@@ -136,10 +136,10 @@ def _read(source: object, kind: str, name: str | None, columns: dict[str, str] |
     fmt = detect(src, head, requested)
     raw = read_source(src, fmt, kind, overrides, force_list, head)
     raw_format, raw_columns, raw_ranking = raw.format, raw.columns, raw.ranking
-    table, warnings, ids, dropped = finish(raw, kind, src.file, ids_as_strings)
+    parts, warnings, ids, dropped = finish(raw, kind, src.file, ids_as_strings)
     del raw
     pa.default_memory_pool().release_unused()  # hand the parser's scratch memory back
-    loaded = LoadedTable(table, kind, display, src.file, raw_format, raw_columns, raw_ranking,
+    loaded = LoadedTable(parts, kind, display, src.file, raw_format, raw_columns, raw_ranking,
                          warnings, dropped)
     index_ids(loaded, ids)
     return loaded
@@ -148,8 +148,8 @@ def _read(source: object, kind: str, name: str | None, columns: dict[str, str] |
 def _from_dataframe(df: pd.DataFrame, kind: str, name: str, columns: dict[str, str] | None,
                     ids_as_strings: bool) -> LoadedTable:
     raw = read_dataframe(df, kind, name, columns)
-    table, warnings, ids, dropped = finish(raw, kind, name, ids_as_strings)
-    loaded = LoadedTable(table, kind, name, name, "dataframe", raw.columns, raw.ranking,
+    parts, warnings, ids, dropped = finish(raw, kind, name, ids_as_strings)
+    loaded = LoadedTable(parts, kind, name, name, "dataframe", raw.columns, raw.ranking,
                          warnings, dropped)
     index_ids(loaded, ids)
     return loaded

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from itertools import chain, islice
+from typing import overload
 
 import numpy as np
 import pandas as pd
@@ -43,7 +44,13 @@ class RowNumbers:
     def __len__(self) -> int:
         return self.count
 
-    def __getitem__(self, key: object) -> np.integer | np.ndarray:
+    @overload
+    def __getitem__(self, key: int | np.integer) -> np.int64: ...
+
+    @overload
+    def __getitem__(self, key: np.ndarray | list[int]) -> np.ndarray: ...
+
+    def __getitem__(self, key: object) -> np.int64 | np.ndarray:
         if isinstance(key, (int, np.integer)):
             if not -self.count <= key < self.count:
                 raise IndexError(f"row {key} of {self.count}")
@@ -60,12 +67,16 @@ class RowNumbers:
         return positions % max(self.count, 1) + self.start
 
 
+#: Each row's number for messages: an array, or the plain count of a table read in order.
+Rows = np.ndarray | RowNumbers
+
+
 @dataclass
 class RawTable:
     """Columns found in a file, with their raw values and the row number of each value."""
 
     frame: pd.DataFrame
-    rows: np.ndarray | RowNumbers
+    rows: Rows
     format: str
     columns: dict[str, str]
     ranking: str | None
@@ -654,13 +665,13 @@ def _split_cells(cells: pd.Series) -> list[object]:
     The separator is the first of ``|``, ``;``, ``,`` seen in any cell of the file, else
     whitespace; ``["i1", "i2"]`` (a Python or JSON list written as text) is also understood.
     """
-    cells = list(cells)
-    texts = [cell for cell in cells[:LIST_SAMPLE] if isinstance(cell, str)]
+    listed = list(cells)
+    texts = [cell for cell in listed[:LIST_SAMPLE] if isinstance(cell, str)]
     separator = next((sep for sep in LIST_SEPARATORS
                       if any(sep in cell for cell in texts if not cell.lstrip().startswith("["))),
                      None)
     out: list[object] = []
-    for cell in cells:
+    for cell in listed:
         if not isinstance(cell, str):
             out.append(cell)
             continue

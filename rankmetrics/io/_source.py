@@ -22,7 +22,7 @@ import zipfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePath
-from typing import IO, BinaryIO
+from typing import IO, Protocol, runtime_checkable
 
 from rankmetrics.errors import DataError
 
@@ -88,12 +88,12 @@ class Source:
         """The content's extension in lower case (``.csv``), "" when there is none."""
         return PurePath(self.inner).suffix.lower()
 
-    def open_raw(self) -> BinaryIO:
+    def open_raw(self) -> IO[bytes]:
         if self.path is not None:
             return open(self.path, "rb")
         return io.BytesIO(self.data or b"")
 
-    def open(self) -> BinaryIO:
+    def open(self) -> IO[bytes]:
         """A new binary stream of the decompressed content; close it when done.
 
         Compressed content is counted as it is read and refused past the limits (see above).
@@ -166,7 +166,7 @@ class _Counted(io.RawIOBase):
     must see a plain end of file, not an exception.
     """
 
-    def __init__(self, src: Source, inner: io.BufferedIOBase | IO[bytes], raw: BinaryIO,
+    def __init__(self, src: Source, inner: io.BufferedIOBase | IO[bytes], raw: IO[bytes],
                  start: int) -> None:
         super().__init__()
         self.src, self.inner, self.raw, self.start = src, inner, raw, start
@@ -236,6 +236,20 @@ def show_size(size: int) -> str:
     return f"{size} bytes"
 
 
+@runtime_checkable
+class _Uploaded(Protocol):
+    """An uploaded file (Streamlit's ``UploadedFile``, a ``BytesIO``): its content at once."""
+
+    def getvalue(self) -> bytes | str: ...
+
+
+@runtime_checkable
+class _Stream(Protocol):
+    """An open file: its content by reading it."""
+
+    def read(self) -> bytes | str: ...
+
+
 def resolve(source: object, name: str | None) -> tuple[Source, str]:
     """Turn what the caller passed into a :class:`Source` and its display name.
 
@@ -268,8 +282,8 @@ def resolve(source: object, name: str | None) -> tuple[Source, str]:
             )
         src = _classify(PurePath(name).name, path=None, data=bytes(source))
         return src, src.stem
-    if hasattr(source, "getvalue") or hasattr(source, "read"):
-        data = source.getvalue() if hasattr(source, "getvalue") else source.read()
+    if isinstance(source, (_Uploaded, _Stream)):
+        data = source.getvalue() if isinstance(source, _Uploaded) else source.read()
         if isinstance(data, str):
             data = data.encode("utf-8")
         own_name = PurePath(str(getattr(source, "name", "") or "")).name

@@ -1,4 +1,9 @@
-"""The result of reading a run or a ground truth."""
+"""The result of reading a run or a ground truth.
+
+Its pandas table is built when first asked for: the metrics and the checks read the codes,
+hashes and numbers made while reading, so a command-line evaluation never builds it (building
+it copies the numbers and, for ids that came as Python objects, writes out every row's id).
+"""
 
 from __future__ import annotations
 
@@ -44,9 +49,13 @@ class LoadedTable:
         dropped repeated ground-truth rows, a column choice that was not the only candidate).
     duplicates_dropped : int
         Repeated ground-truth rows (same user, item and rating as an earlier row) left out.
+
+    ``table`` is built when first asked for (see the module docstring); ``n_rows`` and
+    :meth:`numbers` do not build it.
     """
 
-    table: pd.DataFrame
+    # What ``table`` is built from, on first use.
+    _parts: TableParts = field(repr=False, compare=False)
     kind: str
     name: str
     source: str
@@ -55,8 +64,11 @@ class LoadedTable:
     ranking: str | None
     warnings: list[str] = field(default_factory=list)
     duplicates_dropped: int = 0
-    # The user and item columns as codes, by role, with the Arrow data they were made for
-    # (see index_ids, rankmetrics.io.truth_codes and run_codes).
+    # The table, once built from ``parts`` (or assigned).
+    _table: pd.DataFrame | None = field(default=None, init=False, repr=False, compare=False)
+    # The user and item columns as codes, by role, with the Arrow data of the table's column
+    # they were made for, None while the table is not built (see index_ids,
+    # rankmetrics.io.truth_codes and run_codes).
     _codes: dict[str, tuple[Ids | HashedIds, object]] = field(default_factory=dict, init=False,
                                                   repr=False, compare=False)
     # The user and item columns summarised while reading (see id_index), by role.
@@ -64,9 +76,34 @@ class LoadedTable:
                                             compare=False)
 
     @property
+    def table(self) -> pd.DataFrame:
+        """The table (see the class docstring), built on first use."""
+        if self._table is None:
+            self._table = self._parts.build()
+            _remember_columns(self)
+        return self._table
+
+    @table.setter
+    def table(self, table: pd.DataFrame) -> None:
+        self._table = table
+
+    @property
     def n_rows(self) -> int:
         """Number of rows of ``table``."""
-        return len(self.table)
+        return len(self._table) if self._table is not None else self._parts.n_rows
+
+    def head(self, n: int = 10) -> pd.DataFrame:
+        """``table.head(n)``, without building ``table`` when it is not built yet."""
+        if self._table is None:
+            return self._parts.build(max(n, 0))
+        return self._table.head(n)
+
+    def numbers(self) -> np.ndarray:
+        """The score (a run) or rating (a ground truth) of each row as float64, without
+        building ``table`` when it is not built yet (then read-only)."""
+        if self._table is None:
+            return self._parts.numbers
+        return self._table[self._parts.number_name].to_numpy(dtype=np.float64)
 
     @cached_property
     def n_users(self) -> int:
@@ -85,15 +122,44 @@ class LoadedTable:
 
 
 @dataclass
+class TableParts:
+    """What a :class:`LoadedTable`'s table is built from: the id columns as codes or hashes
+    (which write out their ids as a pandas ``str`` Series) and the numbers (float64), under
+    ``number_name``."""
+
+    ids: dict[str, Ids | HashedIds]
+    number_name: str
+    numbers: np.ndarray
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.numbers)
+
+    def build(self, first: int | None = None) -> pd.DataFrame:
+        """The table, or only its first ``first`` rows."""
+        numbers = self.numbers if first is None else self.numbers[:first]
+        if not (numbers.flags.writeable and numbers.flags.owndata):
+            numbers = numbers.copy()  # the table owns its values (pandas may write to them)
+        columns: dict[str, pd.Series | np.ndarray] = {role: ids.to_series(first) for role, ids
+                                                     in self.ids.items()}
+        columns[self.number_name] = numbers
+        return pd.DataFrame(columns, copy=False)
+
+
+@dataclass
 class IdIndex:
     """One id column of a table summarised: its distinct values in order of first appearance
-    (as ``Series.unique()`` gives them, missing values included), the number of rows holding
-    each (always for users), and optionally each row's position in ``values``."""
+    (as ``Series.unique()`` gives them, missing values included), each row's position in
+    ``values``, and the number of rows holding each value."""
 
     values: pd.Series
-    counts: np.ndarray | None
-    codes: np.ndarray | None
+    codes: np.ndarray
     column: object | None  # the column's Arrow data, to notice the table changed since
+
+    @cached_property
+    def counts(self) -> np.ndarray:
+        """The number of rows holding each of ``values``."""
+        return np.bincount(self.codes, minlength=len(self.values))
 
     @property
     def present(self) -> np.ndarray:
@@ -106,20 +172,23 @@ class IdIndex:
         return int(self.present.sum())
 
 
-def id_index(table: LoadedTable, role: str, *, codes: bool = False) -> IdIndex:
+def id_index(table: LoadedTable, role: str) -> IdIndex:
     """The user or item column of ``table.table`` summarised, computed once and kept.
 
     The readers fill it in while checking the file (where the ids are codes already); a table
     changed or built by hand is summarised here from its column.
     """
+    known = table._id_indexes.get(role)
+    if known is not None:
+        if table._table is None:
+            return known
+        data = _column_data(table._table[role])
+        if data is not None and known.column is data:
+            return known
     column = table.table[role]
     data = _column_data(column)
-    known = table._id_indexes.get(role)
-    if (known is not None and data is not None and known.column is data
-            and not (codes and known.codes is None)):
-        return known
     found, uniques = pd.factorize(column, use_na_sentinel=False)
-    index = IdIndex(pd.Series(uniques), np.bincount(found, minlength=len(uniques)), found, data)
+    index = IdIndex(pd.Series(uniques), found, data)
     table._id_indexes[role] = index
     return index
 
@@ -128,27 +197,36 @@ def index_ids(table: LoadedTable, ids: dict[str, Ids | HashedIds]) -> None:
     """Keep the codes found while reading as ``table``'s id indexes (before anyone sees it).
 
     ``ids`` holds each column as codes whose values are distinct and in order of first
-    appearance (a run's items as hashes, which give no index). Kept: the codes; the distinct
-    ids; the rows per user; each row's code for a ground truth's users (checks group by them).
+    appearance (a run's items as hashes, which give no index). Kept: the codes and the
+    distinct ids.
     """
     for role, coded in ids.items():
-        table._codes[role] = (coded, _column_data(table.table[role]))
+        table._codes[role] = (coded, None)
         if isinstance(coded, HashedIds):
             continue
-        counts = np.bincount(coded.codes, minlength=len(coded.values)) if role == "user" else None
-        keep_codes = table.kind == "truth" and role == "user"
-        table._id_indexes[role] = IdIndex(
-            coded.values.to_pandas(), counts, coded.codes if keep_codes else None,
-            _column_data(table.table[role]),
-        )
+        table._id_indexes[role] = IdIndex(coded.values.to_pandas(), coded.codes, None)
+
+
+def _remember_columns(table: LoadedTable) -> None:
+    """Note the Arrow data of each coded column of the table just built (see kept_codes)."""
+    built = table.table
+    for role, (coded, _) in table._codes.items():
+        table._codes[role] = (coded, _column_data(built[role]))
+    for role, index in table._id_indexes.items():
+        if index.column is None:
+            index.column = _column_data(built[role])
 
 
 def kept_codes(table: LoadedTable, role: str) -> Ids | HashedIds | None:
     """The codes kept while reading, while the table still holds the column they were made
-    for; None otherwise."""
+    for (or is not built yet); None otherwise."""
     kept = table._codes.get(role)
-    data = _column_data(table.table[role])
-    if kept is None or data is None or kept[1] is not data:
+    if kept is None:
+        return None
+    if table._table is None:
+        return kept[0]
+    data = _column_data(table._table[role])
+    if data is None or kept[1] is not data:
         return None
     return kept[0]
 
@@ -165,4 +243,4 @@ def rating_values(truth: LoadedTable) -> np.ndarray:
     """The ground truth's ratings as a float64 array (for ``suggest_mapping``)."""
     if truth.kind != "truth":
         raise ValueError(f"rating_values needs a ground truth; {truth.name!r} is a {truth.kind}.")
-    return truth.table["rating"].to_numpy(dtype=np.float64)
+    return truth.numbers()

@@ -27,7 +27,8 @@ from rankmetrics.io._ids import (
     objects_as_text,
     repeated_pairs,
 )
-from rankmetrics.io._readers import RawTable
+from rankmetrics.io._readers import RawTable, Rows
+from rankmetrics.io._table import TableParts
 
 EXAMPLES = 3
 WORDS = {"user": "user id", "item": "item id", "score": "score", "rank": "rank",
@@ -37,8 +38,9 @@ WHOLE_NUMBER = r"^\s*([+-]?)0*(\d+)(?:\.0*)?\s*$"
 
 
 def finish(raw: RawTable, kind: str, file: str, ids_as_strings: bool) -> tuple[
-        pd.DataFrame, list[str], dict[str, Ids | HashedIds], int]:
-    """Check the raw values and build the clean table: user, item (str) and score or rating.
+        TableParts, list[str], dict[str, Ids | HashedIds], int]:
+    """Check the raw values and make the clean table's parts: user, item (str) and score or
+    rating.
 
     Also returns the user and item columns as codes (:class:`Ids`, distinct values in order of
     first appearance; a run's items as :class:`HashedIds`), which later checks and the
@@ -102,7 +104,7 @@ def finish(raw: RawTable, kind: str, file: str, ids_as_strings: bool) -> tuple[
     if kind == "truth" and value_role is None:
         values = np.ones(len(frame), dtype=np.float64)
     elif value_role is None:
-        values = -positions.astype(np.float64)
+        values = _list_scores(positions)
     else:
         values, note = _numbers(frame[value_role], rows, file, column_of[value_role], value_role,
                                 raw)
@@ -131,15 +133,17 @@ def finish(raw: RawTable, kind: str, file: str, ids_as_strings: bool) -> tuple[
             dropped = int(np.count_nonzero(~keep))
             users, checked, values = (distinct(users.filter(keep)), distinct(checked.filter(keep)),
                                       values[keep])
-    if not (values.flags.writeable and values.flags.owndata):
-        values = values.copy()  # the table owns its values (pandas may write to them)
     value_name = "score" if kind == "run" else "rating"
-    table = pd.DataFrame({
-        "user": users.to_series(),
-        "item": checked.to_series(),
-        value_name: values,
-    }, copy=False)
-    return table, warnings, {"user": users, "item": checked}, dropped
+    parts = TableParts({"user": users, "item": checked}, value_name, values)
+    return parts, warnings, {"user": users, "item": checked}, dropped
+
+
+def _list_scores(positions: np.ndarray | None) -> np.ndarray:
+    """Scores of a run given as lists: minus each item's place in its list (the first best).
+    Only the list layout has neither a score nor a rank column; its reader sets the places."""
+    if positions is None:
+        raise ValueError("a run without a score or rank column needs its items' list places")
+    return -positions.astype(np.float64)
 
 
 def _column_names(raw: RawTable) -> dict[str, str]:
@@ -186,7 +190,7 @@ def _arrow_ids(series: pd.Series) -> Ids | None:
     return from_arrow(data)
 
 
-def _ids(series: pd.Series, coded: Ids | None, rows: np.ndarray, file: str, column: str,
+def _ids(series: pd.Series, coded: Ids | None, rows: Rows, file: str, column: str,
          role: str) -> Ids:
     """Ids without surrounding spaces, as codes; a DataError names the rows without one."""
     if coded is not None:
@@ -203,7 +207,7 @@ def _ids(series: pd.Series, coded: Ids | None, rows: np.ndarray, file: str, colu
     return ids if ids is not None else from_arrow(pa.array(text))
 
 
-def _text_ids(text: Text, rows: np.ndarray, file: str, column: str) -> Text:
+def _text_ids(text: Text, rows: Rows, file: str, column: str) -> Text:
     """A run's item ids as text, without surrounding spaces; a DataError names the rows
     without one."""
     text, missing = text.trimmed()
@@ -212,7 +216,7 @@ def _text_ids(text: Text, rows: np.ndarray, file: str, column: str) -> Text:
     return text
 
 
-def _raise_missing(missing: np.ndarray, rows: np.ndarray, file: str, column: str,
+def _raise_missing(missing: np.ndarray, rows: Rows, file: str, column: str,
                    role: str) -> None:
     bad = np.flatnonzero(missing)
     raise DataError(
@@ -224,8 +228,8 @@ def _raise_missing(missing: np.ndarray, rows: np.ndarray, file: str, column: str
 
 
 def _arrow_text(series: pd.Series) -> Text | None:
-    """Ids held as text (Arrow or Python strings) as one chunk of Arrow text; None for other
-    columns (numbers, dictionary-encoded text)."""
+    """Ids held as text (Arrow or Python strings) as Arrow text; None for other columns
+    (numbers, dictionary-encoded text)."""
     if series.dtype == object:
         data = objects_as_text(series.to_numpy())
         return None if data is None else Text(data)
@@ -234,12 +238,10 @@ def _arrow_text(series: pd.Series) -> Text | None:
     data = series.array.__arrow_array__()
     if not (pa.types.is_string(data.type) or pa.types.is_large_string(data.type)):
         return None
-    if isinstance(data, pa.ChunkedArray):
-        data = data.chunk(0) if data.num_chunks == 1 else data.combine_chunks()
     return Text(data)
 
 
-def hashed_items(users: Ids, items: Text | Ids, rows: np.ndarray,
+def hashed_items(users: Ids, items: Text | Ids, rows: Rows,
                  positions: np.ndarray | None, file: str, column: str) -> HashedIds:
     """A run's items hashed so that the items of each user's list have different hashes; a
     repeated item in a list is a DataError naming the rows.
@@ -248,22 +250,22 @@ def hashed_items(users: Ids, items: Text | Ids, rows: np.ndarray,
     distinct id. Equal hashes within a list are either a repeated item or (very rarely) two
     ids with the same hash; the text tells which, and for the latter another seed is tried.
     """
-    text = items.text if isinstance(items, Text) else items.as_text()
     seed = 0
     while True:
-        hashes = (hash_text(text, seed) if isinstance(items, Text)
-                  else hash_text(items.values, seed)[items.codes])
-        first, second = equal_in_lists(users.codes, len(users.values), hashes)
+        hashed = (HashedIds(hash_text(items.text, seed), seed, items.text)
+                  if isinstance(items, Text)
+                  else HashedIds(hash_text(items.values, seed)[items.codes], seed, None, items))
+        first, second = equal_in_lists(users.codes, len(users.values), hashed.hashes)
         if len(first) == 0:
-            return HashedIds(text, hashes, seed, None if isinstance(items, Text) else items.values)
-        if same_text(text.take(pa.array(first)), text.take(pa.array(second))).any():
-            coded = distinct(from_arrow(text))
+            return hashed
+        if same_text(hashed.rows(first), hashed.rows(second)).any():
+            coded = items if isinstance(items, Ids) else distinct(from_arrow(items.text))
             _check_run_duplicates(_pair_keys(users, coded), users, coded, rows, positions, file,
                                   column)
         seed += 1
 
 
-def _id_series(series: pd.Series, rows: np.ndarray, file: str, column: str,
+def _id_series(series: pd.Series, rows: Rows, file: str, column: str,
                role: str) -> pd.Series:
     """Ids that are not Arrow text, as a str Series (0-based index)."""
     if pd.api.types.is_string_dtype(series.dtype) and series.dtype != object:
@@ -345,7 +347,7 @@ def _canonical_text(ids: pd.Series) -> pd.Series:
 
 # Numbers -----------------------------------------------------------------------------------
 
-def _numbers(series: pd.Series, rows: np.ndarray, file: str, column: str, role: str,
+def _numbers(series: pd.Series, rows: Rows, file: str, column: str, role: str,
              raw: RawTable) -> tuple[np.ndarray, str]:
     """Values as float64; a DataError shows the rows whose value is not a finite number."""
     series = series.reset_index(drop=True)
@@ -415,7 +417,7 @@ def _show(value: object) -> str:
     return f"'{text if len(text) <= 40 else text[:37] + '...'}'"
 
 
-def _check_ranks(ranks: np.ndarray, rows: np.ndarray, file: str, column: str) -> None:
+def _check_ranks(ranks: np.ndarray, rows: Rows, file: str, column: str) -> None:
     bad = np.flatnonzero(ranks <= 0)
     if bad.size == 0:
         _check_whole_ranks(ranks, rows, file, column)
@@ -431,7 +433,7 @@ def _check_ranks(ranks: np.ndarray, rows: np.ndarray, file: str, column: str) ->
     raise DataError(problem, file=file, row=int(rows[bad[0]]), column=column)
 
 
-def _check_whole_ranks(ranks: np.ndarray, rows: np.ndarray, file: str, column: str) -> None:
+def _check_whole_ranks(ranks: np.ndarray, rows: Rows, file: str, column: str) -> None:
     bad = np.flatnonzero(ranks != np.floor(ranks))
     if bad.size == 0:
         return
@@ -444,7 +446,7 @@ def _check_whole_ranks(ranks: np.ndarray, rows: np.ndarray, file: str, column: s
     )
 
 
-def _rank_ties(users: Ids, ranks: np.ndarray, rows: np.ndarray) -> list[str]:
+def _rank_ties(users: Ids, ranks: np.ndarray, rows: Rows) -> list[str]:
     rank_codes, rank_values = pd.factorize(ranks)
     if not repeated_pairs(users.codes, len(users.values), rank_codes):
         return []
@@ -475,7 +477,7 @@ def _groups(keys: np.ndarray, mask: np.ndarray) -> list[np.ndarray]:
 
 
 def _check_run_duplicates(keys: np.ndarray, users: Ids, items: Ids,
-                          rows: np.ndarray, positions: np.ndarray | None, file: str,
+                          rows: Rows, positions: np.ndarray | None, file: str,
                           column: str) -> None:
     """Raise the DataError naming the repeated (user, item) pairs of a run."""
     repeated = pd.Series(keys).duplicated(keep=False).to_numpy()
@@ -499,7 +501,7 @@ def _check_run_duplicates(keys: np.ndarray, users: Ids, items: Ids,
 
 
 def _truth_duplicates(keys: np.ndarray, users: Ids, items: Ids,
-                      ratings: np.ndarray, rows: np.ndarray, file: str,
+                      ratings: np.ndarray, rows: Rows, file: str,
                       column: str) -> tuple[np.ndarray, str]:
     """Drop repeated identical rows (with a note); conflicting ratings are an error."""
     repeated = pd.Series(keys).duplicated(keep=False).to_numpy()
