@@ -3,7 +3,7 @@
 import streamlit as st
 
 from dashboard import cached, keys
-from dashboard.controls import confidence_control, confidence_level
+from dashboard.controls import confidence_control, confidence_level, download_table
 from dashboard.session import header, require_data
 from dashboard.settings import N_BOOTSTRAP
 from rankmetrics.figures import metric_curves, metric_label
@@ -65,6 +65,7 @@ styled = (
     .highlight_max(subset=metric_columns, props="background-color: #d6f5d6; font-weight: bold")
 )
 st.dataframe(styled, key="compare_table")
+download_table(table, f"metrics_at_{k}.csv", "compare_table_csv")
 counts = cached.user_counts(prepared, settings).iloc[0]
 notes = [
     f"Green: the best model for each metric at K = {k}",

@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import cached, keys
-from dashboard.controls import ensure_choice
+from dashboard.controls import download_table, ensure_choice
 from dashboard.navigation import explain_in_ndcg
 from dashboard.session import header, require_data
 from dashboard.settings import USER_LIST_LIMIT
@@ -84,8 +84,10 @@ value_columns = {
     "value_b": st.column_config.NumberColumn(f"{model_b}", format="%.4f"),
     "difference": st.column_config.NumberColumn("B − A", format="%+.4f"),
 }
-for title, table, key in ((f"Where {b} beats {a} most", b_ahead, keys.H2H_B_AHEAD),
-                          (f"Where {a} beats {b} most", a_ahead, keys.H2H_A_AHEAD)):
+csv_columns = {"value_a": f"{model_a} (A)", "value_b": f"{model_b} (B)", "difference": "B − A"}
+for title, table, key, name in (
+        (f"Where {b} beats {a} most", b_ahead, keys.H2H_B_AHEAD, "b_beats_a"),
+        (f"Where {a} beats {b} most", a_ahead, keys.H2H_A_AHEAD, "a_beats_b")):
     tables_column.markdown(f"**{title}**")
     if table.empty:
         tables_column.caption("No such user.")
@@ -93,6 +95,8 @@ for title, table, key in ((f"Where {b} beats {a} most", b_ahead, keys.H2H_B_AHEA
     tables_column.dataframe(table, hide_index=True, key=key, column_config=value_columns,
                             on_select=partial(pick_user, key, table),
                             selection_mode="single-row")
+    download_table(table.rename(columns=csv_columns), f"{name}_{metric}_at_{k}.csv",
+                   f"{key}_csv", where=tables_column)
 tables_column.caption(f"{label} per user. Select a row to see that user's two lists below.")
 
 st.subheader("One user, both lists")

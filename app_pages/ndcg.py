@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import cached, keys
-from dashboard.controls import ensure_choice
+from dashboard.controls import download_table, ensure_choice
 from dashboard.demos import DEMOS
 from dashboard.prepared import Prepared
 from dashboard.session import header, require_data
@@ -145,6 +145,7 @@ def shown(rows: pd.DataFrame) -> pd.DataFrame:
 
 st.markdown(f"**{md(model)}'s top {k} for user {md(user)}**")
 st.dataframe(shown(b.ranked), hide_index=True, column_config=ROW_COLUMNS, key="ranked_rows")
+download_table(b.ranked, f"ndcg_at_{k}_of_one_user.csv", "ranked_rows_csv")
 st.markdown(f"**The ideal list: {IDEAL_WORDS[b.conventions.ideal]}, sorted by gain**")
 st.dataframe(shown(b.ideal), hide_index=True, column_config=ROW_COLUMNS, key="ideal_rows")
 st.caption("Items without gain add nothing to IDCG and are left out of the ideal list.")

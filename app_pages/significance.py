@@ -3,7 +3,7 @@
 import streamlit as st
 
 from dashboard import cached, keys
-from dashboard.controls import confidence_control, ensure_choice
+from dashboard.controls import confidence_control, download_table, ensure_choice
 from dashboard.navigation import open_head_to_head
 from dashboard.session import header, require_data
 from dashboard.settings import N_BOOTSTRAP
@@ -145,6 +145,7 @@ st.dataframe(
         "Users": st.column_config.NumberColumn("Users", format="localized"),
     },
 )
+download_table(models_table, f"models_{metric}_at_{k}.csv", "significance_models_csv")
 st.caption(f"**Group:** models sharing a letter are not significantly different "
            f"({TEST_NAMES[test]}, {CORRECTION_NAMES[correction]} correction, significance "
            f"level {1 - confidence:.0%}). **Interval:** where the mean would fall "
@@ -177,5 +178,6 @@ if open_column.button("See this pair user by user", icon=":material/compare_arro
 with st.expander("Every pair as a table"):
     st.dataframe(result.pairs, hide_index=True, key="significance_pairs",
                  column_config=PAIR_COLUMNS)
+    download_table(result.pairs, f"pairs_{metric}_at_{k}.csv", "significance_pairs_csv")
     st.caption("Interval: the bootstrap confidence interval of the difference B − A. B better, "
                "Same, A better: users for whom B's value is higher, equal or lower.")

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from dashboard import cached, keys
-from dashboard.controls import ensure_choice
+from dashboard.controls import download_table, ensure_choice
 from dashboard.navigation import explain_in_ndcg
 from dashboard.session import header, require_data
 from dashboard.text import md
@@ -68,6 +68,7 @@ event = st.dataframe(
            for name in prepared.models},
     },
 )
+download_table(worst, f"worst_users_{metric}_at_{k}.csv", "worst_table_csv")
 st.caption(f"Lowest {label} for {md(model)} first; among equal values, users the other "
            "models serve best come first. Select a row to see that user's NDCG worked out.")
 if event.selection.rows:

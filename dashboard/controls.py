@@ -1,13 +1,19 @@
-"""Small widgets several pages share, and keeping a remembered choice valid."""
+"""Small widgets several pages share, and keeping a remembered choice valid.
+
+Tables are taken away through ``download_table`` only: Streamlit's own CSV export writes
+ids from the user's files as they are, and a spreadsheet runs an id such as
+``=HYPERLINK(...)`` as a formula, so that export is turned off (``.streamlit/config.toml``)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+import pandas as pd
 import streamlit as st
 
 from dashboard import keys
 from dashboard.settings import CONFIDENCE_LEVELS, DEFAULT_CONFIDENCE
+from rankmetrics.export import to_csv
 
 
 def confidence_level() -> float:
@@ -42,3 +48,18 @@ def ensure_choice(key: str, options: Sequence, default=None) -> None:
         return
     if st.session_state.get(key) not in options:
         st.session_state[key] = default if default in options else options[0]
+
+
+def download_table(frame: pd.DataFrame, file_name: str, key: str, *, where=st,
+                   label: str = "Download as CSV") -> None:
+    """A button that saves the table as CSV: every value unrounded, text cells a spreadsheet
+    would run as formulas quoted (as the command line's ``--per-user`` output does)."""
+    where.download_button(label, table_csv(frame), file_name=file_name, mime="text/csv",
+                          key=key, icon=":material/download:", on_click="ignore")
+
+
+def table_csv(frame: pd.DataFrame) -> str:
+    """The table as CSV for people; a named index (such as the model) becomes a column."""
+    if any(name is not None for name in frame.index.names):
+        frame = frame.reset_index()
+    return to_csv(frame, formulas="quoted")

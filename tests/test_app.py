@@ -3,12 +3,16 @@ controls changing what the charts contain, and uploads (valid and each kind of i
 
 from __future__ import annotations
 
+import io
 import json
 import re
+import tomllib
 from pathlib import Path
 
+import pandas as pd
 import pytest
-from streamlit.testing.v1 import AppTest
+from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+from streamlit.testing.v1 import AppTest, app_test
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
@@ -544,6 +548,91 @@ def test_file_names_are_never_markup():
     go(at, "app_pages/compare.py")
     names = {model for model, _ in curves(at)}
     assert names == {"&lt;img src=x onerror=alert(1)&gt; **big** [click](javascript:alert(1)) $x$"}
+
+
+# ----- downloads -------------------------------------------------------------------------
+
+# Every table a person takes away, by page: its download button's key and the file's name.
+DOWNLOADS = {
+    "app_pages/compare.py": {"compare_table_csv": "metrics_at_10.csv"},
+    "app_pages/users.py": {"worst_table_csv": "worst_users_ndcg_at_10.csv"},
+    "app_pages/significance.py": {"significance_models_csv": "models_ndcg_at_10.csv",
+                                  "significance_pairs_csv": "pairs_ndcg_at_10.csv"},
+    "app_pages/head_to_head.py": {"h2h_b_ahead_csv": "b_beats_a_ndcg_at_10.csv",
+                                  "h2h_a_ahead_csv": "a_beats_b_ndcg_at_10.csv"},
+    "app_pages/ndcg.py": {"ranked_rows_csv": "ndcg_at_10_of_one_user.csv"},
+}
+
+
+@pytest.fixture
+def downloaded(monkeypatch):
+    """The text a download button saves: AppTest keeps each run's files in a store of its
+    own, so the stores are kept here to read the button's file from."""
+    stores = []
+
+    class KeptStorage(MemoryMediaFileStorage):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            stores.append(self)
+
+    monkeypatch.setattr(app_test, "MemoryMediaFileStorage", KeptStorage)
+
+    def read(at: AppTest, key: str) -> str:
+        button = at.get("download_button")
+        found = [b.proto.url for b in button if b.proto.id.endswith(f"-{key}")]
+        assert found, f"no download button {key}"
+        return stores[-1].get_file(found[0].rsplit("/", 1)[-1]).content.decode()
+
+    return read
+
+
+def test_streamlits_own_table_export_is_off():
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    assert config["client"]["disableDataExport"] is True
+
+
+@pytest.mark.parametrize("page", list(DOWNLOADS))
+def test_every_table_page_has_its_downloads(page, downloaded):
+    at = start("movies", page)
+    buttons = {b.proto.id.rsplit("-", 1)[-1]: b for b in at.get("download_button")}
+    assert set(buttons) == set(DOWNLOADS[page])
+    for key in DOWNLOADS[page]:
+        assert downloaded(at, key).count("\n") >= 2
+
+
+def test_a_download_holds_the_tables_numbers_unrounded(downloaded):
+    at = start("movies", "app_pages/compare.py")
+    saved = pd.read_csv(io.StringIO(downloaded(at, "compare_table_csv")), index_col="Model")
+    shown = frame(at, "compare_table")
+    assert list(saved.index) == MOVIE_MODELS
+    assert saved.to_numpy() == pytest.approx(shown.to_numpy(), rel=1e-9)
+    assert (saved["NDCG@10"].round(4) != saved["NDCG@10"]).any()
+
+
+def test_ids_a_spreadsheet_would_run_are_quoted_in_downloads(downloaded):
+    ids = ['=HYPERLINK("http://x","y")', "+cmd", "@SUM(A1:A9)", "-2+3", "plain"]
+    truth = pd.DataFrame({"user": ids, "item": [f"i{n}" for n in range(5)], "rating": 1})
+    first = pd.DataFrame({"user": ids, "item": ["i0", "x", "i2", "x", "i4"], "score": 1.0})
+    second = first.assign(item=["x", "i1", "x", "i3", "x"])
+    files = {name: table.to_csv(index=False).encode() for name, table in
+             (("first.csv", first), ("second.csv", second), ("truth.csv", truth))}
+    at = start("movies", "app_pages/data.py")
+    upload(at, 0, "first.csv", "second.csv", content=files)
+    upload(at, 1, "truth.csv", content=files)
+    go(at, "app_pages/users.py")
+    quoted = ["'" + user if user != "plain" else user for user in ids]
+    worst = pd.read_csv(io.StringIO(downloaded(at, "worst_table_csv")))
+    assert sorted(worst["user"]) == sorted(quoted)
+    assert set(frame(at, "worst_table")["user"]) == set(ids)  # shown as they are
+    go(at, "app_pages/head_to_head.py")
+    both = [pd.read_csv(io.StringIO(downloaded(at, key)))
+            for key in ("h2h_b_ahead_csv", "h2h_a_ahead_csv")]
+    saved = pd.concat(both)
+    assert sorted(saved["user"]) == sorted(quoted)
+    model_a, model_b = at.session_state["h2h_a"], at.session_state["h2h_b"]
+    assert {model_a, model_b} == {"first", "second"}
+    assert list(saved.columns) == ["user", f"{model_a} (A)", f"{model_b} (B)", "B − A"]
+    assert (saved["B − A"] < 0).any()  # a negative number is not text: left as it is
 
 
 # ----- confidence bands, significance and head-to-head ---------------------------------------
