@@ -148,6 +148,7 @@ st.dataframe(shown(b.ranked), hide_index=True, column_config=ROW_COLUMNS, key="r
 download_table(b.ranked, f"ndcg_at_{k}_of_one_user.csv", "ranked_rows_csv")
 st.markdown(f"**The ideal list: {IDEAL_WORDS[b.conventions.ideal]}, sorted by gain**")
 st.dataframe(shown(b.ideal), hide_index=True, column_config=ROW_COLUMNS, key="ideal_rows")
+download_table(b.ideal, f"ideal_list_at_{k}_of_one_user.csv", "ideal_rows_csv")
 st.caption("Items without gain add nothing to IDCG and are left out of the ideal list.")
 if b.idcg > 0 or b.dcg > 0:
     st.plotly_chart(ndcg_contributions(b, prepared.colors[model], model), key="ndcg_bars",
@@ -167,6 +168,7 @@ mask = pd.DataFrame(
 )
 st.dataframe(side_by_side.style.format("{:.4f}").apply(lambda _: mask, axis=None),
              key="variants")
+download_table(side_by_side, f"ndcg_at_{k}_under_each_convention.csv", "variants_csv")
 st.caption(f"NDCG@{k} of this user; green: the conventions in use. Libraries differ here: "
            "trec_eval uses linear gain and the ground-truth ideal; scikit-learn's ndcg_score "
            "fed the recommended rows uses the retrieved ideal.")

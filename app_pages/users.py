@@ -44,6 +44,7 @@ st.dataframe(
     .format("{:.1%}", subset=["Share at 0"]).format("{:,}", subset=["Users"]),
     key="users_summary",
 )
+download_table(summary, f"users_{metric}_at_{k}.csv", "users_summary_csv")
 
 left, right = st.columns(2)
 left.plotly_chart(distribution(values, metric, k, prepared.colors, kind=state[keys.USERS_CHART]),

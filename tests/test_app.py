@@ -555,12 +555,15 @@ def test_file_names_are_never_markup():
 # Every table a person takes away, by page: its download button's key and the file's name.
 DOWNLOADS = {
     "app_pages/compare.py": {"compare_table_csv": "metrics_at_10.csv"},
-    "app_pages/users.py": {"worst_table_csv": "worst_users_ndcg_at_10.csv"},
+    "app_pages/users.py": {"users_summary_csv": "users_ndcg_at_10.csv",
+                           "worst_table_csv": "worst_users_ndcg_at_10.csv"},
     "app_pages/significance.py": {"significance_models_csv": "models_ndcg_at_10.csv",
                                   "significance_pairs_csv": "pairs_ndcg_at_10.csv"},
     "app_pages/head_to_head.py": {"h2h_b_ahead_csv": "b_beats_a_ndcg_at_10.csv",
                                   "h2h_a_ahead_csv": "a_beats_b_ndcg_at_10.csv"},
-    "app_pages/ndcg.py": {"ranked_rows_csv": "ndcg_at_10_of_one_user.csv"},
+    "app_pages/ndcg.py": {"ranked_rows_csv": "ndcg_at_10_of_one_user.csv",
+                          "ideal_rows_csv": "ideal_list_at_10_of_one_user.csv",
+                          "variants_csv": "ndcg_at_10_under_each_convention.csv"},
 }
 
 
