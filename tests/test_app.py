@@ -461,6 +461,19 @@ def test_upload_two_models_and_a_ground_truth():
     assert curves(at)[("als_model", "precision")]["y"] != before
 
 
+def test_an_uploaded_decompression_bomb_is_refused_and_the_rest_stays_loaded():
+    import gzip
+
+    block = gzip.compress(b"u1,i1,0.5\n" * 100_000, compresslevel=9)  # 1 MB of rows
+    bomb = gzip.compress(b"user,item,score\n") + block * 1024  # 1 GiB of rows in ~2 MB
+    at = start("movies", "app_pages/data.py")
+    upload(at, 0, "als_model.csv", "bomb.csv.gz", content={"bomb.csv.gz": bomb})
+    upload(at, 1, "ratings.csv")
+    assert any("bomb.csv.gz" in e and "decompression bomb" in e for e in errors(at))
+    go(at, "app_pages/compare.py")
+    assert {name for name, _ in curves(at)} == {"als_model"}
+
+
 def test_rename_and_remove_a_model():
     at = start("movies", "app_pages/data.py")
     upload(at, 0, "als_model.csv", "popular_items.tsv")
