@@ -29,14 +29,9 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
+from common import LIST_LENGTH, ROOT, long_frames
 
-ROOT = Path(__file__).resolve().parent.parent
-
-LIST_LENGTH = 100
-JUDGED_PER_USER = 20
-N_ITEMS = 200_000
 PYTREC_CUTOFFS = (5, 10, 15, 20, 30, 100)  # trec_eval's P and ndcg_cut cutoffs, in part
 MEASURES = {  # pytrec_eval measure -> (rankmetrics metric, cutoff or None for the whole list)
     "P": "precision", "recall": "recall", "ndcg_cut": "ndcg", "success": "hit_rate",
@@ -45,30 +40,11 @@ MEASURES = {  # pytrec_eval measure -> (rankmetrics metric, cutoff or None for t
 
 def make_files(folder: Path, n_users: int, seed: int = 0) -> tuple[Path, Path]:
     """Write ``truth.csv`` (user,item,rating) and ``run.csv`` (user,item,score) into
-    ``folder``; ids are text such as ``user00000017`` and ``item0004031``."""
-    rng = np.random.default_rng(seed)
-    item_ids = np.array([f"item{i:07d}" for i in range(N_ITEMS)], dtype=object)
-    user_ids = np.array([f"user{i:08d}" for i in range(n_users)], dtype=object)
-    start = rng.integers(0, N_ITEMS, n_users)[:, None]
-    stride = rng.integers(1, 997, n_users)[:, None]
-    recommended = (start + stride * np.arange(LIST_LENGTH)[None, :]) % N_ITEMS
-    scores = np.sort(rng.random((n_users, LIST_LENGTH)), axis=1)[:, ::-1]
-    half = JUDGED_PER_USER // 2
-    from_list = np.argsort(rng.random((n_users, LIST_LENGTH)), axis=1)[:, :half]
-    judged_in = np.take_along_axis(recommended, from_list, axis=1)
-    judged_out = (start + stride * (LIST_LENGTH + np.arange(half))[None, :]) % N_ITEMS
-    judged = np.concatenate([judged_in, judged_out], axis=1)
+    ``folder``: bench_metrics.py's data (:func:`common.long_frames`), scores to 6 decimals."""
+    run, truth = long_frames(n_users, seed)
     truth_path, run_path = folder / "truth.csv", folder / "run.csv"
-    pd.DataFrame({
-        "user": np.repeat(user_ids, JUDGED_PER_USER),
-        "item": item_ids[judged.ravel()],
-        "rating": rng.integers(0, 4, n_users * JUDGED_PER_USER),
-    }).to_csv(truth_path, index=False)
-    pd.DataFrame({
-        "user": np.repeat(user_ids, LIST_LENGTH),
-        "item": item_ids[recommended.ravel()],
-        "score": scores.ravel().round(6),
-    }).to_csv(run_path, index=False)
+    truth.to_csv(truth_path, index=False)
+    run.assign(score=run["score"].round(6)).to_csv(run_path, index=False)
     return truth_path, run_path
 
 
