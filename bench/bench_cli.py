@@ -68,22 +68,22 @@ def time_cli(truth: Path, run: Path) -> tuple[float, pd.DataFrame]:
     return seconds, pd.read_csv(io.StringIO(done.stdout))
 
 
+def _by_user(path: Path, value: str) -> dict[str, dict[str, float]]:
+    """A CSV file as pytrec_eval takes it: user -> item -> ``value``."""
+    table = pd.read_csv(path, dtype={"user": str, "item": str})
+    nested: dict[str, dict[str, float]] = {}
+    for user, item, number in zip(table["user"], table["item"], table[value].tolist(),
+                                  strict=True):
+        nested.setdefault(user, {})[item] = number
+    return nested
+
+
 def time_pytrec_eval(truth: Path, run: Path) -> tuple[float, dict[str, float]]:
     import pytrec_eval
 
     started = time.perf_counter()
-    truth_table = pd.read_csv(truth, dtype={"user": str, "item": str})
-    qrels: dict = {}
-    for user, item, rating in zip(truth_table["user"], truth_table["item"],
-                                  truth_table["rating"].tolist(), strict=True):
-        qrels.setdefault(user, {})[item] = rating
-    del truth_table
-    run_table = pd.read_csv(run, dtype={"user": str, "item": str})
-    scored: dict = {}
-    for user, item, score in zip(run_table["user"], run_table["item"],
-                                 run_table["score"].tolist(), strict=True):
-        scored.setdefault(user, {})[item] = score
-    del run_table
+    qrels = _by_user(truth, "rating")
+    scored = _by_user(run, "score")
     measures = {"P", "recall", "map", "ndcg_cut", "recip_rank", "success"}
     results = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(scored)
     keys = next(iter(results.values())).keys()
