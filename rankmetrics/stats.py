@@ -838,6 +838,37 @@ class ModelComparison:
         models = self.models.assign(group=_letters(self.models, pairs))
         return replace(self, models=models, pairs=pairs, correction=correction)
 
+    def leaders(self) -> tuple[list[Hashable], bool]:
+        """The models that share the top spot, and whether a single model is best.
+
+        The model with the highest mean is *significantly best* when its paired test against
+        every other model is significant (after this comparison's correction) and it has the
+        higher mean in each. Otherwise the leaders are the highest-mean model and every model
+        not significantly different from it: a group the data cannot tell apart, highest mean
+        first.
+
+        Returns
+        -------
+        (list of model names, bool)
+            ``([best], True)`` when one model is significantly best; otherwise
+            ``([best, tied, ...], False)`` (a single model with ``False`` can only happen
+            when there is nothing to compare it with).
+
+        Examples
+        --------
+        >>> values = pd.DataFrame({"A": np.linspace(0, 0.5, 40), "B": np.linspace(0.3, 0.8, 40),
+        ...                        "C": np.linspace(0.3, 0.8, 40)[::-1]})
+        >>> compare_models(values, test="t", n_bootstrap=100).leaders()
+        (['B', 'C'], False)
+        """
+        best = self.models["model"].iloc[0]
+        tied = [best]
+        for other in self.models["model"].iloc[1:]:
+            row = self.pair(best, other)
+            if not bool(row["significant"]) or float(row["difference"]) >= 0:
+                tied.append(other)
+        return tied, len(tied) == 1 and len(self.models) > 1
+
     def pair(self, model_a: object, model_b: object) -> pd.Series:
         """The row comparing ``model_b`` with ``model_a`` (``difference = mean_b - mean_a``,
         ``wins``: users for whom B is better), whichever order the table holds them in.

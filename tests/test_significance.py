@@ -184,3 +184,26 @@ def test_band_cutoffs_every_cutoff_when_small_else_a_spread():
     assert band_cutoffs(20, n_values_per_cutoff=100, max_values=600) == [1, 4, 8, 12, 16, 20]
     with pytest.raises(ValueError, match="max_cutoff"):
         band_cutoffs(0, n_values_per_cutoff=1)
+
+
+def test_leaders_name_one_model_only_when_it_beats_every_other_significantly():
+    values = _values()
+    clear = compare_models(values, test="t", n_bootstrap=100)
+    assert clear.leaders() == (["C"], True)
+    close = compare_models(values.drop(columns=["C"]), test="t", n_bootstrap=100)
+    # A and B differ by about 0.005 over 300 users: the paired test cannot separate them.
+    assert not close.pair("A", "B")["significant"]
+    leaders, single = close.leaders()
+    assert sorted(leaders) == ["A", "B"] and not single
+    assert leaders[0] == close.models["model"].iloc[0]
+
+
+def test_leaders_are_the_top_model_and_every_model_not_significantly_below_it():
+    values = _values()
+    noise = np.random.default_rng(1).normal(0, 0.05, len(values))
+    values["E"] = values["C"] + noise - noise.mean() + 1e-4  # a hair above C, within noise
+    comparison = compare_models(values, test="t", n_bootstrap=100)
+    assert not comparison.pair("C", "E")["significant"]
+    leaders, single = comparison.leaders()
+    assert leaders == ["E", "C"] and not single
+    assert all(comparison.pair("E", m)["significant"] for m in ("A", "B", "D"))
