@@ -9,10 +9,12 @@ import streamlit as st
 from dashboard.navigation import PAGES
 from dashboard.session import init_session
 from dashboard.sidebar import sidebar
+from rankmetrics._process import prefer_ordinary_pages
 
 st.set_page_config(page_title="rankmetrics: compare ranking models", page_icon="📈",
                    layout="wide")
 
+prefer_ordinary_pages()  # the server evaluates uploads of millions of rows: see its docstring
 init_session()
 
 # The page scripts are in app_pages/: Streamlit serves a folder named pages/ next to the

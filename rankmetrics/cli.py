@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from rankmetrics._process import prefer_ordinary_pages
 from rankmetrics.conventions import OPTION_CHOICES, OPTION_HELP, PRESET_HELP, PRESETS, Conventions
 from rankmetrics.errors import DataError, printable
 from rankmetrics.evaluate import MAX_CUTOFF, evaluate
@@ -110,6 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    prefer_ordinary_pages()
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command == "metrics":

@@ -236,3 +236,16 @@ def test_bad_option_values_are_reported(capsys):
                            IO_FILES / "run.csv", "--metrics", "ndgc")
     assert code == 1 and "The 'metric' argument must be one of 'precision'," in err
     assert "Got 'ndgc' instead." in err
+
+
+def test_our_programs_ask_numpy_for_ordinary_pages(monkeypatch):
+    from numpy._core import multiarray
+
+    from rankmetrics._process import prefer_ordinary_pages
+
+    calls = []
+    monkeypatch.delenv("NUMPY_MADVISE_HUGEPAGE", raising=False)
+    monkeypatch.setattr(multiarray, "_set_madvise_hugepage", lambda on: calls.append(on) or on)
+    assert prefer_ordinary_pages() and calls == [False]
+    monkeypatch.setenv("NUMPY_MADVISE_HUGEPAGE", "1")
+    assert not prefer_ordinary_pages() and calls == [False]
