@@ -52,7 +52,7 @@ COLD_START = "cold start"
 MIN_USERS = 30
 #: A segment holding at least this share of the users gets a warning when its winner is not
 #: the overall winner.
-WARN_SHARE = 0.1
+WARN_SHARE = 0.05
 N_BUCKETS = 4
 COLD_START_BELOW = 5
 TOO_FEW = "too few users to tell"
@@ -339,7 +339,7 @@ def compare_segments(
     min_users : int, default 30
         Segments with fewer users counted by every model are shown (greyed in the
         dashboard) but not tested: too few users to tell.
-    warn_share : float, default 0.1
+    warn_share : float, default 0.05
         A segment holding at least this share of the users whose winner is not the overall
         winner is named in a warning.
 

@@ -143,10 +143,10 @@ def test_movies_plan_warns_that_the_overall_winner_loses_for_premium_users(movie
                                                         attributes=movies[2]), "ndcg", 10)
     assert not result.simpson
     assert result.warnings == ("top_heavy is best overall, but personalized is best for plan = "
-                               "premium (25% of users), significantly.",)
+                               "premium (9% of users), significantly.",)
     table = result.table()
     assert table["segment"].tolist() == ["free", "premium", NO_VALUE]
-    assert table["users"].tolist() == [1464, 496, 40]
+    assert table["users"].tolist() == [1777, 183, 40]
     assert table.columns.tolist() == ["segment", "users", "share", *MOVIE_MODELS, "winner",
                                       "significant"]
 
@@ -162,7 +162,7 @@ def test_tiny_segments_are_shown_but_not_tested(movies):
     assert verdicts.tolist() == ["baseline", TOO_FEW, TOO_FEW, TOO_FEW]
     assert set(result.pairs["segment"]) == {"free", "premium"}
     assert result.warnings[-1] == ("Too few users to tell (fewer than 100 counted by every "
-                                   "model, so not tested): (no value) (40 users).")
+                                   "model, so not tested): (no value) (39 users).")
     assert result.table().set_index("segment").loc[NO_VALUE, "significant"] == TOO_FEW
 
 
