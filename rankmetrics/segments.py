@@ -261,8 +261,8 @@ class SegmentComparison:
     pairs : pandas.DataFrame
         Every tested segment's pairs (:func:`rankmetrics.stats.paired_comparison`'s
         columns after ``segment``), ``p_corrected`` over all of them.
-    overall : ModelComparison
-        All users together.
+    overall : ModelComparison or None
+        All users together (None with fewer than 2 users counted by every model).
     warnings : tuple of str
         Segments whose winner is not the overall winner, Simpson's paradox, tiny segments.
     simpson : bool
@@ -281,7 +281,7 @@ class SegmentComparison:
     segments: pd.DataFrame
     models: pd.DataFrame
     pairs: pd.DataFrame
-    overall: ModelComparison
+    overall: ModelComparison | None
     overall_means: pd.Series
     warnings: tuple[str, ...]
     simpson: bool
@@ -368,7 +368,7 @@ def compare_segments(
 
     overall_means = pd.Series({model: _mean(values[i], counted[i])
                                for i, model in enumerate(models)})
-    overall = compare(everyone)
+    overall = compare(everyone) if everyone.sum() >= 2 else None
     comparisons: dict[str, ModelComparison] = {}
     rows = []
     for label, member in zip(segmentation.labels, segmentation.members, strict=True):
@@ -389,6 +389,27 @@ def compare_segments(
     return SegmentComparison(segmentation.name, metric, cutoff, baseline, test, correction,
                              float(confidence), min_users, float(warn_share), segments, table,
                              pairs, overall, overall_means, tuple(warnings), simpson)
+
+
+def segment_curves(evaluation: Evaluation, segmentation: Segmentation,
+                   metric: str) -> pd.DataFrame:
+    """Each segment's mean of ``metric`` for each model at every cutoff 1..max_cutoff.
+
+    Returns a long table ``segment, model, cutoff, value`` (cutoff None for a metric without
+    one); each value equals evaluating the segment's users alone.
+    """
+    metric = check_metrics([metric])[0]
+    cutoffs = (list(range(1, evaluation.max_cutoff + 1)) if METRICS[metric].has_cutoff
+               else [None])
+    parts = []
+    for label, member in zip(segmentation.labels, segmentation.members, strict=True):
+        means = evaluation.means([metric], within=member)
+        for model in evaluation.models:
+            parts.append(pd.DataFrame({"segment": label, "model": model, "cutoff": cutoffs,
+                                       "value": means[model][metric]}))
+    table = pd.concat(parts, ignore_index=True)
+    table["cutoff"] = table["cutoff"].astype("Int64")
+    return table
 
 
 def _per_user_values(evaluation: Evaluation, metric: str,

@@ -17,6 +17,7 @@ from rankmetrics.segments import (
     TOO_FEW,
     compare_segments,
     quantile_buckets,
+    segment_curves,
     segment_users,
     segmentation_names,
 )
@@ -70,6 +71,26 @@ def test_segment_means_equal_evaluating_each_segment_alone(movies, conventions, 
                 expected = sub.curve(model, metric)[cutoff - 1]
                 assert rows.loc[model, "mean"] == pytest.approx(expected, abs=1e-12, nan_ok=True)
                 assert rows.loc[model, "users"] == int(sub.included(model).sum())
+
+
+def test_segment_curves_equal_the_table_and_evaluating_each_segment_alone(movies):
+    truth, runs, attributes = movies
+    evaluation = movies_evaluation(movies, Conventions(missing_users="skip"))
+    segmentation = segment_users(evaluation, "plan", attributes=attributes)
+    curves = segment_curves(evaluation, segmentation, "ndcg")
+    assert len(curves) == 3 * 4 * 20
+    table = compare_segments(evaluation, segmentation, "ndcg", 7, test="t", **FAST).models
+    at_7 = curves[curves["cutoff"] == 7].reset_index(drop=True)
+    np.testing.assert_allclose(at_7["value"], table["mean"], rtol=0, atol=1e-12)
+    premium = set(segmentation.users_of("premium", evaluation.truth.users))
+    alone = evaluate(truth.table[truth.table["user"].isin(premium)],
+                     {name: run.table[run.table["user"].isin(premium)]
+                      for name, run in runs.items()},
+                     relevance=RelevanceMapping.binary(4),
+                     conventions=Conventions(missing_users="skip"), max_cutoff=20)
+    for model in MOVIE_MODELS:
+        mine = curves[(curves["segment"] == "premium") & (curves["model"] == model)]["value"]
+        np.testing.assert_allclose(mine, alone.curve(model, "ndcg"), rtol=0, atol=1e-12)
 
 
 def test_corrected_p_values_are_the_correction_of_the_flat_list(movies):
@@ -242,3 +263,41 @@ def test_bad_arguments_name_what_is_accepted():
         compare_segments(evaluation, segmentation, "ndcg", 5, baseline="zzz")
     with pytest.raises(ValueError, match="min_users"):
         compare_segments(evaluation, segmentation, "ndcg", 5, min_users=1)
+
+
+# Figures -----------------------------------------------------------------------------------
+
+def test_heatmap_colours_each_cell_by_its_verdict(movies):
+    from rankmetrics.figures_segments import segment_heatmap
+
+    evaluation = movies_evaluation(movies)
+    result = compare_segments(evaluation, segment_users(evaluation, "plan",
+                                                        attributes=movies[2]),
+                              "ndcg", 10, baseline="top_heavy", min_users=100, **FAST)
+    fig = segment_heatmap(result.models, "top_heavy", "NDCG@10", order=list(MOVIE_MODELS))
+    heatmap = fig.data[0]
+    assert heatmap.meta == {"role": "verdicts"}
+    assert list(heatmap.y) == ["free", "premium", NO_VALUE]
+    # columns popularity, personalized, top_heavy (baseline), random
+    assert [list(row) for row in heatmap.z] == [[-1, -1, None, -1], [-1, 1, None, -1],
+                                                [None, None, None, None]]
+    premium = result.models.set_index(["segment", "model"]).loc[("premium", "personalized")]
+    assert heatmap.text[1][1].startswith(f"▲ {premium['difference']:+.4f}<br>")
+    assert heatmap.text[2][0] == "too few users" and heatmap.text[0][2] == "baseline"
+
+
+def test_small_multiples_fade_tiny_segments_and_keep_the_model_colours():
+    from rankmetrics.figures_segments import segment_curves_figure
+
+    curves = pd.DataFrame({"segment": ["big"] * 4 + ["<b>tiny</b>"] * 4,
+                           "model": ["a", "a", "b", "b"] * 2, "cutoff": [1, 2] * 4,
+                           "value": [0.5, 0.4, 0.3, 0.2, 0.1, 0.1, 0.9, 0.8]})
+    fig = segment_curves_figure(curves, "ndcg", 2, {"a": "#0072B2", "b": "#E69F00"},
+                                too_few={"<b>tiny</b>"}, users={"big": 1200, "<b>tiny</b>": 3})
+    assert [(trace.meta["segment"], trace.name, trace.line.color) for trace in fig.data] == [
+        ("big", "a", "#0072B2"), ("big", "b", "#E69F00"),
+        ("<b>tiny</b>", "a", "rgba(0, 114, 178, 0.3)"),
+        ("<b>tiny</b>", "b", "rgba(230, 159, 0, 0.3)")]
+    assert [a.text for a in fig.layout.annotations] == [
+        "big (1,200 users)", "&lt;b&gt;tiny&lt;/b&gt; (3 users)<br>too few users to tell"]
+    assert list(fig.data[2].y) == [0.1, 0.1]
