@@ -6,10 +6,10 @@ Segments too small to test are drawn faded, with "too few users to tell". Segmen
 names come from the user's files and are escaped, as in :mod:`rankmetrics.figures`.
 
 >>> import pandas as pd
->>> curves = pd.DataFrame({"segment": "FR", "model": "a", "cutoff": [1, 2],
-...                        "value": [0.5, 0.4]})
->>> [trace.name for trace in segment_curves_figure(curves, "ndcg", 2).data]
-['a', 'a']
+>>> curves = pd.DataFrame({"segment": ["FR", "FR", "DE", "DE"], "model": "a",
+...                        "cutoff": [1, 2, 1, 2], "value": [0.5, 0.4, 0.3, 0.2]})
+>>> [trace.meta["segment"] for trace in segment_curves_figure(curves, "ndcg", 2).data]
+['FR', 'DE']
 """
 
 from __future__ import annotations
