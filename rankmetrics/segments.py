@@ -261,8 +261,9 @@ class SegmentComparison:
     pairs : pandas.DataFrame
         Every tested segment's pairs (:func:`rankmetrics.stats.paired_comparison`'s
         columns after ``segment``), ``p_corrected`` over all of them.
-    overall : ModelComparison or None
-        All users together (None with fewer than 2 users counted by every model).
+    overall_means : pandas.Series
+        Each model's mean over all its counted users (the Compare page's figures); the
+        overall winner has the highest.
     warnings : tuple of str
         Segments whose winner is not the overall winner, Simpson's paradox, tiny segments.
     simpson : bool
@@ -281,7 +282,6 @@ class SegmentComparison:
     segments: pd.DataFrame
     models: pd.DataFrame
     pairs: pd.DataFrame
-    overall: ModelComparison | None
     overall_means: pd.Series
     warnings: tuple[str, ...]
     simpson: bool
@@ -368,7 +368,6 @@ def compare_segments(
 
     overall_means = pd.Series({model: _mean(values[i], counted[i])
                                for i, model in enumerate(models)})
-    overall = compare(everyone) if everyone.sum() >= 2 else None
     comparisons: dict[str, ModelComparison] = {}
     rows = []
     for label, member in zip(segmentation.labels, segmentation.members, strict=True):
@@ -388,7 +387,7 @@ def compare_segments(
                          segmentation.name, warn_share, min_users, correction)
     return SegmentComparison(segmentation.name, metric, cutoff, baseline, test, correction,
                              float(confidence), min_users, float(warn_share), segments, table,
-                             pairs, overall, overall_means, tuple(warnings), simpson)
+                             pairs, overall_means, tuple(warnings), simpson)
 
 
 def segment_curves(evaluation: Evaluation, segmentation: Segmentation,
