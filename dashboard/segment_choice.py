@@ -108,10 +108,11 @@ def segment_filter(prepared: Prepared, settings: Settings) -> Prepared:
     """A selector "Users: all, or one segment"; the data set of the chosen segment's users
     (or ``prepared`` itself for all users)."""
     spec = attributes_spec()
+    buckets = _buckets()
     options: list[tuple[str, str] | None] = [ALL_USERS]
     sizes: dict[tuple[str, str], int] = {}
     for by in offered_segmentations(spec):
-        split = cached.segmentation(prepared, settings, spec, by, N_BUCKETS)
+        split = cached.segmentation(prepared, settings, spec, by, buckets)
         for label, size in split.sizes().items():
             sizes[(by, str(label))] = int(size)
             options.append((by, str(label)))
@@ -135,13 +136,18 @@ def segment_filter(prepared: Prepared, settings: Settings) -> Prepared:
     by, label = choice
     with st.spinner(f"Preparing the users of {md(by)} = {md(label)}…"):
         narrowed = cached.shared(
-            ("segment", prepared.key, spec.token if spec else None, by, label,
+            ("segment", prepared.key, spec.token if spec else None, by, buckets, label,
              settings.conventions.ties),
-            lambda: _segment_data(prepared, settings, spec, by, label))
+            lambda: _segment_data(prepared, settings, spec, by, buckets, label))
     for name, problem in narrowed.problems.items():
         if name not in prepared.problems:
             st.warning(f"**{md(name)}** is left out here: {md(problem)}.")
     return narrowed
+
+
+def _buckets() -> int:
+    """Numbers are cut into as many buckets as the Segments page last chose."""
+    return int(st.session_state.get(keys.SEGMENT_BUCKETS, N_BUCKETS))
 
 
 def _keep_filter() -> None:
@@ -149,8 +155,8 @@ def _keep_filter() -> None:
 
 
 def _segment_data(prepared: Prepared, settings: Settings, spec: FileSpec | None, by: str,
-                  label: str) -> Prepared:
-    split = cached.segmentation(prepared, settings, spec, by, N_BUCKETS)
+                  buckets: int, label: str) -> Prepared:
+    split = cached.segmentation(prepared, settings, spec, by, buckets)
     users = set(split.users_of(label, prepared.ground_truth.users))
     truth_table = prepared.truth.table
     truth = truth_from_dataframe(truth_table[truth_table["user"].isin(users)],
@@ -165,6 +171,6 @@ def _segment_data(prepared: Prepared, settings: Settings, spec: FileSpec | None,
             continue
         run = run_from_dataframe(kept, name=name)
         runs[name] = RankedRun.from_loaded(run, ground_truth, ties=settings.conventions.ties)
-    key = digest(f"{prepared.key}|{spec.token if spec else ''}|{by}|{label}".encode())
+    key = digest(f"{prepared.key}|{spec.token if spec else ''}|{by}|{buckets}|{label}".encode())
     return replace(prepared, key=key, truth=truth, ground_truth=ground_truth, runs=runs,
                    problems=problems)
