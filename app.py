@@ -33,6 +33,8 @@ navigation = st.navigation([
             url_path="significance"),
     st.Page(PAGES["head_to_head"], title="Head-to-head",
             icon=":material/compare_arrows:", url_path="head-to-head"),
+    st.Page(PAGES["segments"], title="Segments", icon=":material/donut_small:",
+            url_path="segments"),
     st.Page(PAGES["ndcg"], title="NDCG explained", icon=":material/calculate:",
             url_path="ndcg-explained"),
 ])

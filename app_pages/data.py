@@ -5,6 +5,7 @@ import streamlit as st
 from dashboard import cached, keys, uploads
 from dashboard.demos import DEMOS
 from dashboard.files import FileSpec
+from dashboard.segment_choice import attributes_section
 from dashboard.session import active_specs, current_settings, header, prepared_data
 from dashboard.settings import DEFAULT_MAX_CUTOFF, default_mapping
 from dashboard.text import code, md
@@ -170,3 +171,6 @@ for spec in run_specs:
         problem = prepared.problems.get(spec.name)
     file_card(spec, editable=showing_uploads, problem=problem,
               checks=[w for w in warnings if w not in shared])
+
+st.subheader("User attributes")
+attributes_section()

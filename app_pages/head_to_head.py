@@ -8,6 +8,7 @@ import streamlit as st
 from dashboard import cached, keys
 from dashboard.controls import download_table, ensure_choice
 from dashboard.navigation import explain_in_ndcg
+from dashboard.segment_choice import segment_filter
 from dashboard.session import header, require_data
 from dashboard.settings import USER_LIST_LIMIT
 from dashboard.text import md
@@ -24,6 +25,7 @@ header(
     "recommend to them?",
 )
 prepared, settings = require_data()
+prepared = segment_filter(prepared, settings)
 state = st.session_state
 k = settings.cutoff
 models = prepared.models

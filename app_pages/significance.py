@@ -5,6 +5,7 @@ import streamlit as st
 from dashboard import cached, keys
 from dashboard.controls import confidence_control, download_table, ensure_choice
 from dashboard.navigation import open_head_to_head
+from dashboard.segment_choice import segment_filter
 from dashboard.session import header, require_data
 from dashboard.settings import N_BOOTSTRAP
 from dashboard.text import md
@@ -53,6 +54,7 @@ header(
     "to tell real differences from chance.",
 )
 prepared, settings = require_data()
+prepared = segment_filter(prepared, settings)
 state = st.session_state
 k = settings.cutoff
 if len(prepared.models) < 2:

@@ -5,6 +5,7 @@ import streamlit as st
 from dashboard import cached, keys
 from dashboard.controls import download_table, ensure_choice
 from dashboard.navigation import explain_in_ndcg
+from dashboard.segment_choice import segment_filter
 from dashboard.session import header, require_data
 from dashboard.text import md
 from rankmetrics.figures import distribution, ecdf, metric_label
@@ -18,6 +19,7 @@ header(
     "score, per model, and the users each model serves worst.",
 )
 prepared, settings = require_data()
+prepared = segment_filter(prepared, settings)
 state = st.session_state
 k = settings.cutoff
 

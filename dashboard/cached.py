@@ -46,9 +46,24 @@ from rankmetrics.explain import (
     side_by_side,
 )
 from rankmetrics.figures import metric_label
-from rankmetrics.io import LoadedTable, check_against_truth, rating_values, read_run, read_truth
+from rankmetrics.io import (
+    Attributes,
+    LoadedTable,
+    check_against_truth,
+    rating_values,
+    read_attributes,
+    read_run,
+    read_truth,
+)
 from rankmetrics.metrics import MAIN_METRICS
 from rankmetrics.relevance import RelevanceMapping, suggest_mapping
+from rankmetrics.segments import (
+    Segmentation,
+    SegmentComparison,
+    compare_segments,
+    segment_curves,
+    segment_users,
+)
 from rankmetrics.stats import ModelComparison, compare_models
 from rankmetrics.users import (
     Disagreement,
@@ -369,3 +384,52 @@ def both_lists(prepared: Prepared, settings: Settings, model_a: str, model_b: st
     _, run_b = user_rows(prepared, model_b, user)
     return side_by_side(truth, run_a, run_b, user, cutoff=settings.cutoff,
                         relevance=settings.relevance, conventions=settings.conventions)
+
+
+# ----- segments -----------------------------------------------------------------------------
+
+
+@st.cache_data(max_entries=16, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def user_attributes(spec: FileSpec) -> tuple[Attributes | None, str | None]:
+    """A user-attributes file read, or the message saying why not."""
+    try:
+        if spec.path is not None:
+            return read_attributes(spec.path, key="user"), None
+        return read_attributes(spec.data or b"", name=spec.file_name, key="user"), None
+    except (DataError, ValueError) as error:
+        return None, str(error)
+
+
+def _attributes_of(spec: FileSpec | None) -> Attributes | None:
+    return None if spec is None else user_attributes(spec)[0]
+
+
+@st.cache_data(max_entries=32, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def segmentation(prepared: Prepared, settings: Settings, spec: FileSpec | None, by: str,
+                 n_buckets: int) -> Segmentation:
+    """The ground truth's users split by ``by`` (an attribute of ``spec``'s file, or an
+    automatic segmentation)."""
+    return segment_users(_evaluation(prepared, settings), by, attributes=_attributes_of(spec),
+                         n_buckets=n_buckets)
+
+
+@st.cache_data(max_entries=16, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def segment_comparison(prepared: Prepared, settings: Settings, spec: FileSpec | None, by: str,
+                       n_buckets: int, metric: str, baseline: str, test: str,
+                       correction: str, confidence: float, min_users: int,
+                       warn_share: float) -> SegmentComparison:
+    """Every segment's means, intervals, winner and tests (see
+    :func:`rankmetrics.segments.compare_segments`)."""
+    return compare_segments(_evaluation(prepared, settings),
+                            segmentation(prepared, settings, spec, by, n_buckets), metric,
+                            settings.cutoff, baseline=baseline, test=test, correction=correction,
+                            confidence=confidence, min_users=min_users, warn_share=warn_share,
+                            n_bootstrap=N_BOOTSTRAP)
+
+
+@st.cache_data(max_entries=16, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def segment_means_over_k(prepared: Prepared, settings: Settings, spec: FileSpec | None, by: str,
+                         n_buckets: int, metric: str) -> pd.DataFrame:
+    """Each segment's mean for each model at every K (keyed without K)."""
+    return segment_curves(_evaluation(prepared, settings),
+                          segmentation(prepared, settings, spec, by, n_buckets), metric)

@@ -30,6 +30,10 @@ class Demo:
     truth: str
     runs: tuple[tuple[str, str], ...]
     tutorial_slip: TutorialSlip | None = None
+    #: User attributes for the Segments page (a path under data/), if the demo has them.
+    user_attributes: str | None = None
+    #: Conventions the demo is about, set when it is chosen: (option, value) pairs.
+    conventions: tuple[tuple[str, str], ...] = ()
 
 
 DEMOS: dict[str, Demo] = {
@@ -43,6 +47,7 @@ DEMOS: dict[str, Demo] = {
          ("personalized", "movies/personalized.parquet"),
          ("top_heavy", "movies/top_heavy.parquet"),
          ("random", "movies/random.parquet")),
+        user_attributes="movies/users.csv",
     ),
     "textbook": Demo(
         "Textbook: liked A, C, X, Y, Z",
@@ -65,6 +70,17 @@ DEMOS: dict[str, Demo] = {
         "textbook/graded_ground_truth.csv",
         (("graded_ranking", "textbook/graded_ranking.csv"),),
     ),
+    "simpson": Demo(
+        "Simpson's paradox: 600 users, 2 models",
+        "A teaching example: 'cautious' lists only the users it is sure of, mostly returning "
+        "ones; 'thorough' lists everyone and is better for returning users and for new users "
+        "alike. With users missing from a model skipped (set when this data set is chosen), "
+        "cautious still wins on average: open the Segments page and split by user_type.",
+        "simpson/ground_truth.csv",
+        (("thorough", "simpson/thorough.csv"), ("cautious", "simpson/cautious.csv")),
+        user_attributes="simpson/users.csv",
+        conventions=(("missing_users", "skip"),),
+    ),
 }
 
 
@@ -82,3 +98,15 @@ def demo_specs(demo_id: str) -> tuple[FileSpec, list[FileSpec]]:
 
     truth = spec("truth", PurePath(demo.truth).stem, demo.truth)
     return truth, [spec("run", name, relative) for name, relative in demo.runs]
+
+
+def demo_attributes_spec(demo_id: str) -> FileSpec | None:
+    """The demo's user-attributes file, if it has one."""
+    relative = DEMOS[demo_id].user_attributes
+    if relative is None:
+        return None
+    path = DATA / relative
+    stat = path.stat()
+    return FileSpec(id=f"demo/{demo_id}/user_attributes", kind="user_attributes",
+                    file_name=path.name, name=PurePath(relative).stem,
+                    digest=f"{path}:{stat.st_mtime_ns}:{stat.st_size}", path=str(path))

@@ -131,3 +131,25 @@ def h2h_list(side: str) -> str:
 
 def h2h_explain(side: str) -> str:
     return f"h2h_explain_{side}"
+
+
+# Segments
+#: The user-attributes file uploaded for the uploaded data set (a FileSpec), if any.
+USER_ATTRIBUTES = "user_attributes"
+USER_ATTRIBUTES_NONCE = "user_attributes_nonce"
+SEGMENT_BY = "segment_by"
+SEGMENT_METRIC = "segment_metric"
+SEGMENT_BASELINE = "segment_baseline"
+SEGMENT_BUCKETS = "segment_buckets"
+SEGMENT_MIN_USERS = "segment_min_users"
+SEGMENT_SHARE = "segment_share"
+SEGMENT_TEST = "segment_test"
+SEGMENT_CORRECTION = "segment_correction"
+#: The Users, Significance and Head-to-head pages' choice of one segment: (by, segment) or
+#: None for all users; each page's selector (SEGMENT_FILTER_CHOICE) starts from it.
+SEGMENT_FILTER = "segment_filter"
+SEGMENT_FILTER_CHOICE = "segment_filter_choice"
+
+
+def upload_user_attributes(nonce: int) -> str:
+    return f"upload_user_attributes_{nonce}"

@@ -78,6 +78,8 @@ def _reset_on_new_truth(prepared: Prepared) -> bool:
     state[keys.GRADE_NONCE] += 1
     state[keys.MAX_CUTOFF] = default_max_cutoff(prepared.longest_list)
     state[keys.CUTOFF] = min(DEFAULT_CUTOFF, state[keys.MAX_CUTOFF])
+    for option, value in DEMOS[prepared.source].conventions if prepared.source in DEMOS else ():
+        set_convention(option, value)  # a demo about a convention starts with it in force
     return True
 
 

@@ -12,6 +12,10 @@ Usage::
     A synthetic movie-rating set: 2,000 users, 1,500 items with long-tail popularity, held-out
     1-5 star ratings as ground truth, and four models (``popularity``, ``personalized``,
     ``top_heavy``, ``random``) that each rank 50 items per user, built to behave differently.
+    ``movies/users.csv`` gives the users a plan, a country and an age.
+``simpson/``
+    A teaching example of Simpson's paradox: a model that wins overall and loses in every
+    segment, because it leaves out the hard users.
 
 Only numpy, pandas and pyarrow are used. See ``data/README.md`` for what each file holds.
 """
@@ -282,17 +286,109 @@ def make_movies(out: Path) -> None:
         write_parquet(frames[name], folder / f"{name}.parquet")
 
 
+# --------------------------------------------------------------------------------------------
+# User attributes of the movies demo
+# --------------------------------------------------------------------------------------------
+
+USERS_SEED = SEED + 1
+PREMIUM_LIKED = 20  # users with this many liked (>= 4 stars) held-out films are premium
+COUNTRIES = ("US", "DE", "FR", "BR", "JP")
+USERS_WITHOUT_ROW = 40
+AGE_UNKNOWN_SHARE = 0.05
+
+
+def make_movie_users(out: Path) -> None:
+    """``movies/users.csv``: plan, country and age of the movie demo's users.
+
+    Premium members watch more: the users with 20 or more liked held-out films are premium.
+    For them ``personalized`` beats ``top_heavy`` at NDCG@10 (top_heavy finds only 3 of their
+    many liked films), while top_heavy wins over all users. Country and age are drawn at
+    random and say nothing about the models. 40 users have no row (the segments show them as
+    "(no value)") and about 5 % have no age.
+    """
+    rng = np.random.default_rng(USERS_SEED)
+    truth = pd.read_csv(out / "movies" / "ground_truth.csv", dtype={"user": str, "item": str})
+    user_ids = _ids("u", N_USERS)
+    liked = (truth[truth["rating"] >= 4].groupby("user").size()
+             .reindex(user_ids, fill_value=0).to_numpy())
+    premium = liked >= PREMIUM_LIKED
+    country = np.asarray(COUNTRIES, dtype=object)[rng.integers(0, len(COUNTRIES), N_USERS)]
+    age = rng.integers(18, 71, N_USERS).astype(object)
+    age[rng.random(N_USERS) < AGE_UNKNOWN_SHARE] = ""
+    users = pd.DataFrame({"user": user_ids, "plan": np.where(premium, "premium", "free"),
+                          "country": country, "age": age})
+    listed = np.sort(rng.permutation(N_USERS)[USERS_WITHOUT_ROW:])
+    write_csv(users.iloc[listed], out / "movies" / "users.csv")
+
+
+# --------------------------------------------------------------------------------------------
+# Simpson's paradox
+# --------------------------------------------------------------------------------------------
+
+SIMPSON_USERS = 300  # per segment
+SIMPSON_LIST = 10
+# Per segment: users the cautious model lists, and how many of them each model hits at rank 1
+# (the thorough model lists every user; its hits among the others are below).
+SIMPSON = {
+    "returning": {"cautious_lists": 270, "cautious_hits": 189, "thorough_hits_listed": 216,
+                  "thorough_hits_others": 24},
+    "new": {"cautious_lists": 40, "cautious_hits": 8, "thorough_hits_listed": 12,
+            "thorough_hits_others": 78},
+}
+
+
+def make_simpson(out: Path) -> None:
+    """``simpson/``: each user has one film they watched next (the ground truth); a model hits
+    when it puts that film first.
+
+    ``thorough`` lists all 600 users; ``cautious`` lists only the users it is sure of: 270 of
+    the 300 returning users and 40 of the 300 new ones. Within each segment thorough hits more
+    often (returning 0.80 against 0.70, new 0.30 against 0.20), yet with missing users skipped
+    cautious is averaged over mostly returning users and wins overall (0.635 against 0.55).
+    No randomness: the hits are the first users of each group.
+    """
+    folder = out / "simpson"
+    rows, truth, thorough, cautious = [], [], [], []
+    for segment, design in SIMPSON.items():
+        for i in range(SIMPSON_USERS):
+            user = f"{segment[0]}{i + 1:03d}"
+            rows.append((user, segment))
+            target = f"film_{user}"
+            truth.append((user, target, 1))
+            listed = i < design["cautious_lists"]
+            thorough_hit = (i < design["thorough_hits_listed"] if listed else
+                            i - design["cautious_lists"] < design["thorough_hits_others"])
+            thorough.extend(_simpson_list(user, target, thorough_hit))
+            if listed:
+                cautious.extend(_simpson_list(user, target, i < design["cautious_hits"]))
+    write_csv(pd.DataFrame(rows, columns=["user", "user_type"]), folder / "users.csv")
+    write_csv(pd.DataFrame(truth, columns=["user", "item", "rating"]),
+              folder / "ground_truth.csv")
+    for name, lists in (("thorough", thorough), ("cautious", cautious)):
+        write_csv(pd.DataFrame(lists, columns=["user", "item", "rank"]), folder / f"{name}.csv")
+
+
+def _simpson_list(user: str, target: str, hit: bool) -> list[tuple[str, str, int]]:
+    """A list of SIMPSON_LIST films, the target first when ``hit``, else not at all."""
+    films = [target] if hit else []
+    films += [f"other_{j:02d}" for j in range(1, SIMPSON_LIST + 1 - len(films))]
+    return [(user, film, rank) for rank, film in enumerate(films, start=1)]
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument(
         "--out",
         type=Path,
         default=Path(__file__).resolve().parent,
-        help="folder to write textbook/ and movies/ into (default: this script's folder)",
+        help="folder to write textbook/, movies/ and simpson/ into (default: this script's "
+        "folder)",
     )
     args = parser.parse_args(argv)
     make_textbook(args.out)
     make_movies(args.out)
+    make_movie_users(args.out)
+    make_simpson(args.out)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ from rankmetrics.export import FORMULA_MODES, to_csv
 from rankmetrics.io import check_against_truth, parse_size, read_run, read_truth
 from rankmetrics.metrics import MAIN_METRICS, METRICS, check_metrics
 from rankmetrics.relevance import RelevanceMapping, parse_grade_table, suggest_mapping
+from rankmetrics.segments_cli import add_segment_options, segment_cutoff, segment_report
 
 DEFAULT_CUTOFFS = (1, 3, 5, 10, 20, 50, 100)
 #: Largest K of ``--max-cutoff``: the whole curve prints K rows per model and metric.
@@ -91,6 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "8G or 500M (default: $RANKMETRICS_MAX_DECOMPRESSED_SIZE, else 4G)")
     ev.add_argument("--per-user", action="store_true",
                     help="one row per model, user, metric and cutoff")
+    add_segment_options(ev)
     ev.add_argument("--format", choices=("csv", "json", "table"), default="csv",
                     help="output format (default: csv)")
     ev.add_argument("--output", metavar="PATH", help="write to PATH instead of stdout")
@@ -153,13 +155,18 @@ def _evaluate(args: argparse.Namespace) -> int:
         _warn(check_against_truth(run, truth, mapping=mapping, max_cutoff=max(cutoffs)))
         runs[name] = run
     evaluation = evaluate(truth, runs, relevance=mapping, conventions=conventions,
-                          max_cutoff=max(cutoffs))
+                          max_cutoff=max(*cutoffs, segment_cutoff(args)))
     print(f"rankmetrics: conventions: {conventions.describe()}", file=sys.stderr)
+    if args.segment_by is not None:
+        return _write(segment_report(args, evaluation), args)
     if args.per_user:
         table = evaluation.per_user_table(metrics, cutoffs)
     else:
         table = evaluation.summary(metrics, cutoffs)
-    text = _render(table, args, conventions, mapping, evaluation)
+    return _write(_render(table, args, conventions, mapping, evaluation), args)
+
+
+def _write(text: str, args: argparse.Namespace) -> int:
     if args.output:
         Path(args.output).write_text(text, encoding="utf-8")
     else:

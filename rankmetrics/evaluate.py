@@ -265,28 +265,32 @@ class Evaluation:
         return self.means((metric,), models=[model])[model][metric]
 
     def means(
-        self, metrics: Iterable[str], models: Iterable[str] | None = None
+        self, metrics: Iterable[str], models: Iterable[str] | None = None,
+        within: np.ndarray | None = None,
     ) -> dict[str, dict[str, np.ndarray]]:
         """Means over counted users: model -> metric -> array over cutoffs 1..max_cutoff.
 
         The sums over users come from the judged ranked items alone where a metric allows
-        it (see :meth:`_sums`), so no users x cutoffs matrix is made for them.
+        it (see :meth:`_sums`), so no users x cutoffs matrix is made for them. ``within``, a
+        boolean mask over the ground-truth users, keeps the means to those users (a segment:
+        the same means as evaluating those users alone).
         """
         every = range(1, self.max_cutoff + 1)
         return {
             model: {metric: self._extend(metric, values, every) if METRICS[metric].has_cutoff
                     else values for metric, values in by_metric.items()}
-            for model, by_metric in self._means(metrics, models).items()
+            for model, by_metric in self._means(metrics, models, within).items()
         }
 
     def _means(
-        self, metrics: Iterable[str], models: Iterable[str] | None = None
+        self, metrics: Iterable[str], models: Iterable[str] | None = None,
+        within: np.ndarray | None = None,
     ) -> dict[str, dict[str, np.ndarray]]:
         """Means over counted users: model -> metric -> array over cutoffs 1..width."""
         metrics = check_metrics(list(metrics))
         out: dict[str, dict[str, np.ndarray]] = {}
         for model in models or self.models:
-            mask = self.included(model)
+            mask = self.included(model) if within is None else self.included(model) & within
             sums = self._sums(model, metrics, mask)
             counted = int(mask.sum())
             out[model] = {

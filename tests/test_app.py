@@ -18,7 +18,8 @@ ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
 UPLOADS = Path(__file__).resolve().parent / "data" / "app"
 PAGES = ("app_pages/data.py", "app_pages/compare.py", "app_pages/users.py",
-         "app_pages/significance.py", "app_pages/head_to_head.py", "app_pages/ndcg.py")
+         "app_pages/significance.py", "app_pages/head_to_head.py", "app_pages/ndcg.py",
+         "app_pages/segments.py")
 DEMOS = ("movies", "textbook", "textbook_graded")
 MOVIE_MODELS = ["popularity", "personalized", "top_heavy", "random"]
 
@@ -170,9 +171,14 @@ def test_every_page_renders_on_every_demo(dataset, page):
         assert figure(at, "h2h_scatter")["data"] and len(lists(at)) == 2
     elif page == "app_pages/head_to_head.py":
         assert "compares two models" in plain(at.info[0].value)
+    elif page == "app_pages/segments.py" and dataset == "textbook_graded":
+        assert "Segments compare models" in plain(at.info[0].value)
+    elif page == "app_pages/segments.py":
+        assert figure(at, "segments_heatmap")["data"] and figure(at, "segments_curves")["data"]
     else:
         assert [u.label for u in at.file_uploader] == [
-            "Model outputs: one file per model, several at once", "Ground truth: one file"]
+            "Model outputs: one file per model, several at once", "Ground truth: one file",
+            "User attributes (optional): one file"]
 
 
 def test_shared_settings_survive_page_changes():

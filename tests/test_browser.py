@@ -420,3 +420,37 @@ def test_a_link_to_any_page_works_as_the_first_request_to_a_new_server(linked_pa
 
     go_to(tab, "Compare models" if path == "data-files" else "Data")
     no_exception(tab)
+
+
+def test_segments_show_who_each_model_serves_and_the_paradox(page: Page):
+    # movies by plan: the overall winner loses for premium users
+    go_to(page, "Segments")
+    expect(page.locator('[data-testid="stPlotlyChart"]')).to_have_count(2)
+    expect(page.locator(CHART).first).to_be_visible()
+    expect(page.locator('[data-testid="stAlertContentWarning"]')).to_contain_text(
+        "top_heavy is best overall, but personalized is best for plan = premium")
+    expect(grid(page)).to_contain_text("premium")
+    no_exception(page)
+    shoot(page, "9_segments_movies")
+    page.locator(".js-plotly-plot").nth(1).scroll_into_view_if_needed()
+    shoot(page, "9b_segments_movies_curves")
+
+    # the teaching example: Simpson's paradox, with its convention set by the data choice
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    sidebar.get_by_role("combobox", name="Data").click()
+    page.get_by_role("option", name="Simpson's paradox: 600 users, 2 models").click()
+    wait_idle(page)
+    expect(page.locator('[data-testid="stAlertContentError"]')).to_contain_text(
+        "Simpson's paradox: cautious has the highest NDCG@10 over all users")
+    no_exception(page)
+    shoot(page, "10_segments_simpson")
+
+    # the Significance page narrowed to the new users
+    go_to(page, "Significance")
+    page.get_by_role("combobox", name="Users").click()
+    page.get_by_role("option", name="user_type = new (300 users)").click()
+    wait_idle(page)
+    expect(grid(page)).to_contain_text("thorough")
+    expect(grid(page)).to_contain_text("40")  # the new users both models count
+    no_exception(page)
+    shoot(page, "11_significance_new_users")

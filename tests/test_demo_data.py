@@ -32,10 +32,11 @@ def _load_make_demo():
 
 
 def _data_files(root: Path) -> list[str]:
-    """Relative paths of the generated files (everything under textbook/ and movies/)."""
+    """Relative paths of the generated files (everything under textbook/, movies/ and
+    simpson/)."""
     return sorted(
         p.relative_to(root).as_posix()
-        for folder in ("textbook", "movies")
+        for folder in ("textbook", "movies", "simpson")
         for p in (root / folder).rglob("*")
         if p.is_file()
     )
@@ -66,7 +67,7 @@ def runs() -> dict[str, pd.DataFrame]:
 def test_regeneration_is_byte_identical(regenerated: Path) -> None:
     committed = _data_files(DATA)
     assert committed == _data_files(regenerated)
-    assert len(committed) == 10
+    assert len(committed) == 15  # 5 textbook, 6 movies (with users.csv), 4 simpson
     for rel in committed:
         old, new = (DATA / rel).read_bytes(), (regenerated / rel).read_bytes()
         if rel.endswith(".parquet"):

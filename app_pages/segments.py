@@ -1,0 +1,168 @@
+"""Segments: which model is better for whom, and when the total hides it."""
+
+import streamlit as st
+
+from dashboard import cached, keys
+from dashboard.controls import confidence_control, download_table, ensure_choice
+from dashboard.segment_choice import attributes_spec, offered_segmentations
+from dashboard.session import header, require_data
+from dashboard.text import md
+from rankmetrics.figures import metric_label
+from rankmetrics.figures_segments import segment_curves_figure, segment_heatmap
+from rankmetrics.metrics import MAIN_METRICS
+from rankmetrics.segments import MIN_USERS, N_BUCKETS, NO_VALUE, TOO_FEW, WARN_SHARE
+from rankmetrics.stats import CORRECTION_NAMES, CORRECTIONS, TEST_NAMES, TESTS
+
+GREY = "color: #9a9a9a"
+
+header(
+    "Segments",
+    "Better on average is not better for everyone. Here the users are split into segments "
+    "(an attribute such as plan or country, or the size of their ground truth), each with its "
+    "own winner, tested user by user.",
+)
+prepared, settings = require_data()
+state = st.session_state
+k = settings.cutoff
+models = prepared.models
+if len(models) < 2:
+    st.info("Segments compare models with each other: add at least one more model's output "
+            "on the Data page.")
+    st.stop()
+
+spec = attributes_spec()
+attributes, problem = cached.user_attributes(spec) if spec is not None else (None, None)
+if problem:
+    st.warning(f"The user attributes could not be read: {md(problem)} (see the Data page). "
+               "Only the automatic segments are offered.")
+elif attributes is None:
+    st.caption("No user attributes loaded: upload a file with a user column and columns such "
+               "as country, plan or age on the **Data** page to split by them. Until then, the "
+               "automatic segments are offered.")
+names = offered_segmentations(spec)
+
+by_column, metric_column, baseline_column = st.columns(3)
+ensure_choice(keys.SEGMENT_BY, names)
+by_column.selectbox("Split users by", names, key=keys.SEGMENT_BY, persist_state="session",
+                    help="An attribute column (categories as they are, numbers in quantile "
+                    "buckets), or the number of items in each user's ground truth.")
+state.setdefault(keys.SEGMENT_METRIC, "ndcg")
+metric_column.selectbox("Metric", list(MAIN_METRICS), key=keys.SEGMENT_METRIC,
+                        format_func=lambda m: metric_label(m, k), persist_state="session",
+                        help="The cutoff K comes from the sidebar.")
+ensure_choice(keys.SEGMENT_BASELINE, models)
+baseline_column.selectbox("Baseline model", models, key=keys.SEGMENT_BASELINE,
+                          persist_state="session",
+                          help="The heatmap shows every model's difference from this one.")
+
+with st.expander("Segments and tests: buckets, smallest tested segment, warnings, test"):
+    buckets_column, users_column, share_column = st.columns(3)
+    state.setdefault(keys.SEGMENT_BUCKETS, N_BUCKETS)
+    buckets_column.slider("Buckets for numbers", 2, 10, key=keys.SEGMENT_BUCKETS,
+                          persist_state="session",
+                          help="Numeric columns are cut at their quantiles into this many "
+                          "buckets of about equal size (fewer when values repeat).")
+    state.setdefault(keys.SEGMENT_MIN_USERS, MIN_USERS)
+    users_column.number_input("Smallest segment tested (users)", min_value=2, max_value=10_000,
+                              key=keys.SEGMENT_MIN_USERS, persist_state="session",
+                              help="Smaller segments are shown greyed and not tested: too few "
+                              "users to tell.")
+    state.setdefault(keys.SEGMENT_SHARE, WARN_SHARE)
+    share_column.slider("Warn from a share of users of", 0.01, 0.5, key=keys.SEGMENT_SHARE,
+                        step=0.01, format="percent", persist_state="session",
+                        help="A segment holding at least this share of the users whose winner "
+                        "is not the overall winner gets a warning.")
+    test_column, correction_column, level_column = st.columns(3)
+    state.setdefault(keys.SEGMENT_TEST, "randomization")
+    test_column.selectbox("Test within each segment", TESTS, key=keys.SEGMENT_TEST,
+                          format_func=lambda t: TEST_NAMES[t].capitalize(),
+                          persist_state="session")
+    state.setdefault(keys.SEGMENT_CORRECTION, "holm")
+    correction_column.selectbox(
+        "Correction", CORRECTIONS, key=keys.SEGMENT_CORRECTION, format_func=CORRECTION_NAMES.get,
+        persist_state="session",
+        help="Every segment x pair test is one family: testing many segments makes some "
+        "differences look real by chance, and the correction makes up for it.")
+    confidence = confidence_control(level_column)
+
+by, metric, baseline = state[keys.SEGMENT_BY], state[keys.SEGMENT_METRIC], state[
+    keys.SEGMENT_BASELINE]
+test, correction = state[keys.SEGMENT_TEST], state[keys.SEGMENT_CORRECTION]
+label = metric_label(metric, k)
+with st.spinner(f"Testing every pair of models in every segment of {md(by)}…", show_time=True):
+    result = cached.segment_comparison(
+        prepared, settings, spec, by, int(state[keys.SEGMENT_BUCKETS]), metric, baseline, test,
+        correction, confidence, int(state[keys.SEGMENT_MIN_USERS]),
+        float(state[keys.SEGMENT_SHARE]))
+
+if (attributes is not None and by in attributes.kinds
+        and result.segments["segment"].tolist() == [NO_VALUE]):
+    st.warning(f"No user of {md(spec.file_name)} is in the ground truth: every user is "
+               f"{NO_VALUE}. The user ids of the two files must match (check the user column "
+               "on the Data page).")
+for warning in result.warnings:
+    if result.simpson and warning == result.warnings[0]:
+        st.error(md(warning), icon=":material/warning:")
+    elif warning.startswith("Too few users"):
+        st.info(md(warning))
+    else:
+        st.warning(md(warning))
+
+st.subheader(f"{label} in each segment of {md(by)}")
+table = result.table()
+too_few = set(result.segments.loc[result.segments["too_few"], "segment"])
+shown = table.rename(columns={"segment": "Segment", "users": "Users", "share": "Share",
+                              "winner": "Winner", "significant": "Significantly best"})
+st.dataframe(
+    shown.style.format("{:.4f}", subset=models, na_rep="–")
+    .format("{:.1%}", subset=["Share"]).format("{:,}", subset=["Users"])
+    .apply(lambda row: [GREY if row["Segment"] in too_few else ""] * len(row), axis=1),
+    hide_index=True, key="segments_table",
+)
+download_table(table, f"segments_{metric}_at_{k}_by_{by}.csv", "segments_table_csv")
+overall = result.overall_means
+st.caption(
+    f"Means over each segment's users (as if evaluating them alone). **Significantly best:** "
+    f"the winner beats every other model in the segment ({TEST_NAMES[test]} on the users every "
+    f"model counts, {CORRECTION_NAMES[correction]} correction over all "
+    f"{len(result.pairs):,} segment x pair tests, significance level {1 - confidence:.0%}). "
+    f"Greyed: {TOO_FEW} (fewer than {result.min_users} users, not tested). Over all users: "
+    + ", ".join(f"{md(model)} {value:.4f}" for model, value in overall.items()) + "."
+)
+
+st.subheader(f"Each model against {md(baseline)}")
+st.plotly_chart(segment_heatmap(result.models, baseline, label, order=models),
+                key="segments_heatmap", config={"displaylogo": False})
+st.caption("Each cell: the model's mean minus the baseline's in that segment, and the "
+           "corrected p-value. **Blue ▲**: significantly better than the baseline; **red ▼**: "
+           "significantly worse; **grey**: the difference may be chance.")
+
+st.subheader("Over K, segment by segment")
+curves = cached.segment_means_over_k(prepared, settings, spec, by,
+                                     int(state[keys.SEGMENT_BUCKETS]), metric)
+users = dict(zip(result.segments["segment"], result.segments["users"], strict=True))
+st.plotly_chart(segment_curves_figure(curves, metric, k, prepared.colors, too_few=too_few,
+                                      users=users),
+                key="segments_curves", config={"displaylogo": False})
+
+with st.expander("Every model in every segment: intervals, differences, p-values"):
+    st.dataframe(
+        result.models, hide_index=True, key="segments_models",
+        column_config={
+            "segment": st.column_config.TextColumn("Segment"),
+            "model": st.column_config.TextColumn("Model"),
+            "users": st.column_config.NumberColumn("Users", format="localized"),
+            "mean": st.column_config.NumberColumn(f"Mean {label}", format="%.4f"),
+            "ci_low": st.column_config.NumberColumn(f"{confidence:.0%} interval: low",
+                                                    format="%.4f"),
+            "ci_high": st.column_config.NumberColumn(f"{confidence:.0%} interval: high",
+                                                     format="%.4f"),
+            "difference": st.column_config.NumberColumn(f"Minus {baseline}", format="%+.4f"),
+            "p_value": st.column_config.NumberColumn("p", format="%.4f"),
+            "p_corrected": st.column_config.NumberColumn("Corrected p", format="%.4f"),
+            "significant": st.column_config.CheckboxColumn("Significant"),
+            "verdict": st.column_config.TextColumn("Against the baseline"),
+        },
+    )
+    download_table(result.models, f"segment_models_{metric}_at_{k}_by_{by}.csv",
+                   "segments_models_csv")

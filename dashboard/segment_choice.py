@@ -1,0 +1,176 @@
+"""Segments in the app: where the user attributes come from, the segmentations on offer, and
+the small control that narrows the Users, Significance and Head-to-head pages to one segment.
+
+Narrowing builds the data set of the segment's users alone (its ground truth and each model's
+rows for those users), so every number those pages show is the number of evaluating that
+segment by itself; it is kept in the server's memory budget like any prepared data set.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import streamlit as st
+
+from dashboard import cached, keys
+from dashboard.budget import BUDGET
+from dashboard.controls import ensure_choice
+from dashboard.demos import DEMOS, demo_attributes_spec
+from dashboard.files import FileSpec, digest
+from dashboard.prepared import Prepared
+from dashboard.settings import Settings
+from dashboard.text import code, md
+from rankmetrics import GroundTruth, RankedRun
+from rankmetrics.io import file_stem, run_from_dataframe, truth_from_dataframe
+from rankmetrics.segments import N_BUCKETS, segmentation_names
+
+ALL_USERS = None
+
+
+def attributes_spec() -> FileSpec | None:
+    """The user-attributes file in use: the one uploaded, else the demo's (if it has one)."""
+    uploaded = st.session_state.get(keys.USER_ATTRIBUTES)
+    if uploaded is not None:
+        return uploaded
+    dataset = st.session_state[keys.DATASET]
+    return demo_attributes_spec(dataset) if dataset in DEMOS else None
+
+
+def attributes_section() -> None:
+    """The Data page's optional upload of user attributes, and what was read from the file in
+    use."""
+    state = st.session_state
+    state.setdefault(keys.USER_ATTRIBUTES_NONCE, 0)
+    st.file_uploader(
+        "User attributes (optional): one file", key=_uploader_key(),
+        on_change=_take_attributes,
+        help="One row per user: a user column and any others, such as country, plan or age. "
+        "They split the users into segments on the Segments page.",
+    )
+    spec = attributes_spec()
+    if spec is None:
+        st.caption("No user attributes: the Segments page offers the automatic segments only.")
+        return
+    attributes, problem = cached.user_attributes(spec)
+    with st.container(border=True):
+        st.markdown("#### User attributes")
+        st.caption(f"file {md(spec.file_name)}"
+                   + (" · used for every data set until removed"
+                      if spec is state.get(keys.USER_ATTRIBUTES) else ""))
+        if problem:
+            st.error(md(problem), icon=":material/error:")
+        if attributes is not None:
+            kinds = " · ".join(f"{code(name)}: {KIND_WORDS[kind]}"
+                               for name, kind in attributes.kinds.items())
+            st.markdown(f"**{len(attributes.table):,} users**, user ← "
+                        f"{code(attributes.key_column)}; {kinds or 'no other column'}")
+            for warning in attributes.warnings:
+                st.warning(md(warning), icon=":material/warning:")
+            with st.expander("Preview: the first 10 rows as read"):
+                st.dataframe(attributes.table.head(10), hide_index=True)
+        if spec is state.get(keys.USER_ATTRIBUTES):
+            st.button("Remove", key="remove_user_attributes", icon=":material/delete:",
+                      on_click=state.pop, args=(keys.USER_ATTRIBUTES, None))
+
+
+KIND_WORDS = {"category": "categories", "categories": "several categories per user",
+              "number": "a number (cut into quantile buckets)"}
+
+
+def _uploader_key() -> str:
+    return keys.upload_user_attributes(st.session_state[keys.USER_ATTRIBUTES_NONCE])
+
+
+def _take_attributes() -> None:
+    """Uploader callback: keep the file (when the server's memory can take it)."""
+    state = st.session_state
+    uploaded = state.get(_uploader_key())
+    state[keys.USER_ATTRIBUTES_NONCE] += 1
+    if uploaded is None:
+        return
+    data = uploaded.getvalue()
+    refusal = BUDGET.admit(len(data))
+    if refusal:
+        state[keys.UPLOAD_REFUSED] = refusal
+        return
+    state[keys.USER_ATTRIBUTES] = FileSpec(
+        id="upload/user_attributes", kind="user_attributes", file_name=uploaded.name,
+        name=file_stem(uploaded.name), digest=digest(data), data=data)
+
+
+def offered_segmentations(spec: FileSpec | None) -> list[str]:
+    """The attribute columns of the file (when it reads), then the automatic segmentations."""
+    attributes = None if spec is None else cached.user_attributes(spec)[0]
+    return segmentation_names(attributes)
+
+
+def segment_filter(prepared: Prepared, settings: Settings) -> Prepared:
+    """A selector "Users: all, or one segment"; the data set of the chosen segment's users
+    (or ``prepared`` itself for all users)."""
+    spec = attributes_spec()
+    buckets = _buckets()
+    options: list[tuple[str, str] | None] = [ALL_USERS]
+    sizes: dict[tuple[str, str], int] = {}
+    for by in offered_segmentations(spec):
+        split = cached.segmentation(prepared, settings, spec, by, buckets)
+        for label, size in split.sizes().items():
+            sizes[(by, str(label))] = int(size)
+            options.append((by, str(label)))
+    # Each page's selector is its own widget; the choice lives in SEGMENT_FILTER, which each
+    # selector starts from (as the confidence level does, see dashboard.controls).
+    state = st.session_state
+    state.setdefault(keys.SEGMENT_FILTER, ALL_USERS)
+    ensure_choice(keys.SEGMENT_FILTER, options)
+    state[keys.SEGMENT_FILTER_CHOICE] = state[keys.SEGMENT_FILTER]
+    st.selectbox(
+        "Users", options, key=keys.SEGMENT_FILTER_CHOICE, on_change=_keep_filter,
+        format_func=lambda choice: ("All users" if choice is None else
+                                    f"{choice[0]} = {choice[1]} ({sizes[choice]:,} users)"),
+        help="Look at one segment of users only (the user attributes come from the Data "
+        "page; the Segments page compares the models in every segment). Numbers are then "
+        "those of these users alone.",
+    )
+    choice = state[keys.SEGMENT_FILTER]
+    if choice is None:
+        return prepared
+    by, label = choice
+    with st.spinner(f"Preparing the users of {md(by)} = {md(label)}…"):
+        narrowed = cached.shared(
+            ("segment", prepared.key, spec.token if spec else None, by, buckets, label,
+             settings.conventions.ties),
+            lambda: _segment_data(prepared, settings, spec, by, buckets, label))
+    for name, problem in narrowed.problems.items():
+        if name not in prepared.problems:
+            st.warning(f"**{md(name)}** is left out here: {md(problem)}.")
+    return narrowed
+
+
+def _buckets() -> int:
+    """Numbers are cut into as many buckets as the Segments page last chose."""
+    return int(st.session_state.get(keys.SEGMENT_BUCKETS, N_BUCKETS))
+
+
+def _keep_filter() -> None:
+    st.session_state[keys.SEGMENT_FILTER] = st.session_state[keys.SEGMENT_FILTER_CHOICE]
+
+
+def _segment_data(prepared: Prepared, settings: Settings, spec: FileSpec | None, by: str,
+                  buckets: int, label: str) -> Prepared:
+    split = cached.segmentation(prepared, settings, spec, by, buckets)
+    users = set(split.users_of(label, prepared.ground_truth.users))
+    truth_table = prepared.truth.table
+    truth = truth_from_dataframe(truth_table[truth_table["user"].isin(users)],
+                                 name=prepared.truth.source)
+    ground_truth = GroundTruth.from_loaded(truth)
+    runs, problems = {}, dict(prepared.problems)
+    for name in prepared.runs:
+        rows = cached.read_file(prepared.specs[name]).table.table
+        kept = rows[rows["user"].isin(users)]
+        if kept.empty:
+            problems[name] = f"it recommends nothing to the users of {by} = {label}"
+            continue
+        run = run_from_dataframe(kept, name=name)
+        runs[name] = RankedRun.from_loaded(run, ground_truth, ties=settings.conventions.ties)
+    key = digest(f"{prepared.key}|{spec.token if spec else ''}|{by}|{buckets}|{label}".encode())
+    return replace(prepared, key=key, truth=truth, ground_truth=ground_truth, runs=runs,
+                   problems=problems)

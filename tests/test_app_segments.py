@@ -1,0 +1,158 @@
+"""The Segments page, the user-attributes upload and the one-segment filter of the Users,
+Significance and Head-to-head pages, in Streamlit's AppTest."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pandas as pd
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "app.py")
+SEGMENTS = "app_pages/segments.py"
+MOVIE_MODELS = ["popularity", "personalized", "top_heavy", "random"]
+
+
+def start(dataset: str = "movies", page: str | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.session_state["dataset"] = dataset
+    at.run()
+    if page:
+        go(at, page)
+    ok(at)
+    return at
+
+
+def go(at: AppTest, page: str) -> None:
+    at.switch_page(page).run()
+    ok(at)
+
+
+def ok(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def plain(text: str) -> str:
+    return re.sub(r"\\(.)", r"\1", text)
+
+
+def texts(elements) -> list[str]:
+    return [plain(element.value) for element in elements]
+
+
+def figure(at: AppTest, key: str) -> dict:
+    charts = [c for c in at.get("plotly_chart") if c.proto.id.endswith(f"-{key}")]
+    assert charts, f"no chart {key}"
+    return json.loads(charts[0].proto.spec)
+
+
+# A column only each table has (AppTest does not report a table's key).
+TABLE_COLUMNS = {"segments_table": "Significantly best", "significance_models": "Group",
+                 "users_summary": "Share at 0"}
+
+
+def table(at: AppTest, key: str) -> pd.DataFrame:
+    return next(d.value for d in at.main.dataframe if TABLE_COLUMNS[key] in d.value.columns)
+
+
+def choose(at: AppTest, key: str, value) -> None:
+    at.selectbox(key=key).set_value(value).run()
+    ok(at)
+
+
+def test_movies_by_plan_names_the_segment_where_the_overall_winner_loses():
+    at = start("movies", SEGMENTS)
+    assert at.selectbox(key="segment_by").options == ["plan", "country", "age",
+                                                      "ground-truth size"]
+    assert at.selectbox(key="segment_by").value == "plan"
+    assert texts(at.warning) == ["top_heavy is best overall, but personalized is best for "
+                                 "plan = premium (9% of users), significantly."]
+    shown = table(at, "segments_table")
+    assert shown["Segment"].tolist() == ["free", "premium", "(no value)"]
+    assert shown["Users"].tolist() == [1777, 183, 40]
+    assert shown["Winner"].tolist() == ["top_heavy", "personalized", "top_heavy"]
+    heatmap = figure(at, "segments_heatmap")["data"][0]
+    assert heatmap["x"] == MOVIE_MODELS and heatmap["y"] == ["free", "premium", "(no value)"]
+    assert heatmap["z"][0][0] is None  # popularity is the baseline (the first model)
+    curves = figure(at, "segments_curves")["data"]
+    assert len(curves) == 3 * 4
+    colours = {trace["name"]: trace["line"]["color"] for trace in curves}
+    assert colours["top_heavy"] == "#009E73"  # the colour it has on every page
+    assert any("Holm correction over all 18 segment x pair tests" in text
+               for text in texts(at.caption))
+
+
+def test_baseline_numbers_and_tiny_segments():
+    at = start("movies", SEGMENTS)
+    choose(at, "segment_baseline", "top_heavy")
+    heatmap = figure(at, "segments_heatmap")["data"][0]
+    assert heatmap["z"][1] == [-1, 1, None, -1]  # premium: personalized better than top_heavy
+    at.number_input(key="segment_min_users").set_value(100).run()
+    ok(at)
+    assert texts(at.info) == ["Too few users to tell (fewer than 100 counted by every model, "
+                              "so not tested): (no value) (39 users)."]
+    assert figure(at, "segments_heatmap")["data"][0]["z"][2] == [None] * 4
+    titles = [a["text"] for a in figure(at, "segments_curves")["layout"]["annotations"]]
+    assert "(no value) (40 users)<br>too few users to tell" in titles
+
+
+def test_simpson_demo_sets_its_convention_and_shows_the_paradox():
+    at = start("simpson", SEGMENTS)
+    assert at.session_state["conv_missing_users"] == "skip"
+    assert at.selectbox(key="segment_by").value == "user_type"
+    assert texts(at.error)[0].startswith("Simpson's paradox: cautious has the highest NDCG@10 "
+                                         "over all users (0.6355)")
+    assert table(at, "segments_table")["Winner"].tolist() == ["thorough", "thorough"]
+    at.sidebar.selectbox(key="conv_missing_users").set_value("zero").run()
+    ok(at)
+    assert not at.error and not at.warning
+
+
+def test_automatic_segments_without_attributes_and_no_paradox():
+    at = start("movies", SEGMENTS)
+    choose(at, "segment_by", "ground-truth size")
+    assert not at.error
+    assert len(table(at, "segments_table")) == 4
+
+
+def test_uploaded_attributes_are_read_checked_and_offered():
+    at = start("movies", "app_pages/data.py")
+    data = b"user,tier\n" + b"".join(f"u{i:04d},{'gold' if i % 3 else 'basic'}\n".encode()
+                                     for i in range(1, 2001))
+    at.file_uploader[2].set_value(("tiers.csv", data, "text/csv")).run()
+    ok(at)
+    assert any("2,000 users" in text and "tier" in text for text in texts(at.markdown))
+    go(at, SEGMENTS)
+    assert at.selectbox(key="segment_by").options == ["tier", "ground-truth size"]
+    assert table(at, "segments_table")["Users"].tolist() == [1334, 666]
+    go(at, "app_pages/data.py")
+    at.file_uploader[2].set_value(("bad.csv", b"user,tier\nu1,a\nu1,b\n", "text/csv")).run()
+    ok(at)
+    assert ("bad.csv, row 3, column 'user': user 'u1' is on rows 2 and 3. Attributes give one "
+            "row per user: keep one of those rows (or put several categories in one cell, "
+            "separated by '|').") in texts(at.error)
+    go(at, SEGMENTS)
+    assert any("could not be read" in text for text in texts(at.warning))
+    assert at.selectbox(key="segment_by").options == ["ground-truth size"]
+
+
+def test_users_significance_and_head_to_head_narrow_to_one_segment():
+    at = start("movies", "app_pages/significance.py")
+    assert at.selectbox(key="segment_filter_choice").value is None
+    choose(at, "segment_filter_choice", ("plan", "premium"))
+    models = table(at, "significance_models")
+    assert set(models["Users"]) == {183}  # every premium user (all have a liked film)
+    assert models["Model"].iloc[0] == "personalized"
+    go(at, "app_pages/users.py")
+    assert at.selectbox(key="segment_filter_choice").value == ("plan", "premium")
+    summary = table(at, "users_summary")
+    assert summary["Users"].max() == 183
+    go(at, "app_pages/head_to_head.py")
+    assert sum(figure(at, "h2h_outcomes")["data"][0]["x"]) <= 183
+    choose(at, "segment_filter_choice", None)
+    go(at, "app_pages/users.py")
+    summary = table(at, "users_summary")
+    assert summary["Users"].max() == 2000 - 60  # users with a relevant item
