@@ -43,6 +43,9 @@ Decisions:
   are read as decimals, with a warning.
 - A DataFrame is one more source: it gets the same checks and the same messages as a file.
   Object columns of Python strings are converted to Arrow text here, once.
+- Training interactions (:func:`read_interactions`) are read like a ground truth whose
+  (user, item) pairs may repeat: each row is one interaction; the rating is 1 without a
+  rating column and other columns (a timestamp) are not read.
 - This package is the one place where ids are read, checked and numbered: user ids and a
   ground truth's items become integer codes, a model's items 64-bit hashes that no two items
   of one list share (:func:`truth_codes`, :func:`run_codes`; :func:`hash_text`,
@@ -54,6 +57,9 @@ from rankmetrics.io._formats import FORMATS
 from rankmetrics.io._hashing import argsort_lists, hash_text, same_text
 from rankmetrics.io._ids import HashedIds
 from rankmetrics.io._load import (
+    interaction_counts,
+    interactions_from_dataframe,
+    read_interactions,
     read_run,
     read_truth,
     run_codes,
@@ -79,8 +85,11 @@ __all__ = [
     "check_against_truth",
     "file_stem",
     "hash_text",
+    "interaction_counts",
+    "interactions_from_dataframe",
     "parse_size",
     "rating_values",
+    "read_interactions",
     "read_run",
     "read_truth",
     "run_codes",
