@@ -46,12 +46,16 @@ Decisions:
 - Training interactions (:func:`read_interactions`) are read like a ground truth whose
   (user, item) pairs may repeat: each row is one interaction; the rating is 1 without a
   rating column and other columns (a timestamp) are not read.
+- Attributes of users or items (:func:`read_attributes`): one row per id, any other columns,
+  each typed as a category, several categories (a list, or text split by ``|`` or ``;``) or
+  a number; see :mod:`rankmetrics.io._attributes`.
 - This package is the one place where ids are read, checked and numbered: user ids and a
   ground truth's items become integer codes, a model's items 64-bit hashes that no two items
   of one list share (:func:`truth_codes`, :func:`run_codes`; :func:`hash_text`,
   :func:`same_text` and :func:`argsort_lists` are the tools :mod:`rankmetrics.matching` uses).
 """
 
+from rankmetrics.io._attributes import Attributes, attributes_from_dataframe, read_attributes
 from rankmetrics.io._crosscheck import check_against_truth
 from rankmetrics.io._formats import FORMATS
 from rankmetrics.io._hashing import argsort_lists, hash_text, same_text
@@ -77,11 +81,13 @@ def file_stem(file_name: str) -> str:
 
 
 __all__ = [
+    "Attributes",
     "FORMATS",
     "MAX_DECOMPRESSED_SIZE",
     "HashedIds",
     "LoadedTable",
     "argsort_lists",
+    "attributes_from_dataframe",
     "check_against_truth",
     "file_stem",
     "hash_text",
@@ -90,6 +96,7 @@ __all__ = [
     "parse_size",
     "rating_values",
     "read_interactions",
+    "read_attributes",
     "read_run",
     "read_truth",
     "run_codes",
