@@ -28,7 +28,12 @@ from rankmetrics.cache import BoundedCache
 from rankmetrics.checks import check_int
 from rankmetrics.conventions import Conventions
 from rankmetrics.ground_truth import GroundTruth, named_columns
-from rankmetrics.io import LoadedTable, interactions_from_dataframe, run_from_dataframe
+from rankmetrics.io import (
+    Attributes,
+    LoadedTable,
+    interactions_from_dataframe,
+    run_from_dataframe,
+)
 from rankmetrics.kernels import JudgedItems, UserBlock, judge
 from rankmetrics.metrics import METRICS, Metric, check_metrics
 from rankmetrics.ranked_run import RankedRun
@@ -58,7 +63,7 @@ def evaluate(
     conventions: Conventions | None = None,
     max_cutoff: int = 100,
     interactions: pd.DataFrame | LoadedTable | None = None,
-    item_attributes: pd.DataFrame | None = None,
+    item_attributes: Attributes | pd.DataFrame | None = None,
     catalogue: str | Iterable[str] | None = None,
     beyond_options: BeyondOptions | None = None,
 ) -> Evaluation:
@@ -111,7 +116,8 @@ def evaluate(
 
 def _beyond_inputs(
     truth: GroundTruth, runs: Mapping[str, pd.DataFrame | LoadedTable | RankedRun],
-    interactions: pd.DataFrame | LoadedTable | None, item_attributes: pd.DataFrame | None,
+    interactions: pd.DataFrame | LoadedTable | None,
+    item_attributes: Attributes | pd.DataFrame | None,
     catalogue: str | Iterable[str] | None, options: BeyondOptions | None, ties: str,
     max_cutoff: int,
 ) -> BeyondInputs:

@@ -32,7 +32,7 @@ from rankmetrics.beyond._kernels import counts_at, per_user, system_curves, syst
 from rankmetrics.beyond._lists import top_items
 from rankmetrics.checks import check_choice, check_int, check_probability
 from rankmetrics.ground_truth import GroundTruth
-from rankmetrics.io import LoadedTable
+from rankmetrics.io import Attributes, LoadedTable
 
 if TYPE_CHECKING:
     from rankmetrics.evaluate import Evaluation
@@ -60,7 +60,7 @@ def prepare_beyond(
     runs: Mapping[str, LoadedTable],
     *,
     interactions: LoadedTable | None = None,
-    item_attributes: pd.DataFrame | None = None,
+    item_attributes: Attributes | pd.DataFrame | None = None,
     catalogue: str | Iterable[str] = "auto",
     options: BeyondOptions | None = None,
     ties: str = "item_desc",
@@ -75,10 +75,10 @@ def prepare_beyond(
     runs : mapping of model name -> run read by :mod:`rankmetrics.io`
     interactions : training interactions read by :func:`rankmetrics.io.read_interactions`
         The source of popularity (ARP, APLT, ACLT, novelty, the long tail).
-    item_attributes : DataFrame with an ``item`` column, optional
-        As :func:`rankmetrics.io.read_attributes` gives it: columns of categories (text,
-        or lists of categories) for Jaccard distance and category counts, else numeric
-        columns for cosine distance.
+    item_attributes : attributes read by ``rankmetrics.io.read_attributes(..., key="item")``
+        or a DataFrame with an item column, optional
+        Columns of categories (one or several per item) give Jaccard distances and category
+        counts; without any, the numeric columns give cosine distances.
     catalogue : "auto", "interactions", "all" or a collection of item ids
         The items that could be recommended. ``auto``: the items of the training
         interactions when given, else every item in any input.
@@ -177,7 +177,7 @@ class BeyondAccuracy:
         :meth:`Evaluation.summary`), for beyond-accuracy metrics."""
         chosen = self.evaluation._cutoff_list(cutoffs)
         names = [self.check(name) for name in (metrics or self.metrics)]
-        rows = []
+        rows: list[tuple[str, str, int, float, int]] = []
         for model in self.evaluation.models:
             for metric in names:
                 values = self.curve(model, metric)

@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 from rankmetrics.beyond._declared import BeyondOptions
 from rankmetrics.beyond._lists import TopItems
 from rankmetrics.ground_truth import GroundTruth
-from rankmetrics.io import LoadedTable, truth_codes
+from rankmetrics.io import Attributes, LoadedTable, attributes_from_dataframe, truth_codes
 
 CATALOGUE = ("auto", "interactions", "all")
 #: Most distinct category sets Jaccard distances are tabulated for (a square float32 table).
@@ -37,7 +37,7 @@ class Popularity:
 
 
 @dataclass(frozen=True)
-class Attributes:
+class ItemTraits:
     """Items' categories (as bit sets, for Jaccard and counting) or numeric features (unit
     vectors, for cosine), by item code."""
 
@@ -58,7 +58,7 @@ class ItemFacts:
     catalogue_source: str
     truth_item_code: np.ndarray
     popularity: Popularity | None
-    attributes: Attributes | None
+    attributes: ItemTraits | None
 
     @property
     def catalogue_size(self) -> int:
@@ -75,7 +75,7 @@ def item_facts(
     tops: Mapping[str, TopItems],
     *,
     interactions: LoadedTable | None,
-    attributes: pd.DataFrame | None,
+    attributes: Attributes | pd.DataFrame | None,
     catalogue: str | Iterable[str],
     options: BeyondOptions,
 ) -> ItemFacts:
@@ -87,6 +87,7 @@ def item_facts(
                              "rankmetrics.io.read_interactions; got a "
                              f"{interactions.kind}.")
         seen_users, seen_items, _ = truth_codes(interactions)
+    attributes = item_attributes(attributes)
     chosen = _check_catalogue(catalogue)
     listed = None if isinstance(chosen, str) else pa.array(chosen, type=pa.large_string())
     attribute_ids = None if attributes is None else _attribute_ids(attributes)
@@ -185,36 +186,35 @@ def _long_tail(counts: np.ndarray, in_catalogue: np.ndarray, options: BeyondOpti
 
 # Attributes --------------------------------------------------------------------------------
 
-def _attribute_ids(attributes: pd.DataFrame) -> pa.Array:
-    return pa.array(_item_column(attributes).astype(str).str.strip().to_numpy(dtype=object),
-                    type=pa.large_string())
+def item_attributes(attributes: Attributes | pd.DataFrame | None) -> Attributes | None:
+    """Item attributes read by :func:`rankmetrics.io.read_attributes` (``key="item"``); a
+    DataFrame is checked as :func:`rankmetrics.io.attributes_from_dataframe` checks it."""
+    if attributes is None:
+        return None
+    if isinstance(attributes, pd.DataFrame):
+        return attributes_from_dataframe(attributes, key="item", name="item attributes")
+    if not isinstance(attributes, Attributes) or attributes.key != "item":
+        raise TypeError("item_attributes must be item attributes read by "
+                        "rankmetrics.io.read_attributes(..., key='item'), or a DataFrame. Got "
+                        f"{type(attributes).__name__}.")
+    return attributes
 
 
-def _item_column(attributes: pd.DataFrame) -> pd.Series:
-    if not isinstance(attributes, pd.DataFrame):
-        raise TypeError("item_attributes must be a pandas DataFrame with an 'item' column "
-                        f"(see rankmetrics.io.read_attributes). Got {type(attributes).__name__}.")
-    if "item" not in attributes.columns:
-        raise ValueError("item_attributes needs an 'item' column; its columns are "
-                         f"{', '.join(map(str, attributes.columns))}.")
-    return attributes["item"]
+def _attribute_ids(attributes: Attributes) -> pa.Array:
+    return pa.array(attributes.ids.to_numpy(dtype=object), type=pa.large_string())
 
 
-def read_attributes_table(attributes: pd.DataFrame, coder: _Coder) -> Attributes:
-    """Categories when any column holds categories (text, or lists of them), else the numeric
-    columns as features."""
+def read_attributes_table(attributes: Attributes, coder: _Coder) -> ItemTraits:
+    """Categories when any column holds categories (one or several per item), else the
+    numeric columns as features."""
     codes = coder(_attribute_ids(attributes))
-    others = [column for column in attributes.columns if column != "item"]
-    categorical = [c for c in others if not _is_numeric(attributes[c])]
+    categorical = [name for name, kind in attributes.kinds.items() if kind != "number"]
     if categorical:
-        return _categories(attributes, categorical, codes, len(coder.ids))
-    if not others:
-        raise ValueError("item_attributes has no attribute column besides 'item'.")
-    return _features(attributes, others, codes, len(coder.ids))
-
-
-def _is_numeric(column: pd.Series) -> bool:
-    return pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column)
+        return _categories(attributes.table, categorical, codes, len(coder.ids))
+    if not attributes.kinds:
+        raise ValueError(f"The item attributes {attributes.source} have no column besides "
+                         "the item.")
+    return _features(attributes.table, list(attributes.kinds), codes, len(coder.ids))
 
 
 def _cell_categories(cell: object) -> list[str]:
@@ -227,7 +227,7 @@ def _cell_categories(cell: object) -> list[str]:
 
 
 def _categories(attributes: pd.DataFrame, columns: list[str], codes: np.ndarray,
-                n_items: int) -> Attributes:
+                n_items: int) -> ItemTraits:
     names: dict[str, int] = {}
     item_sets: list[set[int]] = [set() for _ in range(n_items)]
     prefix = len(columns) > 1
@@ -247,7 +247,7 @@ def _categories(attributes: pd.DataFrame, columns: list[str], codes: np.ndarray,
             f"The item attributes hold {len(distinct)} distinct sets of categories; ILD by "
             f"Jaccard distance is computed for at most {MOST_CATEGORY_SETS}. Give fewer "
             "categories, or numeric features (cosine distance).")
-    return Attributes("jaccard", tuple(columns), category_bits=bits,
+    return ItemTraits("jaccard", tuple(columns), category_bits=bits,
                       set_of_item=set_of_item.reshape(-1).astype(np.int32),
                       set_distances=_jaccard_table(distinct))
 
@@ -272,10 +272,10 @@ def _jaccard_table(sets: np.ndarray) -> np.ndarray:
 
 
 def _features(attributes: pd.DataFrame, columns: list[str], codes: np.ndarray,
-              n_items: int) -> Attributes:
+              n_items: int) -> ItemTraits:
     values = attributes[columns].to_numpy(dtype=np.float64, na_value=0.0)
     features = np.zeros((n_items, len(columns)))
     features[codes] = np.nan_to_num(values)
     norms = np.linalg.norm(features, axis=1, keepdims=True)
     unit = np.divide(features, norms, out=np.zeros_like(features), where=norms > 0)
-    return Attributes("cosine", tuple(columns), unit_features=unit)
+    return ItemTraits("cosine", tuple(columns), unit_features=unit)

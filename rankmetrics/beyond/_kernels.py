@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rankmetrics.beyond._items import Attributes, ItemFacts
+from rankmetrics.beyond._items import ItemFacts, ItemTraits
 from rankmetrics.kernels import safe_divide
 
 SYSTEM_NAMES = ("coverage", "gini", "entropy", "personalization")
@@ -41,24 +41,28 @@ def per_user(metric: str, lists: np.ndarray, facts: ItemFacts) -> np.ndarray:
     return summed if metric == "aclt" else safe_divide(summed, listed)
 
 
-def _needs(attributes: Attributes | None, metric: str) -> Attributes:
+def _needs(attributes: ItemTraits | None, metric: str) -> ItemTraits:
     if attributes is None:
         raise ValueError(f"{metric} needs item attributes.")
     return attributes
 
 
 def intra_list_diversity(lists: np.ndarray, listed: np.ndarray,
-                         attributes: Attributes) -> np.ndarray:
+                         attributes: ItemTraits) -> np.ndarray:
     """Mean distance over the pairs of the top K (0 for fewer than two items)."""
     pairs = listed * (listed - 1) / 2
     if attributes.distance == "cosine":
-        unit = padded(attributes.unit_features)[lists]  # type: ignore[arg-type]
+        if attributes.unit_features is None:
+            raise ValueError("ILD by cosine distance needs numeric item features.")
+        unit = padded(attributes.unit_features)[lists]
         prefix = np.cumsum(unit, axis=1)
         squares = np.cumsum(np.einsum("ukd,ukd->uk", unit, unit), axis=1)
         similar = (np.einsum("ukd,ukd->uk", prefix, prefix) - squares) / 2
         return np.where(pairs > 0, 1.0 - safe_divide(similar, pairs), 0.0)
-    table = attributes.set_distances
-    sets = padded(attributes.set_of_item, len(table) - 1)[lists]  # type: ignore[arg-type]
+    table, set_of_item = attributes.set_distances, attributes.set_of_item
+    if table is None or set_of_item is None:
+        raise ValueError("ILD by Jaccard distance needs item categories.")
+    sets = padded(set_of_item, len(table) - 1)[lists]
     distance = np.zeros(lists.shape)
     for k in range(1, lists.shape[1]):
         distance[:, k] = distance[:, k - 1] + table[sets[:, k:k + 1], sets[:, :k]].sum(
@@ -66,7 +70,7 @@ def intra_list_diversity(lists: np.ndarray, listed: np.ndarray,
     return safe_divide(distance, pairs)
 
 
-def distinct_categories(lists: np.ndarray, attributes: Attributes) -> np.ndarray:
+def distinct_categories(lists: np.ndarray, attributes: ItemTraits) -> np.ndarray:
     """How many categories the items of the top K have between them."""
     if attributes.category_bits is None:
         raise ValueError("categories needs item attributes with categories (text or lists "
