@@ -71,8 +71,10 @@ class BeyondOptions:
     long_tail : {"short_head", "bottom_items"}, default "short_head"
         ``short_head``: the short head is the fewest most popular items that together hold
         ``long_tail_share`` of the popularity (80% of the interactions); every other
-        catalogue item is in the long tail. ``bottom_items``: the long tail is the
-        ``long_tail_share`` least popular share of the catalogue's items.
+        item is in the long tail. ``bottom_items``: the short head is every catalogue item
+        but the ``long_tail_share`` least popular share of them (at least one, rounded
+        down). Equal popularity is ordered by first appearance (training interactions
+        first).
     long_tail_share : float in (0, 1), default 0.8
     distribution : {"catalogue", "recommended"}, default "catalogue"
         The items Gini and entropy are taken over: the whole catalogue (items never

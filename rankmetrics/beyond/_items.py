@@ -178,7 +178,7 @@ def _long_tail(counts: np.ndarray, in_catalogue: np.ndarray, options: BeyondOpti
         head_size = int(np.searchsorted(cumulative, options.long_tail_share * cumulative[-1]
                                         * (1 - 1e-12))) + 1 if len(ranked) else 0
     else:
-        head_size = len(ranked) - int(round(options.long_tail_share * len(ranked)))
+        head_size = len(ranked) - max(int(options.long_tail_share * len(ranked)), 1)
     tail = np.ones(len(counts), dtype=bool)
     tail[ranked[:head_size]] = False
     return tail
