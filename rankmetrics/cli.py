@@ -62,8 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="a model's output (repeat for several models); NAME defaults to "
                     "the file name without extension")
     ev.add_argument("--metrics", default=",".join(MAIN_METRICS),
-                    help=f"comma-separated metrics from {', '.join(METRICS)}; beyond "
-                    f"accuracy: {', '.join(BEYOND_METRICS)} "
+                    help=f"comma-separated metrics from {', '.join(METRICS)}, and beyond "
+                    f"accuracy {', '.join(BEYOND_METRICS)} "
                     "(default: %(default)s; `metrics` lists what each one means)")
     cut = ev.add_mutually_exclusive_group()
     cut.add_argument("--cutoffs", help="comma-separated cutoffs K from 1 to "
