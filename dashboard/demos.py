@@ -30,6 +30,8 @@ class Demo:
     truth: str
     runs: tuple[tuple[str, str], ...]
     tutorial_slip: TutorialSlip | None = None
+    #: Optional files by kind ("interactions", "attributes"), for the beyond-accuracy metrics.
+    extras: tuple[tuple[str, str], ...] = ()
 
 
 DEMOS: dict[str, Demo] = {
@@ -43,6 +45,7 @@ DEMOS: dict[str, Demo] = {
          ("personalized", "movies/personalized.parquet"),
          ("top_heavy", "movies/top_heavy.parquet"),
          ("random", "movies/random.parquet")),
+        extras=(("interactions", "movies/train.csv"), ("attributes", "movies/items.csv")),
     ),
     "textbook": Demo(
         "Textbook: liked A, C, X, Y, Z",
@@ -71,14 +74,20 @@ DEMOS: dict[str, Demo] = {
 def demo_specs(demo_id: str) -> tuple[FileSpec, list[FileSpec]]:
     """The demo's ground truth and model files (keyed on their path, size and mtime)."""
     demo = DEMOS[demo_id]
+    truth = _spec(demo_id, "truth", PurePath(demo.truth).stem, demo.truth)
+    return truth, [_spec(demo_id, "run", name, relative) for name, relative in demo.runs]
 
-    def spec(kind: str, name: str, relative: str) -> FileSpec:
-        path = DATA / relative
-        stat = path.stat()
-        return FileSpec(
-            id=f"demo/{demo_id}/{name}", kind=kind, file_name=path.name, name=name,
-            digest=f"{path}:{stat.st_mtime_ns}:{stat.st_size}", path=str(path),
-        )
 
-    truth = spec("truth", PurePath(demo.truth).stem, demo.truth)
-    return truth, [spec("run", name, relative) for name, relative in demo.runs]
+def demo_extra_specs(demo_id: str) -> dict[str, FileSpec]:
+    """The demo's optional files by kind (training interactions, item attributes)."""
+    return {kind: _spec(demo_id, kind, PurePath(relative).stem, relative)
+            for kind, relative in DEMOS[demo_id].extras}
+
+
+def _spec(demo_id: str, kind: str, name: str, relative: str) -> FileSpec:
+    path = DATA / relative
+    stat = path.stat()
+    return FileSpec(
+        id=f"demo/{demo_id}/{name}", kind=kind, file_name=path.name, name=name,
+        digest=f"{path}:{stat.st_mtime_ns}:{stat.st_size}", path=str(path),
+    )

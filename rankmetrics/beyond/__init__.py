@@ -31,6 +31,7 @@ from rankmetrics.beyond._declared import (
     SYSTEM_METRICS,
     BeyondMetric,
     BeyondOptions,
+    declared,
 )
 
 __all__ = [
@@ -42,5 +43,6 @@ __all__ = [
     "BeyondInputs",
     "BeyondMetric",
     "BeyondOptions",
+    "declared",
     "prepare_beyond",
 ]

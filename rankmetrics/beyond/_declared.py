@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from rankmetrics.checks import check_choice, check_probability
+from rankmetrics.metrics import METRICS, Metric
 
 POPULARITY = ("interactions", "users")
 LONG_TAIL = ("short_head", "bottom_items")
@@ -173,3 +174,16 @@ BEYOND_METRICS: dict[str, BeyondMetric] = {metric.name: metric for metric in (
 LIST_METRICS = ("arp", "aplt", "aclt", "novelty", "ild", "categories")
 SYSTEM_METRICS = ("coverage", "gini", "entropy", "personalization")
 LONG_TAIL_METRICS = {"recall_long_tail": "recall", "ndcg_long_tail": "ndcg"}
+
+
+def declared(name: str) -> Metric | BeyondMetric:
+    """The declaration of any metric, accuracy or beyond accuracy (a ValueError names the
+    metrics for an unknown name).
+
+    >>> declared("ndcg").label, declared("aplt").label
+    ('NDCG', 'APLT')
+    """
+    if name in METRICS:
+        return METRICS[name]
+    check_choice("metric", name, (*METRICS, *BEYOND_METRICS))
+    return BEYOND_METRICS[name]
