@@ -55,18 +55,21 @@ def tradeoff(
     colors = dict(colors or model_colors(models))
     x_label, y_label = metric_label(beyond, cutoff), metric_label(accuracy, cutoff)
     fig = go.Figure()
-    for row in points.itertuples(index=False):
-        name = _plain(row.model)
+    for row in points.to_dict("records"):
+        model, x, y = str(row["model"]), float(row["x"]), float(row["y"])
+        x_low, x_high = float(row["x_low"]), float(row["x_high"])
+        y_low, y_high = float(row["y_low"]), float(row["y_high"])
+        name = _plain(model)
         fig.add_trace(go.Scatter(
-            x=[row.x], y=[row.y], mode="markers+text", name=name, text=[name],
-            textposition="top center", marker={"color": colors[row.model], "size": 14},
-            error_x={"type": "data", "symmetric": False, "array": [row.x_high - row.x],
-                     "arrayminus": [row.x - row.x_low], "color": colors[row.model]},
-            error_y={"type": "data", "symmetric": False, "array": [row.y_high - row.y],
-                     "arrayminus": [row.y - row.y_low], "color": colors[row.model]},
-            hovertemplate=(f"{name}<br>{x_label}: %{{x:.4f}} [{row.x_low:.4f}, "
-                           f"{row.x_high:.4f}]<br>{y_label}: %{{y:.4f}} [{row.y_low:.4f}, "
-                           f"{row.y_high:.4f}]<extra></extra>"),
+            x=[x], y=[y], mode="markers+text", name=name, text=[name],
+            textposition="top center", marker={"color": colors[model], "size": 14},
+            error_x={"type": "data", "symmetric": False, "array": [x_high - x],
+                     "arrayminus": [x - x_low], "color": colors[model]},
+            error_y={"type": "data", "symmetric": False, "array": [y_high - y],
+                     "arrayminus": [y - y_low], "color": colors[model]},
+            hovertemplate=(f"{name}<br>{x_label}: %{{x:.4f}} [{x_low:.4f}, {x_high:.4f}]"
+                           f"<br>{y_label}: %{{y:.4f}} [{y_low:.4f}, {y_high:.4f}]"
+                           "<extra></extra>"),
         ))
     fig.update_xaxes(title_text=x_label)
     fig.update_yaxes(title_text=y_label)

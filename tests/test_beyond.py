@@ -334,6 +334,36 @@ def test_per_user_bounds(data, genres):
     assert (ev.per_user("m", "categories").to_numpy() <= 3).all()
 
 
+@pytest.mark.parametrize("n_categories", [12, 70])  # one word of bits, or a table of sets
+def test_ild_jaccard_against_every_pair(n_categories):
+    rng = np.random.default_rng(n_categories)
+    items = [f"i{n}" for n in range(40)]
+    genres = {item: frozenset(f"g{g}" for g in rng.choice(n_categories, rng.integers(0, 4),
+                                                            replace=False)) for item in items}
+    rows = [(f"u{u}", item, float(-rank)) for u in range(30)
+            for rank, item in enumerate(rng.choice(items, rng.integers(0, 12), replace=False))]
+    run = pd.DataFrame(rows, columns=["user", "item", "score"])
+    truth = pd.DataFrame({"user": [f"u{u}" for u in range(30)], "item": "i0", "rating": 1})
+    attributes = pd.DataFrame({"item": items[:35],  # five items without genres
+                               "genres": [tuple(sorted(genres[i])) or None for i in items[:35]]})
+    ev = evaluate(truth, {"m": run}, max_cutoff=11, item_attributes=attributes)
+    values = ev.per_user("m", "ild")
+    known = {item: genres[item] for item in items[:35]}
+
+    def distance(a, b):
+        first, second = known.get(a, frozenset()), known.get(b, frozenset())
+        union = first | second
+        return 1 - len(first & second) / len(union) if union else 0.0
+
+    for user, group in run.groupby("user"):
+        listed = group["item"].tolist()
+        for cutoff in range(1, 12):
+            top = listed[:cutoff]
+            pairs = list(itertools.combinations(top, 2))
+            expected = np.mean([distance(a, b) for a, b in pairs]) if pairs else 0.0
+            assert values.loc[user, cutoff] == pytest.approx(expected, abs=1e-12)
+
+
 # ----- the libraries' definitions, transcribed ----------------------------------------------
 
 def _random_full_lists(seed: int):

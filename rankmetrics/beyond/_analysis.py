@@ -28,7 +28,13 @@ from rankmetrics.beyond._declared import (
     BeyondOptions,
 )
 from rankmetrics.beyond._items import ItemFacts, item_facts
-from rankmetrics.beyond._kernels import counts_at, per_user, system_curves, system_values
+from rankmetrics.beyond._kernels import (
+    COUNT_CELLS,
+    counts_at,
+    per_user,
+    system_curves,
+    system_values,
+)
 from rankmetrics.beyond._lists import top_items
 from rankmetrics.checks import check_choice, check_int, check_probability
 from rankmetrics.ground_truth import GroundTruth
@@ -93,7 +99,7 @@ def prepare_beyond(
     lists = {}
     for name, top in tops.items():
         longest = int(top.rank.max(initial=-1)) + 1
-        lists[name] = top.matrix(facts.codes(top.item), truth.n_users)[:, :max(longest, 1)]
+        lists[name] = top.matrix(facts.codes(top), truth.n_users)[:, :max(longest, 1)]
     return BeyondInputs(facts, lists, options)
 
 
@@ -289,18 +295,25 @@ class BeyondAccuracy:
 
     def _resampled(self, lists: np.ndarray, cutoff: int, n_bootstrap: int,
                    seed: int | None) -> dict[str, np.ndarray]:
+        """The system metrics on ``n_bootstrap`` resamples of the users (a few resamples'
+        item counts held at a time)."""
         rng = np.random.default_rng(seed)
         has_list = lists[:, 0] >= 0
-        out: dict[str, list[float]] = {metric: [] for metric in SYSTEM_METRICS}
-        for _ in range(n_bootstrap):
-            weights = np.bincount(rng.integers(0, len(lists), len(lists)),
-                                  minlength=len(lists)).astype(np.float64)
-            counts = counts_at(lists, cutoff, len(self.facts.ids), weights)
-            values = system_values(counts, cutoff, float(weights[has_list].sum()), self.facts,
-                                   self.options.distribution)
-            for metric, value in values.items():
-                out[metric].append(value)
-        return {metric: np.asarray(values) for metric, values in out.items()}
+        n_items = len(self.facts.ids)
+        step = max(1, COUNT_CELLS // max(n_items, 1))
+        parts: dict[str, list[np.ndarray]] = {metric: [] for metric in SYSTEM_METRICS}
+        for first in range(0, n_bootstrap, step):
+            size = min(step, n_bootstrap - first)
+            counts, users = np.empty((size, n_items)), np.empty(size)
+            for row in range(size):
+                weights = np.bincount(rng.integers(0, len(lists), len(lists)),
+                                      minlength=len(lists)).astype(np.float64)
+                counts[row] = counts_at(lists, cutoff, n_items, weights)
+                users[row] = weights[has_list].sum()
+            for metric, values in system_values(counts, np.full(size, cutoff), users,
+                                                self.facts, self.options.distribution).items():
+                parts[metric].append(values)
+        return {metric: np.concatenate(values) for metric, values in parts.items()}
 
     def _deciles(self, counts: np.ndarray) -> np.ndarray:
         """Each item's popularity decile (1: most popular) among the catalogue; 0 outside

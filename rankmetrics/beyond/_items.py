@@ -22,7 +22,7 @@ from rankmetrics.ground_truth import GroundTruth
 from rankmetrics.io import Attributes, LoadedTable, attributes_from_dataframe, truth_codes
 
 CATALOGUE = ("auto", "interactions", "all")
-#: Most distinct category sets Jaccard distances are tabulated for (a square float32 table).
+#: Most distinct category sets Jaccard distances are tabulated for (a square float64 table).
 MOST_CATEGORY_SETS = 4096
 
 
@@ -64,10 +64,11 @@ class ItemFacts:
     def catalogue_size(self) -> int:
         return int(self.in_catalogue.sum())
 
-    def codes(self, ids: pa.Array) -> np.ndarray:
-        """The code of each id (every id was given when the facts were made)."""
-        return pc.index_in(ids, value_set=self.ids).to_numpy(zero_copy_only=False).astype(
-            np.int32)
+    def codes(self, top: TopItems) -> np.ndarray:
+        """The code of each of ``top``'s items (every id was given when the facts were
+        made)."""
+        found = pc.index_in(pc.cast(top.distinct, pa.large_string()), value_set=self.ids)
+        return found.to_numpy(zero_copy_only=False).astype(np.int32)[top.item]
 
 
 def item_facts(
@@ -93,7 +94,7 @@ def item_facts(
     attribute_ids = None if attributes is None else _attribute_ids(attributes)
     parts = [part for part in (
         None if seen_items is None else seen_items.values, truth.item_ids, attribute_ids,
-        listed, *(top.item for top in tops.values())) if part is not None]
+        listed, *(top.distinct for top in tops.values())) if part is not None]
     ids = pc.unique(pa.chunked_array([pc.cast(part, pa.large_string()) for part in parts],
                                      type=pa.large_string()))
     facts_codes = _Coder(ids)
@@ -265,7 +266,7 @@ def _jaccard_table(sets: np.ndarray) -> np.ndarray:
         column = sets[:, word]
         shared += np.bitwise_count(column[:, None] & column[None, :]).astype(np.float64)
     union = size[:, None] + size[None, :] - shared
-    table = np.zeros((len(sets) + 1, len(sets) + 1), dtype=np.float32)
+    table = np.zeros((len(sets) + 1, len(sets) + 1), dtype=np.float64)
     table[:-1, :-1] = 1.0 - np.divide(shared, union, out=np.ones_like(shared),
                                       where=union > 0)
     return table

@@ -59,15 +59,60 @@ def intra_list_diversity(lists: np.ndarray, listed: np.ndarray,
         squares = np.cumsum(np.einsum("ukd,ukd->uk", unit, unit), axis=1)
         similar = (np.einsum("ukd,ukd->uk", prefix, prefix) - squares) / 2
         return np.where(pairs > 0, 1.0 - safe_divide(similar, pairs), 0.0)
+    bits = attributes.category_bits
+    if bits is None:
+        raise ValueError("ILD by Jaccard distance needs item categories.")
+    if bits.shape[1] == 1:
+        similar = _similar_pairs_by_bits(padded(bits[:, 0])[lists], lists >= 0)
+    else:
+        similar = _similar_pairs_by_table(lists, attributes)
+    return np.where(pairs > 0, 1.0 - safe_divide(similar, pairs), 0.0)
+
+
+#: Users whose pairs are compared at a time (their temporaries stay in the processor's cache).
+USERS_PER_PASS = 2048
+#: JACCARD[i, u] = i / u: the similarity of two sets sharing i of the u categories they hold
+#: between them (two empty sets: 1, the same unknown).
+JACCARD = safe_divide(np.arange(65.0)[:, None], np.arange(129.0)[None, :])
+JACCARD[0, 0] = 1.0
+JACCARD_FLAT = JACCARD.ravel()
+
+
+def _similar_pairs_by_bits(bits: np.ndarray, present: np.ndarray) -> np.ndarray:
+    """Users x K: the summed Jaccard similarity of the pairs of the top k, categories held
+    as the bits of one word per item (at most 64 categories): counted with bit operations
+    and a table of i / u, rank by rank."""
+    narrow = bits.astype(np.min_scalar_type(int(bits.max(initial=0))))
+    size = np.bitwise_count(narrow).astype(np.int16)
+    out = np.zeros(bits.shape)
+    for first in range(0, len(bits), USERS_PER_PASS):
+        rows = slice(first, first + USERS_PER_PASS)
+        by_rank, sizes = np.ascontiguousarray(narrow[rows].T), np.ascontiguousarray(size[rows].T)
+        shown = present[rows].T
+        running = np.zeros(by_rank.shape)
+        for k in range(1, by_rank.shape[0]):
+            shared = np.bitwise_count(by_rank[:k] & by_rank[k]).astype(np.int16)
+            index = shared * JACCARD.shape[1] + (sizes[:k] + sizes[k] - shared)
+            found = np.take(JACCARD_FLAT, index).sum(axis=0, dtype=np.float64)
+            running[k] = running[k - 1] + np.where(shown[k], found, 0.0)
+        out[rows] = running.T
+    return out
+
+
+def _similar_pairs_by_table(lists: np.ndarray, attributes: ItemTraits) -> np.ndarray:
+    """As :func:`_similar_pairs_by_bits`, for more than 64 categories: the similarity of
+    every two distinct category sets from a table."""
     table, set_of_item = attributes.set_distances, attributes.set_of_item
     if table is None or set_of_item is None:
         raise ValueError("ILD by Jaccard distance needs item categories.")
+    similarity = 1.0 - table
+    similarity[-1, :] = similarity[:, -1] = 0.0  # no item
     sets = padded(set_of_item, len(table) - 1)[lists]
-    distance = np.zeros(lists.shape)
+    out = np.zeros(lists.shape)
     for k in range(1, lists.shape[1]):
-        distance[:, k] = distance[:, k - 1] + table[sets[:, k:k + 1], sets[:, :k]].sum(
+        out[:, k] = out[:, k - 1] + similarity[sets[:, k:k + 1], sets[:, :k]].sum(
             axis=1, dtype=np.float64)
-    return safe_divide(distance, pairs)
+    return out
 
 
 def distinct_categories(lists: np.ndarray, attributes: ItemTraits) -> np.ndarray:
@@ -81,19 +126,33 @@ def distinct_categories(lists: np.ndarray, attributes: ItemTraits) -> np.ndarray
 
 # System metrics ----------------------------------------------------------------------------
 
+#: Most item counts held at once while computing the system metrics at every cutoff.
+COUNT_CELLS = 1 << 22
+
+
 def system_curves(lists: np.ndarray, facts: ItemFacts, distribution: str
                   ) -> dict[str, np.ndarray]:
     """Coverage, Gini, entropy and personalization at every cutoff 1..K of ``lists``: the
-    counts of each item grow by one rank's ``bincount`` at a time."""
-    users = float(np.count_nonzero(lists[:, 0] >= 0)) if lists.shape[1] else 0.0
-    running = np.zeros(len(facts.ids))
-    curves: dict[str, list[float]] = {name: [] for name in SYSTEM_NAMES}
-    for k in range(lists.shape[1]):
-        column = lists[:, k]
-        running += np.bincount(column[column >= 0], minlength=len(running))
-        for name, value in system_values(running, k + 1, users, facts, distribution).items():
-            curves[name].append(value)
-    return {name: np.asarray(values) for name, values in curves.items()}
+    counts of each item grow by one rank's ``bincount`` at a time, and the metrics are
+    taken for several cutoffs at once."""
+    n_items, width = len(facts.ids), lists.shape[1]
+    users = float(np.count_nonzero(lists[:, 0] >= 0)) if width else 0.0
+    running = np.zeros(n_items)
+    parts: dict[str, list[np.ndarray]] = {name: [] for name in SYSTEM_NAMES}
+    step = max(1, COUNT_CELLS // max(n_items, 1))
+    for first in range(0, width, step):
+        ranks = range(first, min(width, first + step))
+        counts = np.empty((len(ranks), n_items))
+        for row, k in enumerate(ranks):
+            column = lists[:, k]
+            running += np.bincount(column[column >= 0], minlength=n_items)
+            counts[row] = running
+        cutoffs = np.arange(first + 1, first + len(ranks) + 1)
+        for name, values in system_values(counts, cutoffs, users, facts,
+                                          distribution).items():
+            parts[name].append(values)
+    return {name: np.concatenate(values) if values else np.zeros(0)
+            for name, values in parts.items()}
 
 
 def counts_at(lists: np.ndarray, cutoff: int, n_items: int, weights: np.ndarray
@@ -106,46 +165,54 @@ def counts_at(lists: np.ndarray, cutoff: int, n_items: int, weights: np.ndarray
                        weights=np.broadcast_to(weights[:, None], top.shape)[present])
 
 
-def system_values(counts: np.ndarray, cutoff: int, users: float, facts: ItemFacts,
-                  distribution: str) -> dict[str, float]:
+def system_values(counts: np.ndarray, cutoffs: np.ndarray, users: float | np.ndarray,
+                  facts: ItemFacts, distribution: str) -> dict[str, np.ndarray]:
     """Coverage, Gini, entropy and personalization from how many users (``users`` of them,
-    with a list) have each item in their top ``cutoff``."""
-    catalogue = counts[facts.in_catalogue]
-    size = len(catalogue)
-    pairs = users * (users - 1)
-    shared = float(counts @ counts - counts.sum())  # (user, other user, item) triples
-    spread = catalogue if distribution == "catalogue" else catalogue[catalogue > 0]
+    with a list) have each item in their top K: one row of ``counts`` per cutoff K (or per
+    resample, with one ``users`` each)."""
+    catalogue = counts[:, facts.in_catalogue]
+    size = catalogue.shape[1]
+    held = np.count_nonzero(catalogue, axis=1)
+    spread = size if distribution == "catalogue" else held
+    pairs = np.asarray(users * (users - 1), dtype=np.float64)
+    shared = np.einsum("ki,ki->k", counts, counts) - counts.sum(axis=1)  # (u, v, item)
     return {
-        "coverage": float(np.count_nonzero(catalogue)) / size if size else np.nan,
-        "gini": gini(spread),
-        "entropy": normalized_entropy(spread),
-        "personalization": 1.0 - shared / pairs / cutoff if pairs > 0 else np.nan,
+        "coverage": held / size if size else np.full(len(counts), np.nan),
+        "gini": gini(catalogue, spread),
+        "entropy": normalized_entropy(catalogue, spread),
+        "personalization": np.where(pairs > 0, 1.0 - safe_divide(shared, pairs) / cutoffs,
+                                    np.nan),
     }
 
 
-def gini(counts: np.ndarray) -> float:
-    """Gini index of counts over items: sum_j (2j - n - 1) c_(j) / (n sum c), c ascending.
+def gini(counts: np.ndarray, spread: int | np.ndarray) -> np.ndarray:
+    """Gini index of each row of counts over its ``spread`` items (the row's nonzero counts
+    and as many zeros as make ``spread``): sum_j (2j - n - 1) c_(j) / (n sum c), ascending.
 
-    >>> float(gini(np.array([0.0, 0.0, 0.0, 4.0])))
-    0.75
+    >>> gini(np.array([[0.0, 0.0, 0.0, 4.0]]), 4).tolist(), gini(np.array([[0.0, 4.0]]), 1)
+    ([0.75], array([0.]))
     """
-    n, total = len(counts), float(counts.sum())
-    if n == 0 or total == 0:
-        return np.nan
-    ascending = np.sort(counts)
-    return float(((2 * np.arange(1, n + 1) - n - 1) @ ascending) / (n * total))
+    ascending = np.sort(counts, axis=1)
+    n_columns = counts.shape[1]
+    spread = np.broadcast_to(np.asarray(spread, dtype=np.float64), (len(counts),))
+    position = np.arange(1, n_columns + 1)[None, :] - (n_columns - spread)[:, None]
+    weighted = np.einsum("kj,kj->k", 2 * position - spread[:, None] - 1, ascending)
+    total = ascending.sum(axis=1)
+    return np.where((total > 0) & (spread > 0), safe_divide(weighted, spread * total), np.nan)
 
 
-def normalized_entropy(counts: np.ndarray) -> float:
-    """Shannon entropy of the shares c_i / sum c, divided by log n (0 when n is 1).
+def normalized_entropy(counts: np.ndarray, spread: int | np.ndarray) -> np.ndarray:
+    """Shannon entropy of each row's shares c_i / sum c, divided by log n, n its ``spread``
+    items (0 when n is 1).
 
-    >>> float(normalized_entropy(np.array([1.0, 1.0, 1.0, 1.0])))
-    1.0
+    >>> normalized_entropy(np.array([[1.0, 1.0, 1.0, 1.0]]), 4).tolist()
+    [1.0]
     """
-    n, total = len(counts), float(counts.sum())
-    if n == 0 or total == 0:
-        return np.nan
-    if n == 1:
-        return 0.0
-    shares = counts[counts > 0] / total
-    return float(-(shares @ np.log(shares)) / np.log(n))
+    total = counts.sum(axis=1, keepdims=True)
+    shares = safe_divide(counts, total)
+    logs = np.log(np.where(shares > 0, shares, 1.0))
+    entropy = -np.einsum("kj,kj->k", shares, logs)
+    spread = np.broadcast_to(np.asarray(spread, dtype=np.float64), (len(counts),))
+    scale = np.log(np.maximum(spread, 1.0))
+    return np.where(total[:, 0] > 0, np.where(spread > 1, safe_divide(entropy, scale), 0.0),
+                    np.nan)

@@ -20,12 +20,13 @@ from rankmetrics.ranked_run import _run_starts, order_rows
 
 @dataclass(frozen=True)
 class TopItems:
-    """The first ``width`` items of each list: ground-truth user, 0-based rank and item id
-    of each, sorted by user, then rank."""
+    """The first ``width`` items of each list: ground-truth user, 0-based rank and item of
+    each (a position in ``distinct``, the distinct item ids), sorted by user, then rank."""
 
     user: np.ndarray
     rank: np.ndarray
-    item: pa.Array
+    item: np.ndarray
+    distinct: pa.Array
     width: int
 
     def matrix(self, codes: np.ndarray, n_users: int) -> np.ndarray:
@@ -46,9 +47,12 @@ def top_items(run: LoadedTable, truth: GroundTruth, *, ties: str, width: int) ->
         np.cumsum(lengths) - lengths, lengths)
     positions = np.repeat(firsts, lengths) + within
     rows = positions if ordered.order is None else ordered.order[positions]
-    return TopItems(
-        user=ordered.user[positions].astype(np.int64),
-        rank=within,
-        item=pc.cast(ordered.items.rows(rows), pa.large_string()),
-        width=width,
-    )
+    items = ordered.items
+    if items.numbered is not None:  # numbered while reading: no text to read again
+        distinct, item = items.numbered.values, items.numbered.codes[rows]
+    else:
+        encoded = pc.dictionary_encode(items.rows(rows))
+        distinct = encoded.dictionary
+        item = encoded.indices.to_numpy(zero_copy_only=False)
+    return TopItems(user=ordered.user[positions].astype(np.int64), rank=within,
+                    item=item.astype(np.int64), distinct=distinct, width=width)
