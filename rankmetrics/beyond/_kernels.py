@@ -25,8 +25,9 @@ def padded(values: np.ndarray, fill: float = 0.0) -> np.ndarray:
 
 def per_user(metric: str, lists: np.ndarray, facts: ItemFacts) -> np.ndarray:
     """Users x K values of a per-user metric (see :data:`BEYOND_METRICS`) at every cutoff."""
-    present = lists >= 0
-    listed = np.cumsum(present, axis=1, dtype=np.float64)
+    # a list fills its first ranks: the items in the top k are min(k, its length)
+    lengths = np.count_nonzero(lists >= 0, axis=1)
+    listed = np.minimum(np.arange(1.0, lists.shape[1] + 1)[None, :], lengths[:, None])
     if metric in ("ild", "categories"):
         attributes = _needs(facts.attributes, metric)
         if metric == "categories":
