@@ -381,7 +381,7 @@ def test_beyond_accuracy_journey(page: Page):
     expect(page.locator(".js-plotly-plot .gtitle").nth(1)).to_have_text(
         ["NDCG@10 against Coverage@10; bars: 95% confidence intervals"])
     no_exception(page)
-    page.locator('[data-testid="stPlotlyChart"]').nth(1).scroll_into_view_if_needed()
+    page.locator('[data-testid="stPlotlyChart"]').nth(2).scroll_into_view_if_needed()
     shoot(page, "14_beyond_tradeoff_coverage")
 
     # the Data page says which optional file enables which metric
