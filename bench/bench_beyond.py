@@ -32,7 +32,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from common import peak_rss_bytes, print_timings, reset_peak_rss
 
-from rankmetrics import GroundTruth, evaluate
+from rankmetrics import evaluate
 from rankmetrics.beyond import BEYOND_METRICS, prepare_beyond
 from rankmetrics.evaluate import Evaluation
 from rankmetrics.io import read_attributes, read_interactions, read_run, read_truth
@@ -75,25 +75,28 @@ def write_files(folder: Path, n_users: int, list_length: int, seed: int = 0) -> 
     return paths
 
 
-def time_accuracy(paths: dict[str, Path], max_cutoff: int) -> tuple[float, object, object]:
+def time_accuracy(paths: dict[str, Path], max_cutoff: int) -> tuple[float, Evaluation, object]:
+    """Read the ground truth and the model's output, and every accuracy metric at every K."""
     started = time.perf_counter()
-    truth, run = read_truth(paths["truth"]), read_run(paths["run"])
-    ev = evaluate(truth, {"model": run}, max_cutoff=max_cutoff)
+    run = read_run(paths["run"])
+    ev = evaluate(read_truth(paths["truth"]), {"model": run}, max_cutoff=max_cutoff)
     ev.summary(list(METRICS))
-    return time.perf_counter() - started, truth, run
+    return time.perf_counter() - started, ev, run
 
 
-def time_beyond(paths: dict[str, Path], truth, run, max_cutoff: int) -> tuple[float, pd.DataFrame]:
+def time_beyond(paths: dict[str, Path], accuracy: Evaluation, run,
+                max_cutoff: int) -> tuple[float, pd.DataFrame]:
+    """Read the optional files and each user's whole top K (the ground truth and the ranked
+    lists read for the accuracy metrics are reused, as ``evaluate`` reuses them), and every
+    beyond-accuracy metric at every K."""
     started = time.perf_counter()
-    ground_truth = GroundTruth.from_loaded(truth)
-    inputs = prepare_beyond(ground_truth, {"model": run},
+    inputs = prepare_beyond(accuracy.truth, {"model": run},
                             interactions=read_interactions(paths["train"]),
                             item_attributes=read_attributes(paths["items"], key="item"),
                             max_cutoff=max_cutoff)
-    ev = evaluate(ground_truth, {"model": run}, max_cutoff=max_cutoff)
-    ev = Evaluation(ground_truth, ev.runs, ev.relevance, ev.conventions, max_cutoff,
-                    beyond=inputs)
-    table = ev.beyond.summary(list(BEYOND_METRICS))
+    ev = Evaluation(accuracy.truth, accuracy.runs, accuracy.relevance, accuracy.conventions,
+                    max_cutoff, beyond=inputs)
+    table = ev.beyond.summary(list(BEYOND_METRICS))  # type: ignore[union-attr]
     return time.perf_counter() - started, table
 
 
@@ -101,8 +104,8 @@ def measure(n_users: int, list_length: int) -> tuple[float, float, pd.DataFrame]
     with tempfile.TemporaryDirectory() as folder:
         paths = write_files(Path(folder), n_users, list_length)
         reset_peak_rss()
-        accuracy, truth, run = time_accuracy(paths, list_length)
-        beyond, table = time_beyond(paths, truth, run, list_length)
+        accuracy, evaluation, run = time_accuracy(paths, list_length)
+        beyond, table = time_beyond(paths, evaluation, run, list_length)
     return accuracy, beyond, table
 
 
