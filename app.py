@@ -37,6 +37,8 @@ navigation = st.navigation([
             url_path="segments"),
     st.Page(PAGES["ndcg"], title="NDCG explained", icon=":material/calculate:",
             url_path="ndcg-explained"),
+    st.Page(PAGES["beyond"], title="Beyond accuracy", icon=":material/diversity_3:",
+            url_path="beyond-accuracy"),
 ])
 
 status_area = st.container()

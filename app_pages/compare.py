@@ -58,9 +58,14 @@ else:
 st.subheader(f"Every metric at K = {k}")
 table = cached.table_at(prepared, settings)
 metric_columns = [metric_label(metric, k) for metric in MAIN_METRICS]
+beyond_columns = []
+if prepared.extras:  # the data set's optional files allow the beyond-accuracy metrics
+    beyond = cached.beyond_table_at(prepared, settings)
+    beyond_columns = list(beyond.columns)
+    table = table.join(beyond)
 styled = (
     table.style
-    .format("{:.4f}", subset=metric_columns, na_rep="–")
+    .format("{:.4f}", subset=metric_columns + beyond_columns, na_rep="–")
     .format("{:,}", subset=["Users averaged"])
     .highlight_max(subset=metric_columns, props="background-color: #d6f5d6; font-weight: bold")
 )
@@ -68,7 +73,9 @@ st.dataframe(styled, key="compare_table")
 download_table(table, f"metrics_at_{k}.csv", "compare_table_csv")
 counts = cached.user_counts(prepared, settings).iloc[0]
 notes = [
-    f"Green: the best model for each metric at K = {k}",
+    f"Green: the best model for each accuracy metric at K = {k}"
+    + ("; the beyond-accuracy columns after Users averaged are explained on the Beyond "
+       "accuracy page (higher is not always better there)" if beyond_columns else ""),
     f"{counts['ground_truth_users']:,} users in the ground truth",
 ]
 if counts["no_relevant_items"]:

@@ -4,6 +4,7 @@ import streamlit as st
 
 from dashboard import cached, keys, uploads
 from dashboard.demos import DEMOS
+from dashboard.extras import EXTRA_KINDS, extra_specs, remove_extra, take_extra, uploader_key
 from dashboard.files import FileSpec
 from dashboard.segment_choice import attributes_section
 from dashboard.session import active_specs, current_settings, header, prepared_data
@@ -172,5 +173,49 @@ for spec in run_specs:
     file_card(spec, editable=showing_uploads, problem=problem,
               checks=[w for w in warnings if w not in shared])
 
+
+def extra_card(kind: str, spec: FileSpec, *, removable: bool) -> None:
+    """One optional file: what was read from it (or why it could not be), and its removal."""
+    loaded = cached.read_file(spec)
+    with st.container(border=True):
+        st.markdown(f"#### {EXTRA_KINDS[kind].title}")
+        st.caption(f"file {md(spec.file_name)}")
+        if loaded.error:
+            st.error(md(loaded.error), icon=":material/error:")
+        table = loaded.table
+        if table is not None:
+            if kind == "attributes":
+                found = " · ".join(f"{code(name)}: {what}" for name, what in table.kinds.items())
+                st.markdown(f"**{len(table.table):,} items** · item ← {code(table.key_column)}"
+                            f" · {found}")
+                preview = table.table.head(10)
+            else:
+                found = " · ".join(f"{role} ← {code(column)}"
+                                   for role, column in table.columns.items())
+                st.markdown(f"**{table.n_rows:,} interactions** · **Columns found:** {found}")
+                preview = table.head(10)
+            for warning in table.warnings:
+                st.warning(md(warning), icon=":material/warning:")
+            with st.expander("Preview: the first 10 rows as read"):
+                st.dataframe(preview, hide_index=True)
+        if removable:
+            st.button("Remove", key=keys.remove_extra(kind), icon=":material/delete:",
+                      on_click=remove_extra, args=(kind,))
+
+
+st.subheader("Optional: for the beyond-accuracy metrics")
+st.markdown("Coverage, Gini, entropy and personalization need nothing more. "
+            + " ".join(f"**{extra.title}** ({extra.holds}) enable {extra.enables}."
+                       for extra in EXTRA_KINDS.values()))
+extras = extra_specs()
+if showing_uploads:
+    columns = dict(zip(EXTRA_KINDS, st.columns(len(EXTRA_KINDS)), strict=True))
+    for kind, extra in EXTRA_KINDS.items():
+        columns[kind].file_uploader(f"{extra.title}: one file", key=uploader_key(kind),
+                                    on_change=take_extra, args=(kind,), help=extra.holds)
+elif not extras:
+    st.caption("This demo has none.")
+for kind, spec in extras.items():
+    extra_card(kind, spec, removable=showing_uploads)
 st.subheader("User attributes")
 attributes_section()

@@ -9,8 +9,9 @@ from dashboard.segment_choice import segment_filter
 from dashboard.session import header, require_data
 from dashboard.settings import N_BOOTSTRAP
 from dashboard.text import md
+from rankmetrics.beyond import declared
 from rankmetrics.figures import metric_label, pairwise_matrix
-from rankmetrics.metrics import MAIN_METRICS, METRICS
+from rankmetrics.metrics import MAIN_METRICS
 from rankmetrics.stats import (
     CORRECTION_HELP,
     CORRECTION_NAMES,
@@ -64,7 +65,9 @@ if len(prepared.models) < 2:
 
 metric_column, test_column, correction_column = st.columns(3)
 state.setdefault(keys.SIGNIFICANCE_METRIC, "ndcg")
-metric_column.selectbox("Metric", list(MAIN_METRICS), key=keys.SIGNIFICANCE_METRIC,
+metric_column.selectbox("Metric", [*MAIN_METRICS,
+                                   *cached.beyond_per_user_metrics(prepared, settings)],
+                        key=keys.SIGNIFICANCE_METRIC,
                         format_func=lambda m: metric_label(m, k), persist_state="session",
                         help="The cutoff K comes from the sidebar.")
 state.setdefault(keys.SIGNIFICANCE_TEST, "randomization")
@@ -127,7 +130,7 @@ for warning in result.warnings:
 st.subheader(f"Every model at {label}")
 counts = cached.user_counts(prepared, settings).set_index("model")["users"]
 if (counts == n_users).all():
-    st.caption(f"On the {n_users:,} users every model counts. {METRICS[metric].description}")
+    st.caption(f"On the {n_users:,} users every model counts. {declared(metric).description}")
 else:
     own = ", ".join(f"{md(model)} {count:,}" for model, count in counts.items())
     st.caption(f"On the {n_users:,} users every model counts, so that every model is judged on "

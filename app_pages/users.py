@@ -8,8 +8,9 @@ from dashboard.navigation import explain_in_ndcg
 from dashboard.segment_choice import segment_filter
 from dashboard.session import header, require_data
 from dashboard.text import md
+from rankmetrics.beyond import declared
 from rankmetrics.figures import distribution, ecdf, metric_label
-from rankmetrics.metrics import MAIN_METRICS, METRICS
+from rankmetrics.metrics import MAIN_METRICS
 
 WORST_SHOWN = 20
 
@@ -25,7 +26,9 @@ k = settings.cutoff
 
 metric_column, chart_column = st.columns([2, 1])
 state.setdefault(keys.USERS_METRIC, "ndcg")
-metric_column.selectbox("Metric", list(MAIN_METRICS), key=keys.USERS_METRIC,
+metric_column.selectbox("Metric", [*MAIN_METRICS,
+                                   *cached.beyond_per_user_metrics(prepared, settings)],
+                        key=keys.USERS_METRIC,
                         format_func=lambda m: metric_label(m, k), persist_state="session",
                         help="The cutoff K comes from the sidebar.")
 state.setdefault(keys.USERS_CHART, "histogram")
@@ -34,7 +37,7 @@ chart_column.radio("Chart", ["histogram", "box"], key=keys.USERS_CHART, horizont
                    persist_state="session")
 metric = state[keys.USERS_METRIC]
 label = metric_label(metric, k)
-st.caption(METRICS[metric].description)
+st.caption(declared(metric).description)
 
 values = cached.per_user(prepared, settings, metric)
 summary = cached.spread(prepared, settings, metric).set_index("model")

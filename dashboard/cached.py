@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -35,9 +36,16 @@ from dashboard.settings import (
     Settings,
 )
 from rankmetrics import GroundTruth, RankedRun
+from rankmetrics.beyond import (
+    LONG_TAIL_METRICS,
+    SYSTEM_METRICS,
+    BeyondAccuracy,
+    BeyondInputs,
+    prepare_beyond,
+)
 from rankmetrics.conventions import Conventions
 from rankmetrics.errors import DataError
-from rankmetrics.evaluate import Evaluation, band_cutoffs, evaluate
+from rankmetrics.evaluate import BEYOND_WIDTH, Evaluation, band_cutoffs, evaluate
 from rankmetrics.explain import (
     NdcgBreakdown,
     SideBySide,
@@ -52,6 +60,7 @@ from rankmetrics.io import (
     check_against_truth,
     rating_values,
     read_attributes,
+    read_interactions,
     read_run,
     read_truth,
 )
@@ -78,7 +87,15 @@ from rankmetrics.users import (
 log = logging.getLogger(__name__)
 
 BIGGEST_SHOWN = 10
+#: Resamples of the system-level beyond-accuracy metrics (each recounts every item).
+BEYOND_BOOTSTRAP = 200
 HOUR = 3600  # shared objects unused for this long are dropped
+
+#: The reader of each kind of file (the optional ones: see dashboard.extras).
+READERS: dict[str, Callable[..., object]] = {
+    "run": read_run, "truth": read_truth, "interactions": read_interactions,
+    "attributes": partial(read_attributes, key="item"),
+}
 
 HASH = {
     FileSpec: lambda spec: spec.token,
@@ -93,7 +110,7 @@ HASH = {
 class Loaded:
     """What reading a file gave: the table, or the message saying why not."""
 
-    table: LoadedTable | None
+    table: LoadedTable | None  # (item attributes: rankmetrics.io.Attributes)
     error: str | None = None
 
 
@@ -109,7 +126,7 @@ def read_file(spec: FileSpec) -> Loaded:
 
 
 def _read(spec: FileSpec) -> Loaded:
-    reader = read_run if spec.kind == "run" else read_truth
+    reader = READERS[spec.kind]
     options = {"columns": dict(spec.columns) or None, "format": spec.format}
     try:
         if spec.path is not None:
@@ -213,6 +230,8 @@ def relevance_defaults(truth: FileSpec) -> RelevanceDefaults:
 def evaluation(
     prepared: Prepared, relevance: RelevanceMapping, conventions: Conventions, max_cutoff: int
 ) -> Evaluation:
+    if prepared.extras:  # the per-user beyond-accuracy metrics go wherever the others go
+        return beyond_evaluation(prepared, relevance, conventions, max_cutoff)
     return shared(("evaluation", prepared.key, relevance, conventions, max_cutoff),
                   lambda: evaluate(prepared.ground_truth, prepared.runs, relevance=relevance,
                                    conventions=conventions, max_cutoff=max_cutoff))
@@ -433,3 +452,127 @@ def segment_means_over_k(prepared: Prepared, settings: Settings, spec: FileSpec 
     """Each segment's mean for each model at every K (keyed without K)."""
     return segment_curves(_evaluation(prepared, settings),
                           segmentation(prepared, settings, spec, by, n_buckets), metric)
+# ----- beyond accuracy ----------------------------------------------------------------------
+
+
+def beyond_inputs(prepared: Prepared, ties: str, max_cutoff: int) -> BeyondInputs | str:
+    """Every model's whole top K and the optional files' facts (or why they cannot be read)."""
+    return shared(("beyond inputs", prepared.key, ties, max_cutoff),
+                  lambda: _beyond_inputs(prepared, ties, max_cutoff))
+
+
+def _beyond_inputs(prepared: Prepared, ties: str, max_cutoff: int) -> BeyondInputs | str:
+    extras = {kind: read_file(spec) for kind, spec in prepared.extras.items()}
+    for kind, loaded in extras.items():
+        if loaded.table is None:
+            return f"{prepared.extras[kind].file_name}: {loaded.error}"
+    runs = {name: read_file(prepared.specs[name]).table for name in prepared.models}
+    try:
+        return prepare_beyond(
+            prepared.ground_truth, runs,  # type: ignore[arg-type]
+            interactions=extras["interactions"].table if "interactions" in extras else None,
+            item_attributes=extras["attributes"].table if "attributes" in extras else None,
+            ties=ties, max_cutoff=min(max_cutoff, BEYOND_WIDTH))
+    except (DataError, ValueError) as error:
+        return str(error)
+
+
+def beyond_evaluation(
+    prepared: Prepared, relevance: RelevanceMapping, conventions: Conventions, max_cutoff: int
+) -> Evaluation:
+    """The evaluation with the beyond-accuracy metrics (without them when the optional files
+    cannot be read: :func:`beyond_problem` says why)."""
+    inputs = beyond_inputs(prepared, conventions.ties, max_cutoff)
+    return shared(
+        ("beyond evaluation", prepared.key, relevance, conventions, max_cutoff),
+        lambda: Evaluation(prepared.ground_truth, prepared.runs, relevance, conventions,
+                           max_cutoff, beyond=None if isinstance(inputs, str) else inputs))
+
+
+def beyond_problem(prepared: Prepared, settings: Settings) -> str | None:
+    inputs = beyond_inputs(prepared, settings.conventions.ties, settings.max_cutoff)
+    return inputs if isinstance(inputs, str) else None
+
+
+def _beyond(prepared: Prepared, settings: Settings) -> BeyondAccuracy | None:
+    return beyond_evaluation(prepared, settings.relevance, settings.conventions,
+                             settings.max_cutoff).beyond
+
+
+def beyond_metrics(prepared: Prepared, settings: Settings) -> tuple[str, ...]:
+    """The beyond-accuracy metrics the data set's files allow."""
+    beyond = _beyond(prepared, settings)
+    return beyond.metrics if beyond is not None else ()
+
+
+def beyond_per_user_metrics(prepared: Prepared, settings: Settings) -> tuple[str, ...]:
+    """The per-user beyond-accuracy metrics the pages of per-user values can offer (only
+    when the optional files are part of the data set's evaluation)."""
+    if not prepared.extras:
+        return ()
+    beyond = _evaluation(prepared, settings).beyond
+    return beyond.per_user_metrics if beyond is not None else ()
+
+
+@st.cache_data(max_entries=32, ttl=HOUR, show_spinner="Computing the beyond-accuracy metrics…",
+               hash_funcs=HASH)
+def beyond_curves(prepared: Prepared, settings: Settings,
+                  metrics: tuple[str, ...]) -> dict[str, dict[str, list[float]]]:
+    """Model -> metric -> value at K = 1..max_cutoff."""
+    beyond = _beyond(prepared, settings)
+    return {model: {metric: beyond.curve(model, metric).tolist()  # type: ignore[union-attr]
+                    for metric in metrics} for model in prepared.models}
+
+
+@st.cache_data(max_entries=32, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def beyond_choices(prepared: Prepared, settings: Settings) -> dict[str, object]:
+    return _beyond(prepared, settings).choices()  # type: ignore[union-attr]
+
+
+@st.cache_data(max_entries=16, ttl=HOUR, show_spinner="Resampling the users…", hash_funcs=HASH)
+def beyond_tradeoff(prepared: Prepared, settings: Settings, accuracy: str, beyond_metric: str,
+                    confidence: float) -> pd.DataFrame:
+    """One row per model: the beyond-accuracy metric (x) and the accuracy metric (y) at K,
+    each with its bootstrap interval."""
+    ev = beyond_evaluation(prepared, settings.relevance, settings.conventions,
+                           settings.max_cutoff)
+    k = settings.cutoff
+    y = ev.confidence_bands([accuracy], cutoffs=[k], n_bootstrap=N_BOOTSTRAP,
+                            confidence=confidence).set_index("model")
+    if beyond_metric in SYSTEM_METRICS:
+        x = ev.beyond.system_bands([beyond_metric], cutoff=k,  # type: ignore[union-attr]
+                                   n_bootstrap=BEYOND_BOOTSTRAP, confidence=confidence)
+    elif beyond_metric in LONG_TAIL_METRICS:
+        x = ev.beyond.long_tail.confidence_bands(  # type: ignore[union-attr]
+            [LONG_TAIL_METRICS[beyond_metric]], cutoffs=[k], n_bootstrap=N_BOOTSTRAP,
+            confidence=confidence)
+    else:
+        x = ev.confidence_bands([beyond_metric], cutoffs=[k], n_bootstrap=N_BOOTSTRAP,
+                                confidence=confidence)
+    x = x.set_index("model")
+    models = [model for model in prepared.models if model in x.index and model in y.index]
+    return pd.DataFrame({
+        "model": models,
+        "x": x.loc[models, "mean"].to_numpy(), "x_low": x.loc[models, "ci_low"].to_numpy(),
+        "x_high": x.loc[models, "ci_high"].to_numpy(),
+        "y": y.loc[models, "mean"].to_numpy(), "y_low": y.loc[models, "ci_low"].to_numpy(),
+        "y_high": y.loc[models, "ci_high"].to_numpy(),
+    })
+
+
+@st.cache_data(max_entries=16, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def beyond_deciles(prepared: Prepared, settings: Settings) -> pd.DataFrame:
+    return _beyond(prepared, settings).popularity_deciles(  # type: ignore[union-attr]
+        settings.cutoff)
+
+
+def beyond_table_at(prepared: Prepared, settings: Settings) -> pd.DataFrame:
+    """The beyond-accuracy metrics at the chosen K: one row per model, one column each."""
+    metrics = beyond_metrics(prepared, settings)
+    values = beyond_curves(prepared, settings, metrics)
+    k = settings.cutoff
+    table = pd.DataFrame.from_dict({
+        model: {metric_label(metric, k): values[model][metric][k - 1] for metric in metrics}
+        for model in prepared.models}, orient="index")
+    table.index.name = "Model"
+    return table

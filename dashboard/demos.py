@@ -34,6 +34,8 @@ class Demo:
     user_attributes: str | None = None
     #: Conventions the demo is about, set when it is chosen: (option, value) pairs.
     conventions: tuple[tuple[str, str], ...] = ()
+    #: Optional files by kind ("interactions", "attributes"), for the beyond-accuracy metrics.
+    extras: tuple[tuple[str, str], ...] = ()
 
 
 DEMOS: dict[str, Demo] = {
@@ -48,6 +50,7 @@ DEMOS: dict[str, Demo] = {
          ("top_heavy", "movies/top_heavy.parquet"),
          ("random", "movies/random.parquet")),
         user_attributes="movies/users.csv",
+        extras=(("interactions", "movies/train.csv"), ("attributes", "movies/items.csv")),
     ),
     "textbook": Demo(
         "Textbook: liked A, C, X, Y, Z",
@@ -87,17 +90,8 @@ DEMOS: dict[str, Demo] = {
 def demo_specs(demo_id: str) -> tuple[FileSpec, list[FileSpec]]:
     """The demo's ground truth and model files (keyed on their path, size and mtime)."""
     demo = DEMOS[demo_id]
-
-    def spec(kind: str, name: str, relative: str) -> FileSpec:
-        path = DATA / relative
-        stat = path.stat()
-        return FileSpec(
-            id=f"demo/{demo_id}/{name}", kind=kind, file_name=path.name, name=name,
-            digest=f"{path}:{stat.st_mtime_ns}:{stat.st_size}", path=str(path),
-        )
-
-    truth = spec("truth", PurePath(demo.truth).stem, demo.truth)
-    return truth, [spec("run", name, relative) for name, relative in demo.runs]
+    truth = _spec(demo_id, "truth", PurePath(demo.truth).stem, demo.truth)
+    return truth, [_spec(demo_id, "run", name, relative) for name, relative in demo.runs]
 
 
 def demo_attributes_spec(demo_id: str) -> FileSpec | None:
@@ -105,8 +99,19 @@ def demo_attributes_spec(demo_id: str) -> FileSpec | None:
     relative = DEMOS[demo_id].user_attributes
     if relative is None:
         return None
+    return _spec(demo_id, "user_attributes", PurePath(relative).stem, relative)
+
+
+def demo_extra_specs(demo_id: str) -> dict[str, FileSpec]:
+    """The demo's optional files by kind (training interactions, item attributes)."""
+    return {kind: _spec(demo_id, kind, PurePath(relative).stem, relative)
+            for kind, relative in DEMOS[demo_id].extras}
+
+
+def _spec(demo_id: str, kind: str, name: str, relative: str) -> FileSpec:
     path = DATA / relative
     stat = path.stat()
-    return FileSpec(id=f"demo/{demo_id}/user_attributes", kind="user_attributes",
-                    file_name=path.name, name=PurePath(relative).stem,
-                    digest=f"{path}:{stat.st_mtime_ns}:{stat.st_size}", path=str(path))
+    return FileSpec(
+        id=f"demo/{demo_id}/{name}", kind=kind, file_name=path.name, name=name,
+        digest=f"{path}:{stat.st_mtime_ns}:{stat.st_size}", path=str(path),
+    )

@@ -153,3 +153,19 @@ SEGMENT_FILTER_CHOICE = "segment_filter_choice"
 
 def upload_user_attributes(nonce: int) -> str:
     return f"upload_user_attributes_{nonce}"
+# Beyond accuracy
+#: The optional files of the uploaded data set, by kind ("interactions", "attributes").
+BEYOND_FILES = "beyond_files"
+BEYOND_METRICS = "beyond_metrics"
+BEYOND_ACCURACY_METRIC = "beyond_accuracy_metric"
+BEYOND_TRADEOFF_METRIC = "beyond_tradeoff_metric"
+
+
+def upload_extra(kind: str, nonce: int) -> str:
+    """The Data page's uploader of an optional file (training interactions, item
+    attributes)."""
+    return f"upload_{kind}_{nonce}"
+
+
+def remove_extra(kind: str) -> str:
+    return f"remove_{kind}"

@@ -14,6 +14,7 @@ PAGES = {
     "head_to_head": "app_pages/head_to_head.py",
     "ndcg": "app_pages/ndcg.py",
     "segments": "app_pages/segments.py",
+    "beyond": "app_pages/beyond.py",
 }
 
 

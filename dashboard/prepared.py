@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from dashboard.files import FileSpec
 from dashboard.settings import RelevanceDefaults
@@ -15,7 +15,8 @@ class Prepared:
     """The ground truth and every usable model, ranked; ``key`` identifies it in caches.
 
     ``source`` is the data set's id (a demo's, or ``uploads``); ``problems`` says why a model
-    file is left out; ``colors`` gives every model its colour on every page.
+    file is left out; ``colors`` gives every model its colour on every page; ``extras`` are
+    the optional files the beyond-accuracy metrics read (their tokens are part of ``key``).
     """
 
     key: str
@@ -29,6 +30,8 @@ class Prepared:
     colors: dict[str, str]
     relevance_defaults: RelevanceDefaults
     longest_list: int
+    #: The optional files (training interactions, item attributes) by kind.
+    extras: dict[str, FileSpec] = field(default_factory=dict)
 
     @property
     def models(self) -> list[str]:

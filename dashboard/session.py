@@ -14,6 +14,7 @@ from dashboard import keys
 from dashboard.budget import BUDGET
 from dashboard.cached import cross_check, ground_truth, ranked_run, read_file, relevance_defaults
 from dashboard.demos import demo_specs
+from dashboard.extras import extra_specs
 from dashboard.files import FileSpec, digest
 from dashboard.navigation import PAGES
 from dashboard.prepared import Prepared
@@ -123,9 +124,11 @@ def _prepare(truth_spec: FileSpec, run_specs: list[FileSpec], ties: str,
                     "file with user, item and score or rank columns) on the **Data** page.")
         return ("None of the model files can be evaluated; see the messages next to them on "
                 "the **Data** page.")
+    extras = extra_specs()
     key = digest("\n".join([truth_spec.token, ties]
                            + [f"{spec.name}={spec.token}" for spec in run_specs
-                              if spec.name in runs]).encode())
+                              if spec.name in runs]
+                           + [spec.token for spec in extras.values()]).encode())
     return Prepared(
         key=key,
         source=st.session_state[keys.DATASET],
@@ -138,6 +141,7 @@ def _prepare(truth_spec: FileSpec, run_specs: list[FileSpec], ties: str,
         colors=model_colors([spec.name for spec in run_specs]),
         relevance_defaults=defaults,
         longest_list=longest,
+        extras=extras,
     )
 
 

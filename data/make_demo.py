@@ -11,7 +11,8 @@ Usage::
 ``movies/``
     A synthetic movie-rating set: 2,000 users, 1,500 items with long-tail popularity, held-out
     1-5 star ratings as ground truth, and four models (``popularity``, ``personalized``,
-    ``top_heavy``, ``random``) that each rank 50 items per user, built to behave differently.
+    ``top_heavy``, ``random``) that each rank 50 items per user, built to behave differently;
+    with training interactions (``train.csv``) and genres per movie (``items.csv``).
     ``movies/users.csv`` gives the users a plan, a country and an age.
 ``simpson/``
     A teaching example of Simpson's paradox: a model that wins overall and loses in every
@@ -50,6 +51,10 @@ TOP_HEAVY_HEAD = 3  # positions where top_heavy picks (almost) perfectly
 TOP_HEAVY_HIT_RATE = 0.8  # chance that one of those head picks is a liked held-out item
 
 MODELS = ("popularity", "personalized", "top_heavy", "random")
+MIN_SEEN, MAX_SEEN = 10, 60  # training interactions per user
+GENRE_NAMES = ("Action", "Adventure", "Animation", "Comedy", "Crime", "Documentary", "Drama",
+               "Fantasy", "Horror", "Romance", "Sci-Fi", "Thriller")
+GENRE_WEIGHT = 0.35  # a film has a genre holding at least this much of its genre profile
 DECIMALS = 6
 
 
@@ -171,19 +176,14 @@ def _ranked_frame(
     )
 
 
-def make_movies(out: Path) -> None:
-    """The synthetic movie ratings and four models' top-50 lists."""
-    rng = np.random.default_rng(SEED)
-    folder = out / "movies"
-    user_ids = _ids("u", N_USERS)
-    item_ids = _ids("m", N_ITEMS)
-
+def _movie_world(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The first draws of the movies: each item's popularity and genre profile, each user's
+    taste."""
     # Items: a long-tail popularity (Zipf over a random order of the ids) and a genre profile:
     # one main genre, often a second one, a little of everything else; unit length.
     pop_rank = rng.permutation(N_ITEMS)
     popularity = (pop_rank + 1.0) ** -ZIPF_EXPONENT
     popularity /= popularity.sum()
-    log_pop = np.log(popularity)[None, :]
     genres = rng.gamma(0.15, 1.0, size=(N_ITEMS, N_GENRES))
     genres[np.arange(N_ITEMS), rng.integers(0, N_GENRES, N_ITEMS)] += 1.0
     second = rng.random(N_ITEMS) < 0.5
@@ -194,6 +194,49 @@ def make_movies(out: Path) -> None:
     # affinity taste . genres lies in [0, 1]; plus a personal rating bias.
     taste = rng.dirichlet(np.full(N_GENRES, 0.25), size=N_USERS)
     taste /= np.linalg.norm(taste, axis=1, keepdims=True)
+    return popularity, genres, taste
+
+
+def make_movie_history(out: Path) -> None:
+    """The movies' training interactions and genres (for popularity, novelty and diversity).
+
+    Training interactions are earlier views, drawn as the held-out ones are (popularity and
+    taste) but in proportion to popularity itself, the popularity model's own signal, and
+    never a held-out film of the same user. Each film's genres are those holding at least
+    GENRE_WEIGHT of its unit genre profile (its main genre always does).
+    """
+    popularity, genres, taste = _movie_world(np.random.default_rng(SEED))
+    rng = np.random.default_rng(SEED + 1)
+    folder = out / "movies"
+    user_ids, item_ids = _ids("u", N_USERS), _ids("m", N_ITEMS)
+    truth = pd.read_csv(folder / "ground_truth.csv", dtype=str)
+    held_out = np.zeros((N_USERS, N_ITEMS), dtype=bool)
+    held_out[truth["user"].str[1:].astype(int) - 1, truth["item"].str[1:].astype(int) - 1] = True
+    log_weight = np.log(popularity)[None, :] + WATCH_TASTE * (taste @ genres.T)
+    keys = np.where(held_out, -np.inf, log_weight + rng.gumbel(size=log_weight.shape))
+    seen = _top_k(keys, MAX_SEEN)
+    n_seen = rng.integers(MIN_SEEN, MAX_SEEN + 1, N_USERS)
+    keep = np.arange(MAX_SEEN)[None, :] < n_seen[:, None]
+    users = np.repeat(np.arange(N_USERS), MAX_SEEN).reshape(N_USERS, MAX_SEEN)
+    views = pd.DataFrame({"user": user_ids[users[keep]], "item": item_ids[seen[keep]],
+                          "timestamp": rng.integers(1_600_000_000, 1_700_000_000, keep.sum())})
+    write_csv(views.sort_values(["user", "timestamp"], kind="stable", ignore_index=True),
+              folder / "train.csv")
+    names = np.array(GENRE_NAMES, dtype=object)
+    write_csv(pd.DataFrame({"item": item_ids, "genres": [
+        "|".join(names[profile >= GENRE_WEIGHT]) for profile in genres]}),
+        folder / "items.csv")
+
+
+def make_movies(out: Path) -> None:
+    """The synthetic movie ratings and four models' top-50 lists."""
+    rng = np.random.default_rng(SEED)
+    folder = out / "movies"
+    user_ids = _ids("u", N_USERS)
+    item_ids = _ids("m", N_ITEMS)
+
+    popularity, genres, taste = _movie_world(rng)
+    log_pop = np.log(popularity)[None, :]
     affinity = taste @ genres.T  # (users, items), in [0, 1]
     bias = rng.normal(0.0, 0.35, N_USERS)
 
@@ -389,6 +432,7 @@ def main(argv: list[str] | None = None) -> None:
     make_movies(args.out)
     make_movie_users(args.out)
     make_simpson(args.out)
+    make_movie_history(args.out)
 
 
 if __name__ == "__main__":

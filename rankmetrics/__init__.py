@@ -1,6 +1,7 @@
 """rankmetrics: ranking metrics for recommender and search models, every cutoff at once,
 every convention named, proven against the reference tools."""
 
+from rankmetrics.beyond import BEYOND_METRICS, BeyondOptions
 from rankmetrics.conventions import PRESETS, Conventions
 from rankmetrics.errors import DataError
 from rankmetrics.evaluate import Evaluation, evaluate
@@ -10,6 +11,8 @@ from rankmetrics.ranked_run import RankedRun
 from rankmetrics.relevance import RelevanceMapping, suggest_mapping
 
 __all__ = [
+    "BEYOND_METRICS",
+    "BeyondOptions",
     "PRESETS",
     "Conventions",
     "DataError",

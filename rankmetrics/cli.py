@@ -15,15 +15,26 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 from rankmetrics._process import prefer_ordinary_pages
+from rankmetrics.beyond import BEYOND_METRICS, LIST_METRICS, BeyondOptions
+from rankmetrics.beyond._declared import DISTRIBUTION, LONG_TAIL, POPULARITY
+from rankmetrics.beyond._items import CATALOGUE
 from rankmetrics.conventions import OPTION_CHOICES, OPTION_HELP, PRESET_HELP, PRESETS, Conventions
 from rankmetrics.errors import DataError, printable
-from rankmetrics.evaluate import MAX_CUTOFF, evaluate
+from rankmetrics.evaluate import MAX_CUTOFF, Evaluation, evaluate
 from rankmetrics.export import FORMULA_MODES, to_csv
-from rankmetrics.io import check_against_truth, parse_size, read_run, read_truth
+from rankmetrics.io import (
+    check_against_truth,
+    parse_size,
+    read_attributes,
+    read_interactions,
+    read_run,
+    read_truth,
+)
 from rankmetrics.metrics import MAIN_METRICS, METRICS, check_metrics
 from rankmetrics.relevance import RelevanceMapping, parse_grade_table, suggest_mapping
 from rankmetrics.segments_cli import add_segment_options, segment_cutoff, segment_report
@@ -53,7 +64,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="a model's output (repeat for several models); NAME defaults to "
                     "the file name without extension")
     ev.add_argument("--metrics", default=",".join(MAIN_METRICS),
-                    help=f"comma-separated metrics from {', '.join(METRICS)} "
+                    help=f"comma-separated metrics from {', '.join(METRICS)}, and beyond "
+                    f"accuracy {', '.join(BEYOND_METRICS)} "
                     "(default: %(default)s; `metrics` lists what each one means)")
     cut = ev.add_mutually_exclusive_group()
     cut.add_argument("--cutoffs", help="comma-separated cutoffs K from 1 to "
@@ -90,6 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--max-decompressed-size", metavar="SIZE",
                     help="the most a .gz or .zip input may hold once decompressed, such as "
                     "8G or 500M (default: $RANKMETRICS_MAX_DECOMPRESSED_SIZE, else 4G)")
+    _beyond_arguments(ev)
     ev.add_argument("--per-user", action="store_true",
                     help="one row per model, user, metric and cutoff")
     add_segment_options(ev)
@@ -112,6 +125,36 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _beyond_arguments(ev: argparse.ArgumentParser) -> None:
+    beyond = ev.add_argument_group(
+        "beyond accuracy", "Inputs and choices of coverage, gini, entropy, personalization "
+        "(need nothing more), arp, aplt, aclt, novelty, recall_long_tail, ndcg_long_tail "
+        "(need --interactions) and ild, categories (need --item-attributes)."
+    )
+    beyond.add_argument("--interactions", metavar="FILE",
+                        help="training interactions: user and item columns (a rating or "
+                        "timestamp column may be there), any format the ground truth can have")
+    beyond.add_argument("--item-attributes", metavar="FILE",
+                        help="item attributes: an item column and categories (one, or several "
+                        "separated by | or ;) or numeric features")
+    beyond.add_argument("--catalogue", metavar="auto|interactions|all|FILE", default="auto",
+                        help="the items that could be recommended: a FILE with an item column, "
+                        "or auto (default): the training interactions' items when given, else "
+                        "every item in any file")
+    beyond.add_argument("--popularity", choices=POPULARITY, default="interactions",
+                        help="an item's popularity: its training interactions (default) or "
+                        "the distinct users who interacted with it")
+    beyond.add_argument("--long-tail", choices=LONG_TAIL, default="short_head",
+                        help="short_head (default): the long tail is every item outside the "
+                        "fewest most popular items holding --long-tail-share of the "
+                        "popularity; bottom_items: the --long-tail-share least popular items")
+    beyond.add_argument("--long-tail-share", type=float, default=0.8, metavar="SHARE",
+                        help="in (0, 1), default 0.8")
+    beyond.add_argument("--distribution", choices=DISTRIBUTION, default="catalogue",
+                        help="Gini and entropy over the whole catalogue (default) or only "
+                        "the items recommended at least once")
+
+
 def main(argv: list[str] | None = None) -> int:
     prefer_ordinary_pages()
     parser = build_parser()
@@ -127,7 +170,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _evaluate(args: argparse.Namespace) -> int:
-    metrics = check_metrics([m.strip() for m in args.metrics.split(",") if m.strip()])
+    names = [m.strip() for m in args.metrics.split(",") if m.strip()]
+    beyond = tuple(dict.fromkeys(name for name in names if name in BEYOND_METRICS))
+    metrics = check_metrics([name for name in names if name not in BEYOND_METRICS]
+                            ) if len(beyond) < len(names) or not names else ()
     cutoffs = _cutoffs(args)
     conventions = _conventions(args)
     limit = _decompressed_size(args.max_decompressed_size)
@@ -154,15 +200,13 @@ def _evaluate(args: argparse.Namespace) -> int:
         _warn(run.warnings)
         _warn(check_against_truth(run, truth, mapping=mapping, max_cutoff=max(cutoffs)))
         runs[name] = run
+    inputs = _beyond_inputs(args, beyond, limit)
     evaluation = evaluate(truth, runs, relevance=mapping, conventions=conventions,
-                          max_cutoff=max(*cutoffs, segment_cutoff(args)))
+                          max_cutoff=max(*cutoffs, segment_cutoff(args)), **inputs)
     print(f"rankmetrics: conventions: {conventions.describe()}", file=sys.stderr)
     if args.segment_by is not None:
         return _write(segment_report(args, evaluation), args)
-    if args.per_user:
-        table = evaluation.per_user_table(metrics, cutoffs)
-    else:
-        table = evaluation.summary(metrics, cutoffs)
+    table = _results(evaluation, metrics, beyond, cutoffs, args.per_user)
     return _write(_render(table, args, conventions, mapping, evaluation), args)
 
 
@@ -172,6 +216,59 @@ def _write(text: str, args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(text)
     return 0
+
+
+def _beyond_inputs(args: argparse.Namespace, beyond: tuple[str, ...], limit: int | None
+                   ) -> dict[str, Any]:
+    """The beyond-accuracy inputs evaluate() takes, read from the files named (none when no
+    beyond-accuracy metric is asked for)."""
+    if not beyond:
+        return {}
+    needs = {"interactions": args.interactions, "attributes": args.item_attributes}
+    for name in beyond:
+        need = BEYOND_METRICS[name].needs
+        if need != "nothing" and not needs[need]:
+            flag = "--interactions" if need == "interactions" else "--item-attributes"
+            raise ValueError(f"--metrics {name} needs {flag} FILE.")
+    inputs: dict[str, Any] = {"beyond_options": BeyondOptions(
+        popularity=args.popularity, long_tail=args.long_tail,
+        long_tail_share=args.long_tail_share, distribution=args.distribution)}
+    if args.interactions:
+        with _option(f"--interactions {args.interactions}", args.interactions):
+            inputs["interactions"] = read_interactions(args.interactions,
+                                                       max_decompressed_size=limit)
+        _warn(inputs["interactions"].warnings)
+    if args.item_attributes:
+        with _option(f"--item-attributes {args.item_attributes}", args.item_attributes):
+            inputs["item_attributes"] = read_attributes(args.item_attributes, key="item",
+                                                        max_decompressed_size=limit)
+        _warn(inputs["item_attributes"].warnings)
+    inputs["catalogue"] = args.catalogue
+    if args.catalogue not in CATALOGUE:
+        with _option(f"--catalogue {args.catalogue}", args.catalogue):
+            listed = read_attributes(args.catalogue, key="item", max_decompressed_size=limit)
+        inputs["catalogue"] = listed.ids.tolist()
+    return inputs
+
+
+def _results(evaluation: Evaluation, metrics: tuple[str, ...], beyond: tuple[str, ...],
+             cutoffs: list[int], per_user: bool) -> pd.DataFrame:
+    """The long table of results: accuracy metrics, then beyond-accuracy ones."""
+    parts = []
+    if per_user:
+        listed = tuple(name for name in beyond if name in LIST_METRICS)
+        left_out = [name for name in beyond if name not in LIST_METRICS]
+        if left_out:
+            _warn([f"--per-user: {', '.join(left_out)} have no value per user of this "
+                   "evaluation and are left out."])
+        if metrics or listed:
+            parts.append(evaluation.per_user_table(metrics + listed, cutoffs))
+    else:
+        if metrics:
+            parts.append(evaluation.summary(metrics, cutoffs))
+        if beyond and evaluation.beyond is not None:
+            parts.append(evaluation.beyond.summary(beyond, cutoffs))
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
 
 def metric_listing(fmt: str = "table") -> str:
@@ -185,11 +282,22 @@ even when the list is shorter).
         rows = [{"name": name, "label": metric.label, "has_cutoff": metric.has_cutoff,
                  "main": metric.main, "description": metric.description,
                  "formula": metric.formula} for name, metric in METRICS.items()]
+        rows += [{"name": name, "label": metric.label, "has_cutoff": True, "main": False,
+                  "description": metric.description, "formula": metric.formula,
+                  "per_user": metric.per_user, "needs": metric.needs}
+                 for name, metric in BEYOND_METRICS.items()]
         return json.dumps(rows, indent=2) + "\n"
     blocks = [
         f"{name} ({metric.label}{'@K' if metric.has_cutoff else ''}): {metric.description}\n"
         f"    {metric.formula}"
         for name, metric in METRICS.items()
+    ]
+    blocks += [
+        f"{name} ({metric.label}@K, beyond accuracy, "
+        f"{'per user' if metric.per_user else 'whole system'}"
+        f"{'' if metric.needs == 'nothing' else ', needs ' + metric.needs}): "
+        f"{metric.description}\n    {metric.formula}"
+        for name, metric in BEYOND_METRICS.items()
     ]
     return "\n\n".join(blocks) + "\n"
 
@@ -306,6 +414,7 @@ def _render(
             "relevance": mapping.as_dict(),
             "conventions": conventions.as_dict(),
             "users": json.loads(evaluation.user_counts().to_json(orient="records")),
+            **({"beyond_accuracy": evaluation.beyond.choices()} if evaluation.beyond else {}),
             "per_user" if per_user else "results": rows,
         }
         return json.dumps(document, indent=2) + "\n"

@@ -16,13 +16,26 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
+from rankmetrics.beyond import (
+    BEYOND_METRICS,
+    BeyondAccuracy,
+    BeyondInputs,
+    BeyondMetric,
+    BeyondOptions,
+    prepare_beyond,
+)
 from rankmetrics.cache import BoundedCache
 from rankmetrics.checks import check_int
 from rankmetrics.conventions import Conventions
-from rankmetrics.ground_truth import GroundTruth
-from rankmetrics.io import LoadedTable
+from rankmetrics.ground_truth import GroundTruth, named_columns
+from rankmetrics.io import (
+    Attributes,
+    LoadedTable,
+    interactions_from_dataframe,
+    run_from_dataframe,
+)
 from rankmetrics.kernels import JudgedItems, UserBlock, judge
-from rankmetrics.metrics import METRICS, check_metrics
+from rankmetrics.metrics import METRICS, Metric, check_metrics
 from rankmetrics.ranked_run import RankedRun
 from rankmetrics.relevance import RelevanceMapping
 
@@ -37,6 +50,9 @@ PER_USER_CACHE_BYTES = 2**28
 #: :attr:`Evaluation.width`), so a large K costs no more than the longest list; the bound
 #: keeps K an exact count in every integer and float type the kernels use.
 MAX_CUTOFF = 10**9
+#: The most ranks of each list the beyond-accuracy metrics read (their values at larger
+#: cutoffs are those at this one, personalization's overlap divided by the larger K).
+BEYOND_WIDTH = 1_000
 
 
 def evaluate(
@@ -46,6 +62,10 @@ def evaluate(
     relevance: RelevanceMapping | None = None,
     conventions: Conventions | None = None,
     max_cutoff: int = 100,
+    interactions: pd.DataFrame | LoadedTable | None = None,
+    item_attributes: Attributes | pd.DataFrame | None = None,
+    catalogue: str | Iterable[str] | None = None,
+    beyond_options: BeyondOptions | None = None,
 ) -> Evaluation:
     """Evaluate each model's ranked output against the ground truth.
 
@@ -61,6 +81,12 @@ def evaluate(
     conventions : Conventions, default ``Conventions()``
     max_cutoff : int
         The largest K, at most :data:`MAX_CUTOFF`; every cutoff 1..max_cutoff has a value.
+    interactions, item_attributes, catalogue, beyond_options : optional
+        The inputs of the beyond-accuracy metrics (see
+        :func:`rankmetrics.beyond.prepare_beyond`): when any is given, the runs' whole
+        lists are read and :attr:`Evaluation.beyond` holds them (runs must then be tables,
+        not RankedRun). ``catalogue="all"`` alone gives coverage, Gini, entropy and
+        personalization.
     """
     relevance = relevance or RelevanceMapping.identity(1)
     conventions = conventions or Conventions()
@@ -79,7 +105,35 @@ def evaluate(
             prepared_runs[name] = run
         else:
             prepared_runs[name] = RankedRun.from_frame(run, prepared_truth, ties=conventions.ties)
-    return Evaluation(prepared_truth, prepared_runs, relevance, conventions, int(max_cutoff))
+    beyond = None
+    if any(value is not None for value in (interactions, item_attributes, catalogue,
+                                           beyond_options)):
+        beyond = _beyond_inputs(prepared_truth, runs, interactions, item_attributes,
+                                catalogue, beyond_options, conventions.ties, int(max_cutoff))
+    return Evaluation(prepared_truth, prepared_runs, relevance, conventions, int(max_cutoff),
+                      beyond=beyond)
+
+
+def _beyond_inputs(
+    truth: GroundTruth, runs: Mapping[str, pd.DataFrame | LoadedTable | RankedRun],
+    interactions: pd.DataFrame | LoadedTable | None,
+    item_attributes: Attributes | pd.DataFrame | None,
+    catalogue: str | Iterable[str] | None, options: BeyondOptions | None, ties: str,
+    max_cutoff: int,
+) -> BeyondInputs:
+    """Read the runs' whole lists and the optional inputs (see :func:`prepare_beyond`)."""
+    tables = {}
+    for name, run in runs.items():
+        if isinstance(run, RankedRun):
+            raise ValueError(f"The beyond-accuracy metrics read whole lists: give the output "
+                             f"of {name!r} as a table, not as a RankedRun.")
+        tables[name] = run if isinstance(run, LoadedTable) else run_from_dataframe(
+            run, name=name, columns=named_columns(run, "score"))
+    if isinstance(interactions, pd.DataFrame):
+        interactions = interactions_from_dataframe(interactions, name="interactions")
+    return prepare_beyond(truth, tables, interactions=interactions,
+                          item_attributes=item_attributes, catalogue=catalogue or "auto",
+                          options=options, ties=ties, max_cutoff=min(max_cutoff, BEYOND_WIDTH))
 
 
 class Evaluation:
@@ -107,6 +161,7 @@ class Evaluation:
         max_cutoff: int,
         *,
         cache_bytes: int | None = None,
+        beyond: BeyondInputs | None = None,
     ) -> None:
         self.truth = truth
         self.runs = runs
@@ -122,8 +177,11 @@ class Evaluation:
             truth.user_index[self.truth_relevant], minlength=truth.n_users
         ))
         #: The last cutoff at which a value can change other than by 1/K.
-        self.width = min(max_cutoff, _last_change(truth.user_index, self.truth_gains,
-                                                  self.n_relevant, runs))
+        self.width = min(max_cutoff, max(_last_change(truth.user_index, self.truth_gains,
+                                                      self.n_relevant, runs),
+                                         beyond.width if beyond else 1))
+        #: The beyond-accuracy metrics, when their inputs were given (else None).
+        self.beyond = BeyondAccuracy(self, beyond) if beyond else None
         self._ideal = _top_gains_by_user(truth.user_index, self.truth_gains, self.width,
                                          truth.n_users)
         # (model, metric) -> users x cutoffs; (model, metric, cutoff) -> users
@@ -166,8 +224,8 @@ class Evaluation:
     def per_user(self, model: str, metric: str) -> pd.DataFrame:
         """Per-user values: one row per counted user, one column per cutoff 1..max_cutoff
         (a single column ``None`` for R-Precision, which has no cutoff)."""
-        check_metrics([metric])
-        if not METRICS[metric].has_cutoff:
+        self._check_metrics([metric])
+        if not self._declared(metric).has_cutoff:
             return self._per_user_frame(model, metric, None)
         return self._per_user_frame(model, metric, range(1, self.max_cutoff + 1))
 
@@ -176,9 +234,10 @@ class Evaluation:
 
         Unless :meth:`per_user` has made every cutoff already, only the first ``cutoff``
         ranks are computed (the values at K depend on nothing beyond rank K)."""
-        check_metrics([metric])
-        if not METRICS[metric].has_cutoff or (model, metric) in self._per_user_cache:
-            column = None if not METRICS[metric].has_cutoff else self._check_cutoff(cutoff)
+        self._check_metrics([metric])
+        if not self._declared(metric).has_cutoff or (model, metric) in self._per_user_cache:
+            column = (None if not self._declared(metric).has_cutoff
+                      else self._check_cutoff(cutoff))
             series = self._per_user_frame(model, metric, None if column is None else [column]
                                           )[column]
             series.name = model
@@ -226,7 +285,7 @@ class Evaluation:
         """
         from rankmetrics.stats import confidence_bands
 
-        metrics = check_metrics(list(metrics))
+        metrics = self._check_metrics(list(metrics))
         chosen = self._cutoff_list(cutoffs)
         per_series: dict[tuple[str, str], np.ndarray] = {}
         for model in self.models:
@@ -240,7 +299,7 @@ class Evaluation:
                 rows = mask[start:stop]
                 for metric in metrics:
                     values = block[metric][rows]
-                    if METRICS[metric].has_cutoff:
+                    if self._declared(metric).has_cutoff:
                         values = self._extend(metric, values, chosen)
                     parts[metric].append(values)
             for metric in metrics:
@@ -251,7 +310,8 @@ class Evaluation:
         bands = confidence_bands(per_series, n_bootstrap=n_bootstrap, confidence=confidence,
                                  seed=seed)
         series = bands.pop("model")
-        labels = {metric: chosen if METRICS[metric].has_cutoff else [None] for metric in metrics}
+        labels = {metric: chosen if self._declared(metric).has_cutoff else [None]
+                  for metric in metrics}
         bands.insert(0, "model", [model for model, _ in series])
         bands.insert(1, "metric", [metric for _, metric in series])
         bands["cutoff"] = pd.array(
@@ -277,8 +337,9 @@ class Evaluation:
         """
         every = range(1, self.max_cutoff + 1)
         return {
-            model: {metric: self._extend(metric, values, every) if METRICS[metric].has_cutoff
-                    else values for metric, values in by_metric.items()}
+            model: {metric: self._extend(metric, values, every)
+                    if self._declared(metric).has_cutoff else values
+                    for metric, values in by_metric.items()}
             for model, by_metric in self._means(metrics, models, within).items()
         }
 
@@ -287,7 +348,7 @@ class Evaluation:
         within: np.ndarray | None = None,
     ) -> dict[str, dict[str, np.ndarray]]:
         """Means over counted users: model -> metric -> array over cutoffs 1..width."""
-        metrics = check_metrics(list(metrics))
+        metrics = self._check_metrics(list(metrics))
         out: dict[str, dict[str, np.ndarray]] = {}
         for model in models or self.models:
             mask = self.included(model) if within is None else self.included(model) & within
@@ -298,7 +359,8 @@ class Evaluation:
                 for metric in metrics
             }
             for metric in metrics:
-                highest = METRICS[metric].highest  # a sum may round a perfect value above it
+                highest = self._declared(metric).highest  # a sum may round a perfect value
+                #                                           above it
                 if counted and highest is not None:
                     np.minimum(out[model][metric], highest, out=out[model][metric])
         return out
@@ -308,7 +370,7 @@ class Evaluation:
     ) -> pd.DataFrame:
         """Long table ``model, metric, cutoff, value, users``: the mean of each metric at
         each cutoff (every cutoff when ``cutoffs`` is None; R-Precision has no cutoff)."""
-        metrics = check_metrics(list(metrics) if metrics is not None else list(METRICS))
+        metrics = self._check_metrics(list(metrics) if metrics is not None else list(METRICS))
         chosen = self._cutoff_list(cutoffs)
         means = self._means(metrics)
         rows: list[tuple[str, str, int | None, float, int]] = []
@@ -316,7 +378,7 @@ class Evaluation:
             users = int(self.included(model).sum())
             for metric in metrics:
                 values = means[model][metric]
-                if METRICS[metric].has_cutoff:
+                if self._declared(metric).has_cutoff:
                     at = self._extend(metric, values, chosen)
                     rows.extend((model, metric, cutoff, float(value), users)
                                 for cutoff, value in zip(chosen, at, strict=True))
@@ -330,12 +392,12 @@ class Evaluation:
         self, metrics: Iterable[str] | None = None, cutoffs: Iterable[int] | None = None
     ) -> pd.DataFrame:
         """Long table ``model, user, metric, cutoff, value``."""
-        metrics = check_metrics(list(metrics) if metrics is not None else list(METRICS))
+        metrics = self._check_metrics(list(metrics) if metrics is not None else list(METRICS))
         chosen = self._cutoff_list(cutoffs)
         parts = []
         for model in self.models:
             for metric in metrics:
-                has_cutoff = METRICS[metric].has_cutoff
+                has_cutoff = self._declared(metric).has_cutoff
                 frame = self._per_user_frame(model, metric, chosen if has_cutoff else None)
                 labels: Sequence[int | None] = chosen if has_cutoff else [None]
                 parts.append(pd.DataFrame({
@@ -349,6 +411,20 @@ class Evaluation:
         return pd.concat(parts, ignore_index=True)
 
     # ----- internals -------------------------------------------------------------------
+
+    def _declared(self, metric: str) -> Metric | BeyondMetric:
+        """The declaration of an accuracy metric or of an offered per-user beyond-accuracy
+        metric."""
+        return METRICS[metric] if metric in METRICS else BEYOND_METRICS[metric]
+
+    def _check_metrics(self, names: list[str] | tuple[str, ...]) -> tuple[str, ...]:
+        """Metric names, checked: the accuracy metrics and the per-user beyond-accuracy
+        metrics the inputs allow."""
+        offered = self.beyond.per_user_metrics if self.beyond else ()
+        accuracy = [name for name in names if name not in offered]
+        if accuracy or not names:
+            check_metrics(accuracy)  # an unknown name is a ValueError listing the metrics
+        return tuple(dict.fromkeys(names))
 
     def _run(self, model: str) -> RankedRun:
         if model not in self.runs:
@@ -384,7 +460,7 @@ class Evaluation:
         last = self.width if computed_to is None else computed_to
         computed = np.minimum(cutoffs, last)
         picked = values[..., computed - (last - values.shape[-1]) - 1]
-        if METRICS[metric].divided_by_cutoff:
+        if self._declared(metric).divided_by_cutoff:
             picked = picked * (computed / cutoffs)
         return picked
 
@@ -413,7 +489,7 @@ class Evaluation:
         )
         sums: dict[str, np.ndarray] = {}
         for metric in metrics:
-            summed = METRICS[metric].summed
+            summed = self._declared(metric).summed
             total = None if summed is None else summed(items, self.conventions)
             if total is not None:
                 sums[metric] = total
@@ -460,7 +536,9 @@ class Evaluation:
             self.truth_gains[rows], self.n_relevant[start:stop], width or self.width,
             lambda: self._ideal.block(start, stop, width or self.width),
         )
-        return {metric: METRICS[metric].per_user(block, self.conventions) for metric in metrics}
+        return {metric: METRICS[metric].per_user(block, self.conventions) if metric in METRICS
+                else self.beyond.per_user(model, metric, start, stop,  # type: ignore[union-attr]
+                                          width or self.width) for metric in metrics}
 
 
 def band_cutoffs(

@@ -35,9 +35,9 @@ except ModuleNotFoundError as missing:
         name=missing.name,
     ) from missing
 
+from rankmetrics.beyond import declared
 from rankmetrics.checks import check_choice
 from rankmetrics.explain import NdcgBreakdown
-from rankmetrics.metrics import METRICS
 
 # Okabe-Ito colours (distinguishable with the common colour-vision deficiencies), without its
 # yellow, which is unreadable on white; then Plotly's Dark24 for long model lists.
@@ -72,7 +72,7 @@ def metric_label(metric: str, cutoff: int | None = None) -> str:
     >>> metric_label("hit_rate", 5), metric_label("ndcg"), metric_label("r_precision", 5)
     ('HitRate@5', 'NDCG@K', 'R-Precision')
     """
-    spec = METRICS[metric]
+    spec = declared(metric)
     if not spec.has_cutoff:
         return spec.label
     return f"{spec.label}@{'K' if cutoff is None else cutoff}"
@@ -121,7 +121,7 @@ def metric_curves(
     lines = "lines+markers" if max_cutoff <= 30 else "lines"
     for index, metric in enumerate(metrics):
         row, col = index // n_cols + 1, index % n_cols + 1
-        label = METRICS[metric].label
+        label = declared(metric).label
         for model in models:
             values = [float(v) for v in curves[model][metric]]
             name = _plain(model)

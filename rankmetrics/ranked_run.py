@@ -63,22 +63,8 @@ class RankedRun:
         by ``ties``."""
         if ties not in TIES:
             raise ValueError(f"ties must be one of {', '.join(TIES)}. Got {ties!r} instead.")
-        if run.kind != "run":
-            raise ValueError(f"RankedRun needs a model's output; {run.name!r} is a {run.kind}.")
-        users, items, run = run_codes(run)
-        truth_user = _positions_in(users.values, truth.user_ids)
-        row_user = truth_user[users.codes]
-        unknown = np.flatnonzero(truth_user < 0)
-        examples = tuple(users.values.take(pa.array(unknown[:EXAMPLES_SHOWN])).to_pylist())
-        scores = run.numbers()
-        tie_keys = _ItemText(items)
-        if len(unknown):
-            kept = np.flatnonzero(row_user >= 0)
-            ranked = rank_order(row_user[kept], scores[kept], tie_keys, kept, ties)
-            order = kept if ranked is None else kept[ranked]
-        else:
-            order = rank_order(row_user, scores, tie_keys, None, ties)
-        ordered_user = row_user if order is None else row_user[order]
+        ordered = order_rows(run, truth, ties)
+        items, order, ordered_user = ordered.items, ordered.order, ordered.user
         block_starts = _run_starts(ordered_user)
         block_user = ordered_user[block_starts[:-1]].astype(np.int64)
         lengths = np.zeros(truth.n_users, dtype=np.int64)
@@ -91,8 +77,8 @@ class RankedRun:
             judged_user=judged_user,
             judged_rank=judged_rank,
             judged_row=judged_row,
-            unknown_users=len(unknown),
-            unknown_user_examples=examples,
+            unknown_users=ordered.unknown_users,
+            unknown_user_examples=ordered.unknown_user_examples,
             ties=ties,
         )
 
@@ -127,6 +113,44 @@ class RankedRun:
             judged_user=nothing, judged_rank=nothing, judged_row=nothing,
             unknown_users=0, unknown_user_examples=(), ties=ties,
         )
+
+
+@dataclass(frozen=True)
+class OrderedRows:
+    """A run's rows of ground-truth users, best first, users' lists one after another.
+
+    ``order`` lists the rows (None: the rows are in that order already), ``user`` gives the
+    ground-truth user of each listed row; users the ground truth does not have are left out
+    and counted.
+    """
+
+    items: HashedIds
+    order: np.ndarray | None
+    user: np.ndarray
+    unknown_users: int
+    unknown_user_examples: tuple[str, ...]
+
+
+def order_rows(run: LoadedTable, truth: GroundTruth, ties: str) -> OrderedRows:
+    """Order a read run per ground-truth user by score descending, ties broken by ``ties``
+    (what :class:`RankedRun` and every reader of whole lists share)."""
+    if run.kind != "run":
+        raise ValueError(f"RankedRun needs a model's output; {run.name!r} is a {run.kind}.")
+    users, items, run = run_codes(run)
+    truth_user = _positions_in(users.values, truth.user_ids)
+    row_user = truth_user[users.codes]
+    unknown = np.flatnonzero(truth_user < 0)
+    examples = tuple(users.values.take(pa.array(unknown[:EXAMPLES_SHOWN])).to_pylist())
+    scores = run.numbers()
+    tie_keys = _ItemText(items)
+    if len(unknown):
+        kept = np.flatnonzero(row_user >= 0)
+        ranked = rank_order(row_user[kept], scores[kept], tie_keys, kept, ties)
+        order = kept if ranked is None else kept[ranked]
+    else:
+        order = rank_order(row_user, scores, tie_keys, None, ties)
+    ordered_user = row_user if order is None else row_user[order]
+    return OrderedRows(items, order, ordered_user, len(unknown), examples)
 
 
 def _starts_group(positions: np.ndarray, tied_with_next: np.ndarray) -> np.ndarray:

@@ -362,6 +362,37 @@ def test_significance_then_head_to_head_then_ndcg(page: Page):
 # ----- a link to a page as the first request a new server gets ---------------------------
 
 # Every page's address, as people bookmark it, and its title (the default page's is the root).
+def test_beyond_accuracy_journey(page: Page):
+    # the movies demo has training views and genres: every view is drawn at once
+    go_to(page, "Beyond accuracy")
+    titles = page.locator(".js-plotly-plot .gtitle")
+    expect(titles.first).to_contain_text("one value for all users")
+    expect(titles.nth(1)).to_have_text(
+        ["NDCG@10 against APLT@10; bars: 95% confidence intervals"])
+    expect(titles.nth(2)).to_contain_text("popularity")
+    assert {"popularity", "personalized", "top_heavy", "random", "ground truth"} <= set(
+        legend(page))
+    no_exception(page)
+    shoot(page, "13_beyond_accuracy")
+
+    # another beyond-accuracy metric for the trade-off
+    page.get_by_role("combobox", name="Against").click()
+    page.get_by_role("option", name="Coverage@10", exact=True).click()
+    expect(page.locator(".js-plotly-plot .gtitle").nth(1)).to_have_text(
+        ["NDCG@10 against Coverage@10; bars: 95% confidence intervals"])
+    no_exception(page)
+    page.locator('[data-testid="stPlotlyChart"]').nth(2).scroll_into_view_if_needed()
+    shoot(page, "14_beyond_tradeoff_coverage")
+
+    # the Data page says which optional file enables which metric
+    go_to(page, "Data")
+    expect(page.get_by_text("Optional: for the beyond-accuracy metrics")).to_be_visible()
+    expect(page.get_by_text("70,062 interactions")).to_be_visible()
+    page.get_by_text("Optional: for the beyond-accuracy metrics").scroll_into_view_if_needed()
+    no_exception(page)
+    shoot(page, "15_data_optional_files")
+
+
 LINKS = {
     "data-files": "Data",
     "": "Compare models",
@@ -369,6 +400,7 @@ LINKS = {
     "significance": "Significance",
     "head-to-head": "Head-to-head",
     "ndcg-explained": "NDCG explained",
+    "beyond-accuracy": "Beyond accuracy",
 }
 
 

@@ -67,7 +67,7 @@ def runs() -> dict[str, pd.DataFrame]:
 def test_regeneration_is_byte_identical(regenerated: Path) -> None:
     committed = _data_files(DATA)
     assert committed == _data_files(regenerated)
-    assert len(committed) == 15  # 5 textbook, 6 movies (with users.csv), 4 simpson
+    assert len(committed) == 17  # 5 textbook, 8 movies (users, train, items), 4 simpson
     for rel in committed:
         old, new = (DATA / rel).read_bytes(), (regenerated / rel).read_bytes()
         if rel.endswith(".parquet"):
@@ -230,3 +230,31 @@ def test_graded_textbook_example() -> None:
     assert 1 / (hits.index(True) + 1) == 0.5
     assert sum(hits) / 5 == pytest.approx(0.6)
     assert sum(hits) / n_relevant == pytest.approx(1.0)
+
+
+# --------------------------------------------------------------------------------------------
+# Training interactions and genres (the beyond-accuracy inputs)
+# --------------------------------------------------------------------------------------------
+
+
+def test_training_interactions_never_hold_a_held_out_rating(truth: pd.DataFrame) -> None:
+    train = pd.read_csv(MOVIES / "train.csv", dtype={"user": str, "item": str})
+    assert list(train.columns) == ["user", "item", "timestamp"]
+    assert train["user"].nunique() == 2_000
+    held_out = set(zip(truth["user"], truth["item"], strict=True))
+    assert not any(pair in held_out for pair in zip(train["user"], train["item"], strict=True))
+    assert train.groupby("user").size().between(10, 60).all()
+
+
+def test_the_popularity_model_recommends_what_training_views_most(
+        runs: dict[str, pd.DataFrame]) -> None:
+    views = pd.read_csv(MOVIES / "train.csv", dtype={"item": str})["item"].value_counts()
+    recommended = set(runs["popularity"]["item"].unique())
+    assert len(recommended) == 50
+    assert len(recommended & set(views.index[:50])) >= 40  # drawn, so not exactly the same
+
+
+def test_every_movie_has_one_to_five_genres() -> None:
+    items = pd.read_csv(MOVIES / "items.csv", dtype=str)
+    counts = items["genres"].str.split("|").str.len()
+    assert len(items) == 1_500 and counts.between(1, 5).all()

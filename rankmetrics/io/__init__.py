@@ -43,6 +43,9 @@ Decisions:
   are read as decimals, with a warning.
 - A DataFrame is one more source: it gets the same checks and the same messages as a file.
   Object columns of Python strings are converted to Arrow text here, once.
+- Training interactions (:func:`read_interactions`) are read like a ground truth whose
+  (user, item) pairs may repeat: each row is one interaction; the rating is 1 without a
+  rating column and other columns (a timestamp) are not read.
 - Attributes of users or items (:func:`read_attributes`): one row per id, any other columns,
   each typed as a category, several categories (a list, or text split by ``|`` or ``;``) or
   a number; see :mod:`rankmetrics.io._attributes`.
@@ -58,6 +61,9 @@ from rankmetrics.io._formats import FORMATS
 from rankmetrics.io._hashing import argsort_lists, hash_text, same_text
 from rankmetrics.io._ids import HashedIds
 from rankmetrics.io._load import (
+    interaction_counts,
+    interactions_from_dataframe,
+    read_interactions,
     read_run,
     read_truth,
     run_codes,
@@ -85,8 +91,11 @@ __all__ = [
     "check_against_truth",
     "file_stem",
     "hash_text",
+    "interaction_counts",
+    "interactions_from_dataframe",
     "parse_size",
     "rating_values",
+    "read_interactions",
     "read_attributes",
     "read_run",
     "read_truth",

@@ -21,7 +21,8 @@ ROLE_NAMES: dict[str, tuple[str, ...]] = {
 }
 
 # The header a file of each kind would have, for the "add a header line" hint.
-ROLES_FOR = {"run": ("user", "item", "score"), "truth": ("user", "item", "rating")}
+ROLES_FOR = {"run": ("user", "item", "score"), "truth": ("user", "item", "rating"),
+             "interactions": ("user", "item")}
 
 ROLE_WORDS = {
     "user": "user",
@@ -202,7 +203,7 @@ def choose_columns(
         if not any(role in overrides for role in values):
             for role in values:
                 auto(role)
-        has_value = any(role in found for role in values)
+        has_value = kind == "interactions" or any(role in found for role in values)
         if not (user and item and has_value):
             candidate = auto("items") or item or _only_other(names, user)
             if candidate is not None and is_list_column(candidate):
@@ -225,6 +226,8 @@ def _long_choice(
     warnings: list[str], looks_headerless: bool,
 ) -> Choice:
     user, item = found.get("user"), found.get("item")
+    if kind == "interactions":
+        return _interactions_choice(names, found, file, warnings, looks_headerless)
     if kind == "truth":
         rating = found.get("rating")
         if user and item and rating:
@@ -268,6 +271,19 @@ def _long_choice(
                if col is None]
     raise missing_columns(names, missing, kind, found, file,
                           looks_headerless=looks_headerless, hint=hint)
+
+
+def _interactions_choice(names: list[str], found: dict[str, str], file: str,
+                         warnings: list[str], looks_headerless: bool) -> Choice:
+    """Training interactions need a user and an item column; a rating column is read when
+    there is one, and any other column (a timestamp) is left unread."""
+    user, item, rating = found.get("user"), found.get("item"), found.get("rating")
+    if user and item:
+        columns = {"user": user, "item": item} | ({"rating": rating} if rating else {})
+        return Choice(columns, "long", None, warnings=warnings)
+    missing = [group for group, col in ((("user",), user), (("item",), item)) if col is None]
+    raise missing_columns(names, missing, "interactions", found, file,
+                          looks_headerless=looks_headerless)
 
 
 def _only_other(names: Sequence[str], user: str | None) -> str | None:

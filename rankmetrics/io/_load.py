@@ -10,7 +10,7 @@ from rankmetrics.io._formats import check_format, detect
 from rankmetrics.io._ids import HashedIds, Ids
 from rankmetrics.io._readers import read_dataframe, read_source
 from rankmetrics.io._source import decompressed_limit, resolve
-from rankmetrics.io._table import LoadedTable, index_ids, kept_codes
+from rankmetrics.io._table import LoadedTable, id_index, index_ids, kept_codes
 from rankmetrics.io._validate import finish
 
 
@@ -92,6 +92,35 @@ def read_truth(
                  max_decompressed_size)
 
 
+def read_interactions(
+    source: object,
+    *,
+    name: str | None = None,
+    columns: dict[str, str] | None = None,
+    format: str | None = None,
+    ids_as_strings: bool = True,
+    max_decompressed_size: int | str | None = None,
+) -> LoadedTable:
+    """Read and check training interactions: which user interacted with which item.
+
+    They are where item popularity and each user's history come from. Parameters are those
+    of :func:`read_run`; roles are ``user``, ``item``, ``rating`` and ``items`` (one row per
+    user, the items they interacted with); every format :func:`read_truth` reads is read
+    (``trec_qrels`` included). A rating column is read when there is one (1 otherwise);
+    other columns, such as a timestamp, are not read. Unlike a ground truth, a (user, item)
+    pair may occur several times: each row is one interaction.
+
+    Examples
+    --------
+    >>> seen = read_interactions(b"user,item,timestamp\\nu1,i1,5\\nu1,i1,7\\nu2,i1,9\\n",
+    ...                          name="train.csv")
+    >>> seen.kind, seen.n_rows, seen.columns
+    ('interactions', 3, {'user': 'user', 'item': 'item'})
+    """
+    return _read(source, "interactions", name, columns, format, ids_as_strings,
+                 max_decompressed_size)
+
+
 def run_from_dataframe(
     df: pd.DataFrame,
     *,
@@ -122,6 +151,34 @@ def truth_from_dataframe(
 ) -> LoadedTable:
     """Check a ground truth held in a DataFrame, as :func:`read_truth` does for a file."""
     return _from_dataframe(df, "truth", name, columns, ids_as_strings)
+
+
+def interactions_from_dataframe(
+    df: pd.DataFrame,
+    *,
+    name: str,
+    columns: dict[str, str] | None = None,
+    ids_as_strings: bool = True,
+) -> LoadedTable:
+    """Check training interactions held in a DataFrame, as :func:`read_interactions` does
+    for a file."""
+    return _from_dataframe(df, "interactions", name, columns, ids_as_strings)
+
+
+def interaction_counts(interactions: LoadedTable) -> pd.Series:
+    """How many training interactions each user has (a user's activity), by user id.
+
+    >>> seen = read_interactions(b"user,item\\nu1,i1\\nu1,i2\\nu2,i1\\nu1,i1\\n", name="t.csv")
+    >>> interaction_counts(seen).to_dict()
+    {'u1': 3, 'u2': 1}
+    """
+    if interactions.kind != "interactions":
+        raise ValueError(f"interaction_counts needs training interactions; "
+                         f"{interactions.name!r} is a {interactions.kind}.")
+    index = id_index(interactions, "user")
+    present = index.present
+    return pd.Series(index.counts[present], index=pd.Index(index.values[present], name="user"),
+                     name="interactions")
 
 
 def _read(source: object, kind: str, name: str | None, columns: dict[str, str] | None,

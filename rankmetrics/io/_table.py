@@ -27,7 +27,8 @@ class LoadedTable:
         A run has columns ``user``, ``item`` (pandas ``str``) and ``score`` (float64, higher is
         better); a ground truth ``user``, ``item`` and ``rating`` (float64). Rows keep the input
         order; a run holds each (user, item) pair once, a ground truth too.
-    kind : {"run", "truth"}
+    kind : {"run", "truth", "interactions"}
+        Training interactions have the columns of a ground truth, with repeated pairs.
     name : str
         Display name: the file stem (``model_a`` for ``model_a.csv.gz``) unless one was given.
     source : str

@@ -52,6 +52,8 @@ def finish(raw: RawTable, kind: str, file: str, ids_as_strings: bool) -> tuple[
     value_role = {"score": "score", "rank": "rank"}.get(raw.ranking or "")
     if kind == "truth" and not raw.implied_rating:
         value_role = "rating"
+    if kind == "interactions" and "rating" in raw.columns:
+        value_role = "rating"
     roles = ["user", "item"] + ([value_role] if value_role else [])
     coded: dict[str, Ids | Text | None] = {
         "user": _arrow_ids(frame["user"]),
@@ -101,7 +103,7 @@ def finish(raw: RawTable, kind: str, file: str, ids_as_strings: bool) -> tuple[
         if isinstance(items, Ids):  # (a run's items are text only when kept as written)
             items = distinct(_canonical(items))
 
-    if kind == "truth" and value_role is None:
+    if kind != "run" and value_role is None:
         values = np.ones(len(frame), dtype=np.float64)
     elif value_role is None:
         values = _list_scores(positions)
@@ -126,7 +128,7 @@ def finish(raw: RawTable, kind: str, file: str, ids_as_strings: bool) -> tuple[
         checked = hashed_items(users, items, rows, positions, file, column_of["item"])
     else:
         checked = cast(Ids, items)  # a ground truth's items are always numbered
-        if repeated_pairs(users.codes, len(users.values), checked.codes):
+        if kind == "truth" and repeated_pairs(users.codes, len(users.values), checked.codes):
             keep, note = _truth_duplicates(_pair_keys(users, checked), users, checked, values,
                                            rows, file, column_of.get("rating") or column_of["item"])
             warnings.append(note)

@@ -1,0 +1,110 @@
+"""Beyond accuracy: coverage, popularity bias, novelty, diversity and personalization over K,
+the trade-off with accuracy at the chosen K, and where the lists fall by item popularity."""
+
+import streamlit as st
+
+from dashboard import cached, keys
+from dashboard.controls import confidence_control, download_table
+from dashboard.extras import EXTRA_KINDS
+from dashboard.navigation import PAGES
+from dashboard.session import header, require_data
+from dashboard.text import md
+from rankmetrics.beyond import BEYOND_METRICS, SYSTEM_METRICS
+from rankmetrics.figures import metric_label
+from rankmetrics.figures_beyond import beyond_curves, popularity_deciles, tradeoff
+from rankmetrics.metrics import MAIN_METRICS, METRICS
+
+FIRST_SHOWN = ("coverage", "gini", "personalization", "aplt", "novelty", "ild")
+FIRST_TRADEOFF = ("aplt", "novelty", "coverage")
+
+header(
+    "Beyond accuracy",
+    "Is a model more accurate only because it recommends what is already popular, to "
+    "everyone? How much of the catalogue it shows, how popular and how varied its lists are, "
+    "and how different two users' lists are, at every *K*.",
+)
+prepared, settings = require_data()
+state = st.session_state
+k = settings.cutoff
+
+problem = cached.beyond_problem(prepared, settings)
+if problem:
+    st.error(md(problem), icon=":material/error:")
+offered = cached.beyond_metrics(prepared, settings)
+if not offered:
+    st.stop()
+needs = {metric.needs for name, metric in BEYOND_METRICS.items() if name not in offered}
+for kind, need in (("interactions", "interactions"), ("attributes", "attributes")):
+    if need in needs:
+        extra = EXTRA_KINDS[kind]
+        st.info(f"**{extra.title}** ({extra.holds}) would add {extra.enables}. Add the file on "
+                "the Data page.", icon=":material/add_circle:")
+if needs:
+    st.page_link(PAGES["data"], label="Go to the Data page", icon=":material/upload:")
+
+state.setdefault(keys.BEYOND_METRICS, [m for m in FIRST_SHOWN if m in offered])
+chosen = st.pills(
+    "Metrics", list(offered), selection_mode="multi", key=keys.BEYOND_METRICS,
+    format_func=lambda metric: BEYOND_METRICS[metric].label,
+    help="\n\n".join(f"**{BEYOND_METRICS[m].label}**: {BEYOND_METRICS[m].description}"
+                     for m in offered),
+)
+metrics = tuple(metric for metric in offered if metric in (chosen or []))
+if metrics:
+    curves = cached.beyond_curves(prepared, settings, metrics)
+    st.plotly_chart(beyond_curves(curves, metrics, k, prepared.colors), key="beyond_chart",
+                    config={"displaylogo": False})
+else:
+    st.info("Pick at least one metric above to draw its curves.")
+
+choices = cached.beyond_choices(prepared, settings)
+notes = [f"Catalogue: {choices['catalogue']} ({choices['catalogue_items']:,} items)",
+         f"Gini and entropy over the {choices['distribution']}"]
+if "popularity" in choices and "long_tail_items" in choices:
+    share = f"{choices['long_tail_share']:.0%}"
+    rule = (f"the most popular items holding {share} of the interactions are the short head"
+            if choices["long_tail"] == "short_head" else
+            f"the {share} least popular items are the long tail")
+    notes.append(f"popularity: {choices['popularity']}; {rule} "
+                 f"({choices['long_tail_items']:,} long-tail items in the catalogue)")
+if "ild_distance" in choices:
+    notes.append(f"ILD: {choices['ild_distance']} distance on "
+                 f"{', '.join(choices['attribute_columns'])}")
+st.caption("; ".join(notes) + ". The command line and the library name every choice "
+           "(see the README).")
+
+st.subheader(f"Trade-off at K = {k}")
+left, middle, right = st.columns([2, 2, 1], vertical_alignment="bottom")
+state.setdefault(keys.BEYOND_ACCURACY_METRIC, "ndcg")
+left.selectbox("Accuracy", list(MAIN_METRICS), key=keys.BEYOND_ACCURACY_METRIC,
+               format_func=lambda m: metric_label(m, k))
+state.setdefault(keys.BEYOND_TRADEOFF_METRIC,
+                 next((m for m in FIRST_TRADEOFF if m in offered), offered[0]))
+if state[keys.BEYOND_TRADEOFF_METRIC] not in offered:
+    state[keys.BEYOND_TRADEOFF_METRIC] = offered[0]
+middle.selectbox("Against", list(offered), key=keys.BEYOND_TRADEOFF_METRIC,
+                 format_func=lambda m: metric_label(m, k))
+level = confidence_control(right)
+accuracy, against = state[keys.BEYOND_ACCURACY_METRIC], state[keys.BEYOND_TRADEOFF_METRIC]
+points = cached.beyond_tradeoff(prepared, settings, accuracy, against, level)
+st.plotly_chart(tradeoff(points, accuracy, against, k, prepared.colors, confidence=level),
+                key="beyond_tradeoff", config={"displaylogo": False})
+how = ("users resampled, the whole system recounted" if against in SYSTEM_METRICS
+       else "users resampled")
+st.caption(f"{METRICS[accuracy].label}: {METRICS[accuracy].description} "
+           f"{BEYOND_METRICS[against].label}: {BEYOND_METRICS[against].description} "
+           f"Bars: bootstrap intervals ({how}).")
+
+if "aplt" in offered:
+    st.subheader("The long tail")
+    deciles = cached.beyond_deciles(prepared, settings)
+    st.plotly_chart(popularity_deciles(deciles, k, prepared.colors), key="beyond_deciles",
+                    config={"displaylogo": False})
+    st.caption("The catalogue's items are split into ten groups of equal size by training "
+               "popularity. A model recommending like the users' own taste would follow the "
+               "grey bars; one leaning on popularity piles up in decile 1.")
+
+st.subheader(f"Every beyond-accuracy metric at K = {k}")
+table = cached.beyond_table_at(prepared, settings)
+st.dataframe(table.style.format("{:.4f}", na_rep="–"), key="beyond_table")
+download_table(table, f"beyond_accuracy_at_{k}.csv", "beyond_table_csv")

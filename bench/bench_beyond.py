@@ -1,0 +1,133 @@
+"""Benchmark: every beyond-accuracy metric at every cutoff, against the accuracy metrics on the
+same files in the same run.
+
+Writes seeded files as a user has them (Parquet ground truth, model output and training
+interactions; a CSV of item genres) into a temporary folder, then times, from the files:
+
+- accuracy: reading the ground truth and the model's output, and every accuracy metric at
+  every cutoff 1..K (``Evaluation.summary``);
+- beyond accuracy: reading the training interactions and the genres, reading each user's
+  whole top K (``prepare_beyond``), then every beyond-accuracy metric at every cutoff 1..K:
+  coverage, Gini, entropy, personalization, ARP, APLT, ACLT, novelty, ILD (Jaccard),
+  categories, and recall and NDCG on long-tail items.
+
+Targets: with 100,000 users and lists of 100 (K to 100), beyond accuracy within 2x the
+accuracy time; with 1,000,000 users (lists of 20, K to 20, so the files fit in a shared
+machine's memory), beyond accuracy within 30 s.
+
+    python bench/bench_beyond.py                      # both sizes
+    python bench/bench_beyond.py --users 10000 --list-length 100
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+from common import peak_rss_bytes, print_timings, reset_peak_rss
+
+from rankmetrics import evaluate
+from rankmetrics.beyond import BEYOND_METRICS, prepare_beyond
+from rankmetrics.evaluate import Evaluation
+from rankmetrics.io import read_attributes, read_interactions, read_run, read_truth
+from rankmetrics.metrics import METRICS
+
+N_ITEMS = 20_011  # a prime: a user's items start + stride * k are distinct
+N_GENRES = 20
+RATED, SEEN = 20, 20  # ground-truth rows and training interactions per user
+
+
+def write_files(folder: Path, n_users: int, list_length: int, seed: int = 0) -> dict[str, Path]:
+    """Ground truth (20 rated items per user), one model's top ``list_length``, training
+    interactions (20 per user, Zipf-popular items, repeats allowed) and 1-3 genres per item."""
+    rng = np.random.default_rng(seed)
+    items = pa.array([f"i{i:05d}" for i in range(N_ITEMS)])
+    users = pa.array([f"u{i:07d}" for i in range(n_users)])
+    start = rng.integers(0, N_ITEMS, n_users)[:, None]
+    stride = rng.integers(1, N_ITEMS, n_users)[:, None]
+    listed = (start + stride * np.arange(list_length)[None, :]) % N_ITEMS
+    rated = (start + stride * rng.integers(0, 2 * list_length, (n_users, 1))
+             + stride * np.arange(RATED)[None, :]) % N_ITEMS
+    paths = {name: folder / f"{name}.parquet" for name in ("truth", "run", "train")}
+    pq.write_table(pa.table({
+        "user": users.take(np.repeat(np.arange(n_users), RATED)),
+        "item": items.take(rated.ravel()),
+        "rating": rng.integers(1, 6, n_users * RATED)}), paths["truth"])
+    pq.write_table(pa.table({
+        "user": users.take(np.repeat(np.arange(n_users), list_length)),
+        "item": items.take(listed.ravel()),
+        "score": np.tile(-np.arange(list_length, dtype=np.float64), n_users)}), paths["run"])
+    pq.write_table(pa.table({
+        "user": users.take(np.repeat(np.arange(n_users), SEEN)),
+        "item": items.take((rng.zipf(1.3, n_users * SEEN) - 1) % N_ITEMS)}), paths["train"])
+    genres = [
+        "|".join(f"g{g}" for g in rng.choice(N_GENRES, rng.integers(1, 4), replace=False))
+        for _ in range(N_ITEMS)]
+    paths["items"] = folder / "items.csv"
+    pd.DataFrame({"item": items.to_pylist(), "genres": genres}).to_csv(paths["items"],
+                                                                     index=False)
+    return paths
+
+
+def time_accuracy(paths: dict[str, Path], max_cutoff: int) -> tuple[float, Evaluation, object]:
+    """Read the ground truth and the model's output, and every accuracy metric at every K."""
+    started = time.perf_counter()
+    run = read_run(paths["run"])
+    ev = evaluate(read_truth(paths["truth"]), {"model": run}, max_cutoff=max_cutoff)
+    ev.summary(list(METRICS))
+    return time.perf_counter() - started, ev, run
+
+
+def time_beyond(paths: dict[str, Path], accuracy: Evaluation, run,
+                max_cutoff: int) -> tuple[float, pd.DataFrame]:
+    """Read the optional files and each user's whole top K (the ground truth and the ranked
+    lists read for the accuracy metrics are reused, as ``evaluate`` reuses them), and every
+    beyond-accuracy metric at every K."""
+    started = time.perf_counter()
+    inputs = prepare_beyond(accuracy.truth, {"model": run},
+                            interactions=read_interactions(paths["train"]),
+                            item_attributes=read_attributes(paths["items"], key="item"),
+                            max_cutoff=max_cutoff)
+    ev = Evaluation(accuracy.truth, accuracy.runs, accuracy.relevance, accuracy.conventions,
+                    max_cutoff, beyond=inputs)
+    table = ev.beyond.summary(list(BEYOND_METRICS))  # type: ignore[union-attr]
+    return time.perf_counter() - started, table
+
+
+def measure(n_users: int, list_length: int) -> tuple[float, float, pd.DataFrame]:
+    with tempfile.TemporaryDirectory() as folder:
+        paths = write_files(Path(folder), n_users, list_length)
+        reset_peak_rss()
+        accuracy, evaluation, run = time_accuracy(paths, list_length)
+        beyond, table = time_beyond(paths, evaluation, run, list_length)
+    return accuracy, beyond, table
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--users", type=int)
+    parser.add_argument("--list-length", type=int, default=100)
+    args = parser.parse_args()
+    sizes = ([(args.users, args.list_length)] if args.users
+             else [(100_000, 100), (1_000_000, 20)])
+    rows = []
+    for n_users, length in sizes:
+        accuracy, beyond, table = measure(n_users, length)
+        label = f"{n_users:,} users x {length}"
+        print(f"{label}: accuracy {accuracy:.2f} s, beyond accuracy {beyond:.2f} s "
+              f"({beyond / accuracy:.2f}x), {len(table):,} values, peak memory "
+              f"{peak_rss_bytes() / 2**30:.1f} GiB")
+        rows.append((label, "accuracy (read + every metric at every K)", accuracy, None))
+        rows.append((label, "beyond accuracy (read extras + every metric at every K)", beyond,
+                     30.0 if n_users >= 1_000_000 else 2 * accuracy))
+    print_timings(rows)
+
+
+if __name__ == "__main__":
+    main()

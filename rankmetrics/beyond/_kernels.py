@@ -1,0 +1,219 @@
+"""The beyond-accuracy metrics at every cutoff, on plain arrays.
+
+Lists are a users x K matrix of item codes (-1 past a list's end). Per-user metrics are
+cumulative sums along the ranks, so every cutoff costs one pass. System metrics follow from
+how many users each item is recommended to at each cutoff (one ``bincount`` per rank): in
+particular the mean overlap of two users' top K is the number of (user, other user, item)
+triples sharing an item divided by the number of pairs, so personalization never compares
+two users.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rankmetrics.beyond._items import ItemFacts, ItemTraits
+from rankmetrics.kernels import safe_divide
+
+SYSTEM_NAMES = ("coverage", "gini", "entropy", "personalization")
+
+
+def padded(values: np.ndarray, fill: float = 0.0) -> np.ndarray:
+    """``values`` with one more entry, ``fill``, for code -1 (no item)."""
+    return np.concatenate([values, np.full((1, *values.shape[1:]), fill, dtype=values.dtype)])
+
+
+def per_user(metric: str, lists: np.ndarray, facts: ItemFacts) -> np.ndarray:
+    """Users x K values of a per-user metric (see :data:`BEYOND_METRICS`) at every cutoff."""
+    # a list fills its first ranks: the items in the top k are min(k, its length)
+    lengths = np.count_nonzero(lists >= 0, axis=1)
+    listed = np.minimum(np.arange(1.0, lists.shape[1] + 1)[None, :], lengths[:, None])
+    if metric in ("ild", "categories"):
+        attributes = _needs(facts.attributes, metric)
+        if metric == "categories":
+            return distinct_categories(lists, attributes)
+        return intra_list_diversity(lists, listed, attributes)
+    popularity = facts.popularity
+    if popularity is None:
+        raise ValueError(f"{metric} needs training interactions.")
+    per_item = {"arp": popularity.counts, "novelty": popularity.self_information,
+                "aplt": popularity.long_tail, "aclt": popularity.long_tail}[metric]
+    summed = np.cumsum(padded(per_item.astype(np.float64))[lists], axis=1)
+    return summed if metric == "aclt" else safe_divide(summed, listed)
+
+
+def _needs(attributes: ItemTraits | None, metric: str) -> ItemTraits:
+    if attributes is None:
+        raise ValueError(f"{metric} needs item attributes.")
+    return attributes
+
+
+def intra_list_diversity(lists: np.ndarray, listed: np.ndarray,
+                         attributes: ItemTraits) -> np.ndarray:
+    """Mean distance over the pairs of the top K (0 for fewer than two items)."""
+    pairs = listed * (listed - 1) / 2
+    if attributes.distance == "cosine":
+        if attributes.unit_features is None:
+            raise ValueError("ILD by cosine distance needs numeric item features.")
+        unit = padded(attributes.unit_features)[lists]
+        prefix = np.cumsum(unit, axis=1)
+        squares = np.cumsum(np.einsum("ukd,ukd->uk", unit, unit), axis=1)
+        similar = (np.einsum("ukd,ukd->uk", prefix, prefix) - squares) / 2
+        return np.where(pairs > 0, 1.0 - safe_divide(similar, pairs), 0.0)
+    bits = attributes.category_bits
+    if bits is None:
+        raise ValueError("ILD by Jaccard distance needs item categories.")
+    if bits.shape[1] == 1:
+        similar = _similar_pairs_by_bits(padded(bits[:, 0])[lists], lists >= 0)
+    else:
+        similar = _similar_pairs_by_table(lists, attributes)
+    return np.where(pairs > 0, 1.0 - safe_divide(similar, pairs), 0.0)
+
+
+#: Users whose pairs are compared at a time (their temporaries stay in the processor's cache).
+USERS_PER_PASS = 2048
+#: JACCARD[i, u] = i / u: the similarity of two sets sharing i of the u categories they hold
+#: between them (two empty sets: 1, the same unknown).
+JACCARD = safe_divide(np.arange(65.0)[:, None], np.arange(129.0)[None, :])
+JACCARD[0, 0] = 1.0
+JACCARD_FLAT = JACCARD.ravel()
+
+
+def _similar_pairs_by_bits(bits: np.ndarray, present: np.ndarray) -> np.ndarray:
+    """Users x K: the summed Jaccard similarity of the pairs of the top k, categories held
+    as the bits of one word per item (at most 64 categories): counted with bit operations
+    and a table of i / u, rank by rank."""
+    narrow = bits.astype(np.min_scalar_type(int(bits.max(initial=0))))
+    size = np.bitwise_count(narrow).astype(np.int16)
+    out = np.zeros(bits.shape)
+    for first in range(0, len(bits), USERS_PER_PASS):
+        rows = slice(first, first + USERS_PER_PASS)
+        by_rank, sizes = np.ascontiguousarray(narrow[rows].T), np.ascontiguousarray(size[rows].T)
+        shown = present[rows].T
+        running = np.zeros(by_rank.shape)
+        for k in range(1, by_rank.shape[0]):
+            shared = np.bitwise_count(by_rank[:k] & by_rank[k]).astype(np.int16)
+            index = shared * JACCARD.shape[1] + (sizes[:k] + sizes[k] - shared)
+            found = np.take(JACCARD_FLAT, index).sum(axis=0, dtype=np.float64)
+            running[k] = running[k - 1] + np.where(shown[k], found, 0.0)
+        out[rows] = running.T
+    return out
+
+
+def _similar_pairs_by_table(lists: np.ndarray, attributes: ItemTraits) -> np.ndarray:
+    """As :func:`_similar_pairs_by_bits`, for more than 64 categories: the similarity of
+    every two distinct category sets from a table."""
+    table, set_of_item = attributes.set_distances, attributes.set_of_item
+    if table is None or set_of_item is None:
+        raise ValueError("ILD by Jaccard distance needs item categories.")
+    similarity = 1.0 - table
+    similarity[-1, :] = similarity[:, -1] = 0.0  # no item
+    sets = padded(set_of_item, len(table) - 1)[lists]
+    out = np.zeros(lists.shape)
+    for k in range(1, lists.shape[1]):
+        out[:, k] = out[:, k - 1] + similarity[sets[:, k:k + 1], sets[:, :k]].sum(
+            axis=1, dtype=np.float64)
+    return out
+
+
+def distinct_categories(lists: np.ndarray, attributes: ItemTraits) -> np.ndarray:
+    """How many categories the items of the top K have between them."""
+    if attributes.category_bits is None:
+        raise ValueError("categories needs item attributes with categories (text or lists "
+                         "of categories), not only numeric features.")
+    bits = np.bitwise_or.accumulate(padded(attributes.category_bits)[lists], axis=1)
+    return np.bitwise_count(bits).sum(axis=2).astype(np.float64)
+
+
+# System metrics ----------------------------------------------------------------------------
+
+#: Most item counts held at once while computing the system metrics at every cutoff.
+COUNT_CELLS = 1 << 22
+
+
+def system_curves(lists: np.ndarray, facts: ItemFacts, distribution: str
+                  ) -> dict[str, np.ndarray]:
+    """Coverage, Gini, entropy and personalization at every cutoff 1..K of ``lists``: the
+    counts of each item grow by one rank's ``bincount`` at a time, and the metrics are
+    taken for several cutoffs at once."""
+    n_items, width = len(facts.ids), lists.shape[1]
+    users = float(np.count_nonzero(lists[:, 0] >= 0)) if width else 0.0
+    running = np.zeros(n_items)
+    parts: dict[str, list[np.ndarray]] = {name: [] for name in SYSTEM_NAMES}
+    step = max(1, COUNT_CELLS // max(n_items, 1))
+    for first in range(0, width, step):
+        ranks = range(first, min(width, first + step))
+        counts = np.empty((len(ranks), n_items))
+        for row, k in enumerate(ranks):
+            column = lists[:, k]
+            running += np.bincount(column[column >= 0], minlength=n_items)
+            counts[row] = running
+        cutoffs = np.arange(first + 1, first + len(ranks) + 1)
+        for name, values in system_values(counts, cutoffs, users, facts,
+                                          distribution).items():
+            parts[name].append(values)
+    return {name: np.concatenate(values) if values else np.zeros(0)
+            for name, values in parts.items()}
+
+
+def counts_at(lists: np.ndarray, cutoff: int, n_items: int, weights: np.ndarray
+              ) -> np.ndarray:
+    """How many users (each counted ``weights[u]`` times) have each item in their top
+    ``cutoff``."""
+    top = lists[:, :cutoff]
+    present = top >= 0
+    return np.bincount(top[present], minlength=n_items,
+                       weights=np.broadcast_to(weights[:, None], top.shape)[present])
+
+
+def system_values(counts: np.ndarray, cutoffs: np.ndarray, users: float | np.ndarray,
+                  facts: ItemFacts, distribution: str) -> dict[str, np.ndarray]:
+    """Coverage, Gini, entropy and personalization from how many users (``users`` of them,
+    with a list) have each item in their top K: one row of ``counts`` per cutoff K (or per
+    resample, with one ``users`` each)."""
+    catalogue = counts[:, facts.in_catalogue]
+    size = catalogue.shape[1]
+    held = np.count_nonzero(catalogue, axis=1)
+    spread = size if distribution == "catalogue" else held
+    pairs = np.asarray(users * (users - 1), dtype=np.float64)
+    shared = np.einsum("ki,ki->k", counts, counts) - counts.sum(axis=1)  # (u, v, item)
+    return {
+        "coverage": held / size if size else np.full(len(counts), np.nan),
+        "gini": gini(catalogue, spread),
+        "entropy": normalized_entropy(catalogue, spread),
+        "personalization": np.where(pairs > 0, 1.0 - safe_divide(shared, pairs) / cutoffs,
+                                    np.nan),
+    }
+
+
+def gini(counts: np.ndarray, spread: int | np.ndarray) -> np.ndarray:
+    """Gini index of each row of counts over its ``spread`` items (the row's nonzero counts
+    and as many zeros as make ``spread``): sum_j (2j - n - 1) c_(j) / (n sum c), ascending.
+
+    >>> gini(np.array([[0.0, 0.0, 0.0, 4.0]]), 4).tolist(), gini(np.array([[0.0, 4.0]]), 1)
+    ([0.75], array([0.]))
+    """
+    ascending = np.sort(counts, axis=1)
+    n_columns = counts.shape[1]
+    spread = np.broadcast_to(np.asarray(spread, dtype=np.float64), (len(counts),))
+    position = np.arange(1, n_columns + 1)[None, :] - (n_columns - spread)[:, None]
+    weighted = np.einsum("kj,kj->k", 2 * position - spread[:, None] - 1, ascending)
+    total = ascending.sum(axis=1)
+    return np.where((total > 0) & (spread > 0), safe_divide(weighted, spread * total), np.nan)
+
+
+def normalized_entropy(counts: np.ndarray, spread: int | np.ndarray) -> np.ndarray:
+    """Shannon entropy of each row's shares c_i / sum c, divided by log n, n its ``spread``
+    items (0 when n is 1).
+
+    >>> normalized_entropy(np.array([[1.0, 1.0, 1.0, 1.0]]), 4).tolist()
+    [1.0]
+    """
+    total = counts.sum(axis=1, keepdims=True)
+    shares = safe_divide(counts, total)
+    logs = np.log(np.where(shares > 0, shares, 1.0))
+    entropy = -np.einsum("kj,kj->k", shares, logs)
+    spread = np.broadcast_to(np.asarray(spread, dtype=np.float64), (len(counts),))
+    scale = np.log(np.maximum(spread, 1.0))
+    return np.where(total[:, 0] > 0, np.where(spread > 1, safe_divide(entropy, scale), 0.0),
+                    np.nan)

@@ -1,0 +1,108 @@
+"""Figures of the beyond-accuracy metrics: curves over K, the accuracy trade-off at one K
+and the popularity deciles. Pure builders returning plotly figures, like
+:mod:`rankmetrics.figures` (whose curves and colours they reuse)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from rankmetrics.beyond import SYSTEM_METRICS, declared
+from rankmetrics.figures import _plain, _titled, metric_curves, metric_label, model_colors
+
+TRUTH_COLOR = "#7f7f7f"
+
+
+def beyond_curves(
+    curves: Mapping[str, Mapping[str, Sequence[float]]],
+    metrics: Sequence[str],
+    cutoff: int,
+    colors: Mapping[str, str] | None = None,
+) -> go.Figure:
+    """One panel per beyond-accuracy metric, one line per model over K, as
+    :func:`rankmetrics.figures.metric_curves` draws the accuracy metrics."""
+    fig = metric_curves(curves, metrics, cutoff, colors)
+    system = [declared(m).label for m in metrics if m in SYSTEM_METRICS]
+    words = "Mean over users"
+    if system:
+        words += f" ({', '.join(system)}: one value for all users)"
+    max_cutoff = max(len(values) for by_metric in curves.values()
+                     for values in by_metric.values())
+    fig.update_layout(title={"text": f"{words} at K = 1..{max_cutoff}; dotted line: K = "
+                                     f"{cutoff}"})
+    fig.update_yaxes(tickformat=".3~g")
+    return fig
+
+
+def tradeoff(
+    points: pd.DataFrame,
+    accuracy: str,
+    beyond: str,
+    cutoff: int,
+    colors: Mapping[str, str] | None = None,
+    *,
+    confidence: float = 0.95,
+) -> go.Figure:
+    """One point per model: a beyond-accuracy metric (x) against an accuracy metric (y) at
+    one cutoff, each with its confidence interval as error bars.
+
+    ``points`` has one row per model: ``model``, ``x``, ``x_low``, ``x_high``, ``y``,
+    ``y_low``, ``y_high``.
+    """
+    models = points["model"].tolist()
+    colors = dict(colors or model_colors(models))
+    x_label, y_label = metric_label(beyond, cutoff), metric_label(accuracy, cutoff)
+    fig = go.Figure()
+    for row in points.to_dict("records"):
+        model, x, y = str(row["model"]), float(row["x"]), float(row["y"])
+        x_low, x_high = float(row["x_low"]), float(row["x_high"])
+        y_low, y_high = float(row["y_low"]), float(row["y_high"])
+        name = _plain(model)
+        fig.add_trace(go.Scatter(
+            x=[x], y=[y], mode="markers+text", name=name, text=[name],
+            textposition="top center", marker={"color": colors[model], "size": 14},
+            error_x={"type": "data", "symmetric": False, "array": [x_high - x],
+                     "arrayminus": [x - x_low], "color": colors[model]},
+            error_y={"type": "data", "symmetric": False, "array": [y_high - y],
+                     "arrayminus": [y - y_low], "color": colors[model]},
+            hovertemplate=(f"{name}<br>{x_label}: %{{x:.4f}} [{x_low:.4f}, {x_high:.4f}]"
+                           f"<br>{y_label}: %{{y:.4f}} [{y_low:.4f}, {y_high:.4f}]"
+                           "<extra></extra>"),
+        ))
+    fig.update_xaxes(title_text=x_label)
+    fig.update_yaxes(title_text=y_label)
+    _titled(fig, f"{y_label} against {x_label}; bars: {confidence:.0%} confidence intervals",
+            height=460)
+    return fig
+
+
+def popularity_deciles(
+    shares: pd.DataFrame, cutoff: int, colors: Mapping[str, str] | None = None,
+) -> go.Figure:
+    """How each model's top K spreads over the catalogue's popularity deciles (1: the most
+    popular tenth of the items), next to the relevant items of the ground truth (grey).
+
+    ``shares`` is :meth:`rankmetrics.beyond.BeyondAccuracy.popularity_deciles`' table.
+    """
+    sources = list(dict.fromkeys(shares["source"]))
+    models = [source for source in sources if source != "ground truth"]
+    colors = dict(colors or model_colors(models))
+    fig = go.Figure()
+    for source in sources:
+        part = shares[shares["source"] == source]
+        name = _plain(source)
+        fig.add_trace(go.Bar(
+            x=part["decile"].tolist(), y=part["share"].tolist(), name=name,
+            marker={"color": colors.get(source, TRUTH_COLOR),
+                    "pattern": {"shape": "/" if source == "ground truth" else ""}},
+            hovertemplate=f"{name}: %{{y:.1%}} in decile %{{x}}<extra></extra>",
+        ))
+    fig.update_xaxes(title_text="Popularity decile of the catalogue (1: most popular)",
+                     tickmode="linear", dtick=1)
+    fig.update_yaxes(title_text="Share", tickformat=".0%")
+    fig.update_layout(barmode="group")
+    _titled(fig, f"Where the top {cutoff} falls by item popularity, against the relevant "
+                 "items of the ground truth", height=420)
+    return fig
