@@ -131,3 +131,7 @@ def h2h_list(side: str) -> str:
 
 def h2h_explain(side: str) -> str:
     return f"h2h_explain_{side}"
+
+
+# The verdict: the model every other is compared with
+BASELINE = "baseline"

@@ -99,7 +99,7 @@ def differences_from(comparison: ModelComparison, baseline: Hashable) -> pd.Data
             f"The baseline {baseline!r} is not one of the compared models: "
             f"{', '.join(map(repr, models))}."
         )
-    base_mean = float(comparison.models.set_index("model").loc[baseline, "mean"])
+    base_mean = float(comparison.models.loc[comparison.models["model"] == baseline, "mean"].iloc[0])
     rows = []
     for model, mean in zip(models, comparison.models["mean"], strict=True):
         if model == baseline:
