@@ -3,6 +3,7 @@
 import streamlit as st
 
 from dashboard import cached, keys
+from dashboard.charts import show_chart
 from dashboard.controls import confidence_control, confidence_level, download_table
 from dashboard.session import header, require_data
 from dashboard.settings import N_BOOTSTRAP
@@ -54,7 +55,7 @@ if metrics:
             band_table, band_cutoffs = cached.bands(prepared, settings, tuple(metrics), level)
     figure = metric_curves(cached.curves(prepared, settings), metrics, k, prepared.colors,
                            bands=band_table, confidence=level, list_end=prepared.longest_list)
-    st.plotly_chart(figure, key="compare_chart", config={"displaylogo": False})
+    show_chart(figure, "compare_chart")
     if show_bands:
         note = (f"Shaded: the {level:.0%} bootstrap confidence band of each model's mean (its "
                 f"users resampled {N_BOOTSTRAP:,} times).")

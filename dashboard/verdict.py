@@ -28,15 +28,17 @@ DEFAULT_PERMUTATIONS = 10_000
 # Dark text on light fills: readable (contrast above 10:1) whatever the theme.
 BEST_STYLE = "background-color: #c6efce; color: #0b3d17; font-weight: bold"
 TIED_STYLE = "background-color: #fff2b3; color: #3d3000"
-DIFFERENCE_NAMES = {"difference": "Difference", "lift": "Lift", "ci_low": "Interval: low",
-                    "ci_high": "Interval: high", "verdict": "Verdict"}
+DIFFERENCE_NAMES = {"difference": "Difference", "lift": "Lift", "ci_low": "Difference: low",
+                    "ci_high": "Difference: high", "verdict": "Verdict"}
 DIFFERENCE_COLUMNS = {
     "Difference": st.column_config.NumberColumn(
         "Difference", format="%+.4f", help="The model's mean minus the baseline's."),
     "Lift": st.column_config.NumberColumn(
         "Lift", format="percent", help="The difference as a share of the baseline's mean."),
-    "Interval: low": st.column_config.NumberColumn("Interval: low", format="%+.4f"),
-    "Interval: high": st.column_config.NumberColumn("Interval: high", format="%+.4f"),
+    "Difference: low": st.column_config.NumberColumn(
+        "Difference: low", format="%+.4f", help="The low end of the difference's interval."),
+    "Difference: high": st.column_config.NumberColumn(
+        "Difference: high", format="%+.4f", help="The high end of the difference's interval."),
     "Corrected p": st.column_config.NumberColumn("Corrected p", format="%.4f"),
     "Verdict": st.column_config.TextColumn(
         "Verdict", help="better / worse: significantly; otherwise the difference may be "
