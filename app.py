@@ -10,8 +10,9 @@ from dashboard.navigation import PAGES
 from dashboard.session import init_session
 from dashboard.sidebar import sidebar
 
+# A 250 px sidebar (Streamlit's is 300) leaves the pages room from 800 px wide windows up.
 st.set_page_config(page_title="rankmetrics: compare ranking models", page_icon="📈",
-                   layout="wide")
+                   layout="wide", initial_sidebar_state=250)
 
 init_session()
 

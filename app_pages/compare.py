@@ -36,7 +36,7 @@ chosen = st.pills(
 )
 metrics = [metric for metric in MAIN_METRICS if metric in (chosen or [])]
 
-toggle_column, level_column, _ = st.columns([3, 2, 3], vertical_alignment="center")
+toggle_column, level_column = st.columns(2, vertical_alignment="center")
 level = confidence_level()
 show_bands = toggle_column.toggle(
     f"Show {level:.0%} confidence bands", key=keys.COMPARE_BANDS, persist_state="session",

@@ -171,7 +171,7 @@ st.caption(
 
 pairs = [(order[j], order[i]) for i in range(len(order)) for j in range(i + 1, len(order))]
 ensure_choice(keys.SIGNIFICANCE_PAIR, pairs)
-pair_column, open_column = st.columns([3, 1], vertical_alignment="bottom")
+pair_column, open_column = st.columns([3, 2], vertical_alignment="bottom")
 pair_column.selectbox("In words", pairs, key=keys.SIGNIFICANCE_PAIR,
                       format_func=lambda pair: f"{pair[1]} vs {pair[0]}",
                       help="Pairs listed with the model with the higher mean first.")

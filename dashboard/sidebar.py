@@ -159,9 +159,9 @@ def _grade_table_editor(was_live: bool) -> list[tuple[float, float]]:
         state[keys.GRADE_BASE], key=keys.grade_editor(state[keys.GRADE_NONCE]),
         hide_index=True, num_rows="dynamic",
         column_config={
-            "rating": st.column_config.NumberColumn("Rating ≥", required=True,
+            "rating": st.column_config.NumberColumn("Rating ≥", required=True, width="small",
                                                     help="The lowest rating of the band."),
-            "grade": st.column_config.NumberColumn("Grade", required=True,
+            "grade": st.column_config.NumberColumn("Grade", required=True, width="small",
                                                    help="The grade NDCG uses for the band."),
         },
     )

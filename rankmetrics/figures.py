@@ -50,6 +50,7 @@ TIE_COLOR = "#999999"
 # Pairwise matrix: blue and red stay distinct with the common colour-vision deficiencies
 # (ColorBrewer RdBu's ends); glyphs ▲ / ▼ repeat the colour in the cell text.
 BETTER_COLOR, WORSE_COLOR, NEUTRAL_COLOR = "#2166AC", "#B2182B", "#E8E8E8"
+MATRIX_KEY = "▲ blue: row significantly better · ▼ red: worse · grey: may be chance"
 BAND_OPACITY = 0.18
 SCATTER_POINTS = 2_500
 SCATTER_SMALLEST, SCATTER_LARGEST = 6.0, 40.0
@@ -119,7 +120,8 @@ def metric_curves(
     band_of = {} if bands is None else {
         key: group.sort_values("cutoff") for key, group in bands.groupby(["model", "metric"])
     }
-    n_cols = 1 if len(metrics) == 1 else 2 if len(metrics) in (2, 4) else 3
+    # Two panels a row (three for exactly three): readable from 800 px wide windows up.
+    n_cols = 1 if len(metrics) == 1 else 3 if len(metrics) == 3 else 2
     n_rows = math.ceil(len(metrics) / n_cols)
     fig = make_subplots(
         rows=n_rows, cols=n_cols,
@@ -166,9 +168,17 @@ def metric_curves(
                          row=row, col=col)
         fig.update_yaxes(rangemode="tozero", tickformat=".2f", row=row, col=col)
     shaded = f"; shaded: {confidence:.0%} confidence band" if bands is not None else ""
+    height = 300 * n_rows + 90
     _titled(fig, f"Mean over users at K = 1..{max_cutoff}{shaded}; dotted line: K = {cutoff}",
-             height=330 * n_rows + 60)
-    fig.update_layout(hovermode="x", hoverlabel={"align": "left"})
+            height=height)
+    # The legend goes under the panels, where Plotly makes room for as many rows as a narrow
+    # window needs (above them, a wrapped legend would cover the panel titles).
+    plot_height = height - 70 - 50
+    fig.update_layout(
+        hovermode="x", hoverlabel={"align": "left"}, margin={"t": 70},
+        legend={"orientation": "h", "x": 0, "xanchor": "left", "yref": "paper",
+                "y": -45 / plot_height, "yanchor": "top"},
+    )
     fig.update_annotations(yshift=4)
     return fig
 
@@ -414,16 +424,16 @@ def pairwise_matrix(pairs: pd.DataFrame, models: Sequence[str], label: str) -> g
         zmin=-1.5, zmax=1.5, xgap=3, ygap=3,
         colorscale=[[0, WORSE_COLOR], [1 / 3, WORSE_COLOR], [1 / 3, NEUTRAL_COLOR],
                     [2 / 3, NEUTRAL_COLOR], [2 / 3, BETTER_COLOR], [1, BETTER_COLOR]],
-        colorbar={"tickvals": [-1, 0, 1], "len": 0.9, "thickness": 16,
-                  "ticktext": ["▼ row significantly worse", "no significant difference",
-                               "▲ row significantly better"]},
+        showscale=False,
         meta={"role": "matrix"},
     ))
     fig.update_layout(
         xaxis={"title": "… compared with this model", "side": "top", "showgrid": False},
         yaxis={"title": "This model …", "autorange": "reversed", "showgrid": False},
     )
-    _titled(fig, f"{label}: row model minus column model, and the corrected p-value",
+    # The colour key is a line of the title rather than a colour bar, which would take a
+    # third of a narrow window's width.
+    _titled(fig, f"{label}: row model minus column model<br><sup>{MATRIX_KEY}</sup>",
             height=max(330, 120 + 95 * n))
     fig.update_layout(margin={"t": 110, "b": 20, "l": 60, "r": 20})
     fig.update_xaxes(showline=False)

@@ -341,9 +341,16 @@ def test_ndcg_page_explains_the_tutorial_slip():
     at.radio(key="ndcg_ideal").set_value("retrieved").run()
     ok(at)
     assert {m.label: m.value for m in at.metric}["NDCG@5"] == "0.8503"
-    assert at.session_state["conv_ideal"] == "retrieved"  # the sidebar follows
-    assert at.session_state["preset"] == "retrieved_ideal"
     assert "1.3869" in at.latex[3].value and "1.6309" in at.latex[3].value
+    # a what-if on this page only: the sidebar and every other page keep their conventions
+    assert at.session_state["conv_ideal"] == "ground_truth"
+    assert at.session_state["preset"] == "default"
+    assert any("every other page keeps the sidebar's conventions" in i.value for i in at.info)
+    [b for b in at.button if b.label == "Use these on every page"][0].click().run()
+    ok(at)
+    assert at.session_state["conv_ideal"] == "retrieved"  # applied everywhere on request
+    assert at.session_state["preset"] == "retrieved_ideal"
+    assert {m.label: m.value for m in at.metric}["NDCG@5"] == "0.8503"
 
 
 def test_ndcg_page_rows_for_the_first_example():
@@ -511,7 +518,11 @@ def test_a_bad_model_file_is_explained_next_to_it_and_the_rest_stays(name, conte
     assert not any("Traceback" in e for e in errors(at))
     go(at, "app_pages/compare.py")
     assert {model for model, _ in curves(at)} == {"als_model"}
-    assert any("is left out" in w for w in warnings(at))
+    # Compare names the file left out and links to the Data page; the message is told once,
+    # on the Data page
+    assert any(w.startswith("Left out: ") and "Data page" in w for w in warnings(at))
+    assert not any(expected in w for w in warnings(at))
+    assert [link.proto.page for link in at.main.get("page_link")] == ["app_pages/data.py"]
 
 
 def test_choosing_columns_by_hand_fixes_a_file():
