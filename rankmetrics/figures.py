@@ -123,10 +123,12 @@ def metric_curves(
     # Two panels a row (three for exactly three): readable from 800 px wide windows up.
     n_cols = 1 if len(metrics) == 1 else 3 if len(metrics) == 3 else 2
     n_rows = math.ceil(len(metrics) / n_cols)
+    height = 300 * n_rows + 90
+    plot_height = height - 70 - 50  # less the top and bottom margins
     fig = make_subplots(
         rows=n_rows, cols=n_cols,
         subplot_titles=[metric_label(metric) for metric in metrics],
-        horizontal_spacing=0.07, vertical_spacing=0.16 if n_rows > 1 else 0.1,
+        horizontal_spacing=0.07, vertical_spacing=min(0.3, 75 / plot_height),
     )
     max_cutoff = max((len(curves[m][metric]) for m in models for metric in metrics), default=1)
     lines = "lines+markers" if max_cutoff <= 30 else "lines"
@@ -168,12 +170,10 @@ def metric_curves(
                          row=row, col=col)
         fig.update_yaxes(rangemode="tozero", tickformat=".2f", row=row, col=col)
     shaded = f"; shaded: {confidence:.0%} confidence band" if bands is not None else ""
-    height = 300 * n_rows + 90
     _titled(fig, f"Mean over users at K = 1..{max_cutoff}{shaded}; dotted line: K = {cutoff}",
             height=height)
     # The legend goes under the panels, where Plotly makes room for as many rows as a narrow
     # window needs (above them, a wrapped legend would cover the panel titles).
-    plot_height = height - 70 - 50
     fig.update_layout(
         hovermode="x", hoverlabel={"align": "left"}, margin={"t": 70},
         legend={"orientation": "h", "x": 0, "xanchor": "left", "yref": "paper",

@@ -9,8 +9,8 @@ import tomllib
 
 import numpy as np
 import pandas as pd
-import pytest
 import pyarrow as pa
+import pytest
 
 from dashboard.messages import in_app
 from dashboard.settings import beyond_lists_note
