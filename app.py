@@ -11,8 +11,9 @@ from dashboard.session import init_session
 from dashboard.sidebar import sidebar
 from rankmetrics._process import prefer_ordinary_pages
 
+# A 250 px sidebar (Streamlit's is 300) leaves the pages room from 800 px wide windows up.
 st.set_page_config(page_title="rankmetrics: compare ranking models", page_icon="📈",
-                   layout="wide")
+                   layout="wide", initial_sidebar_state=250)
 
 prefer_ordinary_pages()  # the server evaluates uploads of millions of rows: see its docstring
 init_session()

@@ -3,11 +3,22 @@
 import streamlit as st
 
 from dashboard import cached, keys
+from dashboard.charts import show_chart
 from dashboard.controls import confidence_control, confidence_level, download_table
 from dashboard.session import header, require_data
 from dashboard.settings import N_BOOTSTRAP
+from dashboard.text import md
+from dashboard.verdict import (
+    DIFFERENCE_COLUMNS,
+    baseline,
+    baseline_differences,
+    comparison,
+    mark_leaders,
+    significance_choice,
+)
 from rankmetrics.figures import metric_curves, metric_label
 from rankmetrics.metrics import MAIN_METRICS, METRICS
+from rankmetrics.verdict import how_tested, leader_verdict
 
 header(
     "Compare models",
@@ -25,7 +36,7 @@ chosen = st.pills(
 )
 metrics = [metric for metric in MAIN_METRICS if metric in (chosen or [])]
 
-toggle_column, level_column, _ = st.columns([3, 2, 3], vertical_alignment="center")
+toggle_column, level_column = st.columns(2, vertical_alignment="center")
 level = confidence_level()
 show_bands = toggle_column.toggle(
     f"Show {level:.0%} confidence bands", key=keys.COMPARE_BANDS, persist_state="session",
@@ -43,8 +54,8 @@ if metrics:
                         f"{level:.0%} confidence bands…"):
             band_table, band_cutoffs = cached.bands(prepared, settings, tuple(metrics), level)
     figure = metric_curves(cached.curves(prepared, settings), metrics, k, prepared.colors,
-                           bands=band_table, confidence=level)
-    st.plotly_chart(figure, key="compare_chart", config={"displaylogo": False})
+                           bands=band_table, confidence=level, list_end=prepared.longest_list)
+    show_chart(figure, "compare_chart")
     if show_bands:
         note = (f"Shaded: the {level:.0%} bootstrap confidence band of each model's mean (its "
                 f"users resampled {N_BOOTSTRAP:,} times).")
@@ -63,23 +74,45 @@ if prepared.extras:  # the data set's optional files allow the beyond-accuracy m
     beyond = cached.beyond_table_at(prepared, settings)
     beyond_columns = list(beyond.columns)
     table = table.join(beyond)
-styled = (
-    table.style
-    .format("{:.4f}", subset=metric_columns + beyond_columns, na_rep="–")
-    .format("{:,}", subset=["Users averaged"])
-    .highlight_max(subset=metric_columns, props="background-color: #d6f5d6; font-weight: bold")
-)
+choice = significance_choice()
+with st.spinner("Testing which differences between the models are more than chance…"):
+    results = {metric: comparison(prepared, settings, metric, choice) for metric in MAIN_METRICS}
+styled = table.style.format("{:.4f}", subset=metric_columns + beyond_columns, na_rep="–").format(
+    "{:,}", subset=["Users averaged"])
+for metric, result in results.items():
+    if result is not None:
+        styled = mark_leaders(styled, leader_verdict(result), metric_label(metric, k))
 st.dataframe(styled, key="compare_table")
 download_table(table, f"metrics_at_{k}.csv", "compare_table_csv")
 counts = cached.user_counts(prepared, settings).iloc[0]
-notes = [
-    f"Green: the best model for each accuracy metric at K = {k}"
-    + ("; the beyond-accuracy columns after Users averaged are explained on the Beyond "
-       "accuracy page (higher is not always better there)" if beyond_columns else ""),
-    f"{counts['ground_truth_users']:,} users in the ground truth",
-]
+notes = [f"{counts['ground_truth_users']:,} users in the ground truth"]
+if beyond_columns:
+    notes.append("the beyond-accuracy columns after Users averaged are explained on the Beyond "
+                 "accuracy page (higher is not always better there)")
 if counts["no_relevant_items"]:
     policy = ("left out of the averages" if counts["no_relevant_items_policy"] == "skip"
               else "counted with 0")
     notes.append(f"{counts['no_relevant_items']:,} of them have no relevant item and are {policy}")
 st.caption("; ".join(notes) + ". Change this under Conventions › Advanced in the sidebar.")
+
+tested = next((result for result in results.values() if result is not None), None)
+if tested is None:
+    st.caption("No model is marked best: the paired tests need at least two models and two "
+               "users every model counts.")
+else:
+    source = ("chosen on the Significance page" if choice.chosen
+              else "the default; choose another on the Significance page")
+    st.caption(f"**★ green:** the best model, significantly better than every other model "
+               f"(paired {how_tested(tested)}: {source}). **≈ yellow:** the leaders, not "
+               "distinguishable: the data cannot tell them apart. The tests use the "
+               f"{tested.models['users'].iloc[0]:,} users every model counts.")
+    base = baseline(prepared)
+    st.subheader(f"Difference from {md(base)} at K = {k}")
+    differences = baseline_differences(results, base, k)
+    st.dataframe(differences, hide_index=True, key="compare_baseline",
+                 column_config=DIFFERENCE_COLUMNS)
+    download_table(differences, f"difference_from_baseline_at_{k}.csv", "compare_baseline_csv")
+    st.caption(f"Each model's mean minus {md(base)}'s (the baseline, chosen in the sidebar), "
+               f"and the same as a share of {md(base)}'s mean (lift). The interval is the "
+               f"{tested.confidence:.0%} bootstrap interval of the difference; a difference "
+               "is significant when its corrected p-value is below the significance level.")

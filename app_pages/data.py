@@ -6,6 +6,7 @@ from dashboard import cached, keys, uploads
 from dashboard.demos import DEMOS
 from dashboard.extras import EXTRA_KINDS, extra_specs, remove_extra, take_extra, uploader_key
 from dashboard.files import FileSpec
+from dashboard.messages import in_app
 from dashboard.segment_choice import attributes_section
 from dashboard.session import active_specs, current_settings, header, prepared_data
 from dashboard.settings import DEFAULT_MAX_CUTOFF, default_mapping
@@ -49,7 +50,7 @@ def file_card(spec: FileSpec, *, editable: bool, problem: str | None = None,
                 details.append(RANKING[table.ranking])
         st.caption(" · ".join(details))
         if loaded.error or problem:
-            st.error(md(loaded.error or problem), icon=":material/error:")
+            st.error(md(in_app(loaded.error or problem)), icon=":material/error:")
         if table is not None:
             describe(spec, table, checks or [])
         if editable:
@@ -66,7 +67,7 @@ def describe(spec: FileSpec, table: LoadedTable, checks: list[str]) -> None:
     found = " · ".join(f"{role} ← {code(column)}" for role, column in table.columns.items())
     st.markdown(f"**Columns found:** {found}")
     for warning in [*table.warnings, *checks]:
-        st.warning(md(warning), icon=":material/warning:")
+        st.warning(md(in_app(warning)), icon=":material/warning:")
     with st.expander("Preview: the first 10 rows as read"):
         st.dataframe(table.head(10), hide_index=True)
 

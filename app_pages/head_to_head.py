@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import cached, keys
+from dashboard.charts import show_chart
 from dashboard.controls import download_table, ensure_choice
 from dashboard.navigation import explain_in_ndcg
 from dashboard.segment_choice import segment_filter
@@ -70,14 +71,13 @@ if pairs.empty:
     st.stop()
 wins, ties, losses = outcome_counts(pairs)
 colors = {model_a: prepared.colors[model_a], model_b: prepared.colors[model_b]}
-st.plotly_chart(win_tie_loss(wins, ties, losses, model_a, model_b, label, colors),
-                key="h2h_outcomes", config={"displaylogo": False})
+show_chart(win_tie_loss(wins, ties, losses, model_a, model_b, label, colors), "h2h_outcomes")
 st.caption(f"On the {len(pairs):,} users both models count. The Significance page tells "
            "whether the difference in means is more than chance.")
 
 chart_column, tables_column = st.columns([3, 2])
-chart_column.plotly_chart(head_to_head_scatter(pairs, model_a, model_b, label, colors),
-                          key="h2h_scatter", config={"displaylogo": False})
+show_chart(head_to_head_scatter(pairs, model_a, model_b, label, colors), "h2h_scatter",
+           where=chart_column)
 chart_column.caption(f"Each dot is the users with these two values: {a}'s across, {b}'s up. "
                      f"Above the dashed diagonal {b} does better, below it {a}.")
 value_columns = {

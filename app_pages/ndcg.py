@@ -62,9 +62,10 @@ def pick_disagreement(prepared: Prepared, settings: Settings) -> None:
         state[keys.EXPLAIN_USER] = found.user
 
 
-def follow_sidebar(option: str) -> None:
-    """Gain / ideal radios on this page set the sidebar's conventions."""
-    set_convention(option, state[keys.ndcg_convention(option)])
+def apply_everywhere() -> None:
+    """The page's gain and ideal become the conventions of every page (the sidebar's)."""
+    for option in ("gain", "ideal"):
+        set_convention(option, state[keys.ndcg_convention(option)])
 
 
 ensure_choice(keys.EXPLAIN_MODEL, models)
@@ -107,16 +108,27 @@ elif found and found[2] is None:
 
 model, user = state[keys.EXPLAIN_MODEL], state[keys.EXPLAIN_USER]
 for option in ("gain", "ideal"):
-    state[keys.ndcg_convention(option)] = state[keys.convention(option)]
+    state.setdefault(keys.ndcg_convention(option), state[keys.convention(option)])
 gain_column, ideal_column = st.columns(2)
 gain_column.radio("Gain of a grade g", list(GAINS), key=keys.ndcg_convention("gain"),
-                  horizontal=True, format_func=GAIN_WORDS.get, on_change=follow_sidebar,
-                  args=("gain",))
+                  horizontal=True, format_func=GAIN_WORDS.get,
+                  help="What if: changes this page only.")
 ideal_column.radio("Ideal list (IDCG) from", list(IDEALS), key=keys.ndcg_convention("ideal"),
-                   horizontal=True, format_func=IDEAL_WORDS.get, on_change=follow_sidebar,
-                   args=("ideal",))
+                   horizontal=True, format_func=IDEAL_WORDS.get,
+                   help="What if: changes this page only.")
+# Page-local "what if": the other pages keep the sidebar's conventions unless asked.
+local = replace(settings, conventions=replace(
+    settings.conventions, gain=state[keys.ndcg_convention("gain")],
+    ideal=state[keys.ndcg_convention("ideal")]))
+if local != settings:
+    note, apply = st.columns([3, 1], vertical_alignment="center")
+    note.info(f"What if: this page uses {GAIN_WORDS[local.conventions.gain]} gain and the ideal "
+              f"from {IDEAL_WORDS[local.conventions.ideal]}; every other page keeps the "
+              "sidebar's conventions.")
+    apply.button("Use these on every page", on_click=apply_everywhere,
+                 icon=":material/done_all:")
 
-b = cached.breakdown(prepared, settings, model, user)
+b = cached.breakdown(prepared, local, model, user)
 dcg, idcg, ndcg = st.columns(3)
 dcg.metric(f"DCG@{k}", f"{b.dcg:.4f}")
 idcg.metric(f"IDCG@{k}", f"{b.idcg:.4f}")
@@ -155,7 +167,7 @@ if b.idcg > 0 or b.dcg > 0:
                     config={"displaylogo": False})
 
 st.subheader("The same user under each convention")
-variants = cached.convention_variants(prepared, settings, model, user)
+variants = cached.convention_variants(prepared, local, model, user)
 side_by_side = variants.pivot(index="gain", columns="ideal", values="ndcg")
 side_by_side = side_by_side.loc[list(GAINS), list(IDEALS)]
 side_by_side.index = [f"gain {GAIN_WORDS[g]}" for g in side_by_side.index]

@@ -3,12 +3,14 @@
 import streamlit as st
 
 from dashboard import cached, keys
+from dashboard.charts import show_chart
 from dashboard.controls import confidence_control, download_table, ensure_choice
 from dashboard.navigation import open_head_to_head
 from dashboard.segment_choice import segment_filter
 from dashboard.session import header, require_data
 from dashboard.settings import N_BOOTSTRAP
 from dashboard.text import md
+from dashboard.verdict import DIFFERENCE_COLUMNS, baseline, difference_columns
 from rankmetrics.beyond import declared
 from rankmetrics.figures import metric_label, pairwise_matrix
 from rankmetrics.metrics import MAIN_METRICS
@@ -135,11 +137,14 @@ else:
     own = ", ".join(f"{md(model)} {count:,}" for model, count in counts.items())
     st.caption(f"On the {n_users:,} users every model counts, so that every model is judged on "
                f"the same users (the Compare page averages each model over its own: {own}).")
+base = baseline(prepared)
 models_table = result.models.rename(columns={"model": "Model", "group": "Group",
                                              "users": "Users"})
+models_table = models_table.join(difference_columns(result, base), on="Model")
 st.dataframe(
     models_table, hide_index=True, key="significance_models",
     column_config={
+        **DIFFERENCE_COLUMNS,
         "mean": st.column_config.NumberColumn(f"Mean {label}", format="%.4f"),
         "ci_low": st.column_config.NumberColumn(f"{confidence:.0%} interval: low",
                                                 format="%.4f"),
@@ -154,12 +159,13 @@ download_table(models_table, f"models_{metric}_at_{k}.csv", "significance_models
 st.caption(f"**Group:** models sharing a letter are not significantly different "
            f"({TEST_NAMES[test]}, {CORRECTION_NAMES[correction]} correction, significance "
            f"level {1 - confidence:.0%}). **Interval:** where the mean would fall "
-           f"{confidence:.0%} of the time with another sample of users like these.")
+           f"{confidence:.0%} of the time with another sample of users like these. "
+           f"**Difference, Lift:** the model's mean minus {md(base)}'s, the baseline chosen "
+           "in the sidebar, and its interval.")
 
 st.subheader("Every pair of models")
 order = result.models["model"].tolist()
-st.plotly_chart(pairwise_matrix(result.pairs, order, label), key="significance_matrix",
-                config={"displaylogo": False})
+show_chart(pairwise_matrix(result.pairs, order, label), "significance_matrix")
 st.caption(
     "Read each row as a sentence: the row's model compared with the column's model. The "
     "number is the difference of their means (row minus column); under it, the corrected "
@@ -170,7 +176,7 @@ st.caption(
 
 pairs = [(order[j], order[i]) for i in range(len(order)) for j in range(i + 1, len(order))]
 ensure_choice(keys.SIGNIFICANCE_PAIR, pairs)
-pair_column, open_column = st.columns([3, 1], vertical_alignment="bottom")
+pair_column, open_column = st.columns([3, 2], vertical_alignment="bottom")
 pair_column.selectbox("In words", pairs, key=keys.SIGNIFICANCE_PAIR,
                       format_func=lambda pair: f"{pair[1]} vs {pair[0]}",
                       help="Pairs listed with the model with the higher mean first.")

@@ -3,14 +3,23 @@
 import streamlit as st
 
 from dashboard import cached, keys
+from dashboard.charts import show_chart
 from dashboard.controls import download_table, ensure_choice
 from dashboard.navigation import explain_in_ndcg
 from dashboard.segment_choice import segment_filter
 from dashboard.session import header, require_data
 from dashboard.text import md
+from dashboard.verdict import (
+    DIFFERENCE_COLUMNS,
+    baseline,
+    comparison,
+    difference_columns,
+    significance_choice,
+)
 from rankmetrics.beyond import declared
 from rankmetrics.figures import distribution, ecdf, metric_label
 from rankmetrics.metrics import MAIN_METRICS
+from rankmetrics.verdict import how_tested
 
 WORST_SHOWN = 20
 
@@ -44,18 +53,27 @@ summary = cached.spread(prepared, settings, metric).set_index("model")
 summary.index.name = "Model"
 summary.columns = ["Users", f"Mean {label}", "Median", "Share at 0", "10th percentile",
                    "90th percentile"]
+numbers = list(summary.columns[1:])
+result = comparison(prepared, settings, metric, significance_choice())
+if result is not None:
+    base = baseline(prepared)
+    summary = summary.join(difference_columns(result, base))
 st.dataframe(
-    summary.style.format("{:.4f}", subset=summary.columns[1:], na_rep="–")
+    summary.style.format("{:.4f}", subset=numbers, na_rep="–")
     .format("{:.1%}", subset=["Share at 0"]).format("{:,}", subset=["Users"]),
-    key="users_summary",
+    key="users_summary", column_config=DIFFERENCE_COLUMNS,
 )
 download_table(summary, f"users_{metric}_at_{k}.csv", "users_summary_csv")
+if result is not None:
+    st.caption(f"Difference and Lift: each model's mean minus {md(base)}'s (the "
+               f"baseline chosen in the sidebar), on the {result.models['users'].iloc[0]:,} "
+               f"users every model counts, with its {result.confidence:.0%} bootstrap "
+               f"interval ({how_tested(result)}).")
 
 left, right = st.columns(2)
-left.plotly_chart(distribution(values, metric, k, prepared.colors, kind=state[keys.USERS_CHART]),
-                  key="users_distribution", config={"displaylogo": False})
-right.plotly_chart(ecdf(values, metric, k, prepared.colors), key="users_ecdf",
-                   config={"displaylogo": False})
+show_chart(distribution(values, metric, k, prepared.colors, kind=state[keys.USERS_CHART]),
+           "users_distribution", where=left)
+show_chart(ecdf(values, metric, k, prepared.colors), "users_ecdf", where=right)
 st.caption("Right: the share of users scoring at most x. A curve further right is better; "
            "where it starts above 0 at x = 0, that share of users gets nothing relevant.")
 
@@ -66,7 +84,7 @@ model = state[keys.USERS_MODEL]
 worst = cached.worst(prepared, settings, model, metric, WORST_SHOWN)
 event = st.dataframe(
     worst, key=keys.WORST_TABLE, hide_index=True, on_select="rerun",
-    selection_mode="single-row",
+    selection_mode="single-row", alt=f"The {len(worst)} users {model} serves worst at {label}",
     column_config={
         "user": st.column_config.TextColumn("User"),
         "relevant": st.column_config.NumberColumn("Relevant items", format="%d"),
@@ -76,6 +94,11 @@ event = st.dataframe(
 )
 download_table(worst, f"worst_users_{metric}_at_{k}.csv", "worst_table_csv")
 st.caption(f"Lowest {label} for {md(model)} first; among equal values, users the other "
-           "models serve best come first. Select a row to see that user's NDCG worked out.")
-if event.selection.rows:
-    explain_in_ndcg(model, str(worst["user"].iloc[event.selection.rows[0]]))
+           "models serve best come first. Select a row, then explain that user's NDCG.")
+if not worst.empty:
+    rows = event.selection.rows
+    chosen = str(worst["user"].iloc[rows[0] if rows else 0])
+    if st.button(f"Explain this user: {md(chosen)}", icon=":material/calculate:",
+                 key="explain_worst", help="Open the NDCG explained page on this user's "
+                 "list (the first row until you select another)."):
+        explain_in_ndcg(model, chosen)

@@ -169,3 +169,5 @@ def upload_extra(kind: str, nonce: int) -> str:
 
 def remove_extra(kind: str) -> str:
     return f"remove_{kind}"
+# The verdict: the model every other is compared with
+BASELINE = "baseline"

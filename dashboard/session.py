@@ -175,6 +175,10 @@ def require_data() -> tuple[Prepared, Settings]:
         st.info(st.session_state.get(keys.PROBLEM) or "Choose a data set in the sidebar.")
         st.page_link(PAGES["data"], label="Go to the Data page", icon=":material/upload:")
         st.stop()
-    for name, problem in prepared.problems.items():
-        st.warning(f"**{md(name)}** is left out: {md(problem)} (see the Data page).")
+    if prepared.problems:
+        # The message itself is on the Data page, next to the file: once is enough.
+        names = ", ".join(f"**{md(name)}**" for name in prepared.problems)
+        st.warning(f"Left out: {names}: a problem in the file. The Data page says what it is "
+                   "and how to fix it.")
+        st.page_link(PAGES["data"], label="Go to the Data page", icon=":material/upload:")
     return prepared, settings

@@ -67,3 +67,21 @@ def default_max_cutoff(longest_list: int) -> int:
     """The starting largest K for curves: the longest list, at most 50 (raise it in the
     sidebar; the metrics' cost grows with it)."""
     return max(1, min(longest_list or DEFAULT_MAX_CUTOFF, DEFAULT_MAX_CUTOFF))
+
+
+def mapping_caption(mapping: RelevanceMapping, defaults: RelevanceDefaults) -> str:
+    """The sentence above the relevance controls: the suggestion's reason while the mapping
+    in force is the suggested one, else what the mapping in force does."""
+    if mapping == default_mapping(defaults):
+        return defaults.reason
+    if mapping.kind == "binary":
+        return (f"In force: {mapping.describe()} (grade 1; every other rating grade 0, for NDCG "
+                "too).")
+    return f"In force: {mapping.describe()}."
+
+
+def beyond_lists_note(longest_list: int) -> str:
+    """Why curves go flat beyond the longest list."""
+    return (f"The longest list has {longest_list} items: beyond K = {longest_list} the curves "
+            "stay flat, except Precision, which falls as 1/K (the charts mark where the lists "
+            "end).")

@@ -19,12 +19,15 @@ from dashboard.settings import (
     EDITABLE_RATINGS,
     PRESET_CUSTOM,
     Settings,
+    beyond_lists_note,
     build_mapping,
     default_mapping,
     default_max_cutoff,
+    mapping_caption,
 )
 from dashboard.text import md, number
 from dashboard.uploads import DATASET as UPLOADED
+from dashboard.verdict import baseline_control
 from rankmetrics.conventions import OPTION_CHOICES, OPTION_HELP, PRESET_HELP, PRESETS, Conventions
 from rankmetrics.relevance import RelevanceMapping
 
@@ -54,7 +57,8 @@ def sidebar(status_area) -> None:
     conventions = _convention_controls()
     state[keys.SETTINGS] = None
     if isinstance(prepared, Prepared):
-        cutoff, max_cutoff = _cutoff_controls()
+        cutoff, max_cutoff = _cutoff_controls(prepared.longest_list)
+        baseline_control(prepared)
         state[keys.SETTINGS] = Settings(relevance, conventions, cutoff, max_cutoff)
         st.divider()
         st.caption(f"**Relevance:** {relevance.describe()}")
@@ -94,7 +98,7 @@ def _relevance_controls(prepared: Prepared, editor_was_live: bool) -> RelevanceM
         "rating gets a grade (NDCG uses the grades; the other metrics count grades at or "
         "above a threshold as relevant).",
     )
-    st.caption(md(defaults.reason))
+    reason_area = st.empty()  # filled once the mapping in force is known
     table: list[tuple[float, float]] = []
     if state[keys.REL_KIND] == "binary":
         _threshold_control(defaults.ratings, defaults.threshold)
@@ -110,8 +114,9 @@ def _relevance_controls(prepared: Prepared, editor_was_live: bool) -> RelevanceM
     except ValueError as error:
         mapping = state.get(keys.VALID_MAPPING) or default_mapping(defaults)
         problem_area.error(f"{md(str(error))} Still in force: {md(mapping.describe())}.")
-        return mapping
-    state[keys.VALID_MAPPING] = mapping
+    else:
+        state[keys.VALID_MAPPING] = mapping
+    reason_area.caption(md(mapping_caption(mapping, defaults)))
     return mapping
 
 
@@ -156,9 +161,9 @@ def _grade_table_editor(was_live: bool) -> list[tuple[float, float]]:
         state[keys.GRADE_BASE], key=keys.grade_editor(state[keys.GRADE_NONCE]),
         hide_index=True, num_rows="dynamic",
         column_config={
-            "rating": st.column_config.NumberColumn("Rating ≥", required=True,
+            "rating": st.column_config.NumberColumn("Rating ≥", required=True, width="small",
                                                     help="The lowest rating of the band."),
-            "grade": st.column_config.NumberColumn("Grade", required=True,
+            "grade": st.column_config.NumberColumn("Grade", required=True, width="small",
                                                    help="The grade NDCG uses for the band."),
         },
     )
@@ -213,7 +218,7 @@ def _name_preset() -> None:
     st.session_state[keys.PRESET] = current_conventions().preset_name() or PRESET_CUSTOM
 
 
-def _cutoff_controls() -> tuple[int, int]:
+def _cutoff_controls(longest_list: int) -> tuple[int, int]:
     state = st.session_state
     st.subheader("Cutoff")
     st.number_input(
@@ -221,6 +226,8 @@ def _cutoff_controls() -> tuple[int, int]:
         key=keys.MAX_CUTOFF, on_change=_clamp_cutoff, persist_state="session",
         help="Curves show every K from 1 to this value.",
     )
+    if state[keys.MAX_CUTOFF] > longest_list:
+        st.caption(beyond_lists_note(longest_list))
     _clamp_cutoff()
     if state[keys.MAX_CUTOFF] > 1:
         st.slider("K for tables and distributions", min_value=1,

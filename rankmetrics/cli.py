@@ -186,7 +186,8 @@ def _evaluate(args: argparse.Namespace) -> int:
         truth = read_truth(args.truth,
                            columns=_only(column_overrides, ("user", "item", "rating")),
                            max_decompressed_size=limit)
-    _warn(truth.warnings)
+    said: set[str] = set()
+    _warn(truth.warnings, said)
     mapping = _mapping(args, truth.numbers())
     runs = {}
     for spec in args.run:
@@ -197,8 +198,8 @@ def _evaluate(args: argparse.Namespace) -> int:
             run = read_run(path, name=name,
                            columns=_only(column_overrides, ("user", "item", "score", "rank")),
                            max_decompressed_size=limit)
-        _warn(run.warnings)
-        _warn(check_against_truth(run, truth, mapping=mapping, max_cutoff=max(cutoffs)))
+        _warn(run.warnings, said)
+        _warn(check_against_truth(run, truth, mapping=mapping, max_cutoff=max(cutoffs)), said)
         runs[name] = run
     inputs = _beyond_inputs(args, beyond, limit)
     evaluation = evaluate(truth, runs, relevance=mapping, conventions=conventions,
@@ -397,9 +398,14 @@ def _only(overrides: dict[str, str], roles: tuple[str, ...]) -> dict[str, str] |
     return chosen or None
 
 
-def _warn(messages: list[str]) -> None:
+def _warn(messages: list[str], said: set[str] | None = None) -> None:
+    """Print each warning once: one about the ground truth comes with every model file
+    (``said`` holds the warnings printed so far)."""
+    said = set() if said is None else said
     for message in messages:
-        print(f"rankmetrics: warning: {printable(message)}", file=sys.stderr)
+        if message not in said:
+            said.add(message)
+            print(f"rankmetrics: warning: {printable(message)}", file=sys.stderr)
 
 
 def _render(

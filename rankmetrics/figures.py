@@ -9,8 +9,8 @@ HTML tags in names. Plotly is an optional dependency (``pip install 'rankmetrics
 the rest of the library works without it.
 
 >>> fig = metric_curves({"a": {"ndcg": [1.0, 0.8, 0.7]}}, ["ndcg"], cutoff=2)
->>> [trace.name for trace in fig.data]
-['a', 'a']
+>>> [(trace.name, trace.meta["role"]) for trace in fig.data]
+[('a', 'curve'), ('a', 'marker'), (None, 'hover')]
 >>> model_colors(["a", "b"])["b"]
 '#E69F00'
 """
@@ -50,6 +50,7 @@ TIE_COLOR = "#999999"
 # Pairwise matrix: blue and red stay distinct with the common colour-vision deficiencies
 # (ColorBrewer RdBu's ends); glyphs ▲ / ▼ repeat the colour in the cell text.
 BETTER_COLOR, WORSE_COLOR, NEUTRAL_COLOR = "#2166AC", "#B2182B", "#E8E8E8"
+MATRIX_KEY = "▲ blue: row significantly better · ▼ red: worse · grey: may be chance"
 BAND_OPACITY = 0.18
 SCATTER_POINTS = 2_500
 SCATTER_SMALLEST, SCATTER_LARGEST = 6.0, 40.0
@@ -86,9 +87,14 @@ def metric_curves(
     *,
     bands: pd.DataFrame | None = None,
     confidence: float = 0.95,
+    list_end: int | None = None,
 ) -> go.Figure:
     """One panel per metric, one line per model over K = 1..K_max, a marker at ``cutoff``,
     and optionally each model's confidence band as a shaded area in its colour.
+
+    Hovering a panel shows one box at that K: every model once, highest value first. A curve
+    equal to an earlier model's at more than half of the cutoffs is drawn dashed on top of
+    it, and a legend entry says which models coincide.
 
     Parameters
     ----------
@@ -100,8 +106,12 @@ def metric_curves(
         :meth:`rankmetrics.evaluate.Evaluation.confidence_bands`), or None for no bands;
         bands at some cutoffs only are joined by straight lines
     confidence : the bands' level, named in the title
+    list_end : the length of the longest list; when the curves go further, a dashed line
+        marks it (beyond it the curves stay flat, Precision falls as 1/K)
 
-    Traces carry ``meta = {"metric": ..., "role": "curve" | "marker" | "band"}``.
+    Traces carry ``meta = {"metric": ..., "role": "curve" | "marker" | "band" | "hover" |
+    "coincide"}``; the ``hover`` trace of each panel holds the box's text per K in
+    ``customdata``.
     """
     models = list(curves)
     colors = dict(colors or model_colors(models))
@@ -110,66 +120,160 @@ def metric_curves(
     band_of = {} if bands is None else {
         key: group.sort_values("cutoff") for key, group in bands.groupby(["model", "metric"])
     }
-    n_cols = 1 if len(metrics) == 1 else 2 if len(metrics) in (2, 4) else 3
+    # Two panels a row (three for exactly three): readable from 800 px wide windows up.
+    n_cols = 1 if len(metrics) == 1 else 3 if len(metrics) == 3 else 2
     n_rows = math.ceil(len(metrics) / n_cols)
+    height = 300 * n_rows + 90
+    plot_height = height - 70 - 50  # less the top and bottom margins
     fig = make_subplots(
         rows=n_rows, cols=n_cols,
         subplot_titles=[metric_label(metric) for metric in metrics],
-        horizontal_spacing=0.07, vertical_spacing=0.16 if n_rows > 1 else 0.1,
+        horizontal_spacing=0.07, vertical_spacing=min(0.3, 75 / plot_height),
     )
     max_cutoff = max((len(curves[m][metric]) for m in models for metric in metrics), default=1)
     lines = "lines+markers" if max_cutoff <= 30 else "lines"
     for index, metric in enumerate(metrics):
         row, col = index // n_cols + 1, index % n_cols + 1
-        label = declared(metric).label
+        values = {model: [float(v) for v in curves[model][metric]] for model in models}
+        twins = coinciding(values)
+        intervals = {}
         for model in models:
-            values = [float(v) for v in curves[model][metric]]
-            name = _plain(model)
-            band = band_of.get((model, metric))
-            interval = [""] * len(values)
-            if band is not None:
-                ks = band["cutoff"].astype(int).tolist()
-                low = band["ci_low"].round(6).tolist()
-                high = band["ci_high"].round(6).tolist()
-                fig.add_trace(go.Scatter(
-                    x=ks + ks[::-1], y=high + low[::-1], mode="lines", fill="toself",
-                    fillcolor=_translucent(colors[model]), line={"width": 0},
-                    name=name, legendgroup=name, showlegend=False, hoverinfo="skip",
-                    meta={"metric": metric, "role": "band"},
-                ), row=row, col=col)
-                for k, lo, hi in zip(ks, low, high, strict=True):
-                    if 1 <= k <= len(values):
-                        interval[k - 1] = f" [{lo:.4f}, {hi:.4f}]"
+            intervals[model] = _add_band(fig, band_of.get((model, metric)), model, metric,
+                                         colors[model], len(values[model]), row, col)
+            twin = twins.get(model)
             fig.add_trace(go.Scatter(
-                x=list(range(1, len(values) + 1)), y=values, mode=lines, name=name,
-                legendgroup=name, showlegend=index == 0,
-                line={"color": colors[model], "width": 2.5}, marker={"size": 5},
+                x=list(range(1, len(values[model]) + 1)), y=values[model], mode=lines,
+                name=_plain(model), legendgroup=_plain(model), showlegend=index == 0,
+                line={"color": colors[model], "width": 2.5,
+                      "dash": TWIN_DASHES[twin[1] % len(TWIN_DASHES)] if twin else "solid"},
+                marker={"size": 5}, hoverinfo="skip",
                 meta={"metric": metric, "role": "curve"},
-                customdata=interval if band is not None else None,
-                hovertemplate=f"{name}: %{{y:.4f}}"
-                              f"{'%{customdata}' if band is not None else ''}"
-                              f"<extra>{label}@%{{x}}</extra>",
             ), row=row, col=col)
-            if 1 <= cutoff <= len(values):
+            if 1 <= cutoff <= len(values[model]):
                 fig.add_trace(go.Scatter(
-                    x=[cutoff], y=[values[cutoff - 1]], mode="markers", name=name,
-                    legendgroup=name, showlegend=False,
+                    x=[cutoff], y=[values[model][cutoff - 1]], mode="markers",
+                    name=_plain(model), legendgroup=_plain(model), showlegend=False,
                     marker={"color": colors[model], "size": 12, "symbol": "circle",
                             "line": {"color": "white", "width": 2}},
-                    meta={"metric": metric, "role": "marker"},
-                    hovertemplate=f"{name}: %{{y:.4f}}<extra>{label}@{cutoff} (chosen K)</extra>",
+                    meta={"metric": metric, "role": "marker"}, hoverinfo="skip",
                 ), row=row, col=col)
+        _add_twin_legend(fig, twins, metric, colors, row, col)
+        fig.add_trace(_hover_trace(values, metric, cutoff, colors, intervals, twins),
+                      row=row, col=col)
         fig.add_vline(x=cutoff, line={"color": "#555555", "dash": "dot", "width": 1.5},
                       row=row, col=col)
+        if list_end is not None and 1 <= list_end < max_cutoff:
+            fig.add_vline(x=list_end, line={"color": "#777777", "dash": "dash", "width": 1},
+                          annotation_text="lists end", annotation_position="bottom right",
+                          annotation_font={"size": 12}, row=row, col=col)
         fig.update_xaxes(title_text="K" if row == n_rows else None, rangemode="tozero",
                          row=row, col=col)
         fig.update_yaxes(rangemode="tozero", tickformat=".2f", row=row, col=col)
     shaded = f"; shaded: {confidence:.0%} confidence band" if bands is not None else ""
     _titled(fig, f"Mean over users at K = 1..{max_cutoff}{shaded}; dotted line: K = {cutoff}",
-             height=330 * n_rows + 60)
-    fig.update_layout(hovermode="x unified")
+            height=height)
+    # The legend goes under the panels, where Plotly makes room for as many rows as a narrow
+    # window needs (above them, a wrapped legend would cover the panel titles).
+    fig.update_layout(
+        hovermode="x", hoverlabel={"align": "left"}, margin={"t": 70},
+        legend={"orientation": "h", "x": 0, "xanchor": "left", "yref": "paper",
+                "y": -45 / plot_height, "yanchor": "top"},
+    )
     fig.update_annotations(yshift=4)
     return fig
+
+
+#: Line styles of curves drawn over an equal curve, so that both stay visible.
+TWIN_DASHES = ("dash", "dot", "dashdot", "longdash")
+
+
+def coinciding(values: Mapping[str, Sequence[float]]) -> dict[str, tuple[str, int]]:
+    """The curves drawn over an earlier, equal one: model -> (the first model it equals,
+    its position among the models equal to that one, from 0).
+
+    Two curves coincide when they are equal (to 1e-12) at more than half of the cutoffs.
+
+    >>> coinciding({"a": [1.0, 1.0], "b": [0.5, 1.0], "c": [1.0, 1.0], "d": [1.0, 1.0]})
+    {'c': ('a', 0), 'd': ('a', 1)}
+    """
+    twins: dict[str, tuple[str, int]] = {}
+    firsts: list[str] = []
+    for model, curve in values.items():
+        array = np.asarray(curve, dtype=np.float64)
+        for first in firsts:
+            other = np.asarray(values[first], dtype=np.float64)
+            if len(other) == len(array) and 2 * np.count_nonzero(
+                    np.abs(other - array) <= 1e-12) > len(array):
+                twins[model] = (first, sum(1 for f, _ in twins.values() if f == first))
+                break
+        else:
+            firsts.append(model)
+    return twins
+
+
+def _add_band(fig: go.Figure, band: pd.DataFrame | None, model: str, metric: str,
+              color: str, length: int, row: int, col: int) -> list[str]:
+    """The model's band as a shaded area; the interval text at each K (empty where none)."""
+    interval = [""] * length
+    if band is None:
+        return interval
+    ks = band["cutoff"].astype(int).tolist()
+    low = band["ci_low"].round(6).tolist()
+    high = band["ci_high"].round(6).tolist()
+    fig.add_trace(go.Scatter(
+        x=ks + ks[::-1], y=high + low[::-1], mode="lines", fill="toself",
+        fillcolor=_translucent(color), line={"width": 0}, name=_plain(model),
+        legendgroup=_plain(model), showlegend=False, hoverinfo="skip",
+        meta={"metric": metric, "role": "band"},
+    ), row=row, col=col)
+    for k, lo, hi in zip(ks, low, high, strict=True):
+        if 1 <= k <= length:
+            interval[k - 1] = f" [{lo:.4f}, {hi:.4f}]"
+    return interval
+
+
+def _add_twin_legend(fig: go.Figure, twins: Mapping[str, tuple[str, int]], metric: str,
+                     colors: Mapping[str, str], row: int, col: int) -> None:
+    """A legend entry per group of coinciding curves (it draws nothing in the panel)."""
+    groups: dict[str, list[str]] = {}
+    for model, (first, _) in twins.items():
+        groups.setdefault(first, [first]).append(model)
+    for members in groups.values():
+        names = " and ".join(_plain(m) for m in members)
+        fig.add_trace(go.Scatter(
+            x=[None], y=[None], mode="lines", showlegend=True,
+            name=f"{names} coincide on {metric_label(metric)} (dashed)",
+            line={"color": colors[members[-1]], "dash": TWIN_DASHES[0], "width": 2.5},
+            hoverinfo="skip", meta={"metric": metric, "role": "coincide"},
+        ), row=row, col=col)
+
+
+def _hover_trace(values: Mapping[str, list[float]], metric: str, cutoff: int,
+                 colors: Mapping[str, str], intervals: Mapping[str, list[str]],
+                 twins: Mapping[str, tuple[str, int]]) -> go.Scatter:
+    """An invisible trace along the top curve whose hover box lists every model once at
+    each K, highest value first (the curves themselves show no hover box)."""
+    label = declared(metric).label
+    length = max(len(curve) for curve in values.values())
+    texts, tops = [], []
+    for k in range(1, length + 1):
+        here = sorted(((curve[k - 1], model) for model, curve in values.items()
+                       if k <= len(curve)), key=lambda pair: -pair[0])
+        chosen = " (chosen K)" if k == cutoff else ""
+        lines = [f"<b>{label}@{k}</b>{chosen}"]
+        for value, model in here:
+            same = f" (= {_plain(twins[model][0])})" if model in twins else ""
+            lines.append(f"<span style='color:{colors[model]}'>●</span> {_plain(model)}: "
+                         f"{value:.4f}{intervals[model][k - 1]}{same}")
+        texts.append("<br>".join(lines))
+        tops.append(here[0][0] if here else None)
+    return go.Scatter(
+        x=list(range(1, length + 1)), y=tops, mode="markers", showlegend=False,
+        marker={"size": 8, "opacity": 0}, customdata=texts,
+        hovertemplate="%{customdata}<extra></extra>",
+        hoverlabel={"bgcolor": "white", "bordercolor": "#888888", "font": {"color": "#262730"}},
+        meta={"metric": metric, "role": "hover"},
+    )
 
 
 def distribution(
@@ -320,16 +424,16 @@ def pairwise_matrix(pairs: pd.DataFrame, models: Sequence[str], label: str) -> g
         zmin=-1.5, zmax=1.5, xgap=3, ygap=3,
         colorscale=[[0, WORSE_COLOR], [1 / 3, WORSE_COLOR], [1 / 3, NEUTRAL_COLOR],
                     [2 / 3, NEUTRAL_COLOR], [2 / 3, BETTER_COLOR], [1, BETTER_COLOR]],
-        colorbar={"tickvals": [-1, 0, 1], "len": 0.9, "thickness": 16,
-                  "ticktext": ["▼ row significantly worse", "no significant difference",
-                               "▲ row significantly better"]},
+        showscale=False,
         meta={"role": "matrix"},
     ))
     fig.update_layout(
         xaxis={"title": "… compared with this model", "side": "top", "showgrid": False},
         yaxis={"title": "This model …", "autorange": "reversed", "showgrid": False},
     )
-    _titled(fig, f"{label}: row model minus column model, and the corrected p-value",
+    # The colour key is a line of the title rather than a colour bar, which would take a
+    # third of a narrow window's width.
+    _titled(fig, f"{label}: row model minus column model<br><sup>{MATRIX_KEY}</sup>",
             height=max(330, 120 + 95 * n))
     fig.update_layout(margin={"t": 110, "b": 20, "l": 60, "r": 20})
     fig.update_xaxes(showline=False)

@@ -989,12 +989,15 @@ def describe_pair(
     metric_label: str = "NDCG@10",
     correction: str = "holm",
 ) -> str:
-    """One plain-language sentence summing up a row of :func:`paired_comparison`.
+    """Plain-language sentences summing up a row of :func:`paired_comparison`.
 
-    The sentence gives B's wins, losses and ties against A, the difference ``mean_B - mean_A``
-    with its confidence interval, and whether it is significant after the correction, quoting
-    the corrected p-value (``p_corrected``). Numbers have 3 decimals, more for differences
-    below 0.01.
+    The sentences say no more than the test shows. A model is called better only when the
+    difference of the means is significant after the correction; otherwise they say there is
+    no real difference. They name the model with the higher mean first, give the difference of
+    the means (higher minus lower) with its confidence interval and the corrected p-value
+    (``p_corrected``), and how many users each model serves better, saying so when the model
+    with the higher mean serves fewer users better. Numbers have 3 decimals, more for
+    differences below 0.01.
 
     Parameters
     ----------
@@ -1012,8 +1015,15 @@ def describe_pair(
     ...        "ci_low": 0.012, "ci_high": 0.030, "p_corrected": 0.003, "significant": True,
     ...        "wins": 612, "ties": 87, "losses": 401, "users": 1100}
     >>> describe_pair(row)  # doctest: +NORMALIZE_WHITESPACE
-    'Model B beats Model A on NDCG@10 for 612 users and loses for 401 (ties 87); the
-    difference, +0.021 [0.012, 0.030], is significant after Holm correction (p = 0.003).'
+    'Model B is better than Model A on NDCG@10: its mean is higher by 0.021 [0.012, 0.030],
+    significant after Holm correction (p = 0.003). Model B serves 612 users better, Model A
+    401 (87 the same).'
+    >>> describe_pair({**row, "significant": False, "p_corrected": 0.217, "wins": 401,
+    ...                "losses": 612})  # doctest: +NORMALIZE_WHITESPACE
+    'No real difference between Model B and Model A on NDCG@10: Model B has the higher mean,
+    by 0.021 [0.012, 0.030], which is not significant after Holm correction (p = 0.217).
+    Higher mean, fewer users served better: Model B serves 401 users better, Model A 612
+    (87 the same).'
     """
     correction = check_choice("correction", correction, CORRECTIONS)
     needed = ("model_a", "model_b", "difference", "ci_low", "ci_high", "p_corrected",
@@ -1024,23 +1034,39 @@ def describe_pair(
             f"The 'row' argument lacks {', '.join(missing)}; pass a row of the table of "
             "paired_comparison."
         )
-    a, b = row["model_a"], row["model_b"]
     diff, low, high = float(row["difference"]), float(row["ci_low"]), float(row["ci_high"])
     wins, ties, losses = int(row["wins"]), int(row["ties"]), int(row["losses"])
-    p = float(row["p_corrected"])
-    verdict = "is significant" if bool(row["significant"]) else "is not significant"
+    p = f"{_format_p(float(row['p_corrected']))}"
     name = CORRECTION_NAMES[correction]
     if wins == 0 and losses == 0:
         return (
-            f"{b} and {a} give the same {metric_label} for all {_users(ties)}; there is no "
-            f"difference to test ({_format_p(p)} after {name} correction)."
+            f"{row['model_b']} and {row['model_a']} give the same {metric_label} for all "
+            f"{_users(ties)}; there is no difference to test ({p} after {name} correction)."
         )
+    # The model with the higher mean first; the difference is higher minus lower.
+    if diff >= 0:
+        high_model, low_model, more, fewer = row["model_b"], row["model_a"], wins, losses
+    else:
+        high_model, low_model, more, fewer = row["model_a"], row["model_b"], losses, wins
+        diff, low, high = -diff, -high, -low
     places = _decimals(diff, low, high)
-    return (
-        f"{b} beats {a} on {metric_label} for {_users(wins)} and loses for {losses:,} "
-        f"(ties {ties:,}); the difference, {diff:+.{places}f} [{low:.{places}f}, "
-        f"{high:.{places}f}], {verdict} after {name} correction ({_format_p(p)})."
-    )
+    gap = f"{diff:.{places}f} [{low:.{places}f}, {high:.{places}f}]"
+    served = (f"{high_model} serves {_users(more)} better, {low_model} {fewer:,} "
+              f"({ties:,} the same).")
+    if diff == 0:
+        return (f"No real difference between {high_model} and {low_model} on {metric_label}: "
+                f"their means are equal ({p} after {name} correction). {served}")
+    if not bool(row["significant"]):
+        fewer_served = "Higher mean, fewer users served better: " if more < fewer else ""
+        return (f"No real difference between {high_model} and {low_model} on {metric_label}: "
+                f"{high_model} has the higher mean, by {gap}, which is not significant after "
+                f"{name} correction ({p}). {fewer_served}{served}")
+    if more < fewer:
+        return (f"{high_model} has a significantly higher mean {metric_label} than "
+                f"{low_model}, by {gap} ({name} correction, {p}), but serves fewer users "
+                f"better: its lead comes from large gains for fewer users. {served}")
+    return (f"{high_model} is better than {low_model} on {metric_label}: its mean is higher "
+            f"by {gap}, significant after {name} correction ({p}). {served}")
 
 
 def comparison_warnings(values: pd.DataFrame) -> list[str]:

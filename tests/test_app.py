@@ -347,9 +347,16 @@ def test_ndcg_page_explains_the_tutorial_slip():
     at.radio(key="ndcg_ideal").set_value("retrieved").run()
     ok(at)
     assert {m.label: m.value for m in at.metric}["NDCG@5"] == "0.8503"
-    assert at.session_state["conv_ideal"] == "retrieved"  # the sidebar follows
-    assert at.session_state["preset"] == "retrieved_ideal"
     assert "1.3869" in at.latex[3].value and "1.6309" in at.latex[3].value
+    # a what-if on this page only: the sidebar and every other page keep their conventions
+    assert at.session_state["conv_ideal"] == "ground_truth"
+    assert at.session_state["preset"] == "default"
+    assert any("every other page keeps the sidebar's conventions" in i.value for i in at.info)
+    [b for b in at.button if b.label == "Use these on every page"][0].click().run()
+    ok(at)
+    assert at.session_state["conv_ideal"] == "retrieved"  # applied everywhere on request
+    assert at.session_state["preset"] == "retrieved_ideal"
+    assert {m.label: m.value for m in at.metric}["NDCG@5"] == "0.8503"
 
 
 def test_ndcg_page_rows_for_the_first_example():
@@ -517,7 +524,11 @@ def test_a_bad_model_file_is_explained_next_to_it_and_the_rest_stays(name, conte
     assert not any("Traceback" in e for e in errors(at))
     go(at, "app_pages/compare.py")
     assert {model for model, _ in curves(at)} == {"als_model"}
-    assert any("is left out" in w for w in warnings(at))
+    # Compare names the file left out and links to the Data page; the message is told once,
+    # on the Data page
+    assert any(w.startswith("Left out: ") and "Data page" in w for w in warnings(at))
+    assert not any(expected in w for w in warnings(at))
+    assert [link.proto.page for link in at.main.get("page_link")] == ["data-files"]
 
 
 def test_choosing_columns_by_hand_fixes_a_file():
@@ -573,7 +584,8 @@ def test_file_names_are_never_markup():
 
 # Every table a person takes away, by page: its download button's key and the file's name.
 DOWNLOADS = {
-    "app_pages/compare.py": {"compare_table_csv": "metrics_at_10.csv"},
+    "app_pages/compare.py": {"compare_table_csv": "metrics_at_10.csv",
+                             "compare_baseline_csv": "difference_from_baseline_at_10.csv"},
     "app_pages/users.py": {"users_summary_csv": "users_ndcg_at_10.csv",
                            "worst_table_csv": "worst_users_ndcg_at_10.csv"},
     "app_pages/significance.py": {"significance_models_csv": "models_ndcg_at_10.csv",
@@ -702,9 +714,10 @@ def test_significance_page_on_the_demo():
     assert matrix["y"] == matrix["x"] == models["Model"].tolist()
     assert matrix["z"][0] == [None, 1, 1, 1] and matrix["z"][3] == [-1, -1, -1, None]
     sentence = plain(at.info[0].value)
-    assert re.match(r"top_heavy beats personalized on NDCG@10 for [\d,]+ users and loses for "
-                    r"[\d,]+ \(ties \d+\); the difference, \+0\.\d+ \[0\.\d+, 0\.\d+\], is "
-                    r"significant after Holm correction \(p < 0\.001\)\.", sentence), sentence
+    assert re.match(r"top_heavy is better than personalized on NDCG@10: its mean is higher by "
+                    r"0\.\d+ \[0\.\d+, 0\.\d+\], significant after Holm correction "
+                    r"\(p < 0\.001\)\. top_heavy serves [\d,]+ users better, personalized [\d,]+ "
+                    r"\(\d+ the same\)\.", sentence), sentence
     assert "Randomization test:" in at.caption[1].value
     # the means are the Compare page's
     go(at, "app_pages/compare.py")
@@ -763,7 +776,7 @@ def test_a_pair_opens_head_to_head():
     options = at.selectbox(key="significance_pair").options
     assert len(options) == 6
     at.selectbox(key="significance_pair").set_value(("popularity", "personalized")).run()
-    assert plain(at.info[0].value).startswith("personalized beats popularity on NDCG@10")
+    assert plain(at.info[0].value).startswith("personalized is better than popularity on NDCG@10")
     at.selectbox(key="significance_metric").set_value("map").run()
     [b for b in at.button if b.label == "See this pair user by user"][0].click().run()
     ok(at)

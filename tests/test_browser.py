@@ -133,10 +133,13 @@ def browser():
 
 
 @contextmanager
-def open_tab(browser, url: str, request) -> Iterator[Page]:
+def open_tab(browser, url: str, request, *, width: int = 1400, height: int = 2000,
+             color_scheme: str = "light") -> Iterator[Page]:
     """``url`` in a fresh browser context (a new Streamlit session) that fails the test on any
-    page error or console error, and keeps a screenshot when the test fails."""
-    context = browser.new_context(viewport={"width": 1400, "height": 2000})
+    page error or console error, and keeps a screenshot when the test fails. The window's
+    size and the system's colour scheme are the context's."""
+    context = browser.new_context(viewport={"width": width, "height": height},
+                                  color_scheme=color_scheme)
     tab = context.new_page()
     tab.set_default_timeout(TIMEOUT)
     problems: list[str] = []
@@ -304,6 +307,9 @@ def test_worst_served_user_opens_in_the_ndcg_page(page: Page):
     user = worst.locator("td").nth(0).text_content().strip()
     box = worst.bounding_box()
     page.mouse.click(box["x"] + 18, box["y"] + 35 + 17)  # the first row's selection box
+    wait_idle(page)
+    expect(page.locator("h1").first).to_have_text("Users")  # selecting does not navigate
+    page.get_by_role("button", name=f"Explain this user: {user}").click()
     expect(page.locator("h1").first).to_have_text("NDCG explained")
     wait_idle(page)
     expect(page.get_by_text(f"top 10 for user {user}")).to_be_visible()
@@ -326,7 +332,7 @@ def test_significance_then_head_to_head_then_ndcg(page: Page):
     expect(page.locator(".js-plotly-plot .gtitle").first).to_contain_text(
         "NDCG@10: row model minus column model")
     sentence = page.locator('[data-testid="stAlertContentInfo"]')
-    expect(sentence).to_contain_text("top_heavy beats personalized on NDCG@10")
+    expect(sentence).to_contain_text("top_heavy is better than personalized on NDCG@10")
     expect(sentence).to_contain_text("after Holm correction")
     assert "top_heavy" in table_text(page)
     no_exception(page)
@@ -486,3 +492,74 @@ def test_segments_show_who_each_model_serves_and_the_paradox(page: Page):
     expect(grid(page)).to_contain_text("40")  # the new users both models count
     no_exception(page)
     shoot(page, "11_significance_new_users")
+# ----- an 800 px window, the dark theme, readable text ------------------------------------
+
+CONTRAST = """element => {
+    const rgb = text => text.match(/[\\d.]+/g).slice(0, 4).map(Number);
+    const lum = ([r, g, b]) => [r, g, b].map(c => c / 255)
+        .map(c => c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4)
+        .reduce((sum, c, i) => sum + c * [0.2126, 0.7152, 0.0722][i], 0);
+    let back = element, fill = 'rgba(0, 0, 0, 0)';
+    while (back && (fill = getComputedStyle(back).backgroundColor).endsWith(', 0)')) {
+        back = back.parentElement;
+    }
+    const [r, g, b, a = 1] = rgb(getComputedStyle(element).color);
+    const under = rgb(fill);
+    const seen = [r, g, b].map((c, i) => c * a + under[i] * (1 - a));
+    const [hi, lo] = [lum(seen), lum(under)].sort((x, y) => y - x);
+    return (hi + 0.05) / (lo + 0.05);
+}"""
+
+
+def overlaps(one: dict, other: dict) -> bool:
+    return not (one["x"] + one["width"] <= other["x"] or other["x"] + other["width"] <= one["x"]
+                or one["y"] + one["height"] <= other["y"]
+                or other["y"] + other["height"] <= one["y"])
+
+
+def cut(locator) -> bool:
+    """Whether a label's text is cut short (an ellipsis instead of its end)."""
+    return locator.evaluate("e => e.scrollWidth > e.clientWidth + 1")
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_verdict_fits_800_px_in_both_themes(browser, server, request, scheme):
+    with open_tab(browser, server, request, width=800, height=900, color_scheme=scheme) as page:
+        chart = page.locator('[data-testid="stPlotlyChart"]').first
+        expect(chart.locator(".main-svg").first).to_be_visible()
+        sidebar = page.locator('[data-testid="stSidebar"]').bounding_box()
+        assert sidebar["width"] <= 260
+        toggle = page.get_by_text("Show 95% confidence bands")
+        assert not cut(toggle)
+        expect(page.get_by_role("button", name="Deploy")).to_have_count(0)
+        # the legend under the panels covers no panel title
+        legend_box = chart.locator(".legend").bounding_box()
+        titles = chart.locator(".annotation-text")
+        assert all(not overlaps(legend_box, titles.nth(i).bounding_box())
+                   for i in range(titles.count()))
+        # the page and the charts are in the chosen theme, with readable text
+        background = page.locator('[data-testid="stApp"]').evaluate(
+            "e => getComputedStyle(e).backgroundColor")
+        assert (background == "rgb(255, 255, 255)") == (scheme == "light")
+        title_fill = chart.locator(".gtitle").evaluate("e => getComputedStyle(e).fill")
+        assert (title_fill == "rgb(31, 33, 41)") == (scheme == "light")
+        caption = page.locator('[data-testid="stCaptionContainer"]').first
+        assert caption.evaluate(CONTRAST) >= 4.5
+        # one hover box at a K, each model once
+        box = chart.locator(".nsewdrag").first.bounding_box()
+        page.mouse.move(box["x"] + box["width"] * 0.2, box["y"] + box["height"] / 2)
+        hover = chart.locator(".hovertext")
+        expect(hover).to_have_count(1)
+        text = hover.text_content()
+        assert all(text.count(f"{model}:") == 1
+                   for model in ("popularity", "personalized", "top_heavy", "random"))
+        no_exception(page)
+        shoot(page, f"verdict_800_{scheme}_compare")
+        page.locator('[data-testid="stMain"]').evaluate("e => e.scrollBy(0, 1300)")
+        shoot(page, f"verdict_800_{scheme}_table")
+        go_to(page, "Significance")
+        button = page.get_by_role("button", name="See this pair user by user")
+        button.scroll_into_view_if_needed()
+        assert not cut(button.locator("p").first)
+        no_exception(page)
+        shoot(page, f"verdict_800_{scheme}_significance")

@@ -75,7 +75,8 @@ def test_curves_mark_the_chosen_cutoff():
     for t in markers:
         assert t["x"] == [3]
         assert t["y"] == [CURVES[t["name"]][t["meta"]["metric"]][2]]
-        assert "chosen K" in t["hovertemplate"]
+        assert t["hoverinfo"] == "skip"  # the panel's one hover box names the chosen K
+    assert all("(chosen K)" in t["customdata"][2] for t in traces(fig, "hover"))
     lines = [shape for shape in fig.layout.shapes if shape.type == "line"]
     assert len(lines) == 2 and {line.x0 for line in lines} == {3}
     assert "K = 3" in fig.layout.title.text
@@ -90,10 +91,46 @@ def test_curves_use_the_given_colours_everywhere():
         assert t["marker"]["color"] == colors[t["name"]]
 
 
-def test_curves_show_exact_values_on_hover():
+def test_curves_hover_box_lists_each_model_once_highest_first():
     fig = metric_curves(CURVES, ["ndcg"], cutoff=1)
-    assert all("%{y:.4f}" in t["hovertemplate"] for t in traces(fig, "curve"))
-    assert fig.layout.hovermode == "x unified"
+    assert all(t["hoverinfo"] == "skip" for t in traces(fig, "curve") + traces(fig, "marker"))
+    (hover,) = traces(fig, "hover")
+    assert fig.layout.hovermode == "x"
+    assert hover["x"] == [1, 2, 3] and hover["y"] == [1.0, 0.7, 0.6]  # along the top curve
+    # ndcg: alpha 1.0, 0.7, 0.6; beta 0.0, 0.4, 0.5
+    at_1, _, at_3 = hover["customdata"]
+    assert at_1.startswith("<b>NDCG@1</b> (chosen K)")
+    assert at_1.count("alpha") == 1 and at_1.count("beta") == 1
+    assert at_1.index("alpha: 1.0000") < at_1.index("beta: 0.0000")
+    assert at_3.index("alpha: 0.6000") < at_3.index("beta: 0.5000")
+    assert "(chosen K)" not in at_3
+    crossing = {"a": {"ndcg": [0.1, 0.9]}, "b": {"ndcg": [0.5, 0.2]}}
+    (hover,) = traces(metric_curves(crossing, ["ndcg"], cutoff=1), "hover")
+    assert hover["customdata"][0].index("b: 0.5") < hover["customdata"][0].index("a: 0.1")
+    assert hover["customdata"][1].index("a: 0.9") < hover["customdata"][1].index("b: 0.2")
+
+
+def test_coinciding_curves_are_dashed_and_named_in_the_legend():
+    # MRR = 1.0 at every K for two models, a third below
+    same = {"one": {"mrr": [1.0, 1.0, 1.0]}, "two": {"mrr": [1.0, 1.0, 1.0]},
+            "three": {"mrr": [0.5, 0.6, 0.6]}}
+    fig = metric_curves(same, ["mrr"], cutoff=2)
+    dashes = {t["name"]: t["line"]["dash"] for t in traces(fig, "curve")}
+    assert dashes == {"one": "solid", "two": "dash", "three": "solid"}
+    (note,) = traces(fig, "coincide")
+    assert note["name"] == "one and two coincide on MRR@K (dashed)" and note["showlegend"]
+    assert "two: 1.0000 (= one)" in traces(fig, "hover")[0]["customdata"][0]
+    assert traces(metric_curves(CURVES, ["ndcg"], cutoff=2), "coincide") == []
+
+
+def test_the_end_of_the_longest_list_is_marked():
+    long = {"a": {"precision": [1.0, 0.5, 1 / 3, 0.25]}}  # one item, a list of 1
+    fig = metric_curves(long, ["precision"], cutoff=1, list_end=1)
+    ends = [s for s in fig.layout.shapes if s.line.dash == "dash"]
+    assert [s.x0 for s in ends] == [1]
+    assert "lists end" in [a.text for a in fig.layout.annotations]
+    unmarked = metric_curves(long, ["precision"], cutoff=1, list_end=4)
+    assert not [s for s in unmarked.layout.shapes if s.line.dash == "dash"]
 
 
 def test_curves_layout_grows_with_the_metrics():
@@ -209,11 +246,11 @@ def test_bands_are_shaded_areas_in_the_model_colour():
     assert beta["fillcolor"] == "rgba(230, 159, 0, 0.18)"
     assert alpha["hoverinfo"] == "skip" and not alpha["showlegend"]
     assert "shaded: 90% confidence band" in fig.layout.title.text
-    curves = {(t["name"], t["meta"]["metric"]): t for t in traces(fig, "curve")}
-    assert curves[("alpha", "ndcg")]["customdata"] == [
-        " [0.9000, 1.0000]", " [0.6000, 0.8000]", " [0.5000, 0.7000]"]
-    assert curves[("beta", "ndcg")]["customdata"][1] == ""  # no band computed at K = 2
-    assert "customdata" not in curves[("alpha", "precision")]
+    hover = {t["meta"]["metric"]: t["customdata"] for t in traces(fig, "hover")}
+    assert "alpha: 1.0000 [0.9000, 1.0000]" in hover["ndcg"][0]
+    assert "alpha: 0.6000 [0.5000, 0.7000]" in hover["ndcg"][2]
+    assert "beta: 0.4000<" not in hover["ndcg"][1] and hover["ndcg"][1].endswith("beta: 0.4000")
+    assert "[" not in hover["precision"][0]
 
 
 def test_no_bands_no_shading():
@@ -250,8 +287,9 @@ def test_pairwise_matrix_cells_read_row_minus_column():
     assert "c − a: +0.3000 [0.2000, 0.4000]" in cells["customdata"][0][2]
     assert "a − c: -0.3000 [-0.4000, -0.2000]" in cells["customdata"][2][0]
     assert "significantly worse" in cells["customdata"][2][0]
-    assert cells["colorbar"]["ticktext"] == [
-        "▼ row significantly worse", "no significant difference", "▲ row significantly better"]
+    # the colour key is a line of the title (a colour bar would crowd narrow windows)
+    assert not cells["showscale"] and "colorbar" not in cells
+    assert "▲ blue: row significantly better · ▼ red: worse" in fig.layout.title.text
     colours = [c for _, c in cells["colorscale"]]
     assert colours[0] == WORSE_COLOR and colours[2] == NEUTRAL_COLOR
     assert colours[-1] == BETTER_COLOR

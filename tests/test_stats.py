@@ -498,36 +498,68 @@ def _row(**changes):
 
 def test_describe_significant_pair():
     assert describe_pair(_row()) == (
-        "Model B beats Model A on NDCG@10 for 612 users and loses for 401 (ties 87); the "
-        "difference, +0.021 [0.012, 0.030], is significant after Holm correction (p = 0.003)."
+        "Model B is better than Model A on NDCG@10: its mean is higher by 0.021 [0.012, 0.030], "
+        "significant after Holm correction (p = 0.003). Model B serves 612 users better, "
+        "Model A 401 (87 the same)."
     )
 
 
-def test_describe_not_significant_pair():
+def test_describe_not_significant_pair_names_the_higher_mean_first():
+    # B's mean is lower: A leads, by 0.004 [-0.005, 0.012], and A serves 3 users better
     row = _row(difference=-0.004, ci_low=-0.012, ci_high=0.005, p_corrected=0.41,
                significant=False, wins=1, losses=3, ties=2)
-    assert describe_pair(row, "Recall@20", correction="bh") == (
-        "Model B beats Model A on Recall@20 for 1 user and loses for 3 (ties 2); the "
-        "difference, -0.004 [-0.012, 0.005], is not significant after Benjamini-Hochberg "
-        "correction (p = 0.410)."
+    text = describe_pair(row, "Recall@20", correction="bh")
+    assert text == (
+        "No real difference between Model A and Model B on Recall@20: Model A has the higher "
+        "mean, by 0.004 [-0.005, 0.012], which is not significant after Benjamini-Hochberg "
+        "correction (p = 0.410). Model A serves 3 users better, Model B 1 (2 the same)."
+    )
+    assert "beats" not in text and "better than" not in text
+
+
+def test_not_significant_higher_mean_serving_fewer_users_is_no_winner():
+    # the movies demo's Recall@10: the higher mean serves 656 users better and 873 worse
+    row = _row(difference=0.0053, ci_low=-0.003, ci_high=0.014, p_corrected=0.217,
+               significant=False, wins=656, losses=873, ties=411)
+    text = describe_pair(row, "Recall@10")
+    assert text.startswith("No real difference between Model B and Model A on Recall@10")
+    assert "Higher mean, fewer users served better: Model B serves 656 users better, " \
+        "Model A 873 (411 the same)." in text
+    assert "beats" not in text and "better than" not in text
+
+
+def test_significant_mean_but_fewer_users_served_better_says_so():
+    row = _row(wins=401, losses=612)
+    assert describe_pair(row) == (
+        "Model B has a significantly higher mean NDCG@10 than Model A, by 0.021 "
+        "[0.012, 0.030] (Holm correction, p = 0.003), but serves fewer users better: its "
+        "lead comes from large gains for fewer users. Model B serves 401 users better, "
+        "Model A 612 (87 the same)."
     )
 
 
 def test_describe_small_difference_tiny_p_and_identical_models():
     row = _row(difference=0.0004, ci_low=-0.0002, ci_high=0.0011, p_corrected=1e-5)
-    assert "+0.0004 [-0.0002, 0.0011]" in describe_pair(row)
-    assert describe_pair(row).endswith("(p < 0.001).")
+    assert "0.0004 [-0.0002, 0.0011]" in describe_pair(row)
+    assert "(p < 0.001)." in describe_pair(row)
     same = _row(difference=0.0, ci_low=0.0, ci_high=0.0, p_corrected=1.0, significant=False,
                 wins=0, losses=0, ties=1100)
     assert describe_pair(same) == (
         "Model B and Model A give the same NDCG@10 for all 1,100 users; there is no difference "
         "to test (p = 1.000 after Holm correction)."
     )
+    equal_means = _row(difference=0.0, ci_low=-0.01, ci_high=0.01, p_corrected=1.0,
+                       significant=False, wins=3, losses=3, ties=4)
+    assert describe_pair(equal_means).startswith(
+        "No real difference between Model B and Model A on NDCG@10: their means are equal")
 
 
 def test_describe_real_row():
     row = paired_comparison(_values(100), n_bootstrap=50).iloc[1]
-    assert describe_pair(row).startswith("C beats A on NDCG@10 for ")
+    text = describe_pair(row)
+    higher = row["model_b"] if row["difference"] > 0 else row["model_a"]
+    verdict = "is better than" if row["significant"] else "No real difference between"
+    assert verdict in text and text.index(str(higher)) < text.index("NDCG@10")
 
 
 def test_warnings_for_few_users_and_identical_models():

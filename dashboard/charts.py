@@ -1,0 +1,27 @@
+"""Drawing a figure on a page: in the page's theme (light or dark, as the viewer chose in the
+settings menu or their system says), with its text alternative for screen readers.
+
+Every page draws its Plotly figures through :func:`show_chart`, so that charts follow the
+theme and none lacks words.
+"""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from rankmetrics.figures_text import text_alternative, themed
+
+CHART_CONFIG = {"displaylogo": False}
+
+
+def page_theme() -> str:
+    """"light" or "dark": the theme the viewer's browser shows (light until it has said)."""
+    return "dark" if st.context.theme.type == "dark" else "light"
+
+
+def show_chart(figure: go.Figure, key: str, *, where=st) -> None:
+    """Draw ``figure`` in the page's theme, its gist in words as the chart's text
+    alternative."""
+    where.plotly_chart(themed(figure, page_theme()), key=key, theme=None, config=CHART_CONFIG,
+                       alt=text_alternative(figure))

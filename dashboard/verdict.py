@@ -1,0 +1,135 @@
+"""The verdict every page shares: the baseline model chosen in the sidebar, and the test
+behind "best" (the Significance page's choices, or its defaults before it was opened).
+
+A model is marked best only when a paired test says so; every page that marks leaders or
+shows differences from the baseline reads the same comparison (``cached.comparison``), so
+the Compare, Users and Significance pages agree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+import streamlit as st
+from pandas.io.formats.style import Styler
+
+from dashboard import cached, keys
+from dashboard.controls import confidence_level, ensure_choice
+from dashboard.prepared import Prepared
+from dashboard.settings import N_BOOTSTRAP, Settings
+from rankmetrics.figures import metric_label
+from rankmetrics.stats import ModelComparison
+from rankmetrics.verdict import LeaderVerdict, differences_from
+
+DEFAULT_TEST = "randomization"
+DEFAULT_CORRECTION = "holm"
+DEFAULT_PERMUTATIONS = 10_000
+# Dark text on light fills: readable (contrast above 10:1) whatever the theme.
+BEST_STYLE = "background-color: #c6efce; color: #0b3d17; font-weight: bold"
+TIED_STYLE = "background-color: #fff2b3; color: #3d3000"
+DIFFERENCE_NAMES = {"difference": "Difference", "lift": "Lift", "ci_low": "Difference: low",
+                    "ci_high": "Difference: high", "verdict": "Verdict"}
+DIFFERENCE_COLUMNS = {
+    "Difference": st.column_config.NumberColumn(
+        "Difference", format="%+.4f", help="The model's mean minus the baseline's."),
+    "Lift": st.column_config.NumberColumn(
+        "Lift", format="percent", help="The difference as a share of the baseline's mean."),
+    "Difference: low": st.column_config.NumberColumn(
+        "Difference: low", format="%+.4f", help="The low end of the difference's interval."),
+    "Difference: high": st.column_config.NumberColumn(
+        "Difference: high", format="%+.4f", help="The high end of the difference's interval."),
+    "Corrected p": st.column_config.NumberColumn("Corrected p", format="%.4f"),
+    "Verdict": st.column_config.TextColumn(
+        "Verdict", help="better / worse: significantly; otherwise the difference may be "
+        "chance."),
+}
+
+
+@dataclass(frozen=True)
+class SignificanceChoice:
+    """The paired test, correction and precision behind every verdict."""
+
+    test: str
+    correction: str
+    n_permutations: int
+    n_bootstrap: int
+    confidence: float
+    chosen: bool  # True once the Significance page set them
+
+
+def significance_choice() -> SignificanceChoice:
+    """The Significance page's choices, or its defaults when it has not been opened."""
+    state = st.session_state
+    return SignificanceChoice(
+        test=state.get(keys.SIGNIFICANCE_TEST, DEFAULT_TEST),
+        correction=state.get(keys.SIGNIFICANCE_CORRECTION, DEFAULT_CORRECTION),
+        n_permutations=state.get(keys.SIGNIFICANCE_PERMUTATIONS, DEFAULT_PERMUTATIONS),
+        n_bootstrap=state.get(keys.SIGNIFICANCE_BOOTSTRAP, N_BOOTSTRAP),
+        confidence=confidence_level(),
+        chosen=keys.SIGNIFICANCE_TEST in state,
+    )
+
+
+def comparison(prepared: Prepared, settings: Settings, metric: str,
+               choice: SignificanceChoice) -> ModelComparison | None:
+    """Every pair's test on ``metric`` at the chosen K; None when fewer than 2 models, or
+    fewer than 2 users counted by every model (nothing to test)."""
+    if len(prepared.models) < 2 or cached.paired_users(prepared, settings, metric) < 2:
+        return None
+    return cached.comparison(prepared, settings, metric, choice.test, choice.n_permutations,
+                             choice.n_bootstrap, choice.confidence
+                             ).with_correction(choice.correction)
+
+
+def baseline_control(prepared: Prepared) -> None:
+    """The sidebar's baseline model (the first model until another is chosen)."""
+    if len(prepared.models) < 2:
+        return
+    ensure_choice(keys.BASELINE, prepared.models)
+    st.subheader("Baseline")
+    st.selectbox("Baseline model", prepared.models, key=keys.BASELINE, persist_state="session",
+                 help="Tables show every other model's difference from this one: absolute, "
+                 "relative (% lift) and its confidence interval.")
+
+
+def baseline(prepared: Prepared) -> str:
+    """The baseline model chosen in the sidebar (the first model by default)."""
+    chosen = st.session_state.get(keys.BASELINE)
+    return chosen if chosen in prepared.models else prepared.models[0]
+
+
+def difference_columns(result: ModelComparison, base: str) -> pd.DataFrame:
+    """Each model's difference from ``base``, indexed by model, for joining a table of
+    means; its columns are named for ``DIFFERENCE_COLUMNS``."""
+    table = differences_from(result, base).set_index("model")
+    return table[["difference", "lift", "ci_low", "ci_high", "verdict"]].rename(
+        columns=DIFFERENCE_NAMES)
+
+
+def baseline_differences(results: dict[str, ModelComparison | None], base: str,
+                         cutoff: int) -> pd.DataFrame:
+    """Every other model's difference from ``base`` on each tested metric, one row each."""
+    rows = []
+    for metric, result in results.items():
+        if result is None:
+            continue
+        table = differences_from(result, base)
+        table = table.loc[table["model"] != base]
+        rows.append(table.assign(metric=metric_label(metric, cutoff)))
+    if not rows:
+        return pd.DataFrame(columns=["Metric", "Model", *DIFFERENCE_NAMES.values(),
+                                     "Corrected p"])
+    return pd.concat(rows, ignore_index=True).rename(columns={
+        "metric": "Metric", "model": "Model", "p_corrected": "Corrected p", **DIFFERENCE_NAMES,
+    })[["Metric", "Model", *DIFFERENCE_NAMES.values(), "Corrected p"]]
+
+
+def mark_leaders(styled: Styler, verdict: LeaderVerdict, column: str) -> Styler:
+    """Mark a metric's column: the significantly best model (★, green) or the leaders the
+    data cannot tell apart (≈, yellow); dark text on both, in light and dark themes."""
+    if not verdict.significant and len(verdict.leaders) < 2:
+        return styled
+    style, glyph = (BEST_STYLE, "★") if verdict.significant else (TIED_STYLE, "≈")
+    cells = pd.IndexSlice[list(verdict.leaders), [column]]
+    return styled.map(lambda _: style, subset=cells).format(f"{{:.4f}} {glyph}", subset=cells)

@@ -1,0 +1,185 @@
+"""Figures in words, and figures in the colours of a light or dark page.
+
+A chart is a picture: a reader who cannot see it (a screen reader, a text browser, a
+colour-blind reader unsure of a colour) needs its gist as text. :func:`text_alternative`
+reads a figure made by :mod:`rankmetrics.figures` (its traces carry a ``meta`` role) and says
+what it shows and its top line in a sentence or two.
+
+:func:`themed` gives a figure the Plotly template of the page it is shown on ("light" or
+"dark"), with text of at least 4.5:1 contrast on the page's background (WCAG AA), and swaps
+colours that would vanish there (black lines on a dark page, white outlines).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Sequence
+
+import plotly.graph_objects as go
+
+from rankmetrics.checks import check_choice
+from rankmetrics.metrics import METRICS
+
+THEMES = ("light", "dark")
+#: Page background, text and softer text (ticks, captions) per theme; both texts have at
+#: least 4.5:1 contrast on the background.
+BACKGROUND = {"light": "#FFFFFF", "dark": "#171614"}
+TEXT = {"light": "#1F2129", "dark": "#FAFAFA"}
+SOFT_TEXT = {"light": "#4B4E5A", "dark": "#C8CAD2"}
+GRID = {"light": "#E6E6E6", "dark": "#2D313B"}
+AXIS_LINE = {"light": "#888888", "dark": "#8A8F9C"}
+#: Colours that do not show on a dark page, and what replaces them there; any other colour
+#: with less than 3:1 contrast on the dark background (WCAG's minimum for lines and marks)
+#: is lightened until it has it.
+ON_DARK = {"#000000": "#F0E442", "white": "#171614", "#FFFFFF": "#171614",
+           "#555555": "#B0B3BC", "#333333": "#E6E6E6", "#777777": "#A0A4AE"}
+MARK_CONTRAST = 3.0
+_TAGS = re.compile(r"<[^>]+>")
+_HEX = re.compile(r"#[0-9A-Fa-f]{6}\b")
+
+
+def contrast_ratio(foreground: str, background: str) -> float:
+    """WCAG contrast ratio of two ``#RRGGBB`` colours, from 1 to 21.
+
+    >>> round(contrast_ratio("#000000", "#FFFFFF"), 1)
+    21.0
+    >>> round(contrast_ratio("#777777", "#FFFFFF"), 2)  # just below WCAG AA's 4.5
+    4.48
+    """
+    def luminance(color: str) -> float:
+        channels = [int(color.lstrip("#")[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+        linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    lighter, darker = sorted((luminance(foreground), luminance(background)), reverse=True)
+    return (lighter + 0.05) / (darker + 0.05)
+
+
+def themed(fig: go.Figure, theme: str) -> go.Figure:
+    """A copy of ``fig`` for a page with the ``theme`` ("light" or "dark") look: the Plotly
+    template, a transparent background, readable text and lines that show on it."""
+    theme = check_choice("theme", theme, THEMES)
+    out = go.Figure(fig)
+    out.update_layout(
+        template="plotly_white" if theme == "light" else "plotly_dark",
+        paper_bgcolor="rgba(0,0,0,0)", plot_bgcolor="rgba(0,0,0,0)",
+        font={"color": TEXT[theme]}, title_font_color=TEXT[theme],
+        legend_font_color=TEXT[theme],
+    )
+    out.update_xaxes(gridcolor=GRID[theme], linecolor=AXIS_LINE[theme],
+                     tickfont_color=SOFT_TEXT[theme], title_font_color=TEXT[theme],
+                     zerolinecolor=GRID[theme])
+    out.update_yaxes(gridcolor=GRID[theme], linecolor=AXIS_LINE[theme],
+                     tickfont_color=SOFT_TEXT[theme], title_font_color=TEXT[theme],
+                     zerolinecolor=GRID[theme])
+    out.update_annotations(font_color=TEXT[theme])
+    if theme == "dark":
+        _recolor_for_dark(out)
+    return out
+
+
+def on_dark(color: str) -> str:
+    """A colour that shows on the dark page: the replacement in ``ON_DARK``, or the colour
+    lightened (mixed with white) until it has 3:1 contrast on the dark background.
+
+    >>> on_dark("#000000"), on_dark("#E69F00"), on_dark("#222A2A")
+    ('#F0E442', '#E69F00', '#646A6A')
+    """
+    if color in ON_DARK or not _HEX.fullmatch(color):
+        return ON_DARK.get(color, color)
+    mixed, share = color, 0.0
+    while contrast_ratio(mixed, BACKGROUND["dark"]) < MARK_CONTRAST and share < 1:
+        share += 0.05
+        mixed = "#" + "".join(
+            f"{round(int(color[i:i + 2], 16) * (1 - share) + 255 * share):02X}" for i in (1, 3, 5))
+    return mixed
+
+
+def _recolor_for_dark(fig: go.Figure) -> None:
+    def swap(color: object) -> object:
+        return on_dark(color) if isinstance(color, str) else color
+
+    for trace in fig.data:
+        if isinstance(trace.customdata, tuple) and (trace.meta or {}).get("role") == "hover":
+            trace.customdata = [_HEX.sub(lambda m: on_dark(m.group(0)), str(text))
+                                for text in trace.customdata]
+        for part in ("line", "marker"):
+            style = getattr(trace, part, None)
+            if style is None:
+                continue
+            if "color" in style and isinstance(style.color, str):
+                style.color = swap(style.color)
+            outline = getattr(style, "line", None)
+            if outline is not None and isinstance(outline.color, str):
+                outline.color = swap(outline.color)
+        hover = getattr(trace, "hoverlabel", None)
+        if hover is not None and hover.bgcolor == "white":
+            hover.bgcolor, hover.font.color = "#262730", TEXT["dark"]
+    for shape in fig.layout.shapes:
+        shape.line.color = swap(shape.line.color)
+    for note in fig.layout.annotations:
+        if note.bgcolor is not None:
+            note.bgcolor = "rgba(23, 22, 20, 0.85)"
+
+
+def text_alternative(fig: go.Figure) -> str:
+    """What a figure shows, and its top line, in words.
+
+    >>> from rankmetrics.figures import metric_curves
+    >>> curves = {"a": {"ndcg": [1.0, 0.8]}, "b": {"ndcg": [0.5, 0.9]}}
+    >>> text_alternative(metric_curves(curves, ["ndcg"], cutoff=2))
+    'Mean over users at K = 1..2; dotted line: K = 2. At K = 2, NDCG: b 0.9000, a 0.8000.'
+    """
+    title = _words(fig.layout.title.text or "Chart")
+    roles: dict[str, list] = {}
+    for trace in fig.data:
+        role = (trace.meta or {}).get("role") if isinstance(trace.meta, dict) else None
+        roles.setdefault(role or "", []).append(trace)
+    parts = [title + "."]
+    if "marker" in roles:
+        parts.append(_chosen_k(roles["marker"]))
+    elif "matrix" in roles:
+        parts.append(_matrix(roles["matrix"][0]))
+    elif "outcome" in roles or "users" in roles:
+        if "outcome" in roles:
+            counts = [f"{_words(t.name)}: {t.x[0]:,} users" for t in roles["outcome"]]
+        else:
+            counts = [_words(t.name) for t in roles["users"]]
+        parts.append(", ".join(counts) + ".")
+    elif "box" in roles:
+        parts.append("Mean per model: " + ", ".join(
+            f"{_words(t.name)} {t.mean[0]:.4f}" for t in roles["box"]) + ".")
+    elif "ranked" in roles or "ideal" in roles:
+        parts.append(", ".join(_words(t.name) for t in fig.data if t.name) + ".")
+    else:
+        names = [_words(t.name) for t in fig.data if t.name and t.showlegend is not False]
+        if names:
+            parts.append("Models: " + ", ".join(dict.fromkeys(names)) + ".")
+    return " ".join(parts)
+
+
+def _chosen_k(markers: Sequence) -> str:
+    by_metric: dict[str, list[tuple[float, str]]] = {}
+    for trace in markers:
+        by_metric.setdefault(trace.meta["metric"], []).append((trace.y[0], _words(trace.name)))
+    k = markers[0].x[0]
+    sentences = []
+    for metric, values in by_metric.items():
+        ranked = sorted(values, key=lambda pair: -pair[0])
+        sentences.append(f"{METRICS[metric].label}: "
+                         + ", ".join(f"{name} {value:.4f}" for value, name in ranked))
+    return f"At K = {k}, " + "; ".join(sentences) + "."
+
+
+def _matrix(trace) -> str:
+    cells = [v for row in trace.z for v in row if v is not None]
+    better = sum(1 for v in cells if v == 1)
+    pairs = len(cells) // 2
+    return (f"{better} of {pairs} pairs differ significantly; the others may differ by "
+            "chance.")
+
+
+def _words(text: object) -> str:
+    """Figure text as plain words: tags dropped, entities unescaped."""
+    return html.unescape(_TAGS.sub(" ", str(text))).replace("  ", " ").strip()

@@ -1,0 +1,119 @@
+"""What a comparison lets a reader conclude: which model leads, and by how much.
+
+A higher mean is not yet a better model: with another sample of users the order may flip.
+These functions read a :class:`rankmetrics.stats.ModelComparison` (every pair's paired test,
+corrected for testing many pairs) and say no more than it shows:
+
+- :func:`leader_verdict` names one best model only when it is significantly better than every
+  other; otherwise the leaders form a group the data cannot tell apart;
+- :func:`differences_from` gives each model's difference from a baseline model, absolute and
+  relative (% lift), with the confidence interval of the difference.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .stats import CORRECTION_NAMES, TEST_NAMES, ModelComparison
+
+DIFFERENCE_COLUMNS = (
+    "model", "mean", "difference", "ci_low", "ci_high", "lift", "lift_low", "lift_high",
+    "p_corrected", "verdict",
+)
+
+
+@dataclass(frozen=True)
+class LeaderVerdict:
+    """The models leading one metric, and whether one of them is significantly best.
+
+    ``leaders`` holds the highest-mean model first. ``significant`` is True when it alone
+    leads: significantly better than every other model. Otherwise every model in
+    ``leaders`` is not significantly different from the highest mean ("not
+    distinguishable").
+    """
+
+    leaders: tuple[Hashable, ...]
+    significant: bool
+
+    @property
+    def best(self) -> Hashable | None:
+        """The significantly best model, or None when the leaders are tied."""
+        return self.leaders[0] if self.significant else None
+
+
+def leader_verdict(comparison: ModelComparison) -> LeaderVerdict:
+    """The leader (or tied leaders) of a comparison; see :meth:`ModelComparison.leaders`.
+
+    >>> from rankmetrics.stats import compare_models
+    >>> values = pd.DataFrame({"A": np.linspace(0, 0.5, 40), "B": np.linspace(0.3, 0.8, 40)})
+    >>> leader_verdict(compare_models(values, test="t", n_bootstrap=100))
+    LeaderVerdict(leaders=('B',), significant=True)
+    """
+    leaders, significant = comparison.leaders()
+    return LeaderVerdict(tuple(leaders), bool(significant))
+
+
+def how_tested(comparison: ModelComparison) -> str:
+    """The test behind a verdict in words, e.g. "randomization test, Holm correction, 5%
+    significance level"."""
+    return (f"{TEST_NAMES[comparison.test]}, {CORRECTION_NAMES[comparison.correction]} "
+            f"correction, {1 - comparison.confidence:.0%} significance level")
+
+
+def differences_from(comparison: ModelComparison, baseline: Hashable) -> pd.DataFrame:
+    """Each model's mean minus the baseline's, with its interval, % lift and verdict.
+
+    One row per model of the comparison, in its order (highest mean first):
+
+    - ``difference`` = mean(model) - mean(baseline) on the users every model counts, and
+      ``ci_low``, ``ci_high`` its paired bootstrap confidence interval (the comparison's);
+    - ``lift`` = difference / mean(baseline), the relative difference (0.05 is +5%), and
+      ``lift_low``, ``lift_high`` the interval divided by the baseline's mean; NaN when the
+      baseline's mean is 0 (no relative change is defined);
+    - ``p_corrected`` the pair's corrected p-value;
+    - ``verdict``: "baseline", "better", "worse" (significantly) or "no significant
+      difference".
+
+    The baseline's own row has difference and lift 0 and no interval.
+
+    Raises
+    ------
+    ValueError
+        When ``baseline`` is not one of the comparison's models.
+
+    Examples
+    --------
+    >>> from rankmetrics.stats import compare_models
+    >>> values = pd.DataFrame({"A": [0.2, 0.4] * 20, "B": [0.3, 0.5] * 20})
+    >>> table = differences_from(compare_models(values, test="t", n_bootstrap=50), "A")
+    >>> table[["model", "difference", "lift", "verdict"]].round(4).values.tolist()
+    [['B', 0.1, 0.3333, 'better'], ['A', 0.0, 0.0, 'baseline']]
+    """
+    models = comparison.models["model"].tolist()
+    if baseline not in models:
+        raise ValueError(
+            f"The baseline {baseline!r} is not one of the compared models: "
+            f"{', '.join(map(repr, models))}."
+        )
+    base_mean = float(comparison.models.loc[comparison.models["model"] == baseline, "mean"].iloc[0])
+    rows = []
+    for model, mean in zip(models, comparison.models["mean"], strict=True):
+        if model == baseline:
+            rows.append((model, float(mean), 0.0, np.nan, np.nan, np.nan, "baseline"))
+            continue
+        pair = comparison.pair(baseline, model)
+        verdict = ("no significant difference" if not bool(pair["significant"])
+                   else "better" if float(pair["difference"]) > 0 else "worse")
+        rows.append((model, float(mean), float(pair["difference"]), float(pair["ci_low"]),
+                     float(pair["ci_high"]), float(pair["p_corrected"]), verdict))
+    table = pd.DataFrame(rows, columns=["model", "mean", "difference", "ci_low", "ci_high",
+                                        "p_corrected", "verdict"])
+    scale = np.nan if base_mean == 0 else base_mean
+    return table.assign(
+        lift=table["difference"] / scale, lift_low=table["ci_low"] / scale,
+        lift_high=table["ci_high"] / scale,
+    )[list(DIFFERENCE_COLUMNS)]
