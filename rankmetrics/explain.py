@@ -567,9 +567,9 @@ def _threshold_variants(relevance: RelevanceMapping,
     """The relevance mapping with each threshold the user's ratings make a difference at."""
     values = ratings.to_numpy(dtype=np.float64)
     if relevance.kind == "binary":
-        current = relevance.rating_threshold
-        levels = sorted({float(v) for v in values if np.isfinite(v)} | {current})
-        return [(f"rating ≥ {_num(t)}", RelevanceMapping.binary(t)) for t in levels]
+        current = float(relevance.table[0][0])
+        ratings_seen = sorted({float(v) for v in values if np.isfinite(v)} | {current})
+        return [(f"rating ≥ {_num(t)}", RelevanceMapping.binary(t)) for t in ratings_seen]
     grades = relevance.grades(values)
     levels = sorted({float(g) for g in grades if g > 0} | {relevance.threshold})
     return [(f"grade ≥ {_num(t)}", replace(relevance, threshold=t)) for t in levels]

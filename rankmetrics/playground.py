@@ -210,7 +210,7 @@ def convention_values(playground: Playground, cutoff: int) -> pd.DataFrame:
     for option, choices in _choices(playground).items():
         for choice in choices:
             variant = _with(playground, option, choice)
-            values = playground_values(variant, cutoff).loc[cutoff]
+            values = playground_values(variant, cutoff).loc[cutoff].to_dict()
             for metric in SWITCHES[option]:
                 rows.append({"option": option, "choice": choice, "metric": metric,
                              "value": float(values[metric]),
@@ -415,8 +415,9 @@ def _choices(playground: Playground) -> dict[str, tuple]:
 
 def _with(playground: Playground, option: str, choice: object) -> Playground:
     if option == "threshold":
-        return replace(playground, threshold=int(choice))  # type: ignore[call-overload]
-    return replace(playground, conventions=replace(playground.conventions, **{option: choice}))
+        return replace(playground, threshold=check_int("threshold", choice, high=MAX_GRADE))
+    conventions = Conventions(**{**playground.conventions.as_dict(), option: choice})
+    return replace(playground, conventions=conventions)
 
 
 def _join(parts: list[str]) -> str:
