@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import string
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -416,7 +417,8 @@ def _choices(playground: Playground) -> dict[str, tuple]:
 def _with(playground: Playground, option: str, choice: object) -> Playground:
     if option == "threshold":
         return replace(playground, threshold=check_int("threshold", choice, high=MAX_GRADE))
-    conventions = Conventions(**{**playground.conventions.as_dict(), option: choice})
+    options: dict[str, Any] = {**playground.conventions.as_dict(), option: choice}
+    conventions = Conventions(**options)
     return replace(playground, conventions=conventions)
 
 
