@@ -54,6 +54,8 @@ IDEAL_COLUMNS = (
 HIT_COLUMNS = ("rank", "item", "rating", "grade", "relevant", "hits", "precision")
 #: The metrics :func:`explain_metric` writes out (NDCG and DCG: :func:`explain_ndcg`).
 BINARY_METRICS = ("precision", "recall", "hit_rate", "mrr", "map")
+#: Their names for one user, as the registry's formulas write them (MRR and MAP are means).
+SHORT_NAMES = {"precision": "P", "recall": "R", "hit_rate": "HR", "mrr": "RR", "map": "AP"}
 # Up to this cutoff the written-out formula shows every rank, zero terms included.
 ALL_TERMS_UP_TO = 10
 TERMS_PER_LINE = 5
@@ -407,9 +409,8 @@ class MetricArithmetic:
                 rf"\sum_{{k \le {self.cutoff}}} \mathrm{{P@k}}\,\mathrm{{rel}}(k)")
 
     def _with_numbers(self) -> str:
-        k, label = self.cutoff, METRICS[self.metric].label
-        name = {"mrr": "RR", "map": "AP", "hit_rate": "HR"}.get(self.metric, label)
-        left = rf"\mathrm{{{name}@{k}}}"
+        k = self.cutoff
+        left = rf"\mathrm{{{SHORT_NAMES[self.metric]}@{k}}}"
         hits = len(self.hit_ranks)
         none = rf"0 \quad \text{{(no relevant item in the top {k})}}"
         if self.metric in ("precision", "recall"):

@@ -113,11 +113,11 @@ class Playground:
     def from_frames(cls, truth: pd.DataFrame, run: pd.DataFrame, user: str, *,
                     threshold: int = 1, conventions: Conventions | None = None) -> Playground:
         """One user's list and ground truth (columns user, item, rating / score), the ratings
-        taken as grades: the list's items keep their scores, ground-truth items with a grade
-        that the list misses become ``beyond``."""
+        taken as grades (negative ones as 0): the list's items keep their scores, ground-truth
+        items with a grade that the list misses become ``beyond``."""
         ratings = truth.loc[truth["user"] == user].drop_duplicates("item").set_index("item")
         mine = run.loc[run["user"] == user]
-        grades = ratings["rating"].reindex(mine["item"]).fillna(0).astype(int)
+        grades = ratings["rating"].reindex(mine["item"]).fillna(0).clip(lower=0).astype(int)
         items = tuple(ListItem(str(item), int(grade), float(score))
                       for item, grade, score in zip(mine["item"], grades, mine["score"],
                                                     strict=True))
