@@ -83,11 +83,6 @@ def convention(option: str) -> str:
     return f"conv_{option}"
 
 
-def ndcg_convention(option: str) -> str:
-    """The NDCG explained page's own radio for a convention option (it follows the sidebar)."""
-    return f"ndcg_{option}"
-
-
 def grade_editor(nonce: int) -> str:
     return f"grade_editor_{nonce}"
 
@@ -153,3 +148,49 @@ SEGMENT_FILTER_CHOICE = "segment_filter_choice"
 
 def upload_user_attributes(nonce: int) -> str:
     return f"upload_user_attributes_{nonce}"
+
+
+# Metrics explained (its convention choices are its own: the sidebar's stay as they are)
+EXPLAIN_METRIC = "explain_metric"
+
+
+def explained_convention(option: str) -> str:
+    """The Metrics explained page's own choice of a convention option (gain, ideal, AP
+    denominator): it starts from the sidebar's and changes nothing outside the page."""
+    return f"explained_{option}"
+
+
+def explained_followed(option: str) -> str:
+    """The sidebar's value of ``option`` the page's own choice last started from."""
+    return f"_explained_followed_{option}"
+
+
+# Playground: the edited list, the list before the last change and the words for the change
+PLAYGROUND = "_playground"
+PLAYGROUND_BEFORE = "_playground_before"
+PLAYGROUND_WORDS = "_playground_words"
+PLAYGROUND_LESSON = "_playground_lesson"
+PLAYGROUND_PROBLEM = "_playground_problem"
+PLAYGROUND_CUTOFF = "playground_cutoff"
+PLAYGROUND_METRIC = "playground_metric"
+PLAYGROUND_PRESENT = "playground_present"
+PLAYGROUND_SWAP_A = "playground_swap_a"
+PLAYGROUND_SWAP_B = "playground_swap_b"
+PLAYGROUND_NEW_GRADE = "playground_new_grade"
+PLAYGROUND_BEYOND = "playground_beyond"
+PLAYGROUND_BEYOND_GRADE = "playground_beyond_grade"
+
+
+def playground_option(option: str) -> str:
+    """The playground's switch of a convention (gain, ideal, ap_denominator, threshold,
+    ties): its own, never the sidebar's."""
+    return f"playground_{option}"
+
+
+def playground_grade(item: str) -> str:
+    return f"playground_grade_{item}"
+
+
+def playground_action(action: str, item: str) -> str:
+    """A row's button (up, down, remove) for one item of the playground's list."""
+    return f"playground_{action}_{item}"

@@ -402,11 +402,11 @@ class MetricArithmetic:
 
     def _general(self) -> str:
         if self.metric != "map":
-            return METRICS[self.metric].formula.replace("@K", f"@{self.cutoff}")
+            return METRICS[self.metric].formula
         d = {"relevant": "|R|", "min_k_relevant": r"\min(K, |R|)",
              "hits": r"\text{hits in top } K"}[self.conventions.ap_denominator]
-        return (rf"\mathrm{{AP@{self.cutoff}}} = \frac{{1}}{{{d}}}"
-                rf"\sum_{{k \le {self.cutoff}}} \mathrm{{P@k}}\,\mathrm{{rel}}(k)")
+        return (rf"\mathrm{{AP@K}} = \frac{{1}}{{{d}}}"
+                r"\sum_{k \le K} \mathrm{P@k}\,\mathrm{rel}(k)")
 
     def _with_numbers(self) -> str:
         k = self.cutoff
