@@ -202,10 +202,10 @@ def explain_ndcg_page(settings: Settings) -> None:
     st.dataframe(shown(b.ranked), hide_index=True, column_config=ROW_COLUMNS, key="ranked_rows")
     download_table(b.ranked, f"ndcg_at_{k}_of_one_user.csv", "ranked_rows_csv")
     st.caption(
-        "Both gains side by side: 2^g − 1 doubles (and one more) with every grade step, so "
-        "exponential gain favours highly relevant items (grade 3 is worth 7 items of grade 1, "
-        "against 3 with the linear gain g). On 0/1 relevance both give 0 and 1: they are "
-        "equal."
+        "Both gains side by side: 2^g − 1 about doubles with each grade (grades 1, 2, 3 give "
+        "1, 3, 7), so exponential gain favours highly relevant items: one item of grade 3 is "
+        "worth seven of grade 1, against three with the linear gain g. On 0/1 relevance both "
+        "give 0 and 1, so they are equal."
     )
     st.markdown(f"**The ideal list: {IDEAL_WORDS[b.conventions.ideal]}, sorted by gain**")
     st.dataframe(shown(b.ideal), hide_index=True, column_config=ROW_COLUMNS, key="ideal_rows")

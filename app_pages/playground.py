@@ -41,6 +41,7 @@ from rankmetrics.playground import (
 state = st.session_state
 CHANGED = "background-color: #fff2b3; font-weight: bold"
 ACTIVE = "background-color: #d6f5d6; font-weight: bold"
+ACTION_WORDS = {"up": "Move up:", "down": "Move down:", "remove": "Remove"}
 EXPLAINED = ("precision", "recall", "hit_rate", "mrr", "map", "dcg", "ndcg")
 SWITCHES = {
     "gain": ("Gain of a grade g", GAINS,
@@ -68,7 +69,7 @@ PRESENTATION_STYLE = """
 [data-testid="stMetricValue"] { font-size: 3rem !important; }
 [data-testid="stMetricLabel"] p { font-size: 1.5rem !important; }
 [data-testid="stMetricDelta"] { font-size: 1.4rem !important; }
-[data-testid="stMain"] .katex { font-size: 2.1em !important; }
+[data-testid="stMain"] .katex { font-size: 1.55em !important; }
 </style>
 """
 
@@ -175,10 +176,12 @@ if present:
 
 
 def scenario_buttons() -> None:
-    every = all_scenarios()
-    for column, (name, scenario) in zip(st.columns(len(every)), every.items(), strict=True):
-        column.button(scenario.title, key=f"playground_scenario_{name}", on_click=load,
-                      args=(name,), use_container_width=True)
+    every = list(all_scenarios().items())
+    for start in range(0, len(every), 3):
+        for column, (name, scenario) in zip(st.columns(3), every[start:start + 3],
+                                            strict=False):
+            column.button(scenario.title, key=keys.playground_scenario(name), on_click=load,
+                          args=(name,), use_container_width=True)
 
 
 def list_editor(pg: Playground) -> None:
@@ -187,7 +190,7 @@ def list_editor(pg: Playground) -> None:
     st.markdown("**The ranked list** (grade 0: not relevant)")
     for rank, entry in enumerate(ranked, start=1):
         relevant = entry.grade >= pg.threshold
-        row = st.columns([0.5, 1.1, 1.3, 0.5, 0.5, 0.5], vertical_alignment="center")
+        row = st.columns([0.45, 1.0, 1.5, 0.6, 0.6, 0.6], vertical_alignment="center")
         row[0].markdown(f"**{rank}**")
         name = md(entry.item)
         row[1].markdown(f":green[**{name}** ✓]" if relevant else name)
@@ -195,12 +198,14 @@ def list_editor(pg: Playground) -> None:
                             step=1, key=keys.playground_grade(entry.item),
                             label_visibility="collapsed", on_change=on_grade,
                             args=(entry.item,))
-        row[3].button("↑", key=keys.playground_action("up", entry.item), disabled=rank == 1,
-                      on_click=on_move, args=(rank, rank - 1), help=f"Move {entry.item} up")
-        row[4].button("↓", key=keys.playground_action("down", entry.item), disabled=rank == n,
-                      on_click=on_move, args=(rank, rank + 1), help=f"Move {entry.item} down")
-        row[5].button("✕", key=keys.playground_action("remove", entry.item), disabled=n == 1,
-                      on_click=on_remove, args=(rank,), help=f"Remove {entry.item}")
+        for column, (action, icon, to, disabled) in zip(row[3:], (
+                ("up", ":material/arrow_upward:", rank - 1, rank == 1),
+                ("down", ":material/arrow_downward:", rank + 1, rank == n),
+                ("remove", ":material/close:", None, n == 1)), strict=True):
+            column.button(icon, key=keys.playground_action(action, entry.item),
+                          disabled=disabled, help=f"{ACTION_WORDS[action]} {entry.item}",
+                          on_click=on_remove if to is None else on_move,
+                          args=(rank,) if to is None else (rank, to))
     if pg.has_ties():
         st.caption("Some items share a score: the tie rule orders them. A move gives the list "
                    "an explicit order.")
@@ -212,13 +217,14 @@ def more_controls(pg: Playground) -> None:
     swap_a, swap_b, swap_go = st.columns([1, 1, 1], vertical_alignment="bottom")
     swap_a.selectbox("Swap rank", ranks, key=keys.PLAYGROUND_SWAP_A)
     swap_b.selectbox("with rank", ranks, key=keys.PLAYGROUND_SWAP_B)
-    swap_go.button("Swap", on_click=on_swap, disabled=n == 1, use_container_width=True)
+    swap_go.button("Swap", key=keys.PLAYGROUND_SWAP, on_click=on_swap, disabled=n == 1,
+                   use_container_width=True)
     new_grade, add = st.columns([2, 1], vertical_alignment="bottom")
     state.setdefault(keys.PLAYGROUND_NEW_GRADE, 1)
     new_grade.number_input("Grade of a new item", min_value=0, max_value=MAX_GRADE, step=1,
                            key=keys.PLAYGROUND_NEW_GRADE)
-    add.button("Add at the end", on_click=on_add, disabled=n >= MAX_ITEMS,
-               use_container_width=True)
+    add.button("Add at the end", key=keys.PLAYGROUND_ADD, on_click=on_add,
+               disabled=n >= MAX_ITEMS, use_container_width=True)
     count, grade = st.columns(2)
     count.number_input("Relevant items not in the list", min_value=0, max_value=MAX_ITEMS * 10,
                        step=1, key=keys.PLAYGROUND_BEYOND, on_change=on_beyond,
@@ -227,16 +233,19 @@ def more_controls(pg: Playground) -> None:
                        key=keys.PLAYGROUND_BEYOND_GRADE, on_change=on_beyond)
 
 
-def metric_tiles(now: pd.Series, before: pd.Series | None, k: int) -> None:
-    for row_metrics in (COLUMNS[:4], COLUMNS[4:]):
-        for column, metric in zip(st.columns(4), row_metrics, strict=True):
+def metric_tiles(now: pd.Series, before: pd.Series | None, k: int, per_row: int,
+                 only: tuple[str, ...] = COLUMNS) -> None:
+    """Each metric at K, with its change since the list before (none when unchanged)."""
+    for start in range(0, len(only), per_row):
+        row_metrics = only[start:start + per_row]
+        for column, metric in zip(st.columns(per_row), row_metrics, strict=False):
             change = None if before is None else now[metric] - before[metric]
             moved = change is not None and abs(change) > 1e-12
             column.metric(f"{LABELS[metric]}@{k}", f"{now[metric]:.4f}",
                           delta=f"{change:+.4f}" if moved else
                           ("unchanged" if change is not None else None),
                           delta_color="normal" if moved else "off",
-                          delta_arrow="auto" if moved else "off", border=moved)
+                          delta_arrow="auto" if moved else "off")
 
 
 def at_k_table(now: pd.Series, before: pd.Series | None, k: int) -> None:
@@ -319,9 +328,6 @@ if not present:
                 "watch every metric at every K. Every number is the library's own evaluation "
                 "of this list; the conventions here are this page's own.")
     scenario_buttons()
-else:
-    with st.expander("Scenarios"):
-        scenario_buttons()
 lesson = state.get(keys.PLAYGROUND_LESSON)
 if lesson:
     st.info(f"**{lesson[0]}.** {lesson[1]}")
@@ -329,7 +335,7 @@ problem = state.pop(keys.PLAYGROUND_PROBLEM, None)
 if problem:
     st.warning(md(problem))
 
-left, right = st.columns([2, 3], gap="large")
+left, right = st.columns([5, 6], gap="large")
 with left:
     list_editor(pg)
     if not present:
@@ -343,11 +349,16 @@ with right:
         st.success(describe_change(before_values, now_values, k, words))
     at_k_before = before_values.loc[k] if before_values is not None else None
     if present:
+        chosen = state.get(keys.PLAYGROUND_METRIC, "ndcg")
+        metric_tiles(now_values.loc[k], at_k_before, k, 1, only=(chosen,))
         formula(pg, k)
-    metric_tiles(now_values.loc[k], at_k_before, k)
+    metric_tiles(now_values.loc[k], at_k_before, k, 4 if not present else 3)
     if not present:
         at_k_table(now_values.loc[k], at_k_before, k)
-if not present:
+if present:
+    with st.expander("Scenarios"):
+        scenario_buttons()
+else:
     st.plotly_chart(playground_curves(now_values.loc[1:n], before_values, k),
                     key="playground_curves", config={"displaylogo": False})
     st.subheader("Every K")

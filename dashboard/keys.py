@@ -179,6 +179,8 @@ PLAYGROUND_SWAP_B = "playground_swap_b"
 PLAYGROUND_NEW_GRADE = "playground_new_grade"
 PLAYGROUND_BEYOND = "playground_beyond"
 PLAYGROUND_BEYOND_GRADE = "playground_beyond_grade"
+PLAYGROUND_SWAP = "playground_swap"
+PLAYGROUND_ADD = "playground_add"
 
 
 def playground_option(option: str) -> str:
@@ -189,6 +191,10 @@ def playground_option(option: str) -> str:
 
 def playground_grade(item: str) -> str:
     return f"playground_grade_{item}"
+
+
+def playground_scenario(name: str) -> str:
+    return f"playground_scenario_{name}"
 
 
 def playground_action(action: str, item: str) -> str:
