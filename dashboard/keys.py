@@ -69,7 +69,7 @@ H2H_USER = "h2h_user"
 H2H_B_AHEAD = "h2h_b_ahead"
 H2H_A_AHEAD = "h2h_a_ahead"
 
-# NDCG explained
+# Metrics explained: the model, user and comparison it shows
 EXPLAIN_MODEL = "explain_model"
 EXPLAIN_USER = "explain_user"
 EXPLAIN_OTHER = "explain_other"
