@@ -310,14 +310,52 @@ def formula(pg: Playground, k: int) -> None:
         st.latex(line)
 
 
-# ----- the page ----------------------------------------------------------------------------
+@st.fragment
+def lesson_area(present: bool) -> None:
+    """The list, its values and everything they change: a fragment, so that a move reruns
+    this part of the page only (the sidebar and the scenarios stay as they are)."""
+    pg: Playground = state[keys.PLAYGROUND]
+    before: Playground | None = state.get(keys.PLAYGROUND_BEFORE)
+    n = len(pg.items)
+    width = max(n, len(before.items) if before is not None else 0)
+    now_values = cached.playground_values(pg, width)
+    before_values = cached.playground_values(before, width) if before is not None else None
+    problem = state.pop(keys.PLAYGROUND_PROBLEM, None)
+    if problem:
+        st.warning(md(problem))
+    left, right = st.columns([5, 6], gap="large")
+    with left:
+        list_editor(pg)
+        if not present:
+            more_controls(pg)
+    with right:
+        if n > 1:
+            st.slider("K", min_value=1, max_value=n, key=keys.PLAYGROUND_CUTOFF)
+        k = min(int(state.get(keys.PLAYGROUND_CUTOFF, n)), n)
+        words = state.get(keys.PLAYGROUND_WORDS)
+        if before_values is not None and words:
+            st.success(describe_change(before_values, now_values, k, words))
+        at_k_before = before_values.loc[k] if before_values is not None else None
+        if present:
+            chosen = state.get(keys.PLAYGROUND_METRIC, "ndcg")
+            metric_tiles(now_values.loc[k], at_k_before, k, 1, only=(chosen,))
+            formula(pg, k)
+        metric_tiles(now_values.loc[k], at_k_before, k, 4 if not present else 3)
+        if not present:
+            at_k_table(now_values.loc[k], at_k_before, k)
+    if present:
+        return
+    st.plotly_chart(playground_curves(now_values.loc[1:n], before_values, k),
+                    key="playground_curves", config={"displaylogo": False})
+    st.subheader("Every K")
+    every_k_table(now_values.loc[1:n], before_values)
+    st.caption("Yellow: a value the last change moved.")
+    switches(pg, k)
+    st.subheader(f"The formula and its arithmetic at K = {k}")
+    formula(pg, k)
 
-pg: Playground = state[keys.PLAYGROUND]
-before: Playground | None = state.get(keys.PLAYGROUND_BEFORE)
-n = len(pg.items)
-width = max(n, len(before.items) if before is not None else 0)
-now_values = cached.playground_values(pg, width)
-before_values = cached.playground_values(before, width) if before is not None else None
+
+# ----- the page ----------------------------------------------------------------------------
 
 title, toggle = st.columns([4, 1], vertical_alignment="bottom")
 title.title("Playground")
@@ -331,39 +369,7 @@ if not present:
 lesson = state.get(keys.PLAYGROUND_LESSON)
 if lesson:
     st.info(f"**{lesson[0]}.** {lesson[1]}")
-problem = state.pop(keys.PLAYGROUND_PROBLEM, None)
-if problem:
-    st.warning(md(problem))
-
-left, right = st.columns([5, 6], gap="large")
-with left:
-    list_editor(pg)
-    if not present:
-        more_controls(pg)
-with right:
-    if n > 1:
-        st.slider("K", min_value=1, max_value=n, key=keys.PLAYGROUND_CUTOFF)
-    k = min(int(state.get(keys.PLAYGROUND_CUTOFF, n)), n)
-    words = state.get(keys.PLAYGROUND_WORDS)
-    if before_values is not None and words:
-        st.success(describe_change(before_values, now_values, k, words))
-    at_k_before = before_values.loc[k] if before_values is not None else None
-    if present:
-        chosen = state.get(keys.PLAYGROUND_METRIC, "ndcg")
-        metric_tiles(now_values.loc[k], at_k_before, k, 1, only=(chosen,))
-        formula(pg, k)
-    metric_tiles(now_values.loc[k], at_k_before, k, 4 if not present else 3)
-    if not present:
-        at_k_table(now_values.loc[k], at_k_before, k)
+lesson_area(present)
 if present:
     with st.expander("Scenarios"):
         scenario_buttons()
-else:
-    st.plotly_chart(playground_curves(now_values.loc[1:n], before_values, k),
-                    key="playground_curves", config={"displaylogo": False})
-    st.subheader("Every K")
-    every_k_table(now_values.loc[1:n], before_values)
-    st.caption("Yellow: a value the last change moved.")
-    switches(pg, k)
-    st.subheader(f"The formula and its arithmetic at K = {k}")
-    formula(pg, k)

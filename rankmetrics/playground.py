@@ -204,17 +204,21 @@ def convention_values(playground: Playground, cutoff: int) -> pd.DataFrame:
 
     Returns a long table ``option, choice, metric, value, active`` (``active``: the
     playground's own choice), for the options of :data:`SWITCHES`; the grade threshold runs
-    over the grades the list and the missed items have (at least 1).
+    over the grades the list and the missed items have (at least 1), and the tie rule is
+    left out when no two items share a score (it changes nothing then). Each distinct
+    variant is evaluated once.
     """
     cutoff = check_int("cutoff", cutoff, high=MAX_ITEMS * 10)
     rows = []
+    evaluated: dict[Playground, dict] = {}
     for option, choices in _choices(playground).items():
         for choice in choices:
             variant = _with(playground, option, choice)
-            values = playground_values(variant, cutoff).loc[cutoff].to_dict()
+            if variant not in evaluated:
+                evaluated[variant] = playground_values(variant, cutoff).loc[cutoff].to_dict()
             for metric in SWITCHES[option]:
                 rows.append({"option": option, "choice": choice, "metric": metric,
-                             "value": float(values[metric]),
+                             "value": float(evaluated[variant][metric]),
                              "active": variant == playground})
     return pd.DataFrame(rows)
 
@@ -408,10 +412,14 @@ def _reordered(playground: Playground, ranked: list[ListItem]) -> Playground:
 
 
 def _choices(playground: Playground) -> dict[str, tuple]:
+    """Each switch's choices for this list."""
     grades = {entry.grade for entry in playground.items} | set(playground.beyond)
     thresholds = tuple(sorted({g for g in grades if g >= 1} | {playground.threshold}))
-    return {"gain": GAINS, "ideal": IDEALS, "ap_denominator": AP_DENOMINATORS,
-            "threshold": thresholds, "ties": TIES}
+    choices = {"gain": GAINS, "ideal": IDEALS, "ap_denominator": AP_DENOMINATORS,
+               "threshold": thresholds, "ties": TIES}
+    if not playground.has_ties():
+        del choices["ties"]
+    return choices
 
 
 def _with(playground: Playground, option: str, choice: object) -> Playground:

@@ -269,3 +269,17 @@ def test_values_beyond_the_list_length_follow_the_library():
 def test_conventions_left_at_their_default_keep_every_user():
     pg = Playground.from_grades([0, 0], conventions=Conventions(empty_users="skip"))
     assert (playground_values(pg).drop(columns="idcg") == 0).all().all()
+
+
+def test_curves_draw_now_and_before_with_the_librarys_values():
+    from rankmetrics.figures_playground import playground_curves
+
+    pg = Playground.from_grades([1, 0, 1])
+    now, before = playground_values(move(pg, 3, 1).playground), playground_values(pg)
+    fig = playground_curves(now, before, 2)
+    drawn = {(t.meta["metric"], t.meta["role"]): t for t in fig.data}
+    assert set(drawn) == {(m, r) for m in COLUMNS for r in ("now", "before")}
+    assert list(drawn[("ndcg", "now")].y) == now["ndcg"].tolist()
+    assert list(drawn[("mrr", "before")].y) == before["mrr"].tolist()
+    assert drawn[("dcg", "now")].xaxis == "x2"  # the sums have a panel of their own
+    assert [shape.x0 for shape in fig.layout.shapes] == [2, 2]
