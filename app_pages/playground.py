@@ -60,15 +60,16 @@ PRESENTATION_STYLE = """
 <style>
 [data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
 [data-testid="stExpandSidebarButton"] { display: none !important; }
-[data-testid="stMainBlockContainer"] { max-width: 100%; padding: 1.2rem 2rem; }
+[data-testid="stMainBlockContainer"] { max-width: 100%; padding: 3.6rem 2rem 1rem; }
 [data-testid="stMain"] p, [data-testid="stMain"] li,
 [data-testid="stMain"] label p { font-size: 1.6rem !important; line-height: 1.35; }
 [data-testid="stMain"] h1 { font-size: 2.4rem !important; padding: 0; }
 [data-testid="stMain"] button p { font-size: 1.6rem !important; }
 [data-testid="stMain"] input { font-size: 1.5rem !important; }
-[data-testid="stMetricValue"] { font-size: 3rem !important; }
-[data-testid="stMetricLabel"] p { font-size: 1.5rem !important; }
-[data-testid="stMetricDelta"] { font-size: 1.4rem !important; }
+[data-testid="stMain"] [data-testid="stMetricValue"],
+[data-testid="stMain"] [data-testid="stMetricValue"] * { font-size: 3.4rem !important; }
+[data-testid="stMain"] [data-testid="stMetricDelta"],
+[data-testid="stMain"] [data-testid="stMetricDelta"] * { font-size: 1.6rem !important; }
 [data-testid="stMain"] .katex { font-size: 1.55em !important; }
 </style>
 """
@@ -337,9 +338,9 @@ def lesson_area(present: bool) -> None:
             st.success(describe_change(before_values, now_values, k, words))
         at_k_before = before_values.loc[k] if before_values is not None else None
         if present:
-            chosen = state.get(keys.PLAYGROUND_METRIC, "ndcg")
-            metric_tiles(now_values.loc[k], at_k_before, k, 1, only=(chosen,))
             formula(pg, k)
+            chosen = state[keys.PLAYGROUND_METRIC]
+            metric_tiles(now_values.loc[k], at_k_before, k, 1, only=(chosen,))
         metric_tiles(now_values.loc[k], at_k_before, k, 4 if not present else 3)
         if not present:
             at_k_table(now_values.loc[k], at_k_before, k)

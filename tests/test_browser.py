@@ -466,8 +466,14 @@ def test_segments_show_who_each_model_serves_and_the_paradox(page: Page):
 
 # ----- the playground: a lesson's moves, timed ------------------------------------------------
 
-#: A move must show its result within this many seconds (median over a lesson's moves).
+#: A move must show its result within this many seconds (median over a lesson's moves), on a
+#: machine whose load is at most its number of cores; a busier machine stretches the bound by
+#: its load per core (the timings are printed either way).
 MOVE_SECONDS = 0.3
+
+
+def move_bound() -> float:
+    return MOVE_SECONDS * max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
 SENTENCE = '[data-testid="stAlertContentSuccess"]'
 
 
@@ -510,13 +516,14 @@ def test_a_lesson_in_the_playground_updates_within_the_time_of_a_move(page: Page
         (lambda: grade_of(page, "E", "1"), "Changing E's grade from 0 to 1 raises"),
         (lambda: button_of(page, "playground_remove_D").click(), "Removing D from rank 3"),
     ]
+    bound = move_bound()
     times = [timed_change(page, act, words) for act, words in steps]
     no_exception(page)
     shown = [sentence for sentence, _ in times]
     finished = [run for _, run in times]
     print(f"playground moves: sentence shown after {[round(t, 3) for t in shown]} s, page run "
-          f"finished after {[round(t, 3) for t in finished]} s")
-    assert statistics.median(shown) <= MOVE_SECONDS, shown
+          f"finished after {[round(t, 3) for t in finished]} s (bound {bound:.2f} s)")
+    assert statistics.median(shown) <= bound, shown
     expect(page.locator('[data-testid="stMetric"]').nth(0)).to_contain_text("P@4")
     shoot(page, "13_playground_after_a_lesson")
 
@@ -534,5 +541,6 @@ def test_playground_presentation_mode_reads_from_the_back_of_the_room(browser, s
             "e => parseFloat(getComputedStyle(e.querySelector('p')).fontSize)")
         assert size >= 24, size  # px: about twice the usual type
         no_exception(tab)
-        tab.locator('[data-testid="stMain"]').evaluate("e => e.scrollTo(0, 0)")
+        tab.mouse.move(640, 400)
+        tab.mouse.wheel(0, -3000)
         shoot(tab, "14_playground_presentation_1280x720")
