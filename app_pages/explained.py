@@ -286,6 +286,7 @@ def explain_binary_page(settings: Settings) -> None:
     st.subheader("The same user under each convention")
     st.markdown(CONVENTION_NOTES[metric])
     variants = cached.metric_choices(prepared, settings, model, user, metric)
+    variants = variants.assign(choice=[DENOMINATOR_WORDS.get(c, c) for c in variants["choice"]])
     table = variants.set_index(["option", "choice"])[["value"]]
     table.columns = [label]
     active = variants.set_index(["option", "choice"])[["active"]]

@@ -291,11 +291,11 @@ def switches(pg: Playground, k: int) -> None:
     wide.index = [f"{SWITCHES[o][0]} {SWITCHES[o][2].get(c, c)}" for o, c in wide.index]
     marks = [[ACTIVE if on else ""] * len(wide.columns) for on in active]
     mask = pd.DataFrame(marks, index=wide.index, columns=wide.columns)
-    st.dataframe(wide.style.format("{:.4f}", na_rep="").apply(lambda _: mask, axis=None),
-                 key="playground_switches")
+    shown = wide.map(lambda value: "" if pd.isna(value) else f"{value:.4f}")
+    st.dataframe(shown.style.apply(lambda _: mask, axis=None), key="playground_switches")
     st.caption("Each row: the list's values at K under one choice, the other conventions as "
                "chosen above; green: the choices in use. Blank: that choice cannot change the "
-               "metric.")
+               "metric. The tie rule has rows when two items share a score.")
 
 
 def formula(pg: Playground, k: int) -> None:
