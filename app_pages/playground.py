@@ -100,9 +100,10 @@ def sync_widgets(playground: Playground) -> None:
 
 
 def load(name: str) -> None:
-    """Start from a scenario (keeping the conventions chosen on the page)."""
+    """Start from a scenario (keeping the conventions and threshold chosen on the page)."""
     scenario = all_scenarios()[name]
     now = state.get(keys.PLAYGROUND)
+
     def keep(pg: Playground) -> Playground:
         if now is None:
             return pg

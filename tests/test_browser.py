@@ -3,7 +3,8 @@
 A new user opens the app, sees the demo curves, uploads two model files and a ground truth
 through the file input, sees their curves, changes the threshold and explains a user's NDCG;
 a teacher walks through the textbook example; an analyst turns on confidence bands, reads the
-Significance page, opens the best pair head-to-head and one user's NDCG from there. No
+Significance page, opens the best pair head-to-head and one user's NDCG from there; a teacher
+runs a lesson in the Playground (each move timed) and projects it in presentation mode. No
 exception box, no browser console error.
 Screenshots of every page go to artifacts/screenshots/ (ignored by git).
 
