@@ -371,6 +371,7 @@ LINKS = {
     "per-user": "Users",
     "significance": "Significance",
     "head-to-head": "Head-to-head",
+    "segments": "Segments",
     "metrics-explained": "Metrics explained",
     "playground": "Playground",
 }
