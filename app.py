@@ -6,7 +6,7 @@ the session and draws the sidebar shared by every page (data, relevance, convent
 
 import streamlit as st
 
-from dashboard.navigation import PAGES
+from dashboard.navigation import PAGES, ndcg_explained
 from dashboard.session import init_session
 from dashboard.sidebar import sidebar
 from rankmetrics._process import prefer_ordinary_pages
@@ -36,10 +36,14 @@ navigation = st.navigation([
             icon=":material/compare_arrows:", url_path="head-to-head"),
     st.Page(PAGES["segments"], title="Segments", icon=":material/donut_small:",
             url_path="segments"),
-    st.Page(PAGES["ndcg"], title="NDCG explained", icon=":material/calculate:",
-            url_path="ndcg-explained"),
     st.Page(PAGES["beyond"], title="Beyond accuracy", icon=":material/diversity_3:",
             url_path="beyond-accuracy"),
+    st.Page(PAGES["explained"], title="Metrics explained", icon=":material/calculate:",
+            url_path="metrics-explained"),
+    st.Page(PAGES["playground"], title="Playground", icon=":material/school:",
+            url_path="playground"),
+    st.Page(ndcg_explained, title="NDCG explained", url_path="ndcg-explained",
+            visibility="hidden"),
 ])
 
 status_area = st.container()

@@ -162,7 +162,7 @@ for column, model, side in ((left, model_a, "a"), (right, model_b, "b")):
                      key=keys.h2h_list(side), column_config=list_columns)
     if column.button(f"Explain {model}'s NDCG@{k} for this user", key=keys.h2h_explain(side),
                      icon=":material/calculate:",
-                     help="Open the NDCG explained page on this user and model."):
+                     help="Open Metrics explained on this user's NDCG under this model."):
         explain_in_ndcg(model, user, other=model_b if side == "a" else model_a)
 
 st.markdown(f"**What user {md(user)} rated**")

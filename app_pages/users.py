@@ -94,11 +94,11 @@ event = st.dataframe(
 )
 download_table(worst, f"worst_users_{metric}_at_{k}.csv", "worst_table_csv")
 st.caption(f"Lowest {label} for {md(model)} first; among equal values, users the other "
-           "models serve best come first. Select a row, then explain that user's NDCG.")
+           "models serve best come first. Select a row, then explain that user's metrics.")
 if not worst.empty:
     rows = event.selection.rows
     chosen = str(worst["user"].iloc[rows[0] if rows else 0])
     if st.button(f"Explain this user: {md(chosen)}", icon=":material/calculate:",
-                 key="explain_worst", help="Open the NDCG explained page on this user's "
+                 key="explain_worst", help="Open the Metrics explained page on this user's "
                  "list (the first row until you select another)."):
         explain_in_ndcg(model, chosen)

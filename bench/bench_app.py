@@ -76,8 +76,8 @@ def bench_demo(rows: list) -> None:
     settings_changes(at, rows, "demo", DEMO_TARGET, 5.0)
     rows.append(("demo", "Users page (per-user values)",
                  timed(lambda: at.switch_page("app_pages/users.py").run()), DEMO_TARGET))
-    rows.append(("demo", "NDCG explained page",
-                 timed(lambda: at.switch_page("app_pages/ndcg.py").run()), DEMO_TARGET))
+    rows.append(("demo", "Metrics explained page (NDCG)",
+                 timed(lambda: at.switch_page("app_pages/explained.py").run()), DEMO_TARGET))
     check_app(at)
 
 
@@ -105,8 +105,8 @@ def bench_upload(rows: list, paths: dict[str, Path], label: str) -> None:
     settings_changes(at, rows, label, CHANGE_TARGET, 5.0)
     rows.append((label, "Users page (per-user values)",
                  timed(lambda: at.switch_page("app_pages/users.py").run()), CHANGE_TARGET))
-    rows.append((label, "NDCG explained page",
-                 timed(lambda: at.switch_page("app_pages/ndcg.py").run()), CHANGE_TARGET))
+    rows.append((label, "Metrics explained page (NDCG)",
+                 timed(lambda: at.switch_page("app_pages/explained.py").run()), CHANGE_TARGET))
     check_app(at)
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 
 import numpy as np
@@ -27,6 +27,7 @@ import streamlit as st
 
 from dashboard import keys
 from dashboard.budget import BUDGET
+from dashboard.demos import demo_specs
 from dashboard.files import FileSpec
 from dashboard.prepared import Prepared
 from dashboard.settings import (
@@ -47,10 +48,14 @@ from rankmetrics.conventions import Conventions
 from rankmetrics.errors import DataError
 from rankmetrics.evaluate import BEYOND_WIDTH, Evaluation, band_cutoffs, evaluate
 from rankmetrics.explain import (
+    BINARY_METRICS,
+    MetricArithmetic,
     NdcgBreakdown,
     SideBySide,
     compare_conventions,
+    explain_metric,
     explain_ndcg,
+    metric_variants,
     side_by_side,
 )
 from rankmetrics.figures import metric_label
@@ -65,6 +70,9 @@ from rankmetrics.io import (
     read_truth,
 )
 from rankmetrics.metrics import MAIN_METRICS
+from rankmetrics.playground import USER as PLAYGROUND_USER
+from rankmetrics.playground import Playground, Scenario, convention_values, textbook
+from rankmetrics.playground import playground_values as values_of_list
 from rankmetrics.relevance import RelevanceMapping, suggest_mapping
 from rankmetrics.segments import (
     Segmentation,
@@ -576,3 +584,59 @@ def beyond_table_at(prepared: Prepared, settings: Settings) -> pd.DataFrame:
         for model in prepared.models}, orient="index")
     table.index.name = "Model"
     return table
+
+
+# ----- the other metrics explained, and the playground's hand-edited list -----------------
+
+
+@st.cache_data(max_entries=64, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def arithmetic(prepared: Prepared, settings: Settings, model: str, user: str,
+               metric: str) -> MetricArithmetic:
+    """One user's Precision, Recall, HitRate, RR or AP at K written out."""
+    truth, run = user_rows(prepared, model, user)
+    return explain_metric(truth, run, user, metric, cutoff=settings.cutoff,
+                          relevance=settings.relevance, conventions=settings.conventions)
+
+
+@st.cache_data(max_entries=64, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def metric_choices(prepared: Prepared, settings: Settings, model: str, user: str,
+                   metric: str) -> pd.DataFrame:
+    """The user's binary metric at K under each relevance threshold (and AP denominator)."""
+    truth, run = user_rows(prepared, model, user)
+    return metric_variants(truth, run, user, metric, cutoff=settings.cutoff,
+                           relevance=settings.relevance, conventions=settings.conventions)
+
+
+@st.cache_data(max_entries=512, ttl=HOUR, show_spinner=False)
+def playground_values(playground: Playground, max_cutoff: int) -> pd.DataFrame:
+    """Every metric of the hand-edited list at K = 1..max_cutoff, from ``evaluate``."""
+    return values_of_list(playground, max_cutoff)
+
+
+@st.cache_data(max_entries=256, ttl=HOUR, show_spinner=False)
+def playground_switches(playground: Playground, cutoff: int) -> pd.DataFrame:
+    """The list's metrics at K under each choice of each convention switch."""
+    return convention_values(playground, cutoff)
+
+
+@st.cache_data(max_entries=256, ttl=HOUR, show_spinner=False)
+def playground_arithmetic(playground: Playground, metric: str,
+                          cutoff: int) -> MetricArithmetic | NdcgBreakdown:
+    """One metric of the hand-edited list at K written out (NDCG and DCG: the breakdown)."""
+    truth, run = playground.frames()
+    conventions = replace(playground.conventions, empty_users="zero")
+    if metric in BINARY_METRICS:
+        return explain_metric(truth, run, PLAYGROUND_USER, metric, cutoff=cutoff,
+                              relevance=playground.relevance, conventions=conventions)
+    return explain_ndcg(truth, run, PLAYGROUND_USER, cutoff=cutoff,
+                        relevance=playground.relevance, conventions=conventions)
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def textbook_scenario() -> Scenario:
+    """The playground's textbook example, read from the textbook demo's files (its one user
+    and its first model's list)."""
+    truth_spec, run_specs = demo_specs("textbook")
+    truth = read_file(truth_spec).table.table
+    run = read_file(run_specs[0]).table.table
+    return textbook(truth, run, str(truth["user"].iloc[0]))

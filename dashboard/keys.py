@@ -69,7 +69,7 @@ H2H_USER = "h2h_user"
 H2H_B_AHEAD = "h2h_b_ahead"
 H2H_A_AHEAD = "h2h_a_ahead"
 
-# NDCG explained
+# Metrics explained: the model, user and comparison it shows
 EXPLAIN_MODEL = "explain_model"
 EXPLAIN_USER = "explain_user"
 EXPLAIN_OTHER = "explain_other"
@@ -81,11 +81,6 @@ DISAGREEMENT = "_disagreement"
 def convention(option: str) -> str:
     """The sidebar's selector of one convention option (``gain``, ``ideal``, ...)."""
     return f"conv_{option}"
-
-
-def ndcg_convention(option: str) -> str:
-    """The NDCG explained page's own radio for a convention option (it follows the sidebar)."""
-    return f"ndcg_{option}"
 
 
 def grade_editor(nonce: int) -> str:
@@ -171,3 +166,55 @@ def remove_extra(kind: str) -> str:
     return f"remove_{kind}"
 # The verdict: the model every other is compared with
 BASELINE = "baseline"
+
+
+# Metrics explained (its convention choices are its own: the sidebar's stay as they are)
+EXPLAIN_METRIC = "explain_metric"
+
+
+def explained_convention(option: str) -> str:
+    """The Metrics explained page's own choice of a convention option (gain, ideal, AP
+    denominator): it starts from the sidebar's and changes nothing outside the page."""
+    return f"explained_{option}"
+
+
+def explained_followed(option: str) -> str:
+    """The sidebar's value of ``option`` the page's own choice last started from."""
+    return f"_explained_followed_{option}"
+
+
+# Playground: the edited list, the list before the last change and the words for the change
+PLAYGROUND = "_playground"
+PLAYGROUND_BEFORE = "_playground_before"
+PLAYGROUND_WORDS = "_playground_words"
+PLAYGROUND_LESSON = "_playground_lesson"
+PLAYGROUND_PROBLEM = "_playground_problem"
+PLAYGROUND_CUTOFF = "playground_cutoff"
+PLAYGROUND_METRIC = "playground_metric"
+PLAYGROUND_PRESENT = "playground_present"
+PLAYGROUND_SWAP_A = "playground_swap_a"
+PLAYGROUND_SWAP_B = "playground_swap_b"
+PLAYGROUND_NEW_GRADE = "playground_new_grade"
+PLAYGROUND_BEYOND = "playground_beyond"
+PLAYGROUND_BEYOND_GRADE = "playground_beyond_grade"
+PLAYGROUND_SWAP = "playground_swap"
+PLAYGROUND_ADD = "playground_add"
+
+
+def playground_option(option: str) -> str:
+    """The playground's switch of a convention (gain, ideal, ap_denominator, threshold,
+    ties): its own, never the sidebar's."""
+    return f"playground_{option}"
+
+
+def playground_grade(item: str) -> str:
+    return f"playground_grade_{item}"
+
+
+def playground_scenario(name: str) -> str:
+    return f"playground_scenario_{name}"
+
+
+def playground_action(action: str, item: str) -> str:
+    """A row's button (up, down, remove) for one item of the playground's list."""
+    return f"playground_{action}_{item}"

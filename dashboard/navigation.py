@@ -12,21 +12,30 @@ PAGES = {
     "users": "app_pages/users.py",
     "significance": "app_pages/significance.py",
     "head_to_head": "app_pages/head_to_head.py",
-    "ndcg": "app_pages/ndcg.py",
     "segments": "app_pages/segments.py",
     "beyond": "app_pages/beyond.py",
+    "explained": "app_pages/explained.py",
+    "playground": "app_pages/playground.py",
 }
 
 
 def explain_in_ndcg(model: str, user: str, other: str | None = None) -> None:
-    """Open the NDCG explained page on ``user``'s NDCG under ``model`` (and ``other`` as the
-    model to compare with)."""
+    """Open the Metrics explained page on ``user``'s NDCG under ``model`` (and ``other`` as
+    the model to compare with)."""
     state = st.session_state
     state[keys.EXPLAIN_MODEL] = model
     state[keys.EXPLAIN_USER] = user
+    state[keys.EXPLAIN_METRIC] = "ndcg"
     if other is not None:
         state[keys.EXPLAIN_OTHER] = other
-    st.switch_page(PAGES["ndcg"])
+    st.switch_page(PAGES["explained"])
+
+
+def ndcg_explained() -> None:
+    """The page the old address ``/ndcg-explained`` leads to: Metrics explained, on NDCG
+    (bookmarks and shared links keep working)."""
+    st.session_state[keys.EXPLAIN_METRIC] = "ndcg"
+    st.switch_page(PAGES["explained"])
 
 
 def open_head_to_head(model_a: str, model_b: str, metric: str) -> None:

@@ -1,5 +1,6 @@
-"""Why one user's NDCG is what it is: the ranked list, the ideal list and the arithmetic;
-and two models' lists for one user side by side.
+"""Why one user's metric is what it is: the ranked list and the arithmetic of NDCG (with the
+ideal list) and of Precision, Recall, HitRate, RR and AP; and two models' lists for one user
+side by side.
 
 :func:`explain_ndcg` rebuilds, for one user, every number NDCG@K is made of: each ranked item's
 rating, grade, gain, discount ``1 / log2(rank + 1)``, contribution and running DCG; the ideal
@@ -16,6 +17,14 @@ the result equals ``evaluate(...).per_user_at(model, "ndcg", K)`` for that user.
 ...                          conventions=Conventions.preset("retrieved_ideal"))
 >>> round(retrieved.ndcg, 4)
 0.9197
+
+:func:`explain_metric` does the same for the binary metrics: the hits in the top K, the
+precision at each hit and the named denominator, with the value taken from
+:func:`rankmetrics.evaluate` on the user's rows.
+
+>>> ap = explain_metric(truth, run, "u", "map", cutoff=5)
+>>> ap.hit_ranks, round(ap.numerator, 4), ap.denominator, round(ap.value, 4)
+((1, 3), 1.6667, 5.0, 0.3333)
 """
 
 from __future__ import annotations
@@ -27,18 +36,26 @@ from itertools import product
 import numpy as np
 import pandas as pd
 
-from rankmetrics.checks import check_int
-from rankmetrics.conventions import GAINS, IDEALS, Conventions
+from rankmetrics.checks import check_choice, check_int
+from rankmetrics.conventions import AP_DENOMINATORS, GAINS, IDEALS, Conventions
 from rankmetrics.kernels import discounts, judge
+from rankmetrics.metrics import METRICS
 from rankmetrics.ranked_run import rank_order
 from rankmetrics.relevance import RelevanceMapping
 
 RANKED_COLUMNS = (
-    "rank", "item", "rating", "grade", "gain", "discount", "contribution", "running_dcg",
+    "rank", "item", "rating", "grade", "gain_linear", "gain_exponential", "gain", "discount",
+    "contribution", "running_dcg",
 )
 IDEAL_COLUMNS = (
-    "rank", "item", "rating", "grade", "gain", "discount", "contribution", "running_idcg",
+    "rank", "item", "rating", "grade", "gain_linear", "gain_exponential", "gain", "discount",
+    "contribution", "running_idcg",
 )
+HIT_COLUMNS = ("rank", "item", "rating", "grade", "relevant", "hits", "precision")
+#: The metrics :func:`explain_metric` writes out (NDCG and DCG: :func:`explain_ndcg`).
+BINARY_METRICS = ("precision", "recall", "hit_rate", "mrr", "map")
+#: Their names for one user, as the registry's formulas write them (MRR and MAP are means).
+SHORT_NAMES = {"precision": "P", "recall": "R", "hit_rate": "HR", "mrr": "RR", "map": "AP"}
 # Up to this cutoff the written-out formula shows every rank, zero terms included.
 ALL_TERMS_UP_TO = 10
 TERMS_PER_LINE = 5
@@ -59,8 +76,9 @@ class NdcgBreakdown:
         How ratings became grades.
     ranked : DataFrame
         The model's top K: ``rank`` (1-based), ``item``, ``rating`` (NaN when the item has no
-        ground truth), ``grade``, ``gain``, ``discount`` (1 / log2(rank + 1)), ``contribution``
-        (gain x discount) and ``running_dcg``.
+        ground truth), ``grade``, ``gain_linear`` (g) and ``gain_exponential`` (2^g - 1),
+        ``gain`` (the one the conventions use), ``discount`` (the multiplier
+        1 / log2(rank + 1)), ``contribution`` (gain x discount) and ``running_dcg``.
     ideal : DataFrame
         The ideal list's items with a positive gain, best first, cut at K: the same columns
         with ``running_idcg`` (items without gain add nothing and are left out).
@@ -158,7 +176,8 @@ def explain_ndcg(
     top = ranked_items[:cutoff]
     top_ratings = ratings.reindex(top).to_numpy(dtype=np.float64)
     top_judged = judge(top_ratings, relevance, conventions)
-    ranked = _rows(top, top_ratings, top_judged.grades, top_judged.gains, disc, "running_dcg")
+    ranked = _rows(top, top_ratings, top_judged.grades, top_judged.gains, disc, "running_dcg",
+                   _gains_by_rule(top_ratings, relevance, conventions))
 
     all_judged = judge(ratings.to_numpy(), relevance, conventions)
     n_relevant = int(np.count_nonzero(all_judged.relevant))
@@ -169,9 +188,11 @@ def explain_ndcg(
     pool_grades, pool_gains = pool.grades, pool.gains
     positive = pool_gains > 0
     best = np.lexsort((pool_items[positive].astype(str), -pool_gains[positive]))[:cutoff]
+    ideal_ratings = pool_ratings[positive][best]
     ideal = _rows(
-        pool_items[positive][best], pool_ratings[positive][best],
+        pool_items[positive][best], ideal_ratings,
         pool_grades[positive][best], pool_gains[positive][best], disc, "running_idcg",
+        _gains_by_rule(ideal_ratings, relevance, conventions),
     )
     dcg = float(ranked["contribution"].sum())
     idcg = float(ideal["contribution"].sum())
@@ -314,6 +335,247 @@ def compare_conventions(
     return pd.DataFrame(rows)
 
 
+@dataclass(frozen=True)
+class MetricArithmetic:
+    """The arithmetic of one binary metric at K for one user: Precision, Recall, HitRate, RR
+    (reciprocal rank; MRR is its mean) or AP (MAP is its mean).
+
+    Attributes
+    ----------
+    metric : str
+        ``precision``, ``recall``, ``hit_rate``, ``mrr`` or ``map``.
+    user : str
+    cutoff : int
+        K.
+    conventions : Conventions
+    relevance : RelevanceMapping
+    ranked : DataFrame
+        The model's top K: ``rank``, ``item``, ``rating`` (NaN: no ground truth), ``grade``,
+        ``relevant``, ``hits`` (relevant items at this rank or above) and ``precision``
+        (hits / rank, the precision at this rank).
+    hit_ranks : tuple of int
+        The ranks of the relevant items in the top K.
+    n_relevant : int
+        |R|, the user's relevant ground-truth items.
+    numerator, denominator : float
+        The value written as a fraction: hits / K (Precision), hits / |R| (Recall),
+        1 / 1 or 0 / 1 (HitRate), 1 / rank of the first hit (RR; 0 / 1 without a hit), the
+        sum of the precisions at the hits / the AP denominator (AP).
+    value : float
+        The metric as :func:`rankmetrics.evaluate` computes it on the user's rows (equal to
+        ``numerator / denominator``, 0 when the denominator is 0).
+    list_length : int
+        How many items the model ranked for the user in all.
+    """
+
+    metric: str
+    user: str
+    cutoff: int
+    conventions: Conventions
+    relevance: RelevanceMapping
+    ranked: pd.DataFrame
+    hit_ranks: tuple[int, ...]
+    n_relevant: int
+    numerator: float
+    denominator: float
+    value: float
+    list_length: int
+
+    def denominator_words(self) -> str:
+        """What the fraction divides by, in words with the user's number."""
+        k, r, hits = self.cutoff, self.n_relevant, len(self.hit_ranks)
+        if self.metric == "precision":
+            return f"K = {k}"
+        if self.metric == "recall":
+            return f"|R| = {r} relevant items"
+        if self.metric != "map":
+            return ""
+        return {
+            "relevant": f"|R| = {r} relevant items (trec_eval)",
+            "min_k_relevant": f"min(K, |R|) = min({k}, {r}) = {min(k, r)}",
+            "hits": f"the {hits} hits in the top {k}",
+        }[self.conventions.ap_denominator]
+
+    def latex(self) -> list[str]:
+        """The formula, then the same with the user's numbers, as LaTeX lines."""
+        return [self._general(), self._with_numbers()]
+
+    def _general(self) -> str:
+        if self.metric != "map":
+            return METRICS[self.metric].formula
+        d = {"relevant": "|R|", "min_k_relevant": r"\min(K, |R|)",
+             "hits": r"\text{hits in top } K"}[self.conventions.ap_denominator]
+        return (rf"\mathrm{{AP@K}} = \frac{{1}}{{{d}}}"
+                r"\sum_{k \le K} \mathrm{P@k}\,\mathrm{rel}(k)")
+
+    def _with_numbers(self) -> str:
+        k = self.cutoff
+        left = rf"\mathrm{{{SHORT_NAMES[self.metric]}@{k}}}"
+        hits = len(self.hit_ranks)
+        none = rf"0 \quad \text{{(no relevant item in the top {k})}}"
+        if self.metric in ("precision", "recall"):
+            if self.denominator == 0:
+                return rf"{left} = 0 \quad \text{{(the user has no relevant item)}}"
+            return (rf"{left} = \frac{{{hits}}}{{{_num(self.denominator)}}}"
+                    rf" = {_fixed(self.value)}")
+        if not hits:
+            return rf"{left} = {none}"
+        first = self.hit_ranks[0]
+        if self.metric == "hit_rate":
+            return rf"{left} = 1 \quad \text{{(first relevant item at rank {first} }} \le {k})"
+        if self.metric == "mrr":
+            return rf"{left} = \frac{{1}}{{{first}}} = {_fixed(self.value)}"
+        terms = " + ".join(rf"\frac{{{n}}}{{{rank}}}"
+                           for n, rank in enumerate(self.hit_ranks, start=1))
+        return (rf"{left} = \frac{{{terms}}}{{{_num(self.denominator)}}} = "
+                rf"\frac{{{_fixed(self.numerator)}}}{{{_num(self.denominator)}}}"
+                rf" = {_fixed(self.value)}")
+
+
+def explain_metric(
+    truth: pd.DataFrame,
+    run: pd.DataFrame,
+    user: str,
+    metric: str,
+    *,
+    cutoff: int,
+    relevance: RelevanceMapping | None = None,
+    conventions: Conventions | None = None,
+) -> MetricArithmetic:
+    r"""Write one user's Precision, Recall, HitRate, RR or AP at K out as arithmetic.
+
+    Items are ranked as :func:`explain_ndcg` ranks them; the value comes from
+    :func:`rankmetrics.evaluate` on the user's rows (the user always counted), so the
+    arithmetic is checked against the library, not a second implementation of it.
+    Tables as for :func:`explain_ndcg`; the user must have ground-truth rows.
+
+    >>> truth = pd.DataFrame({"user": ["u"] * 5, "item": list("ACXYZ"), "rating": [1] * 5})
+    >>> run = pd.DataFrame({"user": ["u"] * 5, "item": list("ABCDE"), "score": [5, 4, 3, 2, 1]})
+    >>> p = explain_metric(truth, run, "u", "precision", cutoff=5)
+    >>> p.numerator, p.denominator, p.value
+    (2.0, 5.0, 0.4)
+    >>> print(explain_metric(truth, run, "u", "mrr", cutoff=5).latex()[1])
+    \mathrm{RR@5} = \frac{1}{1} = 1.0000
+    """
+    check_choice("metric", metric, BINARY_METRICS)
+    relevance = relevance or RelevanceMapping.identity(1)
+    conventions = conventions or Conventions()
+    cutoff = check_int("cutoff", cutoff)
+    ratings = _user_ratings(truth, user)
+    if ratings.empty:
+        raise ValueError(f"User {user!r} has no ground-truth rows: nothing to explain.")
+    ranked_items = _ranked_items(run, user, conventions.ties)
+    top = ranked_items[:cutoff]
+    top_ratings = ratings.reindex(top).to_numpy(dtype=np.float64)
+    judged = judge(top_ratings, relevance, conventions)
+    hits = np.cumsum(judged.relevant)
+    ranks = np.arange(1, len(top) + 1)
+    ranked = pd.DataFrame({
+        "rank": ranks, "item": pd.Series(top, dtype="str"), "rating": top_ratings,
+        "grade": judged.grades, "relevant": judged.relevant, "hits": hits,
+        "precision": hits / np.maximum(ranks, 1),
+    })
+    hit_ranks = tuple(int(r) for r in ranks[judged.relevant])
+    n_relevant = int(np.count_nonzero(judge(ratings.to_numpy(), relevance,
+                                            conventions).relevant))
+    numerator, denominator = _fraction(metric, ranked, hit_ranks, n_relevant, cutoff,
+                                       conventions.ap_denominator)
+    return MetricArithmetic(
+        metric=metric, user=str(user), cutoff=cutoff, conventions=conventions,
+        relevance=relevance, ranked=ranked, hit_ranks=hit_ranks, n_relevant=n_relevant,
+        numerator=numerator, denominator=denominator,
+        value=_evaluated(truth, run, user, metric, cutoff, relevance, conventions),
+        list_length=len(ranked_items),
+    )
+
+
+def metric_variants(
+    truth: pd.DataFrame,
+    run: pd.DataFrame,
+    user: str,
+    metric: str,
+    *,
+    cutoff: int,
+    relevance: RelevanceMapping | None = None,
+    conventions: Conventions | None = None,
+) -> pd.DataFrame:
+    """The user's binary metric at K under each choice that can change it: the relevance
+    threshold (over the user's own grades, or ratings for a binary mapping) and, for AP, the
+    denominator.
+
+    Returns ``option, choice, value, active`` (``active``: the given relevance and
+    conventions).
+
+    >>> truth = pd.DataFrame({"user": ["u"] * 3, "item": list("ABZ"), "rating": [2, 1, 1]})
+    >>> run = pd.DataFrame({"user": ["u"] * 3, "item": list("CAB"), "score": [3, 2, 1]})
+    >>> table = metric_variants(truth, run, "u", "map", cutoff=3)
+    >>> rows = table[["option", "choice", "value"]].round(4).values.tolist()
+    >>> rows  # doctest: +NORMALIZE_WHITESPACE
+    [['relevant if', 'grade ≥ 1', 0.3889], ['relevant if', 'grade ≥ 2', 0.5],
+     ['AP denominator', 'relevant', 0.3889], ['AP denominator', 'min_k_relevant', 0.3889],
+     ['AP denominator', 'hits', 0.5833]]
+    """
+    check_choice("metric", metric, BINARY_METRICS)
+    relevance = relevance or RelevanceMapping.identity(1)
+    conventions = conventions or Conventions()
+    rows = []
+    for words, mapping in _threshold_variants(relevance, _user_ratings(truth, user)):
+        rows.append({"option": "relevant if", "choice": words, "active": mapping == relevance,
+                     "value": _evaluated(truth, run, user, metric, cutoff, mapping,
+                                         conventions)})
+    if metric == "map":
+        for denominator in AP_DENOMINATORS:
+            variant = replace(conventions, ap_denominator=denominator)
+            rows.append({"option": "AP denominator", "choice": denominator,
+                         "active": variant == conventions,
+                         "value": _evaluated(truth, run, user, metric, cutoff, relevance,
+                                             variant)})
+    return pd.DataFrame(rows, columns=["option", "choice", "value", "active"])
+
+
+def _fraction(metric: str, ranked: pd.DataFrame, hit_ranks: tuple[int, ...], n_relevant: int,
+              cutoff: int, ap_denominator: str) -> tuple[float, float]:
+    hits = float(len(hit_ranks))
+    if metric == "precision":
+        return hits, float(cutoff)
+    if metric == "recall":
+        return hits, float(n_relevant)
+    if metric == "hit_rate":
+        return float(hits > 0), 1.0
+    if metric == "mrr":
+        return (1.0, float(hit_ranks[0])) if hit_ranks else (0.0, 1.0)
+    precisions = float(ranked.loc[ranked["relevant"], "precision"].sum())
+    denominator = {"relevant": n_relevant, "min_k_relevant": min(cutoff, n_relevant),
+                   "hits": len(hit_ranks)}[ap_denominator]
+    return precisions, float(denominator)
+
+
+def _evaluated(truth: pd.DataFrame, run: pd.DataFrame, user: str, metric: str, cutoff: int,
+               relevance: RelevanceMapping, conventions: Conventions) -> float:
+    """The metric of one user from :func:`rankmetrics.evaluate` on that user's rows."""
+    from rankmetrics.evaluate import evaluate
+
+    theirs = truth.loc[truth["user"] == user, ["user", "item", "rating"]]
+    mine = run.loc[run["user"] == user, ["user", "item", "score"]]
+    counted = replace(conventions, empty_users="zero", missing_users="zero")
+    ev = evaluate(theirs, {"model": mine}, relevance=relevance, conventions=counted,
+                  max_cutoff=cutoff)
+    return float(ev.per_user_at("model", metric, cutoff).iloc[0])
+
+
+def _threshold_variants(relevance: RelevanceMapping,
+                        ratings: pd.Series) -> list[tuple[str, RelevanceMapping]]:
+    """The relevance mapping with each threshold the user's ratings make a difference at."""
+    values = ratings.to_numpy(dtype=np.float64)
+    if relevance.kind == "binary":
+        current = float(relevance.table[0][0])
+        ratings_seen = sorted({float(v) for v in values if np.isfinite(v)} | {current})
+        return [(f"rating ≥ {_num(t)}", RelevanceMapping.binary(t)) for t in ratings_seen]
+    grades = relevance.grades(values)
+    levels = sorted({float(g) for g in grades if g > 0} | {relevance.threshold})
+    return [(f"grade ≥ {_num(t)}", replace(relevance, threshold=t)) for t in levels]
+
+
 def slipped_discount(breakdown: NdcgBreakdown, rank: int) -> DiscountSlip:
     """NDCG if the discount at ``rank`` were 1 / log2(rank) instead of 1 / log2(rank + 1).
 
@@ -353,6 +615,13 @@ def _ranked_items(run: pd.DataFrame, user: str, ties: str) -> np.ndarray:
     return items.to_numpy() if order is None else items.to_numpy()[order]
 
 
+def _gains_by_rule(ratings: np.ndarray, relevance: RelevanceMapping,
+                   conventions: Conventions) -> dict[str, np.ndarray]:
+    """The gain of each rating under each gain rule (the other conventions unchanged)."""
+    return {gain: judge(ratings, relevance, replace(conventions, gain=gain)).gains
+            for gain in GAINS}
+
+
 def _rows(
     items: np.ndarray,
     ratings: np.ndarray,
@@ -360,6 +629,7 @@ def _rows(
     gains: np.ndarray,
     disc: np.ndarray,
     running: str,
+    by_rule: dict[str, np.ndarray],
 ) -> pd.DataFrame:
     n = len(items)
     contribution = gains * disc[:n]
@@ -368,6 +638,8 @@ def _rows(
         "item": pd.Series(items, dtype="str"),
         "rating": ratings,
         "grade": grades,
+        "gain_linear": by_rule["linear"],
+        "gain_exponential": by_rule["exponential"],
         "gain": gains,
         "discount": disc[:n],
         "contribution": contribution,

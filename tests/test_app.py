@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
 UPLOADS = Path(__file__).resolve().parent / "data" / "app"
 PAGES = ("app_pages/data.py", "app_pages/compare.py", "app_pages/users.py",
-         "app_pages/significance.py", "app_pages/head_to_head.py", "app_pages/ndcg.py",
+         "app_pages/significance.py", "app_pages/head_to_head.py", "app_pages/explained.py",
          "app_pages/segments.py")
 DEMOS = ("movies", "textbook", "textbook_graded")
 MOVIE_MODELS = ["popularity", "personalized", "top_heavy", "random"]
@@ -140,7 +140,7 @@ def test_model_colours_are_the_same_on_every_page():
         for trace in figure(at, key)["data"]:
             colour = trace.get("marker", {}).get("color") or trace["line"]["color"]
             assert colour == colours[trace["name"]]
-    go(at, "app_pages/ndcg.py")
+    go(at, "app_pages/explained.py")
     model = at.session_state["explain_model"]
     bars = figure(at, "ndcg_bars")["data"]
     assert bars[0]["marker"]["color"] == colours[model]
@@ -157,7 +157,7 @@ def test_every_page_renders_on_every_demo(dataset, page):
     elif page == "app_pages/users.py":
         assert figure(at, "users_distribution")["data"] and figure(at, "users_ecdf")["data"]
         assert len(frame(at, "worst_table")) >= 1
-    elif page == "app_pages/ndcg.py":
+    elif page == "app_pages/explained.py":
         assert len(at.latex) == 4
         assert frame(at, "ranked_rows")["rank"].iloc[0] == 1
     elif page in ("app_pages/significance.py", "app_pages/head_to_head.py") and dataset == "movies":
@@ -332,7 +332,7 @@ def test_textbook_reproduces_the_tutorial_numbers():
 
 
 def test_ndcg_page_explains_the_tutorial_slip():
-    at = start("textbook", "app_pages/ndcg.py")
+    at = start("textbook", "app_pages/explained.py")
     at.selectbox(key="explain_model").set_value("c_at_position_5").run()
     ok(at)
     values = {m.label: m.value for m in at.metric}
@@ -344,23 +344,17 @@ def test_ndcg_page_explains_the_tutorial_slip():
     assert "1.3869 / 1.6309 = **0.8503**" in note
     assert "1 / log2(5) = 0.4307" in note and "1.4307 / 1.6309 = 0.8772 ≈ 0.88" in note
     assert "0.4704" in note
-    at.radio(key="ndcg_ideal").set_value("retrieved").run()
+    at.radio(key="explained_ideal").set_value("retrieved").run()
     ok(at)
     assert {m.label: m.value for m in at.metric}["NDCG@5"] == "0.8503"
-    assert "1.3869" in at.latex[3].value and "1.6309" in at.latex[3].value
-    # a what-if on this page only: the sidebar and every other page keep their conventions
+    # the page's own choice: the sidebar and every other page keep theirs
     assert at.session_state["conv_ideal"] == "ground_truth"
     assert at.session_state["preset"] == "default"
-    assert any("every other page keeps the sidebar's conventions" in i.value for i in at.info)
-    [b for b in at.button if b.label == "Use these on every page"][0].click().run()
-    ok(at)
-    assert at.session_state["conv_ideal"] == "retrieved"  # applied everywhere on request
-    assert at.session_state["preset"] == "retrieved_ideal"
-    assert {m.label: m.value for m in at.metric}["NDCG@5"] == "0.8503"
+    assert "1.3869" in at.latex[3].value and "1.6309" in at.latex[3].value
 
 
 def test_ndcg_page_rows_for_the_first_example():
-    at = start("textbook", "app_pages/ndcg.py")
+    at = start("textbook", "app_pages/explained.py")
     at.selectbox(key="explain_model").set_value("recommended").run()
     ranked = frame(at, "ranked_rows")
     assert ranked["item"].tolist() == list("ABCDE")
@@ -414,7 +408,7 @@ def test_worst_users_table_is_sorted_and_follows_the_model():
 
 
 def test_surprise_me_and_largest_disagreement_pick_users():
-    at = start("movies", "app_pages/ndcg.py")
+    at = start("movies", "app_pages/explained.py")
     first = at.session_state["explain_user"]
     at.button[0].click().run()  # surprise me
     ok(at)
@@ -430,7 +424,7 @@ def test_surprise_me_and_largest_disagreement_pick_users():
 
 
 def test_user_selector_lists_every_user_of_a_small_data_set():
-    at = start("movies", "app_pages/ndcg.py")
+    at = start("movies", "app_pages/explained.py")
     assert len(at.selectbox(key="explain_user").options) == 2000
     at.selectbox(key="explain_user").set_value("u0123").run()
     ok(at)
@@ -441,7 +435,7 @@ def test_user_search_narrows_a_long_list(monkeypatch):
     from dashboard import settings
 
     monkeypatch.setattr(settings, "USER_LIST_LIMIT", 100)
-    at = start("movies", "app_pages/ndcg.py")
+    at = start("movies", "app_pages/explained.py")
     at.text_input(key="explain_search").input("u012").run()
     ok(at)
     options = at.selectbox(key="explain_user").options
@@ -592,7 +586,7 @@ DOWNLOADS = {
                                   "significance_pairs_csv": "pairs_ndcg_at_10.csv"},
     "app_pages/head_to_head.py": {"h2h_b_ahead_csv": "b_beats_a_ndcg_at_10.csv",
                                   "h2h_a_ahead_csv": "a_beats_b_ndcg_at_10.csv"},
-    "app_pages/ndcg.py": {"ranked_rows_csv": "ndcg_at_10_of_one_user.csv",
+    "app_pages/explained.py": {"ranked_rows_csv": "ndcg_at_10_of_one_user.csv",
                           "ideal_rows_csv": "ideal_list_at_10_of_one_user.csv",
                           "variants_csv": "ndcg_at_10_under_each_convention.csv"},
 }
@@ -844,7 +838,7 @@ def test_head_to_head_lists_of_one_user_and_the_ndcg_link():
     label = "Explain top_heavy's NDCG@10 for this user"
     [b for b in at.button if b.label == label][0].click().run()
     ok(at)
-    assert at.title[0].value == "NDCG explained"
+    assert at.title[0].value == "Metrics explained"
     assert at.session_state["explain_model"] == "top_heavy"
     assert at.session_state["explain_user"] == other
     assert at.session_state["explain_other"] == "personalized"

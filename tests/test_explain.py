@@ -12,9 +12,17 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rankmetrics import Conventions, GroundTruth, RankedRun, RelevanceMapping, evaluate
-from rankmetrics.explain import compare_conventions, explain_ndcg, slipped_discount
+from rankmetrics.explain import (
+    compare_conventions,
+    explain_metric,
+    explain_ndcg,
+    metric_variants,
+    slipped_discount,
+)
 from rankmetrics.io import read_run, read_truth
 from rankmetrics.users import (
     distribution_summary,
@@ -22,7 +30,7 @@ from rankmetrics.users import (
     surprise_user,
     worst_users,
 )
-from tests.helpers import MOVIE_MODELS, TEXTBOOK
+from tests.helpers import MOVIE_MODELS, TEXTBOOK, random_data
 
 RETRIEVED = Conventions.preset("retrieved_ideal")
 LINEAR = Conventions.preset("trec_eval")
@@ -313,3 +321,88 @@ def test_distribution_summary_matches_numpy(movie_evaluation):
         assert row["mean"] == pytest.approx(values.mean())
         assert row["median"] == pytest.approx(np.median(values))
         assert row["share_zero"] == pytest.approx(np.mean(values == 0))
+
+
+# ----- the other metrics written out ------------------------------------------------------
+
+
+def test_textbook_arithmetic_of_every_binary_metric(textbook):
+    truth, runs = textbook
+    # rel = 1, 0, 1, 0, 0; |R| = 5 (A, C, X, Y, Z)
+    run = runs["recommended"]
+    p = explain_metric(truth, run, "user", "precision", cutoff=5)
+    assert (p.numerator, p.denominator, p.value) == (2, 5, 0.4)
+    assert p.latex()[1] == r"\mathrm{P@5} = \frac{2}{5} = 0.4000"
+    r = explain_metric(truth, run, "user", "recall", cutoff=5)
+    assert (r.numerator, r.denominator) == (2, 5) and r.denominator_words() == (
+        "|R| = 5 relevant items")
+    ap = explain_metric(truth, run, "user", "map", cutoff=5)
+    assert ap.hit_ranks == (1, 3)
+    assert ap.numerator == pytest.approx(1 / 1 + 2 / 3) and ap.denominator == 5
+    assert ap.value == pytest.approx((1 + 2 / 3) / 5)  # 0.3333
+    assert ap.latex()[1] == (r"\mathrm{AP@5} = \frac{\frac{1}{1} + \frac{2}{3}}{5} = "
+                             r"\frac{1.6667}{5} = 0.3333")
+    assert ap.ranked["precision"].tolist() == pytest.approx([1, 1 / 2, 2 / 3, 2 / 4, 2 / 5])
+    moved = explain_metric(truth, runs["c_at_position_5"], "user", "mrr", cutoff=1)
+    assert moved.value == 1 and moved.latex()[1] == r"\mathrm{RR@1} = \frac{1}{1} = 1.0000"
+
+
+def test_graded_example_arithmetic_and_threshold(graded):
+    truth, run = graded
+    # ranking d3 (0), d1 (3), d4 (1), d5 (-), d2 (2); relevant: grade >= 1
+    rr = explain_metric(truth, run, "q1", "mrr", cutoff=5)
+    assert (rr.numerator, rr.denominator, rr.value) == (1, 2, 0.5)
+    ap = explain_metric(truth, run, "q1", "map", cutoff=5)
+    assert ap.value == pytest.approx((1 / 2 + 2 / 3 + 3 / 5) / 3)  # 0.5889
+    two = RelevanceMapping.identity(2)
+    ap2 = explain_metric(truth, run, "q1", "map", cutoff=5, relevance=two)
+    assert ap2.value == pytest.approx((1 / 2 + 2 / 5) / 2)  # 0.45
+    variants = metric_variants(truth, run, "q1", "precision", cutoff=5)
+    assert variants["choice"].tolist() == ["grade ≥ 1", "grade ≥ 2", "grade ≥ 3"]
+    assert variants["value"].tolist() == pytest.approx([3 / 5, 2 / 5, 1 / 5])
+    assert variants["active"].tolist() == [True, False, False]
+    hr = explain_metric(truth, run, "q1", "hit_rate", cutoff=1)
+    assert hr.value == 0 and "no relevant item in the top 1" in hr.latex()[1]
+
+
+def test_ap_denominator_is_named_with_the_users_numbers():
+    # |R| = 8, hits at ranks 1 and 3, K = 5 (the conventions document's third example)
+    truth = pd.DataFrame({"user": "u", "item": [f"r{i}" for i in range(8)], "rating": 1})
+    run = pd.DataFrame({"user": "u", "item": ["r0", "x1", "r1", "x2", "x3"],
+                        "score": [5.0, 4, 3, 2, 1]})
+    values = {}
+    for denominator in ("relevant", "min_k_relevant", "hits"):
+        ap = explain_metric(truth, run, "u", "map", cutoff=5,
+                            conventions=Conventions(ap_denominator=denominator))
+        values[denominator] = (round(ap.value, 4), ap.denominator_words())
+    assert values == {
+        "relevant": (0.2083, "|R| = 8 relevant items (trec_eval)"),
+        "min_k_relevant": (0.3333, "min(K, |R|) = min(5, 8) = 5"),
+        "hits": (0.8333, "the 2 hits in the top 5"),
+    }
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10_000), cutoff=st.integers(1, 12),
+       denominator=st.sampled_from(["relevant", "min_k_relevant", "hits"]),
+       threshold=st.sampled_from([1, 2]))
+def test_written_arithmetic_equals_evaluate(seed, cutoff, denominator, threshold):
+    truth, run = random_data(seed, n_users=4)
+    conventions = Conventions(ap_denominator=denominator)
+    relevance = RelevanceMapping.identity(threshold)
+    for user in truth["user"].unique():
+        for metric in ("precision", "recall", "hit_rate", "mrr", "map"):
+            shown = explain_metric(truth, run, user, metric, cutoff=cutoff,
+                                   relevance=relevance, conventions=conventions)
+            fraction = shown.numerator / shown.denominator if shown.denominator else 0.0
+            assert shown.value == pytest.approx(fraction, abs=1e-12), (user, metric)
+
+
+def test_both_gain_columns_in_the_ndcg_rows(graded):
+    truth, run = graded
+    b = explain_ndcg(truth, run, "q1", cutoff=5, conventions=LINEAR)
+    # grades 0, 3, 1, 0, 2: linear g, exponential 2^g - 1
+    assert b.ranked["gain_linear"].tolist() == [0, 3, 1, 0, 2]
+    assert b.ranked["gain_exponential"].tolist() == [0, 7, 1, 0, 3]
+    assert b.ranked["gain"].tolist() == b.ranked["gain_linear"].tolist()
+    assert b.ideal["gain_exponential"].tolist() == [7, 3, 1]

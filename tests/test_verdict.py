@@ -277,7 +277,7 @@ def test_explaining_a_worst_served_user_is_a_button():
     assert plain(button.label) == f"Explain this user: {first}"
     button.click().run()
     ok(at)
-    assert at.title[0].value == "NDCG explained"
+    assert at.title[0].value == "Metrics explained"
     assert at.session_state["explain_user"] == first
 
 

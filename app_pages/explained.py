@@ -1,0 +1,303 @@
+"""Metrics explained: one user's metric at K worked out rank by rank, for every metric."""
+
+from dataclasses import replace
+
+import pandas as pd
+import streamlit as st
+
+from dashboard import cached, keys
+from dashboard.controls import download_table, ensure_choice
+from dashboard.demos import DEMOS
+from dashboard.prepared import Prepared
+from dashboard.session import header, require_data
+from dashboard.settings import USER_LIST_LIMIT, Settings
+from dashboard.text import md
+from rankmetrics.conventions import AP_DENOMINATORS, GAINS, IDEALS
+from rankmetrics.explain import slipped_discount
+from rankmetrics.figures import metric_label, ndcg_contributions
+from rankmetrics.metrics import MAIN_METRICS, METRICS
+
+UNRATED = "–"
+MATCHES_SHOWN = 500
+ACTIVE = "background-color: #d6f5d6; font-weight: bold"
+GAIN_WORDS = {"exponential": "exponential: 2^g − 1", "linear": "linear: g"}
+IDEAL_WORDS = {"ground_truth": "all ground-truth items", "retrieved": "the model's own top K"}
+DENOMINATOR_WORDS = {"relevant": "|R| (all relevant items)", "min_k_relevant": "min(K, |R|)",
+                     "hits": "the hits in the top K"}
+#: The conventions this page lets you change for itself, by metric.
+LOCAL_OPTIONS = {"ndcg": ("gain", "ideal"), "map": ("ap_denominator",)}
+OPTION_CONTROLS = {
+    "gain": ("Gain of a grade g", GAINS, GAIN_WORDS),
+    "ideal": ("Ideal list (IDCG) from", IDEALS, IDEAL_WORDS),
+    "ap_denominator": ("AP divides by", AP_DENOMINATORS, DENOMINATOR_WORDS),
+}
+ROW_COLUMNS = {
+    "rank": st.column_config.NumberColumn("Rank", format="%d"),
+    "item": st.column_config.TextColumn("Item"),
+    "rating": st.column_config.TextColumn("Rating", help="– : the item has no ground truth."),
+    "grade": st.column_config.NumberColumn("Grade", format="%g"),
+    "gain_linear": st.column_config.NumberColumn("Gain, linear g", format="%.4g"),
+    "gain_exponential": st.column_config.NumberColumn("Gain, exponential 2^g − 1",
+                                                      format="%.4g"),
+    "gain": st.column_config.NumberColumn("Gain used", format="%.4g"),
+    "discount": st.column_config.NumberColumn("× discount 1/log2(rank+1)", format="%.4f"),
+    "contribution": st.column_config.NumberColumn("= contribution", format="%.4f"),
+    "running_dcg": st.column_config.NumberColumn("Running DCG", format="%.4f"),
+    "running_idcg": st.column_config.NumberColumn("Running IDCG", format="%.4f"),
+    "relevant": st.column_config.CheckboxColumn("Relevant"),
+    "hits": st.column_config.NumberColumn("Hits so far", format="%d"),
+    "precision": st.column_config.NumberColumn("Precision at this rank", format="%.4f"),
+}
+#: What the conventions do to each binary metric, in words.
+CONVENTION_NOTES = {
+    "precision": "Precision divides by K even when the list is shorter than K (as trec_eval "
+    "does): a list of 3 items scores at most 3/K. Only what counts as relevant changes it.",
+    "recall": "|R| counts every relevant item of the user's ground truth, found or not: the "
+    "relevance threshold changes both the hits and |R|.",
+    "hit_rate": "1 as soon as one relevant item is in the top K: how many, and where, does not "
+    "matter. Only what counts as relevant changes it.",
+    "mrr": "Only the first relevant item counts, through its rank: 1 at rank 1, 1/2 at rank 2, "
+    "0 when none is in the top K. MRR is the mean of this value over users.",
+    "map": "The precision at each hit is summed and divided by the denominator: trec_eval, ranx "
+    "and pytrec_eval divide by |R|; RecBole and Microsoft Recommenders by min(K, |R|); "
+    "torchmetrics by the hits in the top K (then a list with one hit at rank 1 scores 1).",
+}
+
+header(
+    "Metrics explained",
+    "Pick a metric, a model and a user: the user's ranked list, the metric's formula and its "
+    "arithmetic at K with the user's own numbers, and what each convention would change.",
+)
+prepared, settings = require_data()
+state = st.session_state
+k = settings.cutoff
+models = prepared.models
+users = prepared.ground_truth.users
+
+
+def pick_random(prepared: Prepared, settings: Settings) -> None:
+    state[keys.SURPRISE_SEED] += 1
+    chosen = cached.random_user(prepared, settings, state[keys.EXPLAIN_MODEL],
+                                state[keys.SURPRISE_SEED])
+    if chosen is not None:
+        state[keys.EXPLAIN_USER] = chosen
+        state.pop(keys.DISAGREEMENT, None)
+
+
+def pick_disagreement(prepared: Prepared, settings: Settings) -> None:
+    model, other = state[keys.EXPLAIN_MODEL], state[keys.EXPLAIN_OTHER]
+    found = cached.disagreement(prepared, settings, model, other)
+    state[keys.DISAGREEMENT] = (model, other, found)
+    if found is not None:
+        state[keys.EXPLAIN_USER] = found.user
+
+
+def page_conventions(settings: Settings, metric: str) -> Settings:
+    """The settings with this page's own choices of the metric's conventions: each starts
+    from the sidebar's (and starts again when the sidebar's changes); none changes it."""
+    chosen = {}
+    for option in LOCAL_OPTIONS.get(metric, ()):
+        sidebar_value = state[keys.convention(option)]
+        if (state.get(keys.explained_followed(option)) != sidebar_value
+                or keys.explained_convention(option) not in state):
+            state[keys.explained_convention(option)] = sidebar_value
+            state[keys.explained_followed(option)] = sidebar_value
+        chosen[option] = state[keys.explained_convention(option)]
+    return replace(settings, conventions=replace(settings.conventions, **chosen))
+
+
+ensure_choice(keys.EXPLAIN_METRIC, MAIN_METRICS, "ndcg")
+metric_column, model_column, user_column = st.columns(3)
+metric_column.selectbox("Metric", MAIN_METRICS, key=keys.EXPLAIN_METRIC,
+                        format_func=lambda name: METRICS[name].label, persist_state="session")
+metric = state[keys.EXPLAIN_METRIC]
+ensure_choice(keys.EXPLAIN_MODEL, models)
+model_column.selectbox("Model", models, key=keys.EXPLAIN_MODEL, persist_state="session")
+if len(users) > USER_LIST_LIMIT:
+    search = user_column.text_input("Find a user", key=keys.EXPLAIN_SEARCH,
+                                    persist_state="session",
+                                    placeholder="type part of a user id")
+    options = cached.users_containing(prepared, search, MATCHES_SHOWN)
+else:
+    options = list(users)
+if state.get(keys.EXPLAIN_USER) in users and state[keys.EXPLAIN_USER] not in options:
+    options.insert(0, state[keys.EXPLAIN_USER])
+ensure_choice(keys.EXPLAIN_USER, options)
+if not options:
+    user_column.warning("No user id contains that text.")
+    st.stop()
+user_column.selectbox("User", options, key=keys.EXPLAIN_USER, persist_state="session",
+                      help="Type to search.")
+
+surprise, other_column, disagree = st.columns([1, 1, 1], vertical_alignment="bottom")
+surprise.button("Surprise me", icon=":material/casino:", on_click=pick_random,
+                args=(prepared, settings), help="A random user (the same sequence every time).")
+others = [m for m in models if m != state[keys.EXPLAIN_MODEL]]
+if others:
+    ensure_choice(keys.EXPLAIN_OTHER, others)
+    other_column.selectbox("Compare with", others, key=keys.EXPLAIN_OTHER, persist_state="session")
+    disagree.button("Largest disagreement", icon=":material/compare_arrows:",
+                    on_click=pick_disagreement, args=(prepared, settings),
+                    help=f"The user whose NDCG@{k} differs most between the two models.")
+found = state.get(keys.DISAGREEMENT)
+if found and found[2] is not None and found[2].user == state[keys.EXPLAIN_USER]:
+    first, second, gap = found
+    st.info(f"Largest disagreement at NDCG@{k}: user **{md(gap.user)}** gets "
+            f"{gap.value_a:.4f} from {md(first)} and {gap.value_b:.4f} from "
+            f"{md(second)}.")
+elif found and found[2] is None:
+    st.info("The two models share no counted user.")
+
+model, user = state[keys.EXPLAIN_MODEL], state[keys.EXPLAIN_USER]
+mine = page_conventions(settings, metric)  # before the radios: it gives them their start
+local = LOCAL_OPTIONS.get(metric, ())
+for column, option in zip(st.columns(max(len(local), 1)), local, strict=False):
+    label, choices, words = OPTION_CONTROLS[option]
+    column.radio(label, list(choices), key=keys.explained_convention(option),
+                 horizontal=True, format_func=words.get)
+if mine.conventions != settings.conventions:
+    st.caption("This page uses its own choice above; the sidebar's conventions "
+               f"({md(settings.conventions.describe())}) still apply on every other page.")
+
+
+def notes(list_length: int, n_relevant: int) -> None:
+    said = []
+    if list_length == 0:
+        said.append(f"{model} recommended nothing to this user: every rank is empty.")
+    elif list_length < k:
+        said.append(f"{model} recommended only {list_length} items: ranks beyond add nothing.")
+    if n_relevant == 0:
+        said.append("This user has no relevant item under the relevance mapping.")
+    if not cached.counted(prepared, settings, model, user):
+        said.append("Under the active conventions this user is left out of the model's mean.")
+    for note in said:
+        st.info(md(note))
+
+
+def shown(rows: pd.DataFrame) -> pd.DataFrame:
+    """Rows as displayed: an item without ground truth has no rating (shown as a dash)."""
+    return rows.assign(rating=[UNRATED if pd.isna(v) else f"{v:g}" for v in rows["rating"]])
+
+
+def highlighted(table: pd.DataFrame, active: pd.DataFrame):
+    """The table with the cells of the conventions in use in green, values to 4 decimals."""
+    mask = active.map(lambda on: ACTIVE if on else "")
+    return table.style.format("{:.4f}").apply(lambda _: mask, axis=None)
+
+
+def explain_ndcg_page(settings: Settings) -> None:
+    b = cached.breakdown(prepared, settings, model, user)
+    dcg, idcg, ndcg = st.columns(3)
+    dcg.metric(f"DCG@{k}", f"{b.dcg:.4f}")
+    idcg.metric(f"IDCG@{k}", f"{b.idcg:.4f}")
+    ndcg.metric(f"NDCG@{k}", f"{b.ndcg:.4f}")
+    for line in b.latex():
+        st.latex(line)
+    notes(b.list_length, b.n_relevant)
+    st.markdown(
+        f"**{md(model)}'s top {k} for user {md(user)}**: each item's gain is multiplied by "
+        "its rank's discount 1/log2(rank + 1), which shrinks down the list (1, 0.63, 0.5, "
+        "0.43, …); the products add up to DCG."
+    )
+    st.dataframe(shown(b.ranked), hide_index=True, column_config=ROW_COLUMNS, key="ranked_rows")
+    download_table(b.ranked, f"ndcg_at_{k}_of_one_user.csv", "ranked_rows_csv")
+    st.caption(
+        "Both gains side by side: 2^g − 1 about doubles with each grade (grades 1, 2, 3 give "
+        "1, 3, 7), so exponential gain favours highly relevant items: one item of grade 3 is "
+        "worth seven of grade 1, against three with the linear gain g. On 0/1 relevance both "
+        "give 0 and 1, so they are equal."
+    )
+    st.markdown(f"**The ideal list: {IDEAL_WORDS[b.conventions.ideal]}, sorted by gain**")
+    st.dataframe(shown(b.ideal), hide_index=True, column_config=ROW_COLUMNS, key="ideal_rows")
+    download_table(b.ideal, f"ideal_list_at_{k}_of_one_user.csv", "ideal_rows_csv")
+    st.caption("Items without gain add nothing to IDCG and are left out of the ideal list.")
+    if b.idcg > 0 or b.dcg > 0:
+        st.plotly_chart(ndcg_contributions(b, prepared.colors[model], model), key="ndcg_bars",
+                        config={"displaylogo": False})
+
+    st.subheader("The same user under each convention")
+    variants = cached.convention_variants(prepared, settings, model, user)
+    side_by_side = variants.pivot(index="gain", columns="ideal", values="ndcg")
+    side_by_side = side_by_side.loc[list(GAINS), list(IDEALS)]
+    active = variants.pivot(index="gain", columns="ideal", values="active")
+    active = active.loc[list(GAINS), list(IDEALS)]
+    for table in (side_by_side, active):
+        table.index = [f"gain {GAIN_WORDS[g]}" for g in GAINS]
+        table.columns = [f"ideal from {IDEAL_WORDS[i]}" for i in IDEALS]
+    st.dataframe(highlighted(side_by_side, active), key="variants")
+    download_table(side_by_side, f"ndcg_at_{k}_under_each_convention.csv", "variants_csv")
+    st.caption(f"NDCG@{k} of this user; green: the conventions in use. Libraries differ here: "
+               "trec_eval uses linear gain and the ground-truth ideal; scikit-learn's "
+               "ndcg_score fed the recommended rows uses the retrieved ideal.")
+    tutorial_note(settings, variants)
+
+
+def tutorial_note(settings: Settings, variants: pd.DataFrame) -> None:
+    slip_note = getattr(DEMOS.get(prepared.source), "tutorial_slip", None)
+    if slip_note is None or model != slip_note.model or user != slip_note.user:
+        return
+    rank, cutoff = slip_note.rank, slip_note.cutoff
+    retrieved = replace(settings, cutoff=cutoff,
+                        conventions=replace(settings.conventions, ideal="retrieved"))
+    worked = cached.breakdown(prepared, retrieved, model, user)
+    slip = slipped_discount(worked, rank)
+    full = variants.set_index(["gain", "ideal"]).loc[(settings.conventions.gain, "ground_truth")]
+    with st.container(border=True):
+        st.markdown(f"**Why a widely copied NDCG tutorial says {slip_note.claimed}**")
+        st.markdown("A tutorial example of NDCG, copied into many blog posts and course notes, "
+                    "works out this user's list and says:")
+        st.markdown(f"> {slip_note.quote}")
+        st.markdown(
+            f"Position {rank} is discounted by 1 / log2({rank} + 1) = "
+            f"{slip.correct_discount:.4f}, so DCG@{cutoff} = {worked.dcg:.4f} and, "
+            f"with the ideal list of the retrieved items (IDCG@{cutoff} = "
+            f"{worked.idcg:.4f}), NDCG@{cutoff} = {worked.dcg:.4f} / "
+            f"{worked.idcg:.4f} = **{worked.ndcg:.4f}**."
+        )
+        st.markdown(
+            f"The tutorial's 0.43 is 1 / log2({rank}) = {slip.slipped_discount:.4f}, the "
+            f"discount of position {rank - 1}: with it DCG would be {slip.dcg:.4f} and "
+            f"{slip.dcg:.4f} / {worked.idcg:.4f} = {slip.ndcg:.4f} ≈ 0.88, an arithmetic "
+            f"slip. With the ideal from every liked item (the ground-truth ideal), the same "
+            f"list scores {full['ndcg']:.4f}."
+        )
+
+
+def explain_binary_page(settings: Settings) -> None:
+    a = cached.arithmetic(prepared, settings, model, user, metric)
+    label = metric_label(metric, k)
+    value, hits, relevant = st.columns(3)
+    value.metric(label, f"{a.value:.4f}")
+    hits.metric(f"Relevant items in the top {k}", len(a.hit_ranks))
+    relevant.metric("Relevant items in all (|R|)", a.n_relevant)
+    for line in a.latex():
+        st.latex(line)
+    words = a.denominator_words()
+    if words:
+        st.caption(f"Divided by {words}.")
+    notes(a.list_length, a.n_relevant)
+    st.markdown(f"**{md(model)}'s top {k} for user {md(user)}**")
+    columns = ["rank", "item", "rating", "grade", "relevant", "hits"]
+    if metric == "map":
+        columns.append("precision")
+    st.dataframe(shown(a.ranked[columns]), hide_index=True, column_config=ROW_COLUMNS,
+                 key="metric_rows")
+    download_table(a.ranked[columns], f"{metric}_at_{k}_of_one_user.csv", "metric_rows_csv")
+    st.subheader("The same user under each convention")
+    st.markdown(CONVENTION_NOTES[metric])
+    variants = cached.metric_choices(prepared, settings, model, user, metric)
+    variants = variants.assign(choice=[DENOMINATOR_WORDS.get(c, c) for c in variants["choice"]])
+    table = variants.set_index(["option", "choice"])[["value"]]
+    table.columns = [label]
+    active = variants.set_index(["option", "choice"])[["active"]]
+    active.columns = [label]
+    st.dataframe(highlighted(table, active), key="metric_variants")
+    download_table(table, f"{metric}_at_{k}_under_each_convention.csv", "metric_variants_csv")
+    st.caption(f"{label} of this user; green: the settings in use (the relevance threshold is "
+               "set in the sidebar).")
+
+
+if metric == "ndcg":
+    explain_ndcg_page(mine)
+else:
+    explain_binary_page(mine)

@@ -1,0 +1,377 @@
+"""Playground: one ranked list to edit by hand, and every metric at every K, for a lesson.
+
+The list lives in the session as a :class:`rankmetrics.playground.Playground`; every button
+and input changes it through the library's edits (in callbacks, so the page draws the new
+list at once) and keeps the list before the change, so the values before and after sit side
+by side. Every number comes from ``evaluate`` on the list (through ``dashboard.cached``).
+The conventions here are the page's own: the sidebar's stay as they are.
+"""
+
+from collections.abc import Callable
+from dataclasses import replace
+
+import pandas as pd
+import streamlit as st
+
+from dashboard import cached, keys
+from dashboard.text import md
+from rankmetrics.conventions import AP_DENOMINATORS, GAINS, IDEALS, TIES
+from rankmetrics.explain import MetricArithmetic
+from rankmetrics.figures_playground import playground_curves
+from rankmetrics.metrics import METRICS
+from rankmetrics.playground import (
+    COLUMNS,
+    LABELS,
+    MAX_GRADE,
+    MAX_ITEMS,
+    Edit,
+    Playground,
+    Scenario,
+    add_item,
+    describe_change,
+    move,
+    remove_item,
+    scenarios,
+    set_beyond,
+    set_grade,
+    set_option,
+    swap,
+)
+
+state = st.session_state
+CHANGED = "background-color: #fff2b3; font-weight: bold"
+ACTIVE = "background-color: #d6f5d6; font-weight: bold"
+ACTION_WORDS = {"up": "Move up:", "down": "Move down:", "remove": "Remove"}
+EXPLAINED = ("precision", "recall", "hit_rate", "mrr", "map", "dcg", "ndcg")
+SWITCHES = {
+    "gain": ("Gain of a grade g", GAINS,
+             {"exponential": "exponential 2^g − 1", "linear": "linear g"}),
+    "ideal": ("Ideal list (IDCG) from", IDEALS,
+              {"ground_truth": "all relevant items", "retrieved": "the list's own top K"}),
+    "ap_denominator": ("AP divides by", AP_DENOMINATORS,
+                       {"relevant": "|R|", "min_k_relevant": "min(K, |R|)",
+                        "hits": "hits in top K"}),
+    "threshold": ("Relevant if grade ≥", tuple(range(1, MAX_GRADE + 1)), {}),
+    "ties": ("Equal scores ordered by", TIES,
+             {"item_desc": "item id descending (trec_eval)",
+              "item_asc": "item id ascending", "input": "the order of the rows"}),
+}
+PRESENTATION_STYLE = """
+<style>
+[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
+[data-testid="stExpandSidebarButton"] { display: none !important; }
+[data-testid="stMainBlockContainer"] { max-width: 100%; padding: 3.6rem 2rem 1rem; }
+[data-testid="stMain"] p, [data-testid="stMain"] li,
+[data-testid="stMain"] label p { font-size: 1.6rem !important; line-height: 1.35; }
+[data-testid="stMain"] h1 { font-size: 2.4rem !important; padding: 0; }
+[data-testid="stMain"] button p { font-size: 1.6rem !important; }
+[data-testid="stMain"] input { font-size: 1.5rem !important; }
+[data-testid="stMain"] [data-testid="stMetricValue"],
+[data-testid="stMain"] [data-testid="stMetricValue"] * { font-size: 3.4rem !important; }
+[data-testid="stMain"] [data-testid="stMetricDelta"],
+[data-testid="stMain"] [data-testid="stMetricDelta"] * { font-size: 1.6rem !important; }
+[data-testid="stMain"] .katex { font-size: 1.55em !important; }
+</style>
+"""
+
+
+# ----- the state and its edits ---------------------------------------------------------------
+
+
+def all_scenarios() -> dict[str, Scenario]:
+    return {"textbook": cached.textbook_scenario(), **scenarios()}
+
+
+def sync_widgets(playground: Playground) -> None:
+    """Every input shows the list as it is now (called after each change, before drawing)."""
+    for entry in playground.items:
+        state[keys.playground_grade(entry.item)] = entry.grade
+    for option in SWITCHES:
+        value = (playground.threshold if option == "threshold"
+                 else getattr(playground.conventions, option))
+        state[keys.playground_option(option)] = value
+    state[keys.PLAYGROUND_BEYOND] = len(playground.beyond)
+    state[keys.PLAYGROUND_BEYOND_GRADE] = max(playground.beyond, default=1)
+    n = len(playground.items)
+    state[keys.PLAYGROUND_CUTOFF] = min(int(state.get(keys.PLAYGROUND_CUTOFF, 5)), n)
+    for key, default in ((keys.PLAYGROUND_SWAP_A, 1), (keys.PLAYGROUND_SWAP_B, min(2, n))):
+        if state.get(key, default) > n:
+            state[key] = default
+
+
+def load(name: str) -> None:
+    """Start from a scenario (keeping the conventions and threshold chosen on the page)."""
+    scenario = all_scenarios()[name]
+    now = state.get(keys.PLAYGROUND)
+
+    def keep(pg: Playground) -> Playground:
+        if now is None:
+            return pg
+        return replace(pg, conventions=now.conventions, threshold=now.threshold)
+    state[keys.PLAYGROUND] = keep(scenario.playground)
+    state[keys.PLAYGROUND_BEFORE] = keep(scenario.before.playground) if scenario.before else None
+    state[keys.PLAYGROUND_WORDS] = scenario.before.words if scenario.before else None
+    state[keys.PLAYGROUND_LESSON] = (scenario.title, scenario.lesson)
+    state[keys.PLAYGROUND_CUTOFF] = scenario.cutoff
+    sync_widgets(state[keys.PLAYGROUND])
+
+
+def commit(change: Callable[[Playground], Edit]) -> None:
+    """Apply an edit to the list, keeping the list before it (a refused edit says why)."""
+    now = state[keys.PLAYGROUND]
+    try:
+        edit = change(now)
+    except ValueError as error:
+        state[keys.PLAYGROUND_PROBLEM] = str(error)
+        sync_widgets(now)
+        return
+    state[keys.PLAYGROUND_BEFORE] = now
+    state[keys.PLAYGROUND] = edit.playground
+    state[keys.PLAYGROUND_WORDS] = edit.words
+    sync_widgets(edit.playground)
+
+
+def on_move(from_rank: int, to_rank: int) -> None:
+    commit(lambda pg: move(pg, from_rank, to_rank))
+
+
+def on_remove(rank: int) -> None:
+    commit(lambda pg: remove_item(pg, rank))
+
+
+def on_grade(item: str) -> None:
+    commit(lambda pg: set_grade(pg, item, int(state[keys.playground_grade(item)])))
+
+
+def on_add() -> None:
+    commit(lambda pg: add_item(pg, int(state[keys.PLAYGROUND_NEW_GRADE])))
+
+
+def on_swap() -> None:
+    a, b = int(state[keys.PLAYGROUND_SWAP_A]), int(state[keys.PLAYGROUND_SWAP_B])
+    if a == b:
+        state[keys.PLAYGROUND_PROBLEM] = "Choose two different ranks to swap."
+        return
+    commit(lambda pg: swap(pg, a, b))
+
+
+def on_beyond() -> None:
+    commit(lambda pg: set_beyond(pg, int(state[keys.PLAYGROUND_BEYOND]),
+                                 int(state[keys.PLAYGROUND_BEYOND_GRADE])))
+
+
+def on_switch(option: str) -> None:
+    commit(lambda pg: set_option(pg, option, state[keys.playground_option(option)]))
+
+
+if keys.PLAYGROUND not in state:
+    load("textbook")
+    state[keys.PLAYGROUND_SWAP_A], state[keys.PLAYGROUND_SWAP_B] = 1, 2
+# Inputs not drawn in the last run (presentation mode, another page) lost their state.
+sync_widgets(state[keys.PLAYGROUND])
+present = bool(state.get(keys.PLAYGROUND_PRESENT, False))
+if present:
+    st.html(PRESENTATION_STYLE)
+
+
+# ----- drawing -----------------------------------------------------------------------------
+
+
+def scenario_buttons() -> None:
+    every = list(all_scenarios().items())
+    for start in range(0, len(every), 3):
+        for column, (name, scenario) in zip(st.columns(3), every[start:start + 3],
+                                            strict=False):
+            column.button(scenario.title, key=keys.playground_scenario(name), on_click=load,
+                          args=(name,), use_container_width=True)
+
+
+def list_editor(pg: Playground) -> None:
+    ranked = pg.ranked()
+    n = len(ranked)
+    st.markdown("**The ranked list** (grade 0: not relevant)")
+    for rank, entry in enumerate(ranked, start=1):
+        relevant = entry.grade >= pg.threshold
+        row = st.columns([0.45, 1.0, 1.5, 0.6, 0.6, 0.6], vertical_alignment="center")
+        row[0].markdown(f"**{rank}**")
+        name = md(entry.item)
+        row[1].markdown(f":green[**{name}** ✓]" if relevant else name)
+        row[2].number_input(f"Grade of {entry.item}", min_value=0, max_value=MAX_GRADE,
+                            step=1, key=keys.playground_grade(entry.item),
+                            label_visibility="collapsed", on_change=on_grade,
+                            args=(entry.item,))
+        for column, (action, icon, to, disabled) in zip(row[3:], (
+                ("up", ":material/arrow_upward:", rank - 1, rank == 1),
+                ("down", ":material/arrow_downward:", rank + 1, rank == n),
+                ("remove", ":material/close:", None, n == 1)), strict=True):
+            column.button(icon, key=keys.playground_action(action, entry.item),
+                          disabled=disabled, help=f"{ACTION_WORDS[action]} {entry.item}",
+                          on_click=on_remove if to is None else on_move,
+                          args=(rank,) if to is None else (rank, to))
+    if pg.has_ties():
+        st.caption("Some items share a score: the tie rule orders them. A move gives the list "
+                   "an explicit order.")
+
+
+def more_controls(pg: Playground) -> None:
+    n = len(pg.items)
+    ranks = list(range(1, n + 1))
+    swap_a, swap_b, swap_go = st.columns([1, 1, 1], vertical_alignment="bottom")
+    swap_a.selectbox("Swap rank", ranks, key=keys.PLAYGROUND_SWAP_A)
+    swap_b.selectbox("with rank", ranks, key=keys.PLAYGROUND_SWAP_B)
+    swap_go.button("Swap", key=keys.PLAYGROUND_SWAP, on_click=on_swap, disabled=n == 1,
+                   use_container_width=True)
+    new_grade, add = st.columns([2, 1], vertical_alignment="bottom")
+    state.setdefault(keys.PLAYGROUND_NEW_GRADE, 1)
+    new_grade.number_input("Grade of a new item", min_value=0, max_value=MAX_GRADE, step=1,
+                           key=keys.PLAYGROUND_NEW_GRADE)
+    add.button("Add at the end", key=keys.PLAYGROUND_ADD, on_click=on_add,
+               disabled=n >= MAX_ITEMS, use_container_width=True)
+    count, grade = st.columns(2)
+    count.number_input("Relevant items not in the list", min_value=0, max_value=MAX_ITEMS * 10,
+                       step=1, key=keys.PLAYGROUND_BEYOND, on_change=on_beyond,
+                       help="They count in Recall's |R| and in the ideal list of IDCG.")
+    grade.number_input("Their grade", min_value=1, max_value=MAX_GRADE, step=1,
+                       key=keys.PLAYGROUND_BEYOND_GRADE, on_change=on_beyond)
+
+
+def metric_tiles(now: pd.Series, before: pd.Series | None, k: int, per_row: int,
+                 only: tuple[str, ...] = COLUMNS) -> None:
+    """Each metric at K, with its change since the list before (none when unchanged)."""
+    for start in range(0, len(only), per_row):
+        row_metrics = only[start:start + per_row]
+        for column, metric in zip(st.columns(per_row), row_metrics, strict=False):
+            change = None if before is None else now[metric] - before[metric]
+            moved = change is not None and abs(change) > 1e-12
+            column.metric(f"{LABELS[metric]}@{k}", f"{now[metric]:.4f}",
+                          delta=f"{change:+.4f}" if moved else
+                          ("unchanged" if change is not None else None),
+                          delta_color="normal" if moved else "off",
+                          delta_arrow="auto" if moved else "off")
+
+
+def at_k_table(now: pd.Series, before: pd.Series | None, k: int) -> None:
+    table = pd.DataFrame({"now": now[list(COLUMNS)]})
+    if before is not None:
+        table.insert(0, "before", before[list(COLUMNS)])
+        table["change"] = table["now"] - table["before"]
+    table.index = [f"{LABELS[m]}@{k}" for m in COLUMNS]
+    moved = (table["change"].abs() > 1e-12) if before is not None else None
+    styled = table.style.format("{:+.4f}", subset=["change"] if before is not None else [])
+    styled = styled.format("{:.4f}", subset=[c for c in table.columns if c != "change"])
+    if moved is not None:
+        styled = styled.apply(lambda row: [CHANGED if moved[row.name] else ""] * len(row),
+                              axis=1)
+    st.dataframe(styled, key="playground_at_k")
+
+
+def every_k_table(now: pd.DataFrame, before: pd.DataFrame | None) -> None:
+    table = now.rename(columns=LABELS)
+    styled = table.style.format("{:.4f}")
+    if before is not None:
+        old = before.loc[now.index].rename(columns=LABELS)
+        mask = ((table - old).abs() > 1e-12).map(lambda on: CHANGED if on else "")
+        styled = styled.apply(lambda _: mask, axis=None)
+    st.dataframe(styled, key="playground_table")
+
+
+def switches(pg: Playground, k: int) -> None:
+    st.subheader(f"Conventions side by side, at K = {k}")
+    columns = st.columns(len(SWITCHES))
+    grades = sorted({e.grade for e in pg.items} | set(pg.beyond) | {1, pg.threshold})
+    for column, (option, (label, choices, words)) in zip(columns, SWITCHES.items(),
+                                                         strict=True):
+        shown = [g for g in grades if g >= 1] if option == "threshold" else list(choices)
+        column.radio(label, shown, key=keys.playground_option(option), on_change=on_switch,
+                     args=(option,), format_func=lambda v, w=words: w.get(v, str(v)))
+    table = cached.playground_switches(pg, k)
+    wide = table.pivot_table(index=["option", "choice"], columns="metric", values="value",
+                             sort=False)
+    wide = wide[[m for m in COLUMNS if m in wide.columns]].rename(columns=LABELS)
+    active = table.groupby(["option", "choice"], sort=False)["active"].first()
+    wide.index = [f"{SWITCHES[o][0]} {SWITCHES[o][2].get(c, c)}" for o, c in wide.index]
+    marks = [[ACTIVE if on else ""] * len(wide.columns) for on in active]
+    mask = pd.DataFrame(marks, index=wide.index, columns=wide.columns)
+    shown = wide.map(lambda value: "" if pd.isna(value) else f"{value:.4f}")
+    st.dataframe(shown.style.apply(lambda _: mask, axis=None), key="playground_switches")
+    st.caption("Each row: the list's values at K under one choice, the other conventions as "
+               "chosen above; green: the choices in use. Blank: that choice cannot change the "
+               "metric. The tie rule has rows when two items share a score.")
+
+
+def formula(pg: Playground, k: int) -> None:
+    state.setdefault(keys.PLAYGROUND_METRIC, "ndcg")
+    st.selectbox("Formula of", EXPLAINED, key=keys.PLAYGROUND_METRIC,
+                 format_func=lambda m: LABELS[m])
+    metric = state[keys.PLAYGROUND_METRIC]
+    shown = cached.playground_arithmetic(pg, metric, k)
+    lines = shown.latex()
+    if metric == "dcg" and not isinstance(shown, MetricArithmetic):
+        lines = [METRICS["dcg"].formula, lines[1]]
+    for line in lines:
+        st.latex(line)
+
+
+@st.fragment
+def lesson_area(present: bool) -> None:
+    """The list, its values and everything they change: a fragment, so that a move reruns
+    this part of the page only (the sidebar and the scenarios stay as they are)."""
+    pg: Playground = state[keys.PLAYGROUND]
+    before: Playground | None = state.get(keys.PLAYGROUND_BEFORE)
+    n = len(pg.items)
+    width = max(n, len(before.items) if before is not None else 0)
+    now_values = cached.playground_values(pg, width)
+    before_values = cached.playground_values(before, width) if before is not None else None
+    problem = state.pop(keys.PLAYGROUND_PROBLEM, None)
+    if problem:
+        st.warning(md(problem))
+    left, right = st.columns([5, 6], gap="large")
+    with left:
+        list_editor(pg)
+        if not present:
+            more_controls(pg)
+    with right:
+        if n > 1:
+            st.slider("K", min_value=1, max_value=n, key=keys.PLAYGROUND_CUTOFF)
+        k = min(int(state.get(keys.PLAYGROUND_CUTOFF, n)), n)
+        words = state.get(keys.PLAYGROUND_WORDS)
+        if before_values is not None and words:
+            st.success(describe_change(before_values, now_values, k, words))
+        at_k_before = before_values.loc[k] if before_values is not None else None
+        if present:
+            formula(pg, k)
+            chosen = state[keys.PLAYGROUND_METRIC]
+            metric_tiles(now_values.loc[k], at_k_before, k, 1, only=(chosen,))
+        metric_tiles(now_values.loc[k], at_k_before, k, 4 if not present else 3)
+        if not present:
+            at_k_table(now_values.loc[k], at_k_before, k)
+    if present:
+        return
+    st.plotly_chart(playground_curves(now_values.loc[1:n], before_values, k),
+                    key="playground_curves", config={"displaylogo": False})
+    st.subheader("Every K")
+    every_k_table(now_values.loc[1:n], before_values)
+    st.caption("Yellow: a value the last change moved.")
+    switches(pg, k)
+    st.subheader(f"The formula and its arithmetic at K = {k}")
+    formula(pg, k)
+
+
+# ----- the page ----------------------------------------------------------------------------
+
+title, toggle = st.columns([4, 1], vertical_alignment="bottom")
+title.title("Playground")
+toggle.toggle("Presentation mode", key=keys.PLAYGROUND_PRESENT,
+              help="Larger type, no sidebar, the chosen metric's formula large.")
+if not present:
+    st.markdown("Build one user's ranked list, move items, change grades and conventions, and "
+                "watch every metric at every K. Every number is the library's own evaluation "
+                "of this list; the conventions here are this page's own.")
+    scenario_buttons()
+lesson = state.get(keys.PLAYGROUND_LESSON)
+if lesson:
+    st.info(f"**{lesson[0]}.** {lesson[1]}")
+lesson_area(present)
+if present:
+    with st.expander("Scenarios"):
+        scenario_buttons()
