@@ -1,0 +1,400 @@
+"""Significance at every cutoff at once: which K separates the models, and which K cannot.
+
+The Significance page tests models at one K (:func:`rankmetrics.stats.compare_models`). Doing
+that at each of 100 cutoffs one by one would compute the per-user values 100 times; here they
+are computed once for every cutoff, a block of users at a time, on the users every model
+counts (as :meth:`~rankmetrics.evaluate.Evaluation.paired` gives them), and the tests give the
+same p-values as the single-K path:
+
+- paired t-test: the mean and variance of each pair's per-user differences at every K are
+  combined over blocks of users (Chan's formulas, exact to rounding), then
+  :math:`t = \\bar d / (s_d / \\sqrt n)` with n - 1 degrees of freedom, as
+  ``scipy.stats.ttest_rel``;
+- Wilcoxon signed-rank: ``scipy.stats.wilcoxon`` on the users x cutoffs differences, one
+  column per cutoff (scipy's own vectorized path);
+- randomization: every pair at every cutoff is one column of the same random sign flips,
+  drawn from the stream :func:`~rankmetrics.stats.paired_comparison` draws from with the same
+  seed, so each p-value is exactly the single-K one.
+
+The multiple-comparison correction is applied at each K over that K's pairs, as on the
+Significance page. "Significantly best" is :meth:`ModelComparison.leaders
+<rankmetrics.stats.ModelComparison.leaders>` of each K's table.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Hashable, Iterable, Sequence
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+from scipy import stats as _sps
+
+from rankmetrics.checks import check_choice, check_int, check_optional_int, check_probability
+from rankmetrics.evaluate import USERS_PER_BLOCK, Evaluation
+from rankmetrics.metrics import METRICS, check_metrics
+from rankmetrics.stats import (
+    COMPARISON_COLUMNS,
+    CORRECTIONS,
+    TESTS,
+    ModelComparison,
+    _randomization_pvalues,
+    bootstrap_ci,
+    correct_pvalues,
+)
+
+TEST_COLUMNS = ["cutoff", "model_a", "model_b", "mean_a", "mean_b", "difference", "statistic",
+                "p_value", "p_corrected", "significant", "users"]
+
+
+def paired_mask(ev: Evaluation) -> np.ndarray:
+    """The ground-truth users every model counts (the users of the paired tests)."""
+    mask = np.ones(ev.truth.n_users, dtype=bool)
+    for model in ev.models:
+        mask &= ev.included(model)
+    return mask
+
+
+def _cutoffs(ev: Evaluation, cutoffs: Iterable[int] | None) -> list[int]:
+    if cutoffs is None:
+        return list(range(1, ev.max_cutoff + 1))
+    chosen = sorted({check_int("cutoff", k, high=ev.max_cutoff) for k in cutoffs})
+    if not chosen:
+        raise ValueError("Give at least one cutoff.")
+    return chosen
+
+
+def _blocks(ev: Evaluation, metric: str, cutoffs: list[int], mask: np.ndarray):
+    """(model -> users x cutoffs values) for each block of the users in ``mask``."""
+    for start in range(0, ev.truth.n_users, USERS_PER_BLOCK):
+        stop = min(start + USERS_PER_BLOCK, ev.truth.n_users)
+        rows = mask[start:stop]
+        if not rows.any():
+            continue
+        # The evaluation's block kernel: every metric at cutoffs 1..width for these users.
+        yield {model: ev._extend(metric, ev._block_values(model, (metric,), start, stop)[metric]
+                                 [rows], cutoffs)
+               for model in ev.models}
+
+
+def paired_values(ev: Evaluation, metric: str, cutoffs: Iterable[int] | None = None
+                  ) -> dict[str, np.ndarray]:
+    """Model -> (paired users x cutoffs) per-user values, in ground-truth user order (column
+    j of model m equals ``ev.paired(metric, cutoffs[j])[m]``)."""
+    chosen = _cutoffs(ev, cutoffs)
+    parts: dict[str, list[np.ndarray]] = {model: [] for model in ev.models}
+    for block in _blocks(ev, metric, chosen, paired_mask(ev)):
+        for model, values in block.items():
+            parts[model].append(values)
+    return {model: (np.concatenate(values) if values else np.zeros((0, len(chosen))))
+            for model, values in parts.items()}
+
+
+def _pairs(models: Sequence[str]) -> list[tuple[int, int]]:
+    return list(combinations(range(len(models)), 2))
+
+
+def _moments(ev: Evaluation, metric: str, cutoffs: list[int]
+             ) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+    """(users, model means (models x cutoffs), mean and sum of squared deviations of each
+    pair's differences (pairs x cutoffs)), combined over blocks with Chan's formulas."""
+    pairs = _pairs(ev.models)
+    n = 0
+    model_sums = np.zeros((len(ev.models), len(cutoffs)))
+    mean = np.zeros((len(pairs), len(cutoffs)))
+    squares = np.zeros((len(pairs), len(cutoffs)))
+    for block in _blocks(ev, metric, cutoffs, paired_mask(ev)):
+        values = [block[model] for model in ev.models]
+        size = len(values[0])
+        for index, model_values in enumerate(values):
+            model_sums[index] += model_values.sum(axis=0)
+        for index, (a, b) in enumerate(pairs):
+            diffs = values[b] - values[a]
+            block_mean = diffs.mean(axis=0)
+            block_squares = ((diffs - block_mean) ** 2).sum(axis=0)
+            total = n + size
+            delta = block_mean - mean[index]
+            squares[index] += block_squares + delta**2 * n * size / total
+            mean[index] += delta * size / total
+        n += size
+    return n, model_sums / max(n, 1), mean, squares
+
+
+def _t_tests(mean: np.ndarray, squares: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Paired t statistics and two-sided p-values from each column's mean and sum of squared
+    deviations, as ``scipy.stats.ttest_rel``."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        standard_error = np.sqrt(squares / (n - 1) / n)
+        statistic = mean / standard_error
+    p_value = 2 * _sps.t.sf(np.abs(statistic), n - 1)
+    return statistic, p_value
+
+
+def _wilcoxon(values: dict[str, np.ndarray], models: Sequence[str]
+              ) -> tuple[np.ndarray, np.ndarray]:
+    pairs = _pairs(models)
+    statistic = np.empty((len(pairs), values[models[0]].shape[1]))
+    p_value = np.empty_like(statistic)
+    for index, (a, b) in enumerate(pairs):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            result = _sps.wilcoxon(values[models[b]], values[models[a]], zero_method="wilcox",
+                                   axis=0)
+        statistic[index], p_value[index] = result.statistic, result.pvalue
+    return statistic, p_value
+
+
+def _randomization(values: dict[str, np.ndarray], models: Sequence[str], n_permutations: int,
+                   seed: int | None) -> tuple[np.ndarray, np.ndarray]:
+    pairs = _pairs(models)
+    n_cutoffs = values[models[0]].shape[1]
+    diffs = np.concatenate([values[models[b]] - values[models[a]] for a, b in pairs], axis=1)
+    stream = np.random.SeedSequence(seed).spawn(1)[0]  # paired_comparison's stream
+    p_value = _randomization_pvalues(diffs, n_permutations, np.random.default_rng(stream))
+    return (diffs.mean(axis=0).reshape(len(pairs), n_cutoffs),
+            p_value.reshape(len(pairs), n_cutoffs))
+
+
+def significance_over_k(
+    ev: Evaluation,
+    metric: str,
+    *,
+    cutoffs: Iterable[int] | None = None,
+    test: str = "t",
+    correction: str = "holm",
+    confidence: float = 0.95,
+    n_permutations: int = 10_000,
+    seed: int | None = 0,
+) -> pd.DataFrame:
+    """Every pair of models tested at every cutoff (or at ``cutoffs``).
+
+    The users are those every model counts; pairs are in the evaluation's model order, B
+    compared with A (``difference = mean_b - mean_a``). ``statistic``, ``p_value`` and
+    ``p_corrected`` equal those of :func:`rankmetrics.stats.paired_comparison` on
+    ``ev.paired(metric, K)`` with the same test, correction and seed (t and Wilcoxon to
+    about 1e-13; randomization exactly); the correction runs over each cutoff's pairs.
+
+    Returns one row per cutoff and pair: ``cutoff, model_a, model_b, mean_a, mean_b,
+    difference, statistic, p_value, p_corrected, significant, users``.
+    """
+    (metric,) = check_metrics([metric])
+    test = check_choice("test", test, TESTS)
+    correction = check_choice("correction", correction, CORRECTIONS)
+    confidence = check_probability("confidence", confidence)
+    n_permutations = check_int("n_permutations", n_permutations)
+    seed = check_optional_int("seed", seed)
+    if len(ev.models) < 2:
+        raise ValueError("Testing models against each other needs at least 2 models.")
+    if not METRICS[metric].has_cutoff:
+        raise ValueError(f"The metric {metric!r} has no cutoff.")
+    chosen = _cutoffs(ev, cutoffs)
+    pairs = _pairs(ev.models)
+    if test == "t":
+        n, means, mean, squares = _moments(ev, metric, chosen)
+        statistic, p_value = _t_tests(mean, squares, n)
+        all_zero = squares == 0
+        all_zero &= mean == 0
+    else:
+        values = paired_values(ev, metric, chosen)
+        n = len(values[ev.models[0]])
+        means = np.array([values[model].mean(axis=0) for model in ev.models])
+        diffs_any = np.array([(values[ev.models[b]] != values[ev.models[a]]).any(axis=0)
+                              for a, b in pairs])
+        all_zero = ~diffs_any
+        if test == "wilcoxon":
+            statistic, p_value = _wilcoxon(values, ev.models)
+        else:
+            statistic, p_value = _randomization(values, ev.models, n_permutations, seed)
+    if n < 2:
+        raise ValueError(f"Only {n} user is counted by every model: paired tests need at "
+                         "least 2.")
+    statistic = np.where(all_zero, 0.0, statistic)
+    p_value = np.where(all_zero, 1.0, p_value)
+    return _table(ev.models, pairs, chosen, means, statistic, p_value, n, correction,
+                  confidence)
+
+
+def _table(models: Sequence[str], pairs: list[tuple[int, int]], cutoffs: list[int],
+           means: np.ndarray, statistic: np.ndarray, p_value: np.ndarray, n: int,
+           correction: str, confidence: float) -> pd.DataFrame:
+    first = np.array([a for a, _ in pairs])
+    second = np.array([b for _, b in pairs])
+    corrected = np.column_stack([correct_pvalues(p_value[:, k], correction)
+                                 for k in range(len(cutoffs))])
+    n_pairs, n_cutoffs = len(pairs), len(cutoffs)
+    table = pd.DataFrame({
+        "cutoff": np.tile(cutoffs, n_pairs),
+        "model_a": np.repeat([models[a] for a in first], n_cutoffs),
+        "model_b": np.repeat([models[b] for b in second], n_cutoffs),
+        "mean_a": means[first].ravel(),
+        "mean_b": means[second].ravel(),
+        "difference": (means[second] - means[first]).ravel(),
+        "statistic": statistic.ravel(),
+        "p_value": p_value.ravel(),
+        "p_corrected": corrected.ravel(),
+        "significant": (corrected < 1.0 - confidence).ravel(),
+        "users": n,
+    })
+    return table.sort_values(["cutoff"], kind="stable").reset_index(drop=True)
+
+
+def discriminative_power(tests: pd.DataFrame) -> pd.DataFrame:
+    """Per cutoff: how many pairs were tested, how many differ significantly, and the share.
+
+    >>> tests = pd.DataFrame({"cutoff": [1, 1, 2, 2], "significant": [True, False, True, True],
+    ...                       "p_corrected": [0.01, 0.2, 0.01, 0.03]})
+    >>> discriminative_power(tests)[["cutoff", "significant_pairs", "share"]].values.tolist()
+    [[1, 1, 0.5], [2, 2, 1.0]]
+    """
+    grouped = tests.groupby("cutoff", sort=True)
+    table = pd.DataFrame({
+        "pairs": grouped.size(),
+        "significant_pairs": grouped["significant"].sum().astype(int),
+        "largest_p_corrected": grouped["p_corrected"].max(),
+    })
+    table["share"] = table["significant_pairs"] / table["pairs"]
+    return table.reset_index()
+
+
+def leaders_over_k(tests: pd.DataFrame, test: str, correction: str,
+                   confidence: float) -> pd.DataFrame:
+    """Per cutoff: the model with the highest mean (on the paired users), the models the
+    data cannot tell apart from it, and whether it is significantly best, by
+    :meth:`ModelComparison.leaders <rankmetrics.stats.ModelComparison.leaders>`.
+
+    Returns ``cutoff, best, leaders (list), significantly_best``.
+    """
+    rows = []
+    for cutoff, at in tests.groupby("cutoff", sort=True):
+        leaders, alone = _comparison_at(at, test, correction, confidence).leaders()
+        rows.append((cutoff, leaders[0], leaders, alone))
+    return pd.DataFrame(rows, columns=["cutoff", "best", "leaders", "significantly_best"])
+
+
+def _comparison_at(at: pd.DataFrame, test: str, correction: str,
+                   confidence: float) -> ModelComparison:
+    """The :class:`ModelComparison` of one cutoff's rows of :func:`significance_over_k` (its means
+    and tests; intervals and letters are not part of it)."""
+    means: dict[Hashable, float] = {}
+    for a, b, mean_a, mean_b in zip(at["model_a"], at["model_b"], at["mean_a"], at["mean_b"],
+                                    strict=True):
+        means.setdefault(a, float(mean_a))
+        means.setdefault(b, float(mean_b))
+    names = list(means)
+    values = np.array([means[model] for model in names])
+    order = np.argsort(-values, kind="stable")
+    models = pd.DataFrame({"model": [names[i] for i in order], "mean": values[order],
+                           "ci_low": np.nan, "ci_high": np.nan, "group": "",
+                           "users": int(at["users"].iloc[0])})
+    pairs = at.assign(ci_low=np.nan, ci_high=np.nan, effect_size=np.nan, wins=0, ties=0,
+                      losses=0)[list(COMPARISON_COLUMNS)].reset_index(drop=True)
+    return ModelComparison(models, pairs, test, correction, confidence, ())
+
+
+def difference_band(
+    ev: Evaluation,
+    metric: str,
+    model_a: str,
+    model_b: str,
+    *,
+    cutoffs: Iterable[int] | None = None,
+    n_bootstrap: int = 1_000,
+    confidence: float = 0.95,
+    seed: int | None = 0,
+) -> pd.DataFrame:
+    """The difference ``model_b - model_a`` at every cutoff with its bootstrap confidence
+    interval, on the users every model counts.
+
+    The users are resampled once for every cutoff (:func:`rankmetrics.stats.bootstrap_ci`), so
+    the interval at K equals the pair's interval of :func:`rankmetrics.stats.paired_comparison`
+    at K with the same seed and resamples.
+
+    Returns ``cutoff, difference, ci_low, ci_high``.
+    """
+    for name, model in (("model_a", model_a), ("model_b", model_b)):
+        if model not in ev.models:
+            raise ValueError(f"The {name!r} argument names {model!r}, which is not a model of "
+                             f"the evaluation ({', '.join(ev.models)}).")
+    chosen = _cutoffs(ev, cutoffs)
+    values = paired_values(ev, metric, chosen)
+    diffs = values[model_b] - values[model_a]
+    if len(diffs) == 0:
+        raise ValueError("No user is counted by every model: there is no difference to show.")
+    mean, low, high = bootstrap_ci(diffs, n_bootstrap=n_bootstrap, confidence=confidence,
+                                   seed=seed)
+    return pd.DataFrame({"cutoff": chosen, "difference": mean, "ci_low": low, "ci_high": high})
+
+
+def winner_map(
+    evaluations: dict[str, Evaluation],
+    metrics: dict[str, str],
+    *,
+    cutoffs: Iterable[int] | None = None,
+    test: str = "t",
+    correction: str = "holm",
+    confidence: float = 0.95,
+    n_permutations: int = 10_000,
+    seed: int | None = 0,
+) -> pd.DataFrame:
+    """The best model at each cutoff for each row of a map, and whether it is significantly
+    best.
+
+    Each row is named by a key of ``evaluations`` (for example one evaluation per relevance
+    threshold, or the same evaluation under several names) and tested on the metric
+    ``metrics[row]``. Returns ``row, cutoff, best, leaders, significantly_best``, rows in the
+    order given.
+    """
+    parts = []
+    for row, ev in evaluations.items():
+        tests = significance_over_k(ev, metrics[row], cutoffs=cutoffs, test=test,
+                             correction=correction, confidence=confidence,
+                             n_permutations=n_permutations, seed=seed)
+        parts.append(leaders_over_k(tests, test, correction, confidence).assign(row=row))
+    table = pd.concat(parts, ignore_index=True)
+    return table[["row", "cutoff", "best", "leaders", "significantly_best"]]
+
+
+def cutoff_table(
+    ev: Evaluation,
+    metrics: Iterable[str],
+    cutoffs: Iterable[int],
+    *,
+    test: str = "t",
+    correction: str = "holm",
+    confidence: float = 0.95,
+    n_permutations: int = 10_000,
+    seed: int | None = 0,
+) -> pd.DataFrame:
+    """Every model and metric at several cutoffs side by side (the CLI's ``--cutoffs``), with
+    the best model of each column marked only where it is significantly best.
+
+    ``value`` is each model's mean over its own counted users (as on the Compare page and
+    in :meth:`Evaluation.summary`); ``significantly_best`` comes from the paired tests on the
+    users every model counts (:func:`leaders_over_k`).
+
+    Returns ``model, metric, cutoff, value, significantly_best``.
+    """
+    metrics = check_metrics(list(metrics))
+    chosen = _cutoffs(ev, cutoffs)
+    summary = ev.summary(metrics, chosen)
+    summary = summary.loc[summary["cutoff"].notna()].copy()
+    summary["cutoff"] = summary["cutoff"].astype(int)
+    marks = []
+    for metric in metrics:
+        if not METRICS[metric].has_cutoff or len(ev.models) < 2:
+            continue
+        tests = significance_over_k(ev, metric, cutoffs=chosen, test=test, correction=correction,
+                             confidence=confidence, n_permutations=n_permutations, seed=seed)
+        leaders = leaders_over_k(tests, test, correction, confidence)
+        best = leaders.loc[leaders["significantly_best"], ["cutoff", "best"]]
+        marks.append(best.rename(columns={"best": "model"}).assign(metric=metric))
+    table = summary[["model", "metric", "cutoff", "value"]]
+    if marks:
+        marked = pd.concat(marks).assign(significantly_best=True)
+        table = table.merge(marked, on=["model", "metric", "cutoff"], how="left")
+        table["significantly_best"] = table["significantly_best"].astype("boolean").fillna(False)
+        table["significantly_best"] = table["significantly_best"].astype(bool)
+    else:
+        table = table.assign(significantly_best=False)
+    return table.reset_index(drop=True)

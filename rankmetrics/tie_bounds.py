@@ -1,0 +1,211 @@
+"""How much the tie rule can move a metric: bounds over every order of tied scores.
+
+Items with equal scores have no order of their own; the tie rule (``Conventions.ties``) picks
+one. When a group of tied items straddles the cutoff K, the items that make the top K depend
+on that rule, and so may the metric. This module ranks each model's lists twice more:
+
+- *pessimistic*: within every group of tied scores, the items worth least first and the
+  relevant, higher-gain items last (by gain, then relevance, ascending);
+- *optimistic*: the reverse, relevant and higher-gain tied items first.
+
+Relevance and gain agree on which item is worth more (an item is relevant when its grade
+reaches the threshold, and gains rise with the grade), so one order is worst (or best) for
+every metric and cutoff at once. For Precision, Recall, HitRate, MRR, MAP with AP divided by
+|R| or min(K, |R|), DCG and NDCG with the ideal from the ground truth these two orders give
+the lowest and highest value any order of the ties can give (a test checks every order of
+small lists). AP divided by the hits in the top K, and NDCG with the ideal re-sorted from
+the model's own top K, can move either way when an item enters the top K, so for them the two
+values are those of the two orders, not guaranteed extremes.
+
+The groups come from the model's scores (rows of the read table); a user's group of tied items
+occupies the same ranks whatever the tie rule, so the evaluation's ranked items are moved
+within their group only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+
+import numpy as np
+import pandas as pd
+import pyarrow.compute as pc
+
+from rankmetrics.evaluate import Evaluation
+from rankmetrics.io import LoadedTable, run_codes, run_from_dataframe
+from rankmetrics.metrics import METRICS, check_metrics
+from rankmetrics.ranked_run import RankedRun, rank_order
+
+BOUND_COLUMNS = ["model", "metric", "cutoff", "pessimistic", "active", "optimistic",
+                 "tied_share"]
+
+
+@dataclass(frozen=True)
+class TieGroups:
+    """Each ranked position's group of tied scores, for one model.
+
+    ``row_user`` is the ground-truth user of each of the model's rows, ordered by user and
+    score; ``starts[u]`` is where user u's list begins in the model's ordered rows (ground-truth
+    user order); ``group_start`` and ``group_end`` give, for each ordered row, the first rank
+    of its group and the rank just past it (0-based, within the user's list).
+    """
+
+    row_user: np.ndarray
+    starts: np.ndarray
+    group_start: np.ndarray
+    group_end: np.ndarray
+
+    def of(self, user: np.ndarray, rank: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The (start, end) of the group holding each (user, rank)."""
+        position = self.starts[user] + rank
+        return self.group_start[position], self.group_end[position]
+
+
+def tie_groups(run: pd.DataFrame | LoadedTable, ev: Evaluation) -> TieGroups:
+    """The groups of tied scores of a model's output (a read run or a DataFrame ``user,
+    item, score``), for the users of ``ev``'s ground truth."""
+    loaded = run if isinstance(run, LoadedTable) else run_from_dataframe(run,
+                                                                          name="model output")
+    users, _, loaded = run_codes(loaded)
+    found = pc.index_in(users.values, value_set=ev.truth.user_ids)
+    truth_user = pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+    row_user = truth_user[users.codes]
+    scores = loaded.numbers()
+    kept = np.flatnonzero(row_user >= 0)
+    row_user, scores = row_user[kept], scores[kept]
+    order = rank_order(row_user, scores, np.empty(0), None, "input")
+    if order is not None:
+        row_user, scores = row_user[order], scores[order]
+    n_rows = len(row_user)
+    new_user = np.ones(n_rows, dtype=bool)
+    new_user[1:] = row_user[1:] != row_user[:-1]
+    new_group = new_user.copy()
+    new_group[1:] |= scores[1:] != scores[:-1]
+    user_first = np.flatnonzero(new_user)
+    starts = np.zeros(ev.truth.n_users + 1, dtype=np.int64)
+    starts[row_user[user_first]] = user_first
+    position = np.arange(n_rows)
+    row_start = np.maximum.accumulate(np.where(new_user, position, 0))
+    group_first = np.maximum.accumulate(np.where(new_group, position, 0))
+    group_id = np.cumsum(new_group) - 1
+    group_size = np.bincount(group_id)
+    return TieGroups(row_user, starts, group_first - row_start,
+                     group_first - row_start + group_size[group_id])
+
+
+def _reordered(ranked: RankedRun, groups: TieGroups, ev: Evaluation,
+               optimistic: bool) -> RankedRun:
+    """The model's ranked run with every group of tied items in the pessimistic (or
+    optimistic) order. Judged items worth nothing (no gain, not relevant) are left out: they
+    change no metric, like the unjudged items they are placed among."""
+    user, rank, row = ranked.judged_user, ranked.judged_rank, ranked.judged_row
+    gain, relevant = ev.truth_gains[row], ev.truth_relevant[row]
+    worth = (gain > 0) | relevant
+    user, rank, row, gain, relevant = (a[worth] for a in (user, rank, row, gain, relevant))
+    start, end = groups.of(user, rank)
+    # Within a group, best first when optimistic, worst first when pessimistic.
+    direction = -1.0 if optimistic else 1.0
+    order = np.lexsort((direction * relevant, direction * gain, start, user))
+    user, row, start, end = user[order], row[order], start[order], end[order]
+    new_group = np.ones(len(user), dtype=bool)
+    new_group[1:] = (user[1:] != user[:-1]) | (start[1:] != start[:-1])
+    index = np.arange(len(user))
+    within = index - np.maximum.accumulate(np.where(new_group, index, 0))
+    if optimistic:
+        new_rank = start + within
+    else:
+        count = np.bincount(np.cumsum(new_group) - 1)[np.cumsum(new_group) - 1]
+        new_rank = end - count + within
+    final = np.lexsort((new_rank, user))
+    return replace(ranked, judged_user=user[final], judged_rank=new_rank[final],
+                   judged_row=row[final])
+
+
+def tied_share(groups: TieGroups, mask: np.ndarray, max_cutoff: int) -> np.ndarray:
+    """For K = 1..max_cutoff, the share of the users in ``mask`` whose top-K set depends on
+    the order of tied scores: a group of ties straddles K (it starts before rank K and ends
+    after it)."""
+    first = np.ones(len(groups.row_user), dtype=bool)
+    first[1:] = ((groups.row_user[1:] != groups.row_user[:-1])
+                 | (groups.group_start[1:] != groups.group_start[:-1]))
+    start, end = groups.group_start[first], groups.group_end[first]
+    counted = mask[groups.row_user[first]] & (end - start >= 2) & (start < max_cutoff)
+    change = np.zeros(max_cutoff + 2, dtype=np.int64)
+    np.add.at(change, start[counted] + 1, 1)
+    np.add.at(change, np.minimum(end[counted], max_cutoff + 1), -1)
+    return np.cumsum(change)[1:max_cutoff + 1] / max(int(mask.sum()), 1)
+
+
+def tie_bounds(
+    ev: Evaluation,
+    runs: Mapping[str, pd.DataFrame | LoadedTable],
+    metrics: Iterable[str],
+) -> pd.DataFrame:
+    """Each model's mean under the pessimistic and optimistic orders of tied scores, next to
+    the active tie rule's, at every cutoff, and the share of users whose top-K set depends on
+    the order of ties.
+
+    Parameters
+    ----------
+    ev : Evaluation
+    runs : model name -> the model's output (read run or DataFrame ``user, item, score``),
+        the same the evaluation ranked; every model of ``ev`` needs one.
+    metrics : the metrics (with a cutoff) to bound.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``model, metric, cutoff, pessimistic, active, optimistic, tied_share``. With no tied
+        scores the three values are equal and ``tied_share`` is 0.
+    """
+    metrics = check_metrics(list(metrics))
+    for metric in metrics:
+        if not METRICS[metric].has_cutoff:
+            raise ValueError(f"The metric {metric!r} has no cutoff; tie bounds are per K.")
+    missing = [model for model in ev.models if model not in runs]
+    if missing:
+        raise ValueError(f"The 'runs' argument lacks the output of {', '.join(missing)}.")
+    cutoffs = np.arange(1, ev.max_cutoff + 1)
+    parts = []
+    for model in ev.models:
+        groups = tie_groups(runs[model], ev)
+        ranked = ev.runs[model]
+        bounded = Evaluation(ev.truth, {
+            "pessimistic": _reordered(ranked, groups, ev, optimistic=False),
+            "optimistic": _reordered(ranked, groups, ev, optimistic=True),
+        }, ev.relevance, ev.conventions, ev.max_cutoff)
+        means = bounded.means(metrics)
+        active = ev.means(metrics, models=[model])[model]
+        share = tied_share(groups, ev.included(model), ev.max_cutoff)
+        for metric in metrics:
+            parts.append(pd.DataFrame({
+                "model": model, "metric": metric, "cutoff": cutoffs,
+                "pessimistic": np.minimum(means["pessimistic"][metric], active[metric]),
+                "active": active[metric],
+                "optimistic": np.maximum(means["optimistic"][metric], active[metric]),
+                "tied_share": share,
+            }))
+    return pd.concat(parts, ignore_index=True)[BOUND_COLUMNS]
+
+
+def tie_flags(bounds: pd.DataFrame, metric: str, cutoff: int) -> pd.DataFrame:
+    """At one metric and cutoff: each model's range between the tie orders, the gap to the
+    nearest other model (by the active rule's means), and whether the range is wider than the
+    gap (the tie rule could change the order).
+
+    Returns ``model, active, low, high, range, gap, flagged``, best first.
+    """
+    at = bounds.loc[(bounds["metric"] == metric) & (bounds["cutoff"] == cutoff)]
+    at = at.sort_values("active", ascending=False, kind="stable").reset_index(drop=True)
+    active = at["active"].to_numpy()
+    gaps = np.full(len(at), np.inf)
+    if len(at) > 1:
+        steps = np.abs(np.diff(active))
+        gaps[:-1] = steps
+        gaps[1:] = np.minimum(gaps[1:], steps)
+    spread = (at["optimistic"] - at["pessimistic"]).to_numpy()
+    return pd.DataFrame({
+        "model": at["model"], "active": active, "low": at["pessimistic"],
+        "high": at["optimistic"], "range": spread, "gap": gaps,
+        "flagged": (spread > gaps) & (spread > 0),
+    })
