@@ -83,7 +83,7 @@ def leaderboard(table: pd.DataFrame) -> pd.DataFrame:
         place = 0
         previous = None
         for position, model in enumerate(order, start=1):
-            value = float(values[model])
+            value = float(values.loc[model])  # type: ignore[call-overload]
             if previous is None or abs(value - previous) > EQUAL_WITHIN:
                 place = position
             previous = value
@@ -220,7 +220,7 @@ def sampled_cutoffs(max_cutoff: int, keep: Sequence[int] = ()) -> list[int]:
     """
     check_int("max_cutoff", max_cutoff)
     steps = [1, 2, 3, 5, 10, 15, 20, 30, 50, 75]
-    grid = []
+    grid: list[float] = []
     scale = 1
     while scale * steps[0] <= max_cutoff:
         grid.extend(step * scale for step in (steps if scale == 1 else [1, 1.5, 2, 3, 5, 7.5]))

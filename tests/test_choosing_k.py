@@ -24,6 +24,15 @@ from rankmetrics.choosing_k import (
     sampled_cutoffs,
     spans,
 )
+from rankmetrics.k_report import (
+    agreement_sentence,
+    k_report,
+    order_sentence,
+    relevance_sentence,
+    relevance_variants,
+    significance_sentence,
+    ties_sentence,
+)
 from rankmetrics.k_significance import (
     cutoff_table,
     difference_band,
@@ -312,3 +321,107 @@ def test_tie_flags_compare_the_range_with_the_gap_to_the_nearest_model():
     assert flags["flagged"].tolist() == [False, False, False]
     wider = bounds.assign(optimistic=[0.56, 0.36, 0.10])
     assert tie_flags(wider, "ndcg", 5)["flagged"].tolist() == [True, False, False]
+
+
+# ----- the summary in words ----------------------------------------------------------------
+
+
+def test_order_sentence_same_order_everywhere_and_with_crossings():
+    steady = table(a=[0.5, 0.6, 0.7], b=[0.1, 0.2, 0.3], c=[0.0, 0.1, 0.2])
+    assert order_sentence(steady, "ndcg", 2).text == (
+        "On NDCG, the order of the three models is the same at every K from 1 to 3.")
+    crossing = table(a=[0.5, 0.4, 0.3, 0.2, 0.1], b=[0.2, 0.3, 0.35, 0.4, 0.5])
+    assert order_sentence(crossing, "recall", 1).text == (
+        "On Recall, the order of the two models at K = 1 holds from K = 1 to 2; b passes a "
+        "at K = 3.")
+    assert order_sentence(table(a=[0.1, 0.2]), "ndcg", 1).text == (
+        "With one model there is no order to change.")
+
+
+def test_agreement_sentence():
+    ndcg = table(a=[0.5, 0.6, 0.7], b=[0.1, 0.2, 0.3])
+    precision = table(a=[0.5, 0.1, 0.1], b=[0.1, 0.2, 0.3])  # b ahead from K = 2
+    mrr = table(a=[0.1, 0.6, 0.7], b=[0.2, 0.2, 0.3])  # b ahead at K = 1 only
+    recall = ndcg * 2
+    assert agreement_sentence({"ndcg": ndcg, "recall": recall}, "ndcg").text == (
+        "Every metric (Recall) orders the models as NDCG does, at every K.")
+    text = agreement_sentence({"ndcg": ndcg, "precision": precision, "mrr": mrr,
+                               "recall": recall}, "ndcg").text
+    assert text == ("Compared with NDCG, Precision orders the models differently from K = 2, "
+                    "MRR K = 1; Recall agrees at every K.")
+
+
+def _power(rows: list[tuple[int, int, int]]) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=["cutoff", "pairs", "significant_pairs"])
+
+
+def test_significance_sentences():
+    how = "(paired t-test, Holm correction)"
+    assert significance_sentence(_power([(1, 6, 6), (2, 6, 6)]), "t", "holm", 1).text == (
+        f"Every pair of models differs significantly at every K tested {how}.")
+    assert significance_sentence(_power([(1, 6, 4), (2, 6, 6), (3, 6, 6)]), "t", "holm",
+                                 3).text == (
+        f"Every pair differs significantly at K = 2-3 {how}; at K = 1, 2 of 6 pairs do not.")
+    assert significance_sentence(_power([(1, 3, 1), (2, 3, 2), (3, 3, 2)]), "t", "holm",
+                                 3).text == (
+        f"No K separates every pair of models {how}; the most, 2 of 3 pairs, differ at "
+        "K = 2-3.")
+    assert significance_sentence(_power([(1, 1, 0), (2, 1, 1), (3, 1, 1)]), "wilcoxon",
+                                 "bh", 3).text == (
+        "The two models differ significantly at K = 2-3 (Wilcoxon signed-rank test, "
+        "Benjamini-Hochberg correction); at K = 1 they do not.")
+
+
+def test_relevance_sentences():
+    same = pd.DataFrame({"row": ["rating >= 4", "rating >= 5"], "cutoff": [10, 10],
+                         "best": ["a", "a"], "significantly_best": [True, False]})
+    assert relevance_sentence(same, 10).text == (
+        "a is best at K = 10 under every relevance mapping tried (rating >= 4; rating >= 5), "
+        "significantly so under 1 of 2.")
+    split = same.assign(best=["a", "b"], cutoff=[5, 5])
+    assert relevance_sentence(split, 10).text == (
+        "The best model at K = 5 depends on the relevance mapping: a under rating >= 4; b "
+        "under rating >= 5.")
+
+
+def test_ties_sentences():
+    bounds = pd.DataFrame({
+        "model": ["a", "b"], "metric": "ndcg", "cutoff": 5,
+        "pessimistic": [0.40, 0.30], "active": [0.45, 0.35], "optimistic": [0.46, 0.36],
+        "tied_share": [0.25, 0.0],
+    })
+    assert ties_sentence(bounds, "ndcg", 5).text == (
+        "Ties change no conclusion at K = 5: every model's NDCG@5 moves less between tie "
+        "orders than its gap to the nearest model (25.0% of users at most have tied items "
+        "across the cutoff).")
+    wide = bounds.assign(pessimistic=[0.30, 0.30])
+    assert ties_sentence(wide, "ndcg", 5).text == (
+        "Ties could change the order at K = 5: a's NDCG@5 lies between 0.3000 and 0.4600 "
+        "depending on the order of tied scores, more than its gap to the nearest model "
+        "(0.1000).")
+    assert ties_sentence(bounds.assign(tied_share=0.0), "ndcg", 5).text == (
+        "No list has tied scores across a cutoff, so the tie rule changes nothing.")
+
+
+def test_relevance_variants_move_the_threshold_around_the_current_one():
+    stars = np.array([1.0, 2, 3, 4, 5, np.nan])
+    graded = RelevanceMapping.graded({5: 3, 4: 2, 3: 1}, threshold=2)
+    variants = relevance_variants(graded, stars)
+    assert list(variants) == ["grade >= 1", "grade >= 2", "grade >= 3"]
+    assert variants["grade >= 3"] == RelevanceMapping.graded({5: 3, 4: 2, 3: 1}, threshold=3)
+    assert list(relevance_variants(RelevanceMapping.binary(4), stars, most=2)) == [
+        "rating >= 3", "rating >= 4"]
+
+
+def test_k_report_on_the_movies_demo(movies, tmp_path):
+    truth, runs = movies
+    mapping = RelevanceMapping.graded({5: 3, 4: 2, 3: 1}, threshold=2)
+    ev = evaluate(truth, runs, relevance=mapping, max_cutoff=20)
+    report = k_report(ev, metric="ndcg", cutoff=10, runs=runs, n_bootstrap=50)
+    assert [s.kind for s in report.summary] == ["order", "metrics", "significance",
+                                                "relevance", "ties"]
+    written = report.write_tables(tmp_path)
+    assert {path.name for path in written} >= {"summary.csv", "crossovers.csv",
+                                               "tie_bounds.csv", "cutoff_table.csv"}
+    read = pd.read_csv(tmp_path / "discriminative_power.csv")
+    assert read["cutoff"].tolist() == list(range(1, 21))
