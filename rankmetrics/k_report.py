@@ -347,7 +347,8 @@ def k_report(
         power = discriminative_power(pairs)
         tables["pairs_over_k"], tables["discriminative_power"] = pairs, power
         summary.append(significance_sentence(power, test, correction, cutoff))
-        top = [str(model) for model in order_at(table.loc[cutoff])[:2]]
+        at_chosen = pd.Series(table.loc[cutoff].to_numpy(), index=table.columns)
+        top = [str(model) for model in order_at(at_chosen)[:2]]
         tables["difference_band"] = difference_band(
             ev, metric, top[1], top[0], n_bootstrap=n_bootstrap, confidence=confidence,
             seed=seed).assign(model_a=top[1], model_b=top[0])
