@@ -425,3 +425,38 @@ def test_k_report_on_the_movies_demo(movies, tmp_path):
                                                "tie_bounds.csv", "cutoff_table.csv"}
     read = pd.read_csv(tmp_path / "discriminative_power.csv")
     assert read["cutoff"].tolist() == list(range(1, 21))
+
+
+# ----- the command line --------------------------------------------------------------------
+
+
+def test_k_report_command_prints_the_summary_and_writes_the_tables(tmp_path, capsys):
+    from helpers import MOVIES
+
+    from rankmetrics.cli import main
+
+    runs = [f"--run={MOVIES / name}.parquet" for name in ("popularity", "personalized")]
+    code = main(["k-report", "--truth", str(MOVIES / "ground_truth.csv"), *runs,
+                 "--output-dir", str(tmp_path), "--metric", "recall", "--max-cutoff", "20",
+                 "--cutoff", "5", "--binary", "4", "--thresholds", "3,4,5"])
+    out = capsys.readouterr().out.splitlines()
+    assert code == 0
+    assert [line.split("]")[0] for line in out] == [
+        "[order", "[metrics", "[significance", "[relevance", "[ties"]
+    winners = pd.read_csv(tmp_path / "winners_by_relevance.csv")
+    assert winners["row"].unique().tolist() == ["rating >= 3", "rating >= 4", "rating >= 5"]
+    assert pd.read_csv(tmp_path / "curves.csv")["cutoff"].tolist() == list(range(1, 21))
+
+
+def test_k_report_command_refuses_a_bad_cutoff_in_one_line(tmp_path, capsys):
+    from helpers import MOVIES
+
+    from rankmetrics.cli import main
+
+    code = main(["k-report", "--truth", str(MOVIES / "ground_truth.csv"),
+                 f"--run={MOVIES / 'random.parquet'}", "--output-dir", str(tmp_path),
+                 "--cutoff", "80", "--max-cutoff", "50"])
+    assert code == 1
+    assert capsys.readouterr().err.strip() == (
+        "rankmetrics: error: --cutoff: a cutoff must be a whole number in the range [1, 50]. "
+        "Got '80'.")
