@@ -47,9 +47,18 @@ from rankmetrics.explain import (
 )
 from rankmetrics.figures import metric_label
 from rankmetrics.io import LoadedTable, check_against_truth, rating_values, read_run, read_truth
+from rankmetrics.k_report import relevance_variants
+from rankmetrics.k_significance import (
+    cutoff_table,
+    difference_band,
+    leaders_over_k,
+    paired_mask,
+    significance_over_k,
+)
 from rankmetrics.metrics import MAIN_METRICS
 from rankmetrics.relevance import RelevanceMapping, suggest_mapping
 from rankmetrics.stats import ModelComparison, compare_models
+from rankmetrics.tie_bounds import tie_bounds
 from rankmetrics.users import (
     Disagreement,
     biggest_differences,
@@ -369,3 +378,72 @@ def both_lists(prepared: Prepared, settings: Settings, model_a: str, model_b: st
     _, run_b = user_rows(prepared, model_b, user)
     return side_by_side(truth, run_a, run_b, user, cutoff=settings.cutoff,
                         relevance=settings.relevance, conventions=settings.conventions)
+
+
+# ----- choosing K ---------------------------------------------------------------------------
+
+
+def k_curves(prepared: Prepared, settings: Settings, metric: str) -> pd.DataFrame:
+    """Each model's mean of ``metric`` at every K (rows) from the cached curves."""
+    means = curves(prepared, settings)
+    return pd.DataFrame({model: means[model][metric] for model in prepared.models},
+                        index=pd.Index(range(1, settings.max_cutoff + 1), name="cutoff"))
+
+
+def k_relevance_variants(prepared: Prepared,
+                         settings: Settings) -> dict[str, RelevanceMapping]:
+    """The sidebar's relevance mapping with its threshold moved over the ratings found."""
+    return relevance_variants(settings.relevance, prepared.ground_truth.ratings)
+
+
+@st.cache_data(max_entries=64, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def k_tests(prepared: Prepared, settings: Settings, relevance: RelevanceMapping, metric: str,
+            options: tuple[str, str, float, int], cutoffs: tuple[int, ...]) -> pd.DataFrame:
+    """Every pair tested at each of ``cutoffs`` (options: test, correction, confidence,
+    random flips) under ``relevance`` (the sidebar's or a variant of it)."""
+    test, correction, confidence, n_permutations = options
+    ev = evaluation(prepared, relevance, settings.conventions, settings.max_cutoff)
+    return significance_over_k(ev, metric, cutoffs=cutoffs, test=test, correction=correction,
+                               confidence=confidence, n_permutations=n_permutations)
+
+
+def k_leaders(prepared: Prepared, settings: Settings, relevance: RelevanceMapping,
+              metric: str, options: tuple[str, str, float, int],
+              cutoffs: tuple[int, ...]) -> pd.DataFrame:
+    """The best model at each cutoff and whether it is significantly best."""
+    test, correction, confidence, _ = options
+    tests = k_tests(prepared, settings, relevance, metric, options, cutoffs)
+    return leaders_over_k(tests, test, correction, confidence)
+
+
+@st.cache_data(max_entries=32, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def k_band(prepared: Prepared, settings: Settings, metric: str, model_a: str, model_b: str,
+           confidence: float) -> pd.DataFrame:
+    """The difference B - A over K with its bootstrap interval (at a spread of cutoffs when
+    the per-user values would not fit the library's budget)."""
+    ev = _evaluation(prepared, settings)
+    users = int(paired_mask(ev).sum())
+    cutoffs = band_cutoffs(settings.max_cutoff, keep=[settings.cutoff],
+                           n_values_per_cutoff=max(users, 1))
+    return difference_band(ev, metric, model_a, model_b, cutoffs=cutoffs,
+                           n_bootstrap=N_BOOTSTRAP, confidence=confidence)
+
+
+@st.cache_data(max_entries=16, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def k_tie_bounds(prepared: Prepared, settings: Settings, metric: str) -> pd.DataFrame | None:
+    """Each model's mean under the pessimistic and optimistic orders of tied scores, or None
+    when a model's file cannot be read again."""
+    runs = {model: read_file(prepared.specs[model]).table for model in prepared.models}
+    if any(run is None for run in runs.values()):
+        return None
+    return tie_bounds(_evaluation(prepared, settings), runs, [metric])
+
+
+@st.cache_data(max_entries=16, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def k_cutoff_table(prepared: Prepared, settings: Settings, cutoffs: tuple[int, ...],
+                   options: tuple[str, str, float, int]) -> pd.DataFrame:
+    """Every model and main metric at ``cutoffs``, best marked where significantly best."""
+    test, correction, confidence, n_permutations = options
+    return cutoff_table(_evaluation(prepared, settings), MAIN_METRICS, cutoffs, test=test,
+                        correction=correction, confidence=confidence,
+                        n_permutations=n_permutations)

@@ -131,3 +131,13 @@ def h2h_list(side: str) -> str:
 
 def h2h_explain(side: str) -> str:
     return f"h2h_explain_{side}"
+
+
+# Choosing K
+CHOOSING_K_METRIC = "choosing_k_metric"
+CHOOSING_K_TEST = "choosing_k_test"
+CHOOSING_K_CORRECTION = "choosing_k_correction"
+CHOOSING_K_PERMUTATIONS = "choosing_k_permutations"
+CHOOSING_K_PAIR = "choosing_k_pair"
+CHOOSING_K_THRESHOLDS = "choosing_k_thresholds"
+CHOOSING_K_CUTOFFS = "choosing_k_cutoffs"

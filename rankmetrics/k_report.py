@@ -287,7 +287,7 @@ class KReport:
         return written
 
 
-def tested_cutoffs(test: str, max_cutoff: int, chosen: int) -> list[int]:
+def cutoffs_tested(test: str, max_cutoff: int, chosen: int) -> list[int]:
     """The cutoffs the tests run at: every K for the t-test and Wilcoxon, a spread
     (:func:`~rankmetrics.choosing_k.sampled_cutoffs`) for the randomization test."""
     if test == "randomization":
@@ -342,7 +342,7 @@ def k_report(
     options = PairedTestOptions(test=test, correction=correction, confidence=confidence,
                           n_permutations=n_permutations, seed=seed)
     if len(ev.models) >= 2:
-        tested = tested_cutoffs(test, ev.max_cutoff, cutoff)
+        tested = cutoffs_tested(test, ev.max_cutoff, cutoff)
         pairs = significance_over_k(ev, metric, cutoffs=tested, **options)
         power = discriminative_power(pairs)
         tables["pairs_over_k"], tables["discriminative_power"] = pairs, power

@@ -244,8 +244,9 @@ def discriminative_power(tests: pd.DataFrame) -> pd.DataFrame:
 
     >>> tests = pd.DataFrame({"cutoff": [1, 1, 2, 2], "significant": [True, False, True, True],
     ...                       "p_corrected": [0.01, 0.2, 0.01, 0.03]})
-    >>> discriminative_power(tests)[["cutoff", "significant_pairs", "share"]].values.tolist()
-    [[1, 1, 0.5], [2, 2, 1.0]]
+    >>> power = discriminative_power(tests)
+    >>> power["significant_pairs"].tolist(), power["share"].tolist()
+    ([1, 2], [0.5, 1.0])
     """
     grouped = tests.groupby("cutoff", sort=True)
     table = pd.DataFrame({
