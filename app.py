@@ -33,6 +33,8 @@ navigation = st.navigation([
             icon=":material/compare_arrows:", url_path="head-to-head"),
     st.Page(PAGES["ndcg"], title="NDCG explained", icon=":material/calculate:",
             url_path="ndcg-explained"),
+    st.Page(PAGES["choosing_k"], title="Choosing K", icon=":material/tune:",
+            url_path="choosing-k"),
 ])
 
 status_area = st.container()

@@ -35,6 +35,7 @@ from dashboard.settings import (
     Settings,
 )
 from rankmetrics import GroundTruth, RankedRun
+from rankmetrics.choosing_k import crossovers, leaderboard, order_agreement
 from rankmetrics.conventions import Conventions
 from rankmetrics.errors import DataError
 from rankmetrics.evaluate import Evaluation, band_cutoffs, evaluate
@@ -47,15 +48,26 @@ from rankmetrics.explain import (
 )
 from rankmetrics.figures import metric_label
 from rankmetrics.io import LoadedTable, check_against_truth, rating_values, read_run, read_truth
-from rankmetrics.k_report import relevance_variants
+from rankmetrics.k_report import (
+    Sentence,
+    agreement_sentence,
+    cutoffs_tested,
+    map_cutoffs,
+    order_sentence,
+    relevance_sentence,
+    relevance_variants,
+    significance_sentence,
+    ties_sentence,
+)
 from rankmetrics.k_significance import (
     cutoff_table,
     difference_band,
+    discriminative_power,
     leaders_over_k,
     paired_mask,
     significance_over_k,
 )
-from rankmetrics.metrics import MAIN_METRICS
+from rankmetrics.metrics import MAIN_METRICS, METRICS
 from rankmetrics.relevance import RelevanceMapping, suggest_mapping
 from rankmetrics.stats import ModelComparison, compare_models
 from rankmetrics.tie_bounds import tie_bounds
@@ -413,7 +425,7 @@ def k_leaders(prepared: Prepared, settings: Settings, relevance: RelevanceMappin
     """The best model at each cutoff and whether it is significantly best."""
     test, correction, confidence, _ = options
     tests = k_tests(prepared, settings, relevance, metric, options, cutoffs)
-    return leaders_over_k(tests, test, correction, confidence)
+    return leaders_over_k(tests)
 
 
 @st.cache_data(max_entries=32, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
@@ -441,9 +453,85 @@ def k_tie_bounds(prepared: Prepared, settings: Settings, metric: str) -> pd.Data
 
 @st.cache_data(max_entries=16, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
 def k_cutoff_table(prepared: Prepared, settings: Settings, cutoffs: tuple[int, ...],
-                   options: tuple[str, str, float, int]) -> pd.DataFrame:
-    """Every model and main metric at ``cutoffs``, best marked where significantly best."""
+                   options: tuple[str, str, float, int]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Every model (rows) and main metric at ``cutoffs`` (columns such as "NDCG@10"), and
+    which cells are significantly best in their column."""
     test, correction, confidence, n_permutations = options
-    return cutoff_table(_evaluation(prepared, settings), MAIN_METRICS, cutoffs, test=test,
-                        correction=correction, confidence=confidence,
-                        n_permutations=n_permutations)
+    table = cutoff_table(_evaluation(prepared, settings), MAIN_METRICS, cutoffs, test=test,
+                         correction=correction, confidence=confidence,
+                         n_permutations=n_permutations)
+    table["column"] = [metric_label(metric, cutoff)
+                       for metric, cutoff in zip(table["metric"], table["cutoff"], strict=True)]
+    order = list(dict.fromkeys(table["column"]))
+    wide = table.pivot(index="model", columns="column", values="value")
+    best = table.pivot(index="model", columns="column", values="significantly_best")
+    wide, best = wide.loc[prepared.models, order], best.loc[prepared.models, order]
+    wide.index.name = best.index.name = "Model"
+    wide.columns.name = best.columns.name = None
+    return wide, best.astype(bool)
+
+
+@st.cache_data(max_entries=32, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def k_leaderboard(prepared: Prepared, settings: Settings, metric: str) -> pd.DataFrame:
+    """The models at every K, best first (place, model, mean)."""
+    return leaderboard(k_curves(prepared, settings, metric))
+
+
+@st.cache_data(max_entries=32, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def k_order(prepared: Prepared, settings: Settings,
+            metric: str) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """The curves of ``metric``, where two models cross, and Kendall's tau against the
+    chosen K."""
+    table = k_curves(prepared, settings, metric)
+    return table, crossovers(table), order_agreement(table, settings.cutoff)
+
+
+def k_power(prepared: Prepared, settings: Settings, metric: str,
+            options: tuple[str, str, float, int]) -> dict[str, pd.DataFrame]:
+    """Metric label -> the share of pairs significant at each K tested, ``metric`` first
+    (at every K it is tested at; the others at the winner maps' cutoffs)."""
+    test = options[0]
+    power = {}
+    for name in (metric, *[m for m in MAIN_METRICS if m != metric]):
+        cutoffs = (cutoffs_tested(test, settings.max_cutoff, settings.cutoff) if name == metric
+                   else map_cutoffs(test, settings.max_cutoff, settings.cutoff))
+        tests = k_tests(prepared, settings, settings.relevance, name, options, tuple(cutoffs))
+        power[METRICS[name].label] = discriminative_power(tests)
+    return power
+
+
+def k_winners_by_metric(prepared: Prepared, settings: Settings,
+                        options: tuple[str, str, float, int]) -> pd.DataFrame:
+    """The best model at each K for each main metric (rows: metric labels)."""
+    cutoffs = tuple(map_cutoffs(options[0], settings.max_cutoff, settings.cutoff))
+    return pd.concat([
+        k_leaders(prepared, settings, settings.relevance, name, options, cutoffs)
+        .assign(row=METRICS[name].label) for name in MAIN_METRICS], ignore_index=True)
+
+
+def k_winners_by_relevance(prepared: Prepared, settings: Settings, metric: str,
+                           options: tuple[str, str, float, int]) -> pd.DataFrame:
+    """The best model at each K under each relevance threshold around the sidebar's."""
+    cutoffs = tuple(map_cutoffs(options[0], settings.max_cutoff, settings.cutoff))
+    return pd.concat([
+        k_leaders(prepared, settings, mapping, metric, options, cutoffs).assign(row=name)
+        for name, mapping in k_relevance_variants(prepared, settings).items()],
+        ignore_index=True)
+
+
+def k_summary(prepared: Prepared, settings: Settings, metric: str,
+              options: tuple[str, str, float, int]) -> list[Sentence]:
+    """The Choosing-K summary sentences, from the same tables the page's panels draw."""
+    test, correction = options[0], options[1]
+    k = settings.cutoff
+    by_metric = {name: k_curves(prepared, settings, name) for name in MAIN_METRICS}
+    sentences = [order_sentence(by_metric[metric], metric, k)]
+    if len(prepared.models) >= 2:
+        sentences.append(agreement_sentence(by_metric, metric))
+    if len(prepared.models) >= 2 and paired_users(prepared, settings, metric) >= 2:
+        power = k_power(prepared, settings, metric, options)[METRICS[metric].label]
+        sentences.append(significance_sentence(power, test, correction, k))
+        sentences.append(relevance_sentence(
+            k_winners_by_relevance(prepared, settings, metric, options), k))
+    sentences.append(ties_sentence(k_tie_bounds(prepared, settings, metric), metric, k))
+    return sentences

@@ -13,6 +13,7 @@ PAGES = {
     "significance": "app_pages/significance.py",
     "head_to_head": "app_pages/head_to_head.py",
     "ndcg": "app_pages/ndcg.py",
+    "choosing_k": "app_pages/choosing_k.py",
 }
 
 

@@ -287,6 +287,29 @@ class KReport:
         return written
 
 
+def parse_cutoffs(text: str, max_cutoff: int) -> tuple[int, ...]:
+    """Cutoffs written as ``"1,5,10"``, sorted, each a whole number in [1, max_cutoff].
+
+    >>> parse_cutoffs("10, 1,5", 50)
+    (1, 5, 10)
+    """
+    values = set()
+    for part in text.split(","):
+        if not part.strip():
+            continue
+        try:
+            value = int(part)
+        except ValueError:
+            value = 0
+        if not 1 <= value <= max_cutoff:
+            raise ValueError(f"Cutoffs are whole numbers from 1 to {max_cutoff}, separated by "
+                             f"commas (such as 1,5,10). Got {part.strip()!r}.")
+        values.add(value)
+    if not values:
+        raise ValueError("Give at least one cutoff, such as 1,5,10.")
+    return tuple(sorted(values))
+
+
 def cutoffs_tested(test: str, max_cutoff: int, chosen: int) -> list[int]:
     """The cutoffs the tests run at: every K for the t-test and Wilcoxon, a spread
     (:func:`~rankmetrics.choosing_k.sampled_cutoffs`) for the randomization test."""

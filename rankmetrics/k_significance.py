@@ -17,8 +17,8 @@ same p-values as the single-K path:
   seed, so each p-value is exactly the single-K one.
 
 The multiple-comparison correction is applied at each K over that K's pairs, as on the
-Significance page. "Significantly best" is :meth:`ModelComparison.leaders
-<rankmetrics.stats.ModelComparison.leaders>` of each K's table.
+Significance page. "Significantly best" follows :meth:`ModelComparison.leaders
+<rankmetrics.stats.ModelComparison.leaders>` at each K.
 """
 
 from __future__ import annotations
@@ -35,10 +35,8 @@ from rankmetrics.checks import check_choice, check_int, check_optional_int, chec
 from rankmetrics.evaluate import USERS_PER_BLOCK, Evaluation
 from rankmetrics.metrics import METRICS, check_metrics
 from rankmetrics.stats import (
-    COMPARISON_COLUMNS,
     CORRECTIONS,
     TESTS,
-    ModelComparison,
     _randomization_pvalues,
     bootstrap_ci,
     correct_pvalues,
@@ -258,39 +256,37 @@ def discriminative_power(tests: pd.DataFrame) -> pd.DataFrame:
     return table.reset_index()
 
 
-def leaders_over_k(tests: pd.DataFrame, test: str, correction: str,
-                   confidence: float) -> pd.DataFrame:
+def leaders_over_k(tests: pd.DataFrame) -> pd.DataFrame:
     """Per cutoff: the model with the highest mean (on the paired users), the models the
-    data cannot tell apart from it, and whether it is significantly best, by
-    :meth:`ModelComparison.leaders <rankmetrics.stats.ModelComparison.leaders>`.
+    data cannot tell apart from it, and whether it is significantly best.
 
-    Returns ``cutoff, best, leaders (list), significantly_best``.
+    The rule is :meth:`ModelComparison.leaders <rankmetrics.stats.ModelComparison.leaders>`'s
+    (a test checks that they agree at every cutoff), applied to all cutoffs in one pass
+    instead of building a comparison per cutoff: the best model is the first of the highest
+    mean (model order breaks ties); another model shares the top spot unless its paired test
+    against the best is significant and its mean is lower.
+
+    Returns ``cutoff, best, leaders (list, best first, then by mean), significantly_best``.
     """
+    means: dict[object, dict[Hashable, float]] = {}
+    verdict: dict[object, dict[frozenset, bool]] = {}
+    for cutoff, a, b, mean_a, mean_b, significant in zip(
+            tests["cutoff"], tests["model_a"], tests["model_b"], tests["mean_a"],
+            tests["mean_b"], tests["significant"], strict=True):
+        at = means.setdefault(cutoff, {})
+        at.setdefault(a, float(mean_a))
+        at.setdefault(b, float(mean_b))
+        verdict.setdefault(cutoff, {})[frozenset((a, b))] = bool(significant)
     rows = []
-    for cutoff, at in tests.groupby("cutoff", sort=True):
-        leaders, alone = _comparison_at(at, test, correction, confidence).leaders()
-        rows.append((cutoff, leaders[0], leaders, alone))
+    for cutoff in sorted(means):
+        at = means[cutoff]
+        order = sorted(at, key=lambda model: -at[model])  # stable: model order breaks ties
+        best = order[0]
+        leaders = [best] + [other for other in order[1:]
+                            if not verdict[cutoff][frozenset((best, other))]
+                            or at[other] >= at[best]]
+        rows.append((cutoff, best, leaders, len(leaders) == 1 and len(order) > 1))
     return pd.DataFrame(rows, columns=["cutoff", "best", "leaders", "significantly_best"])
-
-
-def _comparison_at(at: pd.DataFrame, test: str, correction: str,
-                   confidence: float) -> ModelComparison:
-    """The :class:`ModelComparison` of one cutoff's rows of :func:`significance_over_k` (its means
-    and tests; intervals and letters are not part of it)."""
-    means: dict[Hashable, float] = {}
-    for a, b, mean_a, mean_b in zip(at["model_a"], at["model_b"], at["mean_a"], at["mean_b"],
-                                    strict=True):
-        means.setdefault(a, float(mean_a))
-        means.setdefault(b, float(mean_b))
-    names = list(means)
-    values = np.array([means[model] for model in names])
-    order = np.argsort(-values, kind="stable")
-    models = pd.DataFrame({"model": [names[i] for i in order], "mean": values[order],
-                           "ci_low": np.nan, "ci_high": np.nan, "group": "",
-                           "users": int(at["users"].iloc[0])})
-    pairs = at.assign(ci_low=np.nan, ci_high=np.nan, effect_size=np.nan, wins=0, ties=0,
-                      losses=0)[list(COMPARISON_COLUMNS)].reset_index(drop=True)
-    return ModelComparison(models, pairs, test, correction, confidence, ())
 
 
 def difference_band(
@@ -351,7 +347,7 @@ def winner_map(
         tests = significance_over_k(ev, metrics[row], cutoffs=cutoffs, test=test,
                              correction=correction, confidence=confidence,
                              n_permutations=n_permutations, seed=seed)
-        parts.append(leaders_over_k(tests, test, correction, confidence).assign(row=row))
+        parts.append(leaders_over_k(tests).assign(row=row))
     table = pd.concat(parts, ignore_index=True)
     return table[["row", "cutoff", "best", "leaders", "significantly_best"]]
 
@@ -372,7 +368,8 @@ def cutoff_table(
 
     ``value`` is each model's mean over its own counted users (as on the Compare page and
     in :meth:`Evaluation.summary`); ``significantly_best`` comes from the paired tests on the
-    users every model counts (:func:`leaders_over_k`).
+    users every model counts (:func:`leaders_over_k`), and is false everywhere when fewer
+    than 2 users or models leave nothing to test.
 
     Returns ``model, metric, cutoff, value, significantly_best``.
     """
@@ -382,12 +379,13 @@ def cutoff_table(
     summary = summary.loc[summary["cutoff"].notna()].copy()
     summary["cutoff"] = summary["cutoff"].astype(int)
     marks = []
+    testable = len(ev.models) >= 2 and int(paired_mask(ev).sum()) >= 2
     for metric in metrics:
-        if not METRICS[metric].has_cutoff or len(ev.models) < 2:
+        if not METRICS[metric].has_cutoff or not testable:
             continue
         tests = significance_over_k(ev, metric, cutoffs=chosen, test=test, correction=correction,
                              confidence=confidence, n_permutations=n_permutations, seed=seed)
-        leaders = leaders_over_k(tests, test, correction, confidence)
+        leaders = leaders_over_k(tests)
         best = leaders.loc[leaders["significantly_best"], ["cutoff", "best"]]
         marks.append(best.rename(columns={"best": "model"}).assign(metric=metric))
     table = summary[["model", "metric", "cutoff", "value"]]

@@ -186,12 +186,19 @@ def test_discriminative_power_and_leaders_follow_the_tests(three_models):
     assert len(power) == 12 and (power["pairs"] == 3).all()
     counted = tests.groupby("cutoff")["significant"].sum().to_numpy()
     np.testing.assert_array_equal(power["significant_pairs"], counted)
-    leaders = leaders_over_k(tests, "t", "holm", 0.95)
-    for cutoff in (1, 6, 12):
-        values = three_models.paired("ndcg", cutoff)
-        expected = compare_models(values, test="t", n_bootstrap=10).leaders()
+
+
+def test_leaders_over_k_agree_with_model_comparison_leaders_at_every_k(movies):
+    truth, runs = movies
+    mapping = RelevanceMapping.graded({5: 3, 4: 2, 3: 1}, threshold=3)
+    ev = evaluate(truth, runs, relevance=mapping, max_cutoff=50)
+    leaders = leaders_over_k(significance_over_k(ev, "ndcg", test="t"))
+    # top_heavy alone at small K, tied with personalized at large K
+    assert leaders["significantly_best"].any() and not leaders["significantly_best"].all()
+    for cutoff in range(1, 51):
+        expected = compare_models(ev.paired("ndcg", cutoff), test="t", n_bootstrap=10).leaders()
         row = leaders.loc[leaders["cutoff"] == cutoff].iloc[0]
-        assert (row["leaders"], row["significantly_best"]) == expected
+        assert (row["leaders"], row["significantly_best"]) == expected, cutoff
 
 
 def test_a_model_far_ahead_is_significantly_best():
