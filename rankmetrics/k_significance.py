@@ -268,15 +268,15 @@ def leaders_over_k(tests: pd.DataFrame) -> pd.DataFrame:
 
     Returns ``cutoff, best, leaders (list, best first, then by mean), significantly_best``.
     """
-    means: dict[object, dict[Hashable, float]] = {}
-    verdict: dict[object, dict[frozenset, bool]] = {}
+    means: dict[int, dict[Hashable, float]] = {}
+    verdict: dict[int, dict[frozenset, bool]] = {}
     for cutoff, a, b, mean_a, mean_b, significant in zip(
             tests["cutoff"], tests["model_a"], tests["model_b"], tests["mean_a"],
             tests["mean_b"], tests["significant"], strict=True):
-        at = means.setdefault(cutoff, {})
+        at = means.setdefault(int(cutoff), {})
         at.setdefault(a, float(mean_a))
         at.setdefault(b, float(mean_b))
-        verdict.setdefault(cutoff, {})[frozenset((a, b))] = bool(significant)
+        verdict.setdefault(int(cutoff), {})[frozenset((a, b))] = bool(significant)
     rows = []
     for cutoff in sorted(means):
         at = means[cutoff]
