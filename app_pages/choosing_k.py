@@ -157,7 +157,7 @@ else:
                "its threshold moved over the ratings found.")
 
 st.subheader(PANEL_TITLES["ties"], anchor=PANELS["ties"])
-bounds = cached.k_tie_bounds(prepared, settings, metric)
+bounds = cached.k_tie_bounds(prepared, settings)
 if bounds is None:
     st.info("The tie bounds need the models' scores, which could not be read again.")
 else:

@@ -64,8 +64,7 @@ from rankmetrics.k_significance import (
     difference_band,
     discriminative_power,
     leaders_over_k,
-    paired_mask,
-    significance_over_k,
+    significance_by_metric,
 )
 from rankmetrics.metrics import MAIN_METRICS, METRICS
 from rankmetrics.relevance import RelevanceMapping, suggest_mapping
@@ -408,22 +407,36 @@ def k_relevance_variants(prepared: Prepared,
     return relevance_variants(settings.relevance, prepared.ground_truth.ratings)
 
 
-@st.cache_data(max_entries=64, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
 def k_tests(prepared: Prepared, settings: Settings, relevance: RelevanceMapping, metric: str,
             options: tuple[str, str, float, int], cutoffs: tuple[int, ...]) -> pd.DataFrame:
     """Every pair tested at each of ``cutoffs`` (options: test, correction, confidence,
-    random flips) under ``relevance`` (the sidebar's or a variant of it)."""
+    random flips) under ``relevance`` (the sidebar's or a variant of it).
+
+    Under the sidebar's mapping, every main metric is tested in one pass over the per-user
+    values (and cached together) when the page needs them all at these cutoffs: always for
+    the t-test, at the winner maps' cutoffs for the others."""
+    together = relevance == settings.relevance and (
+        options[0] == "t"
+        or list(cutoffs) == map_cutoffs(options[0], settings.max_cutoff, settings.cutoff))
+    metrics = MAIN_METRICS if together else (metric,)
+    return _k_tests(prepared, settings, relevance, metrics, options, cutoffs)[metric]
+
+
+@st.cache_data(max_entries=32, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def _k_tests(prepared: Prepared, settings: Settings, relevance: RelevanceMapping,
+             metrics: tuple[str, ...], options: tuple[str, str, float, int],
+             cutoffs: tuple[int, ...]) -> dict[str, pd.DataFrame]:
     test, correction, confidence, n_permutations = options
     ev = evaluation(prepared, relevance, settings.conventions, settings.max_cutoff)
-    return significance_over_k(ev, metric, cutoffs=cutoffs, test=test, correction=correction,
-                               confidence=confidence, n_permutations=n_permutations)
+    return significance_by_metric(ev, metrics, cutoffs=cutoffs, test=test,
+                                  correction=correction, confidence=confidence,
+                                  n_permutations=n_permutations)
 
 
 def k_leaders(prepared: Prepared, settings: Settings, relevance: RelevanceMapping,
               metric: str, options: tuple[str, str, float, int],
               cutoffs: tuple[int, ...]) -> pd.DataFrame:
     """The best model at each cutoff and whether it is significantly best."""
-    test, correction, confidence, _ = options
     tests = k_tests(prepared, settings, relevance, metric, options, cutoffs)
     return leaders_over_k(tests)
 
@@ -431,24 +444,19 @@ def k_leaders(prepared: Prepared, settings: Settings, relevance: RelevanceMappin
 @st.cache_data(max_entries=32, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
 def k_band(prepared: Prepared, settings: Settings, metric: str, model_a: str, model_b: str,
            confidence: float) -> pd.DataFrame:
-    """The difference B - A over K with its bootstrap interval (at a spread of cutoffs when
-    the per-user values would not fit the library's budget)."""
-    ev = _evaluation(prepared, settings)
-    users = int(paired_mask(ev).sum())
-    cutoffs = band_cutoffs(settings.max_cutoff, keep=[settings.cutoff],
-                           n_values_per_cutoff=max(users, 1))
-    return difference_band(ev, metric, model_a, model_b, cutoffs=cutoffs,
-                           n_bootstrap=N_BOOTSTRAP, confidence=confidence)
+    """The difference B - A at every K with its confidence interval."""
+    return difference_band(_evaluation(prepared, settings), metric, model_a, model_b,
+                           confidence=confidence)
 
 
 @st.cache_data(max_entries=16, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
-def k_tie_bounds(prepared: Prepared, settings: Settings, metric: str) -> pd.DataFrame | None:
-    """Each model's mean under the pessimistic and optimistic orders of tied scores, or None
-    when a model's file cannot be read again."""
+def k_tie_bounds(prepared: Prepared, settings: Settings) -> pd.DataFrame | None:
+    """Each model's means of the main metrics under the pessimistic and optimistic orders of
+    tied scores, or None when a model's file cannot be read again."""
     runs = {model: read_file(prepared.specs[model]).table for model in prepared.models}
     if any(run is None for run in runs.values()):
         return None
-    return tie_bounds(_evaluation(prepared, settings), runs, [metric])
+    return tie_bounds(_evaluation(prepared, settings), runs, MAIN_METRICS)
 
 
 @st.cache_data(max_entries=16, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
@@ -533,5 +541,5 @@ def k_summary(prepared: Prepared, settings: Settings, metric: str,
         sentences.append(significance_sentence(power, test, correction, k))
         sentences.append(relevance_sentence(
             k_winners_by_relevance(prepared, settings, metric, options), k))
-    sentences.append(ties_sentence(k_tie_bounds(prepared, settings, metric), metric, k))
+    sentences.append(ties_sentence(k_tie_bounds(prepared, settings), metric, k))
     return sentences

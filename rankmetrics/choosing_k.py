@@ -182,18 +182,21 @@ def orders_differ(first: pd.DataFrame, second: pd.DataFrame) -> list[int]:
     first, second = _check_curves(first), _check_curves(second)
     if list(first.columns) != list(second.columns) or not first.index.equals(second.index):
         raise ValueError("Both curves tables need the same models and cutoffs.")
-    differ = []
-    for cutoff in first.index:
-        if _places(first.loc[cutoff]) != _places(second.loc[cutoff]):
-            differ.append(int(cutoff))
-    return differ
+    differ = _pairwise_signs(first) != _pairwise_signs(second)
+    return [int(k) for k in first.index[differ.any(axis=1)]]
 
 
-def _places(values: pd.Series) -> list[int]:
-    """Each model's place (ties share the better place), in column order."""
-    board = leaderboard(pd.DataFrame([values.to_numpy()], columns=values.index))
-    place = dict(zip(board["model"], board["place"], strict=True))
-    return [place[model] for model in values.index]
+def _pairwise_signs(table: pd.DataFrame) -> np.ndarray:
+    """For each cutoff (rows) and pair of models (columns), which one is ahead: 1, -1 or 0
+    for a tie (within :data:`EQUAL_WITHIN`). Two cutoffs order the models the same way when
+    these signs agree."""
+    values = table.to_numpy(dtype=np.float64)
+    pairs = list(combinations(range(values.shape[1]), 2))
+    if not pairs:
+        return np.zeros((len(values), 0), dtype=int)
+    first = np.array([a for a, _ in pairs])
+    second = np.array([b for _, b in pairs])
+    return _sign(values[:, first] - values[:, second])
 
 
 def spans(cutoffs: Sequence[int]) -> list[tuple[int, int]]:

@@ -338,7 +338,6 @@ def k_report(
     correction: str = "holm",
     confidence: float = 0.95,
     n_permutations: int = 1_000,
-    n_bootstrap: int = 1_000,
     seed: int | None = 0,
 ) -> KReport:
     """Every Choosing-K table for ``metric`` with the chosen ``cutoff``, and the summary.
@@ -372,9 +371,8 @@ def k_report(
         summary.append(significance_sentence(power, test, correction, cutoff))
         at_chosen = pd.Series(table.loc[cutoff].to_numpy(), index=table.columns)
         top = [str(model) for model in order_at(at_chosen)[:2]]
-        tables["difference_band"] = difference_band(
-            ev, metric, top[1], top[0], n_bootstrap=n_bootstrap, confidence=confidence,
-            seed=seed).assign(model_a=top[1], model_b=top[0])
+        band = difference_band(ev, metric, top[1], top[0], confidence=confidence)
+        tables["difference_band"] = band.assign(model_a=top[1], model_b=top[0])
         mapped = map_cutoffs(test, ev.max_cutoff, cutoff)
         mappings = relevance_mappings or relevance_variants(ev.relevance, ev.truth.ratings)
         evaluations = {name: _with_relevance(ev, mapping) for name, mapping in mappings.items()}

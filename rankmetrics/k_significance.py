@@ -24,7 +24,8 @@ Significance page. "Significantly best" follows :meth:`ModelComparison.leaders
 from __future__ import annotations
 
 import warnings
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from itertools import combinations
 
 import numpy as np
@@ -32,13 +33,12 @@ import pandas as pd
 from scipy import stats as _sps
 
 from rankmetrics.checks import check_choice, check_int, check_optional_int, check_probability
-from rankmetrics.evaluate import USERS_PER_BLOCK, Evaluation
+from rankmetrics.evaluate import Evaluation
 from rankmetrics.metrics import METRICS, check_metrics
 from rankmetrics.stats import (
     CORRECTIONS,
     TESTS,
     _randomization_pvalues,
-    bootstrap_ci,
     correct_pvalues,
 )
 
@@ -63,60 +63,107 @@ def _cutoffs(ev: Evaluation, cutoffs: Iterable[int] | None) -> list[int]:
     return chosen
 
 
-def _blocks(ev: Evaluation, metric: str, cutoffs: list[int], mask: np.ndarray):
-    """(model -> users x cutoffs values) for each block of the users in ``mask``."""
-    for start in range(0, ev.truth.n_users, USERS_PER_BLOCK):
-        stop = min(start + USERS_PER_BLOCK, ev.truth.n_users)
+#: Users per block of per-user values (every model and metric at every cutoff of a block
+#: are held at once: 4,096 users x 100 cutoffs x 6 metrics x 4 models are 79 MiB).
+USERS_PER_PASS = 4_096
+
+
+def _blocks(ev: Evaluation, metrics: Sequence[str], cutoffs: list[int], mask: np.ndarray,
+            models: Sequence[str] | None = None) -> Iterator[dict[str, dict[str, np.ndarray]]]:
+    """(metric -> model -> users x cutoffs values) for each block of the users in ``mask``.
+
+    Each model's metrics come from one call of the evaluation's block kernel, so they share
+    what they have in common (hits, DCG); the kernel runs only as far as the largest cutoff
+    asked for."""
+    width = min(cutoffs[-1], ev.width)
+    every = cutoffs == list(range(1, width + 1))
+    for start in range(0, ev.truth.n_users, USERS_PER_PASS):
+        stop = min(start + USERS_PER_PASS, ev.truth.n_users)
         rows = mask[start:stop]
         if not rows.any():
             continue
-        # The evaluation's block kernel: every metric at cutoffs 1..width for these users.
-        yield {model: ev._extend(metric, ev._block_values(model, (metric,), start, stop)[metric]
-                                 [rows], cutoffs)
-               for model in ev.models}
+        block: dict[str, dict[str, np.ndarray]] = {metric: {} for metric in metrics}
+        for model in models or ev.models:
+            values = ev._block_values(model, tuple(metrics), start, stop, width=width)
+            for metric in metrics:
+                kept = values[metric][rows]
+                block[metric][model] = kept if every else ev._extend(
+                    metric, kept, cutoffs, computed_to=width)
+        yield block
+
+
+def _paired_values(ev: Evaluation, metrics: Sequence[str], cutoffs: list[int]
+                   ) -> dict[str, dict[str, np.ndarray]]:
+    parts: dict[str, dict[str, list[np.ndarray]]] = {
+        metric: {model: [] for model in ev.models} for metric in metrics}
+    for block in _blocks(ev, metrics, cutoffs, paired_mask(ev)):
+        for metric, by_model in block.items():
+            for model, values in by_model.items():
+                parts[metric][model].append(values)
+    return {metric: {model: (np.concatenate(values) if values
+                             else np.zeros((0, len(cutoffs))))
+                     for model, values in by_model.items()}
+            for metric, by_model in parts.items()}
 
 
 def paired_values(ev: Evaluation, metric: str, cutoffs: Iterable[int] | None = None
                   ) -> dict[str, np.ndarray]:
     """Model -> (paired users x cutoffs) per-user values, in ground-truth user order (column
     j of model m equals ``ev.paired(metric, cutoffs[j])[m]``)."""
-    chosen = _cutoffs(ev, cutoffs)
-    parts: dict[str, list[np.ndarray]] = {model: [] for model in ev.models}
-    for block in _blocks(ev, metric, chosen, paired_mask(ev)):
-        for model, values in block.items():
-            parts[model].append(values)
-    return {model: (np.concatenate(values) if values else np.zeros((0, len(chosen))))
-            for model, values in parts.items()}
+    (metric,) = check_metrics([metric])
+    return _paired_values(ev, [metric], _cutoffs(ev, cutoffs))[metric]
 
 
 def _pairs(models: Sequence[str]) -> list[tuple[int, int]]:
     return list(combinations(range(len(models)), 2))
 
 
-def _moments(ev: Evaluation, metric: str, cutoffs: list[int]
-             ) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
-    """(users, model means (models x cutoffs), mean and sum of squared deviations of each
-    pair's differences (pairs x cutoffs)), combined over blocks with Chan's formulas."""
-    pairs = _pairs(ev.models)
-    n = 0
-    model_sums = np.zeros((len(ev.models), len(cutoffs)))
-    mean = np.zeros((len(pairs), len(cutoffs)))
-    squares = np.zeros((len(pairs), len(cutoffs)))
-    for block in _blocks(ev, metric, cutoffs, paired_mask(ev)):
-        values = [block[model] for model in ev.models]
+@dataclass
+class _Moments:
+    """Running moments of one metric over blocks of users: the sum of each model's values
+    and, per pair, the mean and the sum of squared deviations of the differences (Chan's
+    formulas combine the blocks, exact to rounding)."""
+
+    model_sums: np.ndarray
+    mean: np.ndarray
+    squares: np.ndarray
+
+    def add(self, values: list[np.ndarray], pairs: list[tuple[int, int]], seen: int) -> None:
         size = len(values[0])
         for index, model_values in enumerate(values):
-            model_sums[index] += model_values.sum(axis=0)
+            self.model_sums[index] += model_values.sum(axis=0)
+        total = seen + size
         for index, (a, b) in enumerate(pairs):
             diffs = values[b] - values[a]
-            block_mean = diffs.mean(axis=0)
-            block_squares = ((diffs - block_mean) ** 2).sum(axis=0)
-            total = n + size
-            delta = block_mean - mean[index]
-            squares[index] += block_squares + delta**2 * n * size / total
-            mean[index] += delta * size / total
+            block_sum = diffs.sum(axis=0)
+            block_mean = block_sum / size
+            # Within a block of a few thousand users, sum(d^2) - sum(d)^2 / n loses digits
+            # only when the mean difference dwarfs its spread (then p is ~0 either way).
+            block_squares = np.maximum(np.einsum("ij,ij->j", diffs, diffs)
+                                       - block_sum * block_mean, 0.0)
+            delta = block_mean - self.mean[index]
+            self.squares[index] += block_squares + delta**2 * seen * size / total
+            self.mean[index] += delta * size / total
+
+
+def _moments(ev: Evaluation, metrics: Sequence[str], cutoffs: list[int],
+             models: Sequence[str] | None = None) -> tuple[int, dict[str, _Moments]]:
+    """The users every model counts, and each metric's moments over them (of ``models``,
+    default every model)."""
+    models = list(models or ev.models)
+    pairs = _pairs(models)
+    shape = (len(pairs), len(cutoffs))
+    found = {metric: _Moments(np.zeros((len(models), len(cutoffs))), np.zeros(shape),
+                              np.zeros(shape)) for metric in metrics}
+    n = 0
+    for block in _blocks(ev, metrics, cutoffs, paired_mask(ev), models):
+        size = 0
+        for metric, by_model in block.items():
+            values = [by_model[model] for model in models]
+            found[metric].add(values, pairs, n)
+            size = len(values[0])
         n += size
-    return n, model_sums / max(n, 1), mean, squares
+    return n, found
 
 
 def _t_tests(mean: np.ndarray, squares: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -176,7 +223,25 @@ def significance_over_k(
     Returns one row per cutoff and pair: ``cutoff, model_a, model_b, mean_a, mean_b,
     difference, statistic, p_value, p_corrected, significant, users``.
     """
-    (metric,) = check_metrics([metric])
+    return significance_by_metric(ev, [metric], cutoffs=cutoffs, test=test,
+                                  correction=correction, confidence=confidence,
+                                  n_permutations=n_permutations, seed=seed)[metric]
+
+
+def significance_by_metric(
+    ev: Evaluation,
+    metrics: Iterable[str],
+    *,
+    cutoffs: Iterable[int] | None = None,
+    test: str = "t",
+    correction: str = "holm",
+    confidence: float = 0.95,
+    n_permutations: int = 10_000,
+    seed: int | None = 0,
+) -> dict[str, pd.DataFrame]:
+    """:func:`significance_over_k` for several metrics, their per-user values computed in one
+    pass (metric -> table)."""
+    metrics = check_metrics(list(metrics))
     test = check_choice("test", test, TESTS)
     correction = check_choice("correction", correction, CORRECTIONS)
     confidence = check_probability("confidence", confidence)
@@ -184,33 +249,50 @@ def significance_over_k(
     seed = check_optional_int("seed", seed)
     if len(ev.models) < 2:
         raise ValueError("Testing models against each other needs at least 2 models.")
-    if not METRICS[metric].has_cutoff:
-        raise ValueError(f"The metric {metric!r} has no cutoff.")
+    for metric in metrics:
+        if not METRICS[metric].has_cutoff:
+            raise ValueError(f"The metric {metric!r} has no cutoff.")
     chosen = _cutoffs(ev, cutoffs)
     pairs = _pairs(ev.models)
+    tables = {}
     if test == "t":
-        n, means, mean, squares = _moments(ev, metric, chosen)
-        statistic, p_value = _t_tests(mean, squares, n)
-        all_zero = squares == 0
-        all_zero &= mean == 0
-    else:
-        values = paired_values(ev, metric, chosen)
+        n, moments = _moments(ev, metrics, chosen)
+        _check_users(n)
+        for metric, found in moments.items():
+            statistic, p_value = _t_tests(found.mean, found.squares, n)
+            all_zero = (found.squares == 0) & (found.mean == 0)
+            tables[metric] = _finished(ev.models, pairs, chosen, found.model_sums / n,
+                                       statistic, p_value, all_zero, n, correction, confidence)
+        return tables
+    for metric, values in _paired_values(ev, metrics, chosen).items():
         n = len(values[ev.models[0]])
+        _check_users(n)
         means = np.array([values[model].mean(axis=0) for model in ev.models])
-        diffs_any = np.array([(values[ev.models[b]] != values[ev.models[a]]).any(axis=0)
+        all_zero = ~np.array([(values[ev.models[b]] != values[ev.models[a]]).any(axis=0)
                               for a, b in pairs])
-        all_zero = ~diffs_any
         if test == "wilcoxon":
             statistic, p_value = _wilcoxon(values, ev.models)
         else:
             statistic, p_value = _randomization(values, ev.models, n_permutations, seed)
+        tables[metric] = _finished(ev.models, pairs, chosen, means, statistic, p_value,
+                                   all_zero, n, correction, confidence)
+    return tables
+
+
+def _check_users(n: int) -> None:
     if n < 2:
         raise ValueError(f"Only {n} user is counted by every model: paired tests need at "
                          "least 2.")
-    statistic = np.where(all_zero, 0.0, statistic)
-    p_value = np.where(all_zero, 1.0, p_value)
-    return _table(ev.models, pairs, chosen, means, statistic, p_value, n, correction,
-                  confidence)
+
+
+def _finished(models: Sequence[str], pairs: list[tuple[int, int]], cutoffs: list[int],
+              means: np.ndarray, statistic: np.ndarray, p_value: np.ndarray,
+              all_zero: np.ndarray, n: int, correction: str, confidence: float
+              ) -> pd.DataFrame:
+    """The table, with statistic 0 and p-value 1 where every user's difference is 0 (as
+    :func:`rankmetrics.stats.paired_comparison` reports them)."""
+    return _table(models, pairs, cutoffs, means, np.where(all_zero, 0.0, statistic),
+                  np.where(all_zero, 1.0, p_value), n, correction, confidence)
 
 
 def _table(models: Sequence[str], pairs: list[tuple[int, int]], cutoffs: list[int],
@@ -296,31 +378,34 @@ def difference_band(
     model_b: str,
     *,
     cutoffs: Iterable[int] | None = None,
-    n_bootstrap: int = 1_000,
     confidence: float = 0.95,
-    seed: int | None = 0,
 ) -> pd.DataFrame:
-    """The difference ``model_b - model_a`` at every cutoff with its bootstrap confidence
-    interval, on the users every model counts.
+    """The difference ``model_b - model_a`` at every cutoff with its confidence interval, on
+    the users every model counts.
 
-    The users are resampled once for every cutoff (:func:`rankmetrics.stats.bootstrap_ci`), so
-    the interval at K equals the pair's interval of :func:`rankmetrics.stats.paired_comparison`
-    at K with the same seed and resamples.
+    The interval is the paired t-test's: :math:`\\bar d \\pm t_{1 - \\alpha/2, n - 1} \\,
+    s_d / \\sqrt n`, as ``scipy.stats.ttest_rel(b, a).confidence_interval(confidence)``
+    (a test checks it at every K); it excludes 0 exactly where the two-sided t-test of this
+    pair alone rejects at level 1 - confidence.
 
     Returns ``cutoff, difference, ci_low, ci_high``.
     """
+    (metric,) = check_metrics([metric])
+    confidence = check_probability("confidence", confidence)
     for name, model in (("model_a", model_a), ("model_b", model_b)):
         if model not in ev.models:
             raise ValueError(f"The {name!r} argument names {model!r}, which is not a model of "
                              f"the evaluation ({', '.join(ev.models)}).")
+    if model_a == model_b:
+        raise ValueError(f"Choose two different models; both are {model_a!r}.")
     chosen = _cutoffs(ev, cutoffs)
-    values = paired_values(ev, metric, chosen)
-    diffs = values[model_b] - values[model_a]
-    if len(diffs) == 0:
-        raise ValueError("No user is counted by every model: there is no difference to show.")
-    mean, low, high = bootstrap_ci(diffs, n_bootstrap=n_bootstrap, confidence=confidence,
-                                   seed=seed)
-    return pd.DataFrame({"cutoff": chosen, "difference": mean, "ci_low": low, "ci_high": high})
+    n, moments = _moments(ev, [metric], chosen, [model_a, model_b])
+    _check_users(n)
+    found = moments[metric]
+    mean = found.mean[0]
+    half = _sps.t.ppf(0.5 + confidence / 2, n - 1) * np.sqrt(found.squares[0] / (n - 1) / n)
+    return pd.DataFrame({"cutoff": chosen, "difference": mean, "ci_low": mean - half,
+                         "ci_high": mean + half})
 
 
 def winner_map(
@@ -380,11 +465,12 @@ def cutoff_table(
     summary["cutoff"] = summary["cutoff"].astype(int)
     marks = []
     testable = len(ev.models) >= 2 and int(paired_mask(ev).sum()) >= 2
-    for metric in metrics:
-        if not METRICS[metric].has_cutoff or not testable:
-            continue
-        tests = significance_over_k(ev, metric, cutoffs=chosen, test=test, correction=correction,
-                             confidence=confidence, n_permutations=n_permutations, seed=seed)
+    with_cutoff = [metric for metric in metrics if METRICS[metric].has_cutoff]
+    by_metric = significance_by_metric(
+        ev, with_cutoff, cutoffs=chosen, test=test, correction=correction,
+        confidence=confidence, n_permutations=n_permutations, seed=seed,
+    ) if testable and with_cutoff else {}
+    for metric, tests in by_metric.items():
         leaders = leaders_over_k(tests)
         best = leaders.loc[leaders["significantly_best"], ["cutoff", "best"]]
         marks.append(best.rename(columns={"best": "model"}).assign(metric=metric))

@@ -54,6 +54,7 @@ class TieGroups:
     starts: np.ndarray
     group_start: np.ndarray
     group_end: np.ndarray
+    has_ties: bool
 
     def of(self, user: np.ndarray, rank: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The (start, end) of the group holding each (user, rank)."""
@@ -90,35 +91,42 @@ def tie_groups(run: pd.DataFrame | LoadedTable, ev: Evaluation) -> TieGroups:
     group_id = np.cumsum(new_group) - 1
     group_size = np.bincount(group_id)
     return TieGroups(row_user, starts, group_first - row_start,
-                     group_first - row_start + group_size[group_id])
+                     group_first - row_start + group_size[group_id],
+                     bool(len(group_size) < n_rows))
 
 
 def _reordered(ranked: RankedRun, groups: TieGroups, ev: Evaluation,
                optimistic: bool) -> RankedRun:
     """The model's ranked run with every group of tied items in the pessimistic (or
-    optimistic) order. Judged items worth nothing (no gain, not relevant) are left out: they
-    change no metric, like the unjudged items they are placed among."""
+    optimistic) order. Only items in a group of ties move; judged items worth nothing there
+    (no gain, not relevant) are left out: they change no metric, like the unjudged items they
+    are placed among."""
     user, rank, row = ranked.judged_user, ranked.judged_rank, ranked.judged_row
-    gain, relevant = ev.truth_gains[row], ev.truth_relevant[row]
-    worth = (gain > 0) | relevant
-    user, rank, row, gain, relevant = (a[worth] for a in (user, rank, row, gain, relevant))
     start, end = groups.of(user, rank)
-    # Within a group, best first when optimistic, worst first when pessimistic.
-    direction = -1.0 if optimistic else 1.0
-    order = np.lexsort((direction * relevant, direction * gain, start, user))
-    user, row, start, end = user[order], row[order], start[order], end[order]
-    new_group = np.ones(len(user), dtype=bool)
-    new_group[1:] = (user[1:] != user[:-1]) | (start[1:] != start[:-1])
-    index = np.arange(len(user))
+    in_tie = end - start >= 2
+    worth = (ev.truth_gains[row] > 0) | ev.truth_relevant[row]
+    moving = np.flatnonzero(in_tie & worth)
+    staying = np.flatnonzero(~in_tie)
+    user_m, row_m, start_m, end_m = user[moving], row[moving], start[moving], end[moving]
+    gain, relevant = ev.truth_gains[row_m], ev.truth_relevant[row_m]
+    direction = -1.0 if optimistic else 1.0  # best first when optimistic, worst first else
+    order = np.lexsort((direction * relevant, direction * gain, start_m, user_m))
+    user_m, row_m, start_m, end_m = (a[order] for a in (user_m, row_m, start_m, end_m))
+    new_group = np.ones(len(user_m), dtype=bool)
+    new_group[1:] = (user_m[1:] != user_m[:-1]) | (start_m[1:] != start_m[:-1])
+    index = np.arange(len(user_m))
     within = index - np.maximum.accumulate(np.where(new_group, index, 0))
     if optimistic:
-        new_rank = start + within
+        rank_m = start_m + within
     else:
-        count = np.bincount(np.cumsum(new_group) - 1)[np.cumsum(new_group) - 1]
-        new_rank = end - count + within
-    final = np.lexsort((new_rank, user))
-    return replace(ranked, judged_user=user[final], judged_rank=new_rank[final],
-                   judged_row=row[final])
+        group = np.cumsum(new_group) - 1
+        rank_m = end_m - np.bincount(group)[group] + within
+    all_user = np.concatenate([user[staying], user_m])
+    all_rank = np.concatenate([rank[staying], rank_m])
+    all_row = np.concatenate([row[staying], row_m])
+    final = np.lexsort((all_rank, all_user))
+    return replace(ranked, judged_user=all_user[final], judged_rank=all_rank[final],
+                   judged_row=all_row[final])
 
 
 def tied_share(groups: TieGroups, mask: np.ndarray, max_cutoff: int) -> np.ndarray:
@@ -166,24 +174,29 @@ def tie_bounds(
     if missing:
         raise ValueError(f"The 'runs' argument lacks the output of {', '.join(missing)}.")
     cutoffs = np.arange(1, ev.max_cutoff + 1)
-    parts = []
-    for model in ev.models:
+    active = ev.means(metrics)
+    orders: dict[str, RankedRun] = {}
+    shares = {}
+    for position, model in enumerate(ev.models):
         groups = tie_groups(runs[model], ev)
-        ranked = ev.runs[model]
-        bounded = Evaluation(ev.truth, {
-            "pessimistic": _reordered(ranked, groups, ev, optimistic=False),
-            "optimistic": _reordered(ranked, groups, ev, optimistic=True),
-        }, ev.relevance, ev.conventions, ev.max_cutoff)
-        means = bounded.means(metrics)
-        active = ev.means(metrics, models=[model])[model]
-        share = tied_share(groups, ev.included(model), ev.max_cutoff)
+        shares[model] = tied_share(groups, ev.included(model), ev.max_cutoff)
+        if groups.has_ties:  # else every order is the active one
+            for optimistic in (False, True):
+                orders[f"{position}{optimistic}"] = _reordered(ev.runs[model], groups, ev,
+                                                              optimistic)
+    reordered = Evaluation(ev.truth, orders, ev.relevance, ev.conventions,
+                           ev.max_cutoff).means(metrics) if orders else {}
+    parts = []
+    for position, model in enumerate(ev.models):
+        worst = reordered.get(f"{position}False", active[model])
+        best = reordered.get(f"{position}True", active[model])
         for metric in metrics:
             parts.append(pd.DataFrame({
                 "model": model, "metric": metric, "cutoff": cutoffs,
-                "pessimistic": np.minimum(means["pessimistic"][metric], active[metric]),
-                "active": active[metric],
-                "optimistic": np.maximum(means["optimistic"][metric], active[metric]),
-                "tied_share": share,
+                "pessimistic": np.minimum(worst[metric], active[model][metric]),
+                "active": active[model][metric],
+                "optimistic": np.maximum(best[metric], active[model][metric]),
+                "tied_share": shares[model],
             }))
     return pd.concat(parts, ignore_index=True)[BOUND_COLUMNS]
 

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from helpers import random_data
+from scipy.stats import ttest_rel
 
 from rankmetrics import Conventions, RelevanceMapping, evaluate
 from rankmetrics.choosing_k import (
@@ -221,16 +222,18 @@ def test_a_model_far_ahead_is_significantly_best():
     assert marked["significantly_best"].sum() == 4
 
 
-def test_difference_band_equals_the_pair_interval(three_models):
-    band = difference_band(three_models, "map", "m1", "m3", n_bootstrap=200, seed=3)
-    for cutoff in (2, 9):
-        single = paired_comparison(three_models.paired("map", cutoff), test="t",
-                                   n_bootstrap=200, seed=3)
-        row = single.loc[(single["model_a"] == "m1") & (single["model_b"] == "m3")].iloc[0]
+@pytest.mark.parametrize("confidence", [0.9, 0.95])
+def test_difference_band_is_the_paired_t_interval_at_every_k(three_models, confidence):
+    band = difference_band(three_models, "map", "m1", "m3", confidence=confidence)
+    assert band["cutoff"].tolist() == list(range(1, 13))
+    for cutoff in range(1, 13):
+        values = three_models.paired("map", cutoff)
+        interval = ttest_rel(values["m3"], values["m1"]).confidence_interval(confidence)
         at = band.loc[band["cutoff"] == cutoff].iloc[0]
-        assert at["ci_low"] == pytest.approx(row["ci_low"], abs=1e-12)
-        assert at["ci_high"] == pytest.approx(row["ci_high"], abs=1e-12)
-        assert at["difference"] == pytest.approx(row["difference"], abs=1e-12)
+        assert at["ci_low"] == pytest.approx(interval.low, abs=1e-12)
+        assert at["ci_high"] == pytest.approx(interval.high, abs=1e-12)
+        assert at["difference"] == pytest.approx((values["m3"] - values["m1"]).mean(),
+                                                 abs=1e-12)
 
 
 # ----- ties -----------------------------------------------------------------------------
@@ -424,7 +427,7 @@ def test_k_report_on_the_movies_demo(movies, tmp_path):
     truth, runs = movies
     mapping = RelevanceMapping.graded({5: 3, 4: 2, 3: 1}, threshold=2)
     ev = evaluate(truth, runs, relevance=mapping, max_cutoff=20)
-    report = k_report(ev, metric="ndcg", cutoff=10, runs=runs, n_bootstrap=50)
+    report = k_report(ev, metric="ndcg", cutoff=10, runs=runs)
     assert [s.kind for s in report.summary] == ["order", "metrics", "significance",
                                                 "relevance", "ties"]
     written = report.write_tables(tmp_path)
