@@ -134,8 +134,9 @@ else:
     band = cached.k_band(prepared, settings, metric, model_a, model_b, confidence)
     st.plotly_chart(difference_figure(band, model_a, model_b, label, confidence, k),
                     key="k_band", config=CONFIG)
-    st.caption("Where the band stays off the zero line, the difference is larger than "
-               "chance would make it (bootstrap over the users every model counts).")
+    st.caption(f"The band is the paired t-test's {confidence:.0%} confidence interval of the "
+               "difference, on the users every model counts: where it stays off the zero "
+               "line, the difference is larger than chance would make it.")
 
     st.subheader(PANEL_TITLES["metrics"], anchor=PANELS["metrics"])
     by_metric = cached.k_winners_by_metric(prepared, settings, options)

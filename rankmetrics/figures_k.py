@@ -178,7 +178,8 @@ def tie_figure(bounds: pd.DataFrame, metric: str, chosen: int,
                                     line={"color": color, "width": 1.5, "dash": "dot"}),
                          row=2, col=1)
     figure.update_yaxes(title_text=label, row=1, col=1)
-    figure.update_yaxes(title_text="users with ties at K", tickformat=".0%", row=2, col=1)
+    figure.update_yaxes(title_text="users with ties at K", tickformat=".0%", rangemode="tozero",
+                        row=2, col=1)
     _chosen(figure, chosen)
     figure = _layout(figure, f"{label} between the worst and best orders of tied scores",
                      label, height=560)
