@@ -135,7 +135,8 @@ def agreement_sentence(by_metric: Mapping[str, pd.DataFrame], metric: str) -> Se
             continue
         cutoffs = orders_differ(reference, table)
         if cutoffs:
-            differ.append((_label(other), _where(cutoffs, last)))
+            where = _where(cutoffs, last)
+            differ.append((_label(other), where if where.startswith("from") else f"at {where}"))
         else:
             agree.append(_label(other))
     name = _label(metric)
@@ -176,9 +177,10 @@ def significance_sentence(power: pd.DataFrame, test: str, correction: str,
         at = chosen if chosen in tested and chosen not in every else \
             next(k for k in tested if k not in every)
         short = pairs - int(power.loc[power["cutoff"] == at, "significant_pairs"].iloc[0])
+        verb = "does" if short == 1 else "do"
         return Sentence("significance", f"Every pair differs significantly at "
                                         f"{_where(every)} {how}; at K = {at}, {short} of "
-                                        f"{pairs} pairs do not.")
+                                        f"{pairs} pairs {verb} not.")
     most = int(power["significant_pairs"].max())
     where = power.loc[power["significant_pairs"] == most, "cutoff"].astype(int).tolist()
     return Sentence("significance", f"No K separates every pair of models {how}; the most, "

@@ -358,7 +358,7 @@ def test_agreement_sentence():
     text = agreement_sentence({"ndcg": ndcg, "precision": precision, "mrr": mrr,
                                "recall": recall}, "ndcg").text
     assert text == ("Compared with NDCG, Precision orders the models differently from K = 2, "
-                    "MRR K = 1; Recall agrees at every K.")
+                    "MRR at K = 1; Recall agrees at every K.")
 
 
 def _power(rows: list[tuple[int, int, int]]) -> pd.DataFrame:
@@ -372,6 +372,8 @@ def test_significance_sentences():
     assert significance_sentence(_power([(1, 6, 4), (2, 6, 6), (3, 6, 6)]), "t", "holm",
                                  3).text == (
         f"Every pair differs significantly at K = 2-3 {how}; at K = 1, 2 of 6 pairs do not.")
+    assert significance_sentence(_power([(1, 6, 5), (2, 6, 6)]), "t", "holm", 1).text == (
+        f"Every pair differs significantly at K = 2 {how}; at K = 1, 1 of 6 pairs does not.")
     assert significance_sentence(_power([(1, 3, 1), (2, 3, 2), (3, 3, 2)]), "t", "holm",
                                  3).text == (
         f"No K separates every pair of models {how}; the most, 2 of 3 pairs, differ at "
