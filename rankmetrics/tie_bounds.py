@@ -42,24 +42,38 @@ BOUND_COLUMNS = ["model", "metric", "cutoff", "pessimistic", "active", "optimist
 
 @dataclass(frozen=True)
 class TieGroups:
-    """Each ranked position's group of tied scores, for one model.
+    """The groups of tied scores in one model's lists.
 
-    ``row_user`` is the ground-truth user of each of the model's rows, ordered by user and
-    score; ``starts[u]`` is where user u's list begins in the model's ordered rows (ground-truth
-    user order); ``group_start`` and ``group_end`` give, for each ordered row, the first rank
-    of its group and the rank just past it (0-based, within the user's list).
+    The model's rows are ordered by user, then score; ``starts[u]`` is where ground-truth user
+    u's list begins among them. Each group of two or more tied rows runs from ordered row
+    ``first[g]`` to just before ``stop[g]`` and belongs to user ``user[g]`` (groups in row
+    order). Rows outside these groups have a score of their own.
     """
 
-    row_user: np.ndarray
     starts: np.ndarray
-    group_start: np.ndarray
-    group_end: np.ndarray
-    has_ties: bool
+    first: np.ndarray
+    stop: np.ndarray
+    user: np.ndarray
+
+    @property
+    def has_ties(self) -> bool:
+        return len(self.first) > 0
 
     def of(self, user: np.ndarray, rank: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The (start, end) of the group holding each (user, rank)."""
+        """The first rank and the rank just past the group holding each (user, rank)
+        (0-based; (rank, rank + 1) for a score of its own)."""
+        if not self.has_ties:
+            return rank, rank + 1
         position = self.starts[user] + rank
-        return self.group_start[position], self.group_end[position]
+        group = np.maximum(np.searchsorted(self.first, position, side="right") - 1, 0)
+        inside = (self.first[group] <= position) & (position < self.stop[group])
+        offset = self.starts[user]
+        return (np.where(inside, self.first[group] - offset, rank),
+                np.where(inside, self.stop[group] - offset, rank + 1))
+
+    def ranks(self) -> tuple[np.ndarray, np.ndarray]:
+        """The first rank and the rank just past each group, within its user's list."""
+        return self.first - self.starts[self.user], self.stop - self.starts[self.user]
 
 
 def tie_groups(run: pd.DataFrame | LoadedTable, ev: Evaluation) -> TieGroups:
@@ -72,27 +86,25 @@ def tie_groups(run: pd.DataFrame | LoadedTable, ev: Evaluation) -> TieGroups:
     truth_user = pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int64)
     row_user = truth_user[users.codes]
     scores = loaded.numbers()
-    kept = np.flatnonzero(row_user >= 0)
-    row_user, scores = row_user[kept], scores[kept]
+    if (row_user < 0).any():
+        kept = np.flatnonzero(row_user >= 0)
+        row_user, scores = row_user[kept], scores[kept]
     order = rank_order(row_user, scores, np.empty(0), None, "input")
     if order is not None:
         row_user, scores = row_user[order], scores[order]
-    n_rows = len(row_user)
-    new_user = np.ones(n_rows, dtype=bool)
-    new_user[1:] = row_user[1:] != row_user[:-1]
-    new_group = new_user.copy()
-    new_group[1:] |= scores[1:] != scores[:-1]
-    user_first = np.flatnonzero(new_user)
-    starts = np.zeros(ev.truth.n_users + 1, dtype=np.int64)
+    same_user = row_user[1:] == row_user[:-1]
+    user_first = np.concatenate([[0], np.flatnonzero(~same_user) + 1]) if len(row_user) \
+        else np.zeros(0, dtype=np.int64)
+    starts = np.zeros(ev.truth.n_users, dtype=np.int64)
     starts[row_user[user_first]] = user_first
-    position = np.arange(n_rows)
-    row_start = np.maximum.accumulate(np.where(new_user, position, 0))
-    group_first = np.maximum.accumulate(np.where(new_group, position, 0))
-    group_id = np.cumsum(new_group) - 1
-    group_size = np.bincount(group_id)
-    return TieGroups(row_user, starts, group_first - row_start,
-                     group_first - row_start + group_size[group_id],
-                     bool(len(group_size) < n_rows))
+    same_user &= scores[1:] == scores[:-1]
+    tied = np.flatnonzero(same_user)  # row i ties with row i + 1
+    run_start = np.ones(len(tied), dtype=bool)
+    run_start[1:] = tied[1:] != tied[:-1] + 1
+    run_end = np.ones(len(tied), dtype=bool)
+    run_end[:-1] = run_start[1:]
+    first = tied[run_start]
+    return TieGroups(starts, first, tied[run_end] + 2, row_user[first])
 
 
 def _reordered(ranked: RankedRun, groups: TieGroups, ev: Evaluation,
@@ -132,12 +144,9 @@ def _reordered(ranked: RankedRun, groups: TieGroups, ev: Evaluation,
 def tied_share(groups: TieGroups, mask: np.ndarray, max_cutoff: int) -> np.ndarray:
     """For K = 1..max_cutoff, the share of the users in ``mask`` whose top-K set depends on
     the order of tied scores: a group of ties straddles K (it starts before rank K and ends
-    after it)."""
-    first = np.ones(len(groups.row_user), dtype=bool)
-    first[1:] = ((groups.row_user[1:] != groups.row_user[:-1])
-                 | (groups.group_start[1:] != groups.group_start[:-1]))
-    start, end = groups.group_start[first], groups.group_end[first]
-    counted = mask[groups.row_user[first]] & (end - start >= 2) & (start < max_cutoff)
+    after it). A user's groups do not overlap, so each K is straddled by one at most."""
+    start, end = groups.ranks()
+    counted = mask[groups.user] & (start < max_cutoff)
     change = np.zeros(max_cutoff + 2, dtype=np.int64)
     np.add.at(change, start[counted] + 1, 1)
     np.add.at(change, np.minimum(end[counted], max_cutoff + 1), -1)
