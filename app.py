@@ -44,6 +44,8 @@ navigation = st.navigation([
             url_path="playground"),
     st.Page(ndcg_explained, title="NDCG explained", url_path="ndcg-explained",
             visibility="hidden"),
+    st.Page(PAGES["choosing_k"], title="Choosing K", icon=":material/tune:",
+            url_path="choosing-k"),
 ])
 
 status_area = st.container()

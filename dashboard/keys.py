@@ -148,6 +148,8 @@ SEGMENT_FILTER_CHOICE = "segment_filter_choice"
 
 def upload_user_attributes(nonce: int) -> str:
     return f"upload_user_attributes_{nonce}"
+
+
 # Beyond accuracy
 #: The optional files of the uploaded data set, by kind ("interactions", "attributes").
 BEYOND_FILES = "beyond_files"
@@ -164,6 +166,8 @@ def upload_extra(kind: str, nonce: int) -> str:
 
 def remove_extra(kind: str) -> str:
     return f"remove_{kind}"
+
+
 # The verdict: the model every other is compared with
 BASELINE = "baseline"
 
@@ -218,3 +222,13 @@ def playground_scenario(name: str) -> str:
 def playground_action(action: str, item: str) -> str:
     """A row's button (up, down, remove) for one item of the playground's list."""
     return f"playground_{action}_{item}"
+
+
+# Choosing K
+CHOOSING_K_METRIC = "choosing_k_metric"
+CHOOSING_K_TEST = "choosing_k_test"
+CHOOSING_K_CORRECTION = "choosing_k_correction"
+CHOOSING_K_PERMUTATIONS = "choosing_k_permutations"
+CHOOSING_K_PAIR = "choosing_k_pair"
+CHOOSING_K_THRESHOLDS = "choosing_k_thresholds"
+CHOOSING_K_CUTOFFS = "choosing_k_cutoffs"

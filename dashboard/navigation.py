@@ -16,6 +16,7 @@ PAGES = {
     "beyond": "app_pages/beyond.py",
     "explained": "app_pages/explained.py",
     "playground": "app_pages/playground.py",
+    "choosing_k": "app_pages/choosing_k.py",
 }
 
 

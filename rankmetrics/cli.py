@@ -4,6 +4,7 @@ Prints one row per model, metric and cutoff (``model,metric,cutoff,value,users``
 ``--per-user``, one row per model, user, metric and cutoff. Bad input ends with one line
 naming the file, the row and the problem, and exit code 1; never a traceback.
 ``rankmetrics metrics`` lists the metrics with what they mean and their formulas.
+``rankmetrics k-report`` says whether the verdict depends on K (:mod:`rankmetrics.k_report`).
 ``python -m rankmetrics`` is the same command.
 """
 
@@ -35,6 +36,7 @@ from rankmetrics.io import (
     read_run,
     read_truth,
 )
+from rankmetrics.k_report_cli import add_k_report_parser, run_k_report
 from rankmetrics.metrics import MAIN_METRICS, METRICS, check_metrics
 from rankmetrics.relevance import RelevanceMapping, parse_grade_table, suggest_mapping
 from rankmetrics.segments_cli import add_segment_options, segment_cutoff, segment_report
@@ -122,6 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     listing.add_argument("--format", choices=("table", "json"), default="table",
                          help="output format (default: table)")
+    add_k_report_parser(commands)
     return parser
 
 
@@ -163,6 +166,8 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.write(metric_listing(args.format))
         return 0
     try:
+        if args.command == "k-report":
+            return run_k_report(args)
         return _evaluate(args)
     except (DataError, ValueError, OSError) as error:
         print(f"rankmetrics: error: {printable(str(error))}", file=sys.stderr)

@@ -368,6 +368,38 @@ def test_significance_then_head_to_head_then_ndcg(page: Page):
     shoot(page, "11_ndcg_from_head_to_head")
 
 
+def test_choosing_k_summary_links_to_its_panels_and_follows_the_metric(page: Page):
+    go_to(page, "Choosing K")
+    summary = page.locator('[data-testid="stMarkdownContainer"] li')
+    expect(summary.first).to_contain_text(
+        "On NDCG, the order of the four models is the same at every K from 1 to 50.")
+    expect(summary).to_have_count(5)
+    expect(page.locator(".js-plotly-plot .gtitle").first).to_have_text(
+        ["NDCG over K, with the cutoffs where two models cross"])
+    no_exception(page)
+    shoot(page, "13_choosing_k_demo")
+
+    # a sentence's link scrolls to its panel
+    summary.nth(4).get_by_role("link", name="Ties ↓").click()
+    expect(page.get_by_role("heading", name="Ties")).to_be_in_viewport()
+    shoot(page, "13b_choosing_k_ties")
+
+    # another metric: the summary and the curves follow
+    wait_idle(page)
+    metric = page.get_by_role("combobox", name="Metric", exact=True)
+    metric.scroll_into_view_if_needed()
+    metric.click()
+    page.keyboard.type("Recall")
+    page.keyboard.press("Enter")
+    expect(summary.first).to_contain_text("personalized passes top_heavy at K = 11")
+    expect(page.locator(".js-plotly-plot .gtitle").first).to_have_text(
+        ["Recall over K, with the cutoffs where two models cross"])
+    wait_idle(page)
+    no_exception(page)
+    page.get_by_role("heading", name="Which metric, which K").scroll_into_view_if_needed()
+    shoot(page, "13c_choosing_k_maps")
+
+
 # ----- a link to a page as the first request a new server gets ---------------------------
 
 # Every page's address, as people bookmark it, and its title (the default page's is the root).
@@ -412,6 +444,7 @@ LINKS = {
     "beyond-accuracy": "Beyond accuracy",
     "metrics-explained": "Metrics explained",
     "playground": "Playground",
+    "choosing-k": "Choosing K",
 }
 # Addresses that moved, and the page they lead to (bookmarks and shared links keep working).
 MOVED = {"ndcg-explained": "Metrics explained"}

@@ -1,0 +1,199 @@
+"""Choosing K: does the verdict depend on the cutoff, the relevance threshold or ties?"""
+
+import streamlit as st
+
+from dashboard import cached, keys
+from dashboard.controls import confidence_control, download_table, ensure_choice
+from dashboard.session import header, require_data
+from dashboard.text import md
+from rankmetrics.figures_k import (
+    difference_figure,
+    order_figure,
+    p_value_figure,
+    power_figure,
+    tau_figure,
+    tie_figure,
+    winner_map_figure,
+)
+from rankmetrics.k_report import PANELS, cutoffs_tested, map_cutoffs, parse_cutoffs
+from rankmetrics.metrics import MAIN_METRICS, METRICS
+from rankmetrics.stats import CORRECTION_NAMES, CORRECTIONS, TEST_NAMES, TESTS
+from rankmetrics.tie_bounds import tie_flags
+
+PERMUTATIONS = (200, 500, 1_000, 2_000, 5_000)
+PANEL_TITLES = {
+    "order": "Where the order changes",
+    "metrics": "Which metric, which K",
+    "significance": "Which K separates the models",
+    "relevance": "Relevance thresholds",
+    "ties": "Ties",
+}
+CONFIG = {"displaylogo": False}
+
+header(
+    "Choosing K",
+    "Which K should you report? This page follows the models over every K: where their "
+    "order changes, which K the tests can tell them apart at, and whether the relevance "
+    "threshold or tied scores could change the verdict.",
+)
+prepared, settings = require_data()
+state = st.session_state
+k = settings.cutoff
+
+metric_column, test_column, correction_column = st.columns(3)
+state.setdefault(keys.CHOOSING_K_METRIC, "ndcg")
+metric_column.selectbox("Metric", list(MAIN_METRICS), key=keys.CHOOSING_K_METRIC,
+                        format_func=lambda m: METRICS[m].label, persist_state="session")
+state.setdefault(keys.CHOOSING_K_TEST, "t")
+test_column.selectbox(
+    "Test", TESTS, key=keys.CHOOSING_K_TEST, format_func=lambda t: TEST_NAMES[t].capitalize(),
+    persist_state="session",
+    help="The t-test and the Wilcoxon test run at every K; the randomization test, much "
+    "slower, at a spread of cutoffs.")
+state.setdefault(keys.CHOOSING_K_CORRECTION, "holm")
+correction_column.selectbox("Correction for testing many pairs", CORRECTIONS,
+                            key=keys.CHOOSING_K_CORRECTION, format_func=CORRECTION_NAMES.get,
+                            persist_state="session")
+metric, test, correction = (state[keys.CHOOSING_K_METRIC], state[keys.CHOOSING_K_TEST],
+                            state[keys.CHOOSING_K_CORRECTION])
+with st.expander("Confidence level and random flips"):
+    level_column, flips_column = st.columns(2)
+    confidence = confidence_control(level_column)
+    state.setdefault(keys.CHOOSING_K_PERMUTATIONS, 1_000)
+    flips_column.select_slider("Random sign flips (randomization test)", PERMUTATIONS,
+                               key=keys.CHOOSING_K_PERMUTATIONS, format_func="{:,}".format,
+                               disabled=test != "randomization", persist_state="session")
+options = (test, correction, confidence, state[keys.CHOOSING_K_PERMUTATIONS])
+label = METRICS[metric].label
+paired_users = cached.paired_users(prepared, settings, metric)
+several = len(prepared.models) >= 2 and paired_users >= 2
+tested = cutoffs_tested(test, settings.max_cutoff, k)
+mapped = map_cutoffs(test, settings.max_cutoff, k)
+
+st.subheader("In short")
+with st.spinner("Following the models over every K…", show_time=True):
+    summary = cached.k_summary(prepared, settings, metric, options)
+shown = {"order", "ties"} | ({"significance", "metrics", "relevance"} if several else set())
+st.markdown("\n".join(
+    f"- {md(sentence.text)}" + (f" [{PANEL_TITLES[sentence.kind]} ↓](#{sentence.panel})"
+                                if sentence.kind in shown else "")
+    for sentence in summary))
+
+st.subheader(PANEL_TITLES["order"], anchor=PANELS["order"])
+table, found, agreement = cached.k_order(prepared, settings, metric)
+st.plotly_chart(order_figure(table, found, metric, k, prepared.colors), key="k_order",
+                config=CONFIG)
+if found.empty:
+    st.caption(f"No two models cross on {label} between K = 1 and {settings.max_cutoff}.")
+else:
+    st.dataframe(found.rename(columns={
+        "cutoff": "K", "ahead": "Passes", "behind": "Model passed",
+        "value_ahead": f"{label} of the one passing", "value_behind": f"{label} of the other",
+        "tied_from": "Equal from K"}), hide_index=True, key="k_crossings")
+st.plotly_chart(tau_figure(agreement, k), key="k_tau", config=CONFIG)
+st.caption(f"Kendall's tau compares the order of the models at each K with their order at "
+           f"K = {k}: 1 is the same order, −1 the reverse.")
+with st.expander("The leaderboard at every K"):
+    board = cached.k_leaderboard(prepared, settings, metric)
+    st.dataframe(board, hide_index=True, key="k_leaderboard")
+    download_table(board, f"leaderboard_{metric}.csv", "k_leaderboard_csv")
+
+if len(prepared.models) < 2:
+    st.info("With one model there is nothing to compare: add another model's output on the "
+            "Data page to see which K separates models.")
+elif not several:
+    st.info(f"Only {paired_users} user is counted by every model: the paired tests over K "
+            "need at least 2 (and mean little with fewer than 10).")
+else:
+    st.subheader(PANEL_TITLES["significance"], anchor=PANELS["significance"])
+    sampled = "" if len(tested) == settings.max_cutoff else (
+        f" The randomization test runs at K = {', '.join(map(str, tested))} only.")
+    others = "" if len(mapped) == settings.max_cutoff else (
+        f" The other metrics are tested at K = {', '.join(map(str, mapped))}.")
+    power = cached.k_power(prepared, settings, metric, options)
+    if len(prepared.models) == 2:
+        tests = cached.k_tests(prepared, settings, settings.relevance, metric, options,
+                               tuple(tested))
+        st.plotly_chart(p_value_figure(tests, 1 - confidence, k, label), key="k_p_value",
+                        config=CONFIG)
+        st.caption(f"With two models: the corrected p-value of their difference at each K "
+                   f"({TEST_NAMES[test]}); below the dashed line they differ significantly."
+                   + sampled)
+    else:
+        st.plotly_chart(power_figure(power, k), key="k_power", config=CONFIG)
+        st.caption(f"At each K, the share of the pairs of models whose difference is "
+                   f"significant ({TEST_NAMES[test]}, {CORRECTION_NAMES[correction]} "
+                   f"correction over the pairs), on the users every model counts. High: "
+                   f"that K tells the models apart; low: it cannot." + sampled + others)
+    best_two = cached.best_first(prepared, settings, metric)[:2]
+    pairs = [(a, b) for a in prepared.models for b in prepared.models if a != b]
+    ensure_choice(keys.CHOOSING_K_PAIR, pairs, (best_two[1], best_two[0]))
+    st.selectbox("Difference of two models", pairs, key=keys.CHOOSING_K_PAIR,
+                 format_func=lambda pair: f"{pair[1]} − {pair[0]}")
+    model_a, model_b = state[keys.CHOOSING_K_PAIR]
+    band = cached.k_band(prepared, settings, metric, model_a, model_b, confidence)
+    st.plotly_chart(difference_figure(band, model_a, model_b, label, confidence, k),
+                    key="k_band", config=CONFIG)
+    st.caption(f"The band is the paired t-test's {confidence:.0%} confidence interval of the "
+               "difference, on the users every model counts: where it stays off the zero "
+               "line, the difference is larger than chance would make it.")
+
+    st.subheader(PANEL_TITLES["metrics"], anchor=PANELS["metrics"])
+    by_metric = cached.k_winners_by_metric(prepared, settings, options)
+    rows = [METRICS[m].label for m in MAIN_METRICS]
+    st.plotly_chart(winner_map_figure(by_metric, rows, "The best model at each K, by metric",
+                                      prepared.colors, k), key="k_metric_map", config=CONFIG)
+    st.caption("Each cell is the model with the highest mean; filled: significantly better "
+               "than every other model, open: the data cannot tell it from the next."
+               + others.replace("The other metrics are", " The maps are"))
+
+    st.subheader(PANEL_TITLES["relevance"], anchor=PANELS["relevance"])
+    by_relevance = cached.k_winners_by_relevance(prepared, settings, metric, options)
+    variants = list(cached.k_relevance_variants(prepared, settings))
+    st.plotly_chart(winner_map_figure(by_relevance, variants,
+                                      f"The best model on {label} at each K, by relevance "
+                                      "threshold", prepared.colors, k),
+                    key="k_relevance_map", config=CONFIG)
+    st.caption(f"The sidebar's relevance mapping ({md(settings.relevance.describe())}) with "
+               "its threshold moved over the ratings found.")
+
+st.subheader(PANEL_TITLES["ties"], anchor=PANELS["ties"])
+bounds = cached.k_tie_bounds(prepared, settings)
+if bounds is None:
+    st.info("The tie bounds need the models' scores, which could not be read again.")
+else:
+    st.plotly_chart(tie_figure(bounds, metric, k, prepared.colors), key="k_ties",
+                    config=CONFIG)
+    flags = tie_flags(bounds, metric, k)
+    st.dataframe(flags, hide_index=True, key="k_tie_flags", column_config={
+        "model": "Model", "active": st.column_config.NumberColumn(f"{label}@{k}",
+                                                                  format="%.4f"),
+        "low": st.column_config.NumberColumn("Worst tie order", format="%.4f"),
+        "high": st.column_config.NumberColumn("Best tie order", format="%.4f"),
+        "range": st.column_config.NumberColumn("Range", format="%.4f"),
+        "gap": st.column_config.NumberColumn("Gap to nearest model", format="%.4f"),
+        "flagged": st.column_config.CheckboxColumn("Ties could change the order")})
+    st.caption(f"Band: {label} with the relevant tied items placed last (worst) and first "
+               f"(best); the line is the active tie rule ({settings.conventions.ties}). "
+               "Dotted, below: the share of users whose top K depends on the order of ties.")
+
+st.subheader("Several cutoffs side by side", anchor="cutoff-table")
+state.setdefault(keys.CHOOSING_K_CUTOFFS, ",".join(
+    str(c) for c in sorted({1, 5, 10, k}) if c <= settings.max_cutoff))
+text = st.text_input("Cutoffs", key=keys.CHOOSING_K_CUTOFFS,
+                     help="Comma-separated values of K, as the command line's --cutoffs.")
+try:
+    cutoffs = parse_cutoffs(text, settings.max_cutoff)
+except ValueError as problem:
+    st.warning(md(problem))
+    cutoffs = ()
+if cutoffs:
+    wide, best = cached.k_cutoff_table(prepared, settings, cutoffs, options)
+    st.dataframe(wide.style.format("{:.4f}").apply(
+        lambda column: [("background-color: #d6f5d6; font-weight: bold" if marked else "")
+                        for marked in best[column.name]]), key="k_cutoff_table")
+    download_table(wide, "metrics_at_cutoffs.csv", "k_cutoff_table_csv")
+    st.caption(f"Green: significantly best in its column ({TEST_NAMES[test]}, "
+               f"{CORRECTION_NAMES[correction]} correction, on the users every model "
+               "counts); a column without green has no single best model. The values are "
+               "each model's mean over its own users, as on the Compare page.")

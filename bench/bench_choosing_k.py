@@ -1,0 +1,89 @@
+"""Benchmark: the Choosing-K page on a large upload, as a person uses it.
+
+Drives the real app in Streamlit's AppTest (in-process, no browser): uploads 100,000 users x
+4 models x 100 items (Parquet) and a ground truth of 20 rated items per user on the Data
+page, opens the Compare page with the largest K set to 100 (the evaluation is then made and
+warm, as it is for anyone arriving from there), and times the Choosing-K page end to end
+through the same cached functions it calls:
+
+- the whole page, every panel at every K = 1..100, with the t-test (target 10 s);
+- a change of the chosen metric (target 2 s);
+- the whole page again with the Wilcoxon test (every K for the chosen metric; the maps at a
+  spread of cutoffs) (target 10 s);
+- the randomization test at a spread of cutoffs, 1,000 random flips (target 20 s).
+
+    python bench/bench_choosing_k.py                   # 100,000 users
+    python bench/bench_choosing_k.py --users 20000
+    python bench/bench_choosing_k.py --keep /tmp/big   # keep (and reuse) the generated files
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from common import LIST_LENGTH, MODELS, ROOT, check_app, print_timings, timed, write_upload
+
+FOUR_MODELS = {**MODELS, "fourth": 1.0}
+PAGE_TARGET, METRIC_TARGET, RANDOMIZATION_TARGET = 10.0, 2.0, 20.0
+
+
+def bench(rows: list, paths: dict[str, Path], label: str) -> None:
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=900)
+    at.run()
+    at.switch_page("app_pages/data.py").run()
+    files = {name: path.read_bytes() for name, path in paths.items()}
+    at.file_uploader[0].set_value([(f"{name}.parquet", files[name], "application/octet-stream")
+                                   for name in FOUR_MODELS])
+    at.file_uploader[1].set_value(("ground_truth.parquet", files["truth"],
+                                   "application/octet-stream"))
+    at.run()
+    check_app(at)
+    at.switch_page("app_pages/compare.py").run()
+    at.number_input(key="max_cutoff").set_value(100).run()
+    check_app(at)
+    steps = [
+        ("Choosing K page, t-test, every K to 100",
+         lambda: at.switch_page("app_pages/choosing_k.py").run(), PAGE_TARGET),
+        ("change the metric NDCG -> Recall",
+         lambda: at.selectbox(key="choosing_k_metric").set_value("recall").run(), METRIC_TARGET),
+        ("change the metric Recall -> MAP",
+         lambda: at.selectbox(key="choosing_k_metric").set_value("map").run(), METRIC_TARGET),
+        ("test -> Wilcoxon (whole page again)",
+         lambda: at.selectbox(key="choosing_k_test").set_value("wilcoxon").run(), PAGE_TARGET),
+        ("test -> randomization, 1,000 flips, sampled K",
+         lambda: at.selectbox(key="choosing_k_test").set_value("randomization").run(),
+         RANDOMIZATION_TARGET),
+    ]
+    for name, step, limit in steps:
+        seconds = timed(step)
+        check_app(at)
+        rows.append((label, name, seconds, limit))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--users", type=int, default=100_000)
+    parser.add_argument("--keep", type=Path, help="folder for the generated files (reused)")
+    args = parser.parse_args(argv)
+    logging.getLogger("streamlit").setLevel(logging.ERROR)
+    rows: list = []
+    with tempfile.TemporaryDirectory(prefix="rankmetrics-bench-") as scratch:
+        folder = args.keep or Path(scratch)
+        started = time.perf_counter()
+        paths = write_upload(folder, args.users, models=FOUR_MODELS)
+        print(f"data: {args.users:,} users x {len(FOUR_MODELS)} models x {LIST_LENGTH} items "
+              f"in {folder} (ready in {time.perf_counter() - started:.1f} s)")
+        bench(rows, paths, f"upload {args.users // 1000}k users x4x100")
+    print_timings(rows)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,127 @@
+"""``rankmetrics k-report``: the Choosing-K report on the command line.
+
+Prints the summary in words (each sentence tagged with the kind of finding) and writes every
+table of :func:`rankmetrics.k_report.k_report` as CSV into a folder, for a notebook or a CI
+job that must know whether the K it reports decides the verdict.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from rankmetrics.conventions import OPTION_CHOICES, OPTION_HELP, PRESETS
+from rankmetrics.evaluate import evaluate
+from rankmetrics.io import read_run, read_truth
+from rankmetrics.k_report import k_report
+from rankmetrics.metrics import MAIN_METRICS
+from rankmetrics.relevance import RelevanceMapping
+from rankmetrics.stats import CORRECTIONS, TESTS
+
+
+def add_k_report_parser(commands: argparse._SubParsersAction) -> None:
+    """The ``k-report`` command's options."""
+    report = commands.add_parser(
+        "k-report",
+        help="does the verdict depend on K, the relevance threshold or ties? (summary and "
+        "tables)",
+        description="Compare models at every cutoff K = 1..max: where their order changes, "
+        "which K the paired tests separate them at, whether the winner depends on the "
+        "relevance threshold or on ties. Prints a summary and writes the tables as CSV.",
+    )
+    report.add_argument("--truth", required=True, metavar="FILE", help="the ground truth")
+    report.add_argument("--run", required=True, action="append", metavar="[NAME=]FILE",
+                        help="a model's output (repeat for several models)")
+    report.add_argument("--output-dir", required=True, metavar="DIR",
+                        help="folder the tables are written to (made if needed)")
+    report.add_argument("--metric", choices=MAIN_METRICS, default="ndcg",
+                        help="the metric followed over K (default: %(default)s)")
+    report.add_argument("--cutoff", default="10", metavar="K",
+                        help="the K you would report (default: %(default)s)")
+    report.add_argument("--max-cutoff", default="50", metavar="K",
+                        help="the largest K looked at (default: %(default)s)")
+    report.add_argument("--cutoffs", default="1,5,10", metavar="LIST",
+                        help="cutoffs of the side-by-side table (default: %(default)s)")
+    report.add_argument("--test", choices=TESTS, default="t",
+                        help="paired test (default: %(default)s; randomization runs at a "
+                        "spread of cutoffs)")
+    report.add_argument("--correction", choices=CORRECTIONS, default="holm",
+                        help="multiple-comparison correction over each K's pairs")
+    report.add_argument("--confidence", type=float, default=0.95,
+                        help="confidence level; 1 - it is the significance level")
+    report.add_argument("--permutations", type=int, default=1_000,
+                        help="random sign flips of the randomization test")
+    report.add_argument("--seed", type=int, default=0, help="seed of the random draws")
+    report.add_argument("--thresholds", metavar="LIST",
+                        help="relevance thresholds of the winner map (ratings with "
+                        "--binary, grades otherwise), such as 3,4,5 (default: around the "
+                        "current one)")
+    report.add_argument("--preset", choices=list(PRESETS), default="default")
+    for option, choices in OPTION_CHOICES.items():
+        report.add_argument(f"--{option.replace('_', '-')}", choices=choices,
+                            help=OPTION_HELP[option] + " Overrides the preset.")
+    report.add_argument("--threshold-gains", choices=("yes", "no"),
+                        help=OPTION_HELP["threshold_gains"])
+    report.add_argument("--threshold", type=float, metavar="T", help="grade >= T is relevant")
+    report.add_argument("--grades", metavar="TABLE", help='graded mapping such as "5=3,4=2"')
+    report.add_argument("--binary", type=float, metavar="R", help="rating >= R is relevant")
+    report.add_argument("--max-decompressed-size", metavar="SIZE",
+                        help="the most a .gz or .zip input may hold once decompressed")
+
+
+def run_k_report(args: argparse.Namespace) -> int:
+    """Read the files, compute the report, print the summary, write the tables."""
+    from rankmetrics import cli  # the evaluate command's readers of the shared options
+
+    max_cutoff = cli._cutoff("--max-cutoff", args.max_cutoff, cli.MAX_CURVE_CUTOFF)
+    cutoff = cli._cutoff("--cutoff", args.cutoff, max_cutoff)
+    table_cutoffs = [cli._cutoff("--cutoffs", part, max_cutoff)
+                     for part in args.cutoffs.split(",") if part.strip()]
+    conventions = cli._conventions(args)
+    limit = cli._decompressed_size(args.max_decompressed_size)
+    with cli._option(f"--truth {args.truth}", args.truth):
+        truth = read_truth(args.truth, max_decompressed_size=limit)
+    cli._warn(truth.warnings)
+    mapping = cli._mapping(args, truth.numbers())
+    runs = {}
+    for spec in args.run:
+        name, path = cli._run_spec(spec)
+        if name in runs:
+            raise ValueError(f"Two runs are named {name!r}: name them with NAME=FILE.")
+        with cli._option(f"--run {spec}", path):
+            runs[name] = read_run(path, name=name, max_decompressed_size=limit)
+        cli._warn(runs[name].warnings)
+    ev = evaluate(truth, runs, relevance=mapping, conventions=conventions,
+                  max_cutoff=max_cutoff)
+    report = k_report(ev, metric=args.metric, cutoff=cutoff, runs=runs,
+                      relevance_mappings=_thresholds(args.thresholds, mapping),
+                      table_cutoffs=table_cutoffs, test=args.test,
+                      correction=args.correction, confidence=args.confidence,
+                      n_permutations=args.permutations, seed=args.seed)
+    for sentence in report.summary:
+        print(f"[{sentence.kind}] {sentence.text}")
+    written = report.write_tables(args.output_dir)
+    print(f"rankmetrics: wrote {len(written)} tables to {args.output_dir}", file=sys.stderr)
+    return 0
+
+
+def _thresholds(text: str | None, mapping: RelevanceMapping
+                ) -> dict[str, RelevanceMapping] | None:
+    """The mappings of ``--thresholds``: the active mapping with each threshold."""
+    if text is None:
+        return None
+    values = []
+    for part in text.split(","):
+        if not part.strip():
+            continue
+        try:
+            values.append(float(part))
+        except ValueError:
+            raise ValueError(f"--thresholds must be numbers such as 3,4,5. Got {part!r}."
+                             ) from None
+    if not values:
+        raise ValueError(f"--thresholds must be numbers such as 3,4,5. Got {text!r}.")
+    if mapping.kind == "binary":
+        return {f"rating >= {value:g}": RelevanceMapping.binary(value) for value in values}
+    return {f"grade >= {value:g}": RelevanceMapping(mapping.kind, value, mapping.table)
+            for value in values}

@@ -1,0 +1,485 @@
+"""Significance at every cutoff at once: which K separates the models, and which K cannot.
+
+The Significance page tests models at one K (:func:`rankmetrics.stats.compare_models`). Doing
+that at each of 100 cutoffs one by one would compute the per-user values 100 times; here they
+are computed once for every cutoff, a block of users at a time, on the users every model
+counts (as :meth:`~rankmetrics.evaluate.Evaluation.paired` gives them), and the tests give the
+same p-values as the single-K path:
+
+- paired t-test: the mean and variance of each pair's per-user differences at every K are
+  combined over blocks of users (Chan's formulas, exact to rounding), then
+  :math:`t = \\bar d / (s_d / \\sqrt n)` with n - 1 degrees of freedom, as
+  ``scipy.stats.ttest_rel``;
+- Wilcoxon signed-rank: ``scipy.stats.wilcoxon`` on the users x cutoffs differences, one
+  column per cutoff (scipy's own vectorized path);
+- randomization: every pair at every cutoff is one column of the same random sign flips,
+  drawn from the stream :func:`~rankmetrics.stats.paired_comparison` draws from with the same
+  seed, so each p-value is exactly the single-K one.
+
+The multiple-comparison correction is applied at each K over that K's pairs, as on the
+Significance page. "Significantly best" follows :meth:`ModelComparison.leaders
+<rankmetrics.stats.ModelComparison.leaders>` at each K.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Hashable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+from scipy import stats as _sps
+
+from rankmetrics.checks import check_choice, check_int, check_optional_int, check_probability
+from rankmetrics.evaluate import Evaluation
+from rankmetrics.metrics import METRICS, check_metrics
+from rankmetrics.stats import (
+    CORRECTIONS,
+    TESTS,
+    _randomization_pvalues,
+    correct_pvalues,
+)
+
+TEST_COLUMNS = ["cutoff", "model_a", "model_b", "mean_a", "mean_b", "difference", "statistic",
+                "p_value", "p_corrected", "significant", "users"]
+
+
+def paired_mask(ev: Evaluation) -> np.ndarray:
+    """The ground-truth users every model counts (the users of the paired tests)."""
+    mask = np.ones(ev.truth.n_users, dtype=bool)
+    for model in ev.models:
+        mask &= ev.included(model)
+    return mask
+
+
+def _cutoffs(ev: Evaluation, cutoffs: Iterable[int] | None) -> list[int]:
+    if cutoffs is None:
+        return list(range(1, ev.max_cutoff + 1))
+    chosen = sorted({check_int("cutoff", k, high=ev.max_cutoff) for k in cutoffs})
+    if not chosen:
+        raise ValueError("Give at least one cutoff.")
+    return chosen
+
+
+#: Users per block of per-user values (every model and metric at every cutoff of a block
+#: are held at once: 4,096 users x 100 cutoffs x 6 metrics x 4 models are 79 MiB).
+USERS_PER_PASS = 4_096
+
+
+def _blocks(ev: Evaluation, metrics: Sequence[str], cutoffs: list[int], mask: np.ndarray,
+            models: Sequence[str] | None = None) -> Iterator[dict[str, dict[str, np.ndarray]]]:
+    """(metric -> model -> users x cutoffs values) for each block of the users in ``mask``.
+
+    Each model's metrics come from one call of the evaluation's block kernel, so they share
+    what they have in common (hits, DCG); the kernel runs only as far as the largest cutoff
+    asked for."""
+    width = min(cutoffs[-1], ev.width)
+    every = cutoffs == list(range(1, width + 1))
+    for start in range(0, ev.truth.n_users, USERS_PER_PASS):
+        stop = min(start + USERS_PER_PASS, ev.truth.n_users)
+        rows = mask[start:stop]
+        if not rows.any():
+            continue
+        block: dict[str, dict[str, np.ndarray]] = {metric: {} for metric in metrics}
+        for model in models or ev.models:
+            values = ev._block_values(model, tuple(metrics), start, stop, width=width)
+            for metric in metrics:
+                kept = values[metric][rows]
+                block[metric][model] = kept if every else ev._extend(
+                    metric, kept, cutoffs, computed_to=width)
+        yield block
+
+
+def _paired_values(ev: Evaluation, metrics: Sequence[str], cutoffs: list[int]
+                   ) -> dict[str, dict[str, np.ndarray]]:
+    parts: dict[str, dict[str, list[np.ndarray]]] = {
+        metric: {model: [] for model in ev.models} for metric in metrics}
+    for block in _blocks(ev, metrics, cutoffs, paired_mask(ev)):
+        for metric, by_model in block.items():
+            for model, values in by_model.items():
+                parts[metric][model].append(values)
+    return {metric: {model: (np.concatenate(values) if values
+                             else np.zeros((0, len(cutoffs))))
+                     for model, values in by_model.items()}
+            for metric, by_model in parts.items()}
+
+
+def paired_values(ev: Evaluation, metric: str, cutoffs: Iterable[int] | None = None
+                  ) -> dict[str, np.ndarray]:
+    """Model -> (paired users x cutoffs) per-user values, in ground-truth user order (column
+    j of model m equals ``ev.paired(metric, cutoffs[j])[m]``)."""
+    (metric,) = check_metrics([metric])
+    return _paired_values(ev, [metric], _cutoffs(ev, cutoffs))[metric]
+
+
+def _pairs(models: Sequence[str]) -> list[tuple[int, int]]:
+    return list(combinations(range(len(models)), 2))
+
+
+@dataclass
+class _Moments:
+    """Running moments of one metric over blocks of users: the sum of each model's values
+    and, per pair, the mean and the sum of squared deviations of the differences (Chan's
+    formulas combine the blocks, exact to rounding)."""
+
+    model_sums: np.ndarray
+    mean: np.ndarray
+    squares: np.ndarray
+
+    def add(self, values: list[np.ndarray], pairs: list[tuple[int, int]], seen: int) -> None:
+        size = len(values[0])
+        for index, model_values in enumerate(values):
+            self.model_sums[index] += model_values.sum(axis=0)
+        total = seen + size
+        for index, (a, b) in enumerate(pairs):
+            diffs = values[b] - values[a]
+            block_sum = diffs.sum(axis=0)
+            block_mean = block_sum / size
+            # Within a block of a few thousand users, sum(d^2) - sum(d)^2 / n loses digits
+            # only when the mean difference dwarfs its spread (then p is ~0 either way).
+            block_squares = np.maximum(np.einsum("ij,ij->j", diffs, diffs)
+                                       - block_sum * block_mean, 0.0)
+            delta = block_mean - self.mean[index]
+            self.squares[index] += block_squares + delta**2 * seen * size / total
+            self.mean[index] += delta * size / total
+
+
+def _moments(ev: Evaluation, metrics: Sequence[str], cutoffs: list[int],
+             models: Sequence[str] | None = None) -> tuple[int, dict[str, _Moments]]:
+    """The users every model counts, and each metric's moments over them (of ``models``,
+    default every model)."""
+    models = list(models or ev.models)
+    pairs = _pairs(models)
+    shape = (len(pairs), len(cutoffs))
+    found = {metric: _Moments(np.zeros((len(models), len(cutoffs))), np.zeros(shape),
+                              np.zeros(shape)) for metric in metrics}
+    n = 0
+    for block in _blocks(ev, metrics, cutoffs, paired_mask(ev), models):
+        size = 0
+        for metric, by_model in block.items():
+            values = [by_model[model] for model in models]
+            found[metric].add(values, pairs, n)
+            size = len(values[0])
+        n += size
+    return n, found
+
+
+def _t_tests(mean: np.ndarray, squares: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Paired t statistics and two-sided p-values from each column's mean and sum of squared
+    deviations, as ``scipy.stats.ttest_rel``."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        standard_error = np.sqrt(squares / (n - 1) / n)
+        statistic = mean / standard_error
+    p_value = 2 * _sps.t.sf(np.abs(statistic), n - 1)
+    return statistic, p_value
+
+
+def _wilcoxon(values: dict[str, np.ndarray], models: Sequence[str]
+              ) -> tuple[np.ndarray, np.ndarray]:
+    pairs = _pairs(models)
+    statistic = np.empty((len(pairs), values[models[0]].shape[1]))
+    p_value = np.empty_like(statistic)
+    for index, (a, b) in enumerate(pairs):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            result = _sps.wilcoxon(values[models[b]], values[models[a]], zero_method="wilcox",
+                                   axis=0)
+        statistic[index], p_value[index] = result.statistic, result.pvalue
+    return statistic, p_value
+
+
+def _randomization(values: dict[str, np.ndarray], models: Sequence[str], n_permutations: int,
+                   seed: int | None) -> tuple[np.ndarray, np.ndarray]:
+    pairs = _pairs(models)
+    n_cutoffs = values[models[0]].shape[1]
+    diffs = np.concatenate([values[models[b]] - values[models[a]] for a, b in pairs], axis=1)
+    stream = np.random.SeedSequence(seed).spawn(1)[0]  # paired_comparison's stream
+    p_value = _randomization_pvalues(diffs, n_permutations, np.random.default_rng(stream))
+    return (diffs.mean(axis=0).reshape(len(pairs), n_cutoffs),
+            p_value.reshape(len(pairs), n_cutoffs))
+
+
+def significance_over_k(
+    ev: Evaluation,
+    metric: str,
+    *,
+    cutoffs: Iterable[int] | None = None,
+    test: str = "t",
+    correction: str = "holm",
+    confidence: float = 0.95,
+    n_permutations: int = 10_000,
+    seed: int | None = 0,
+) -> pd.DataFrame:
+    """Every pair of models tested at every cutoff (or at ``cutoffs``).
+
+    The users are those every model counts; pairs are in the evaluation's model order, B
+    compared with A (``difference = mean_b - mean_a``). ``statistic``, ``p_value`` and
+    ``p_corrected`` equal those of :func:`rankmetrics.stats.paired_comparison` on
+    ``ev.paired(metric, K)`` with the same test, correction and seed (t and Wilcoxon to
+    about 1e-13; randomization exactly); the correction runs over each cutoff's pairs.
+
+    Returns one row per cutoff and pair: ``cutoff, model_a, model_b, mean_a, mean_b,
+    difference, statistic, p_value, p_corrected, significant, users``.
+    """
+    return significance_by_metric(ev, [metric], cutoffs=cutoffs, test=test,
+                                  correction=correction, confidence=confidence,
+                                  n_permutations=n_permutations, seed=seed)[metric]
+
+
+def significance_by_metric(
+    ev: Evaluation,
+    metrics: Iterable[str],
+    *,
+    cutoffs: Iterable[int] | None = None,
+    test: str = "t",
+    correction: str = "holm",
+    confidence: float = 0.95,
+    n_permutations: int = 10_000,
+    seed: int | None = 0,
+) -> dict[str, pd.DataFrame]:
+    """:func:`significance_over_k` for several metrics, their per-user values computed in one
+    pass (metric -> table)."""
+    metrics = check_metrics(list(metrics))
+    test = check_choice("test", test, TESTS)
+    correction = check_choice("correction", correction, CORRECTIONS)
+    confidence = check_probability("confidence", confidence)
+    n_permutations = check_int("n_permutations", n_permutations)
+    seed = check_optional_int("seed", seed)
+    if len(ev.models) < 2:
+        raise ValueError("Testing models against each other needs at least 2 models.")
+    for metric in metrics:
+        if not METRICS[metric].has_cutoff:
+            raise ValueError(f"The metric {metric!r} has no cutoff.")
+    chosen = _cutoffs(ev, cutoffs)
+    pairs = _pairs(ev.models)
+    tables = {}
+    if test == "t":
+        n, moments = _moments(ev, metrics, chosen)
+        _check_users(n)
+        for metric, found in moments.items():
+            statistic, p_value = _t_tests(found.mean, found.squares, n)
+            all_zero = (found.squares == 0) & (found.mean == 0)
+            tables[metric] = _finished(ev.models, pairs, chosen, found.model_sums / n,
+                                       statistic, p_value, all_zero, n, correction, confidence)
+        return tables
+    for metric, values in _paired_values(ev, metrics, chosen).items():
+        n = len(values[ev.models[0]])
+        _check_users(n)
+        means = np.array([values[model].mean(axis=0) for model in ev.models])
+        all_zero = ~np.array([(values[ev.models[b]] != values[ev.models[a]]).any(axis=0)
+                              for a, b in pairs])
+        if test == "wilcoxon":
+            statistic, p_value = _wilcoxon(values, ev.models)
+        else:
+            statistic, p_value = _randomization(values, ev.models, n_permutations, seed)
+        tables[metric] = _finished(ev.models, pairs, chosen, means, statistic, p_value,
+                                   all_zero, n, correction, confidence)
+    return tables
+
+
+def _check_users(n: int) -> None:
+    if n < 2:
+        raise ValueError(f"Only {n} user is counted by every model: paired tests need at "
+                         "least 2.")
+
+
+def _finished(models: Sequence[str], pairs: list[tuple[int, int]], cutoffs: list[int],
+              means: np.ndarray, statistic: np.ndarray, p_value: np.ndarray,
+              all_zero: np.ndarray, n: int, correction: str, confidence: float
+              ) -> pd.DataFrame:
+    """The table, with statistic 0 and p-value 1 where every user's difference is 0 (as
+    :func:`rankmetrics.stats.paired_comparison` reports them)."""
+    return _table(models, pairs, cutoffs, means, np.where(all_zero, 0.0, statistic),
+                  np.where(all_zero, 1.0, p_value), n, correction, confidence)
+
+
+def _table(models: Sequence[str], pairs: list[tuple[int, int]], cutoffs: list[int],
+           means: np.ndarray, statistic: np.ndarray, p_value: np.ndarray, n: int,
+           correction: str, confidence: float) -> pd.DataFrame:
+    first = np.array([a for a, _ in pairs])
+    second = np.array([b for _, b in pairs])
+    corrected = np.column_stack([correct_pvalues(p_value[:, k], correction)
+                                 for k in range(len(cutoffs))])
+    n_pairs, n_cutoffs = len(pairs), len(cutoffs)
+    table = pd.DataFrame({
+        "cutoff": np.tile(cutoffs, n_pairs),
+        "model_a": np.repeat([models[a] for a in first], n_cutoffs),
+        "model_b": np.repeat([models[b] for b in second], n_cutoffs),
+        "mean_a": means[first].ravel(),
+        "mean_b": means[second].ravel(),
+        "difference": (means[second] - means[first]).ravel(),
+        "statistic": statistic.ravel(),
+        "p_value": p_value.ravel(),
+        "p_corrected": corrected.ravel(),
+        "significant": (corrected < 1.0 - confidence).ravel(),
+        "users": n,
+    })
+    return table.sort_values(["cutoff"], kind="stable").reset_index(drop=True)
+
+
+def discriminative_power(tests: pd.DataFrame) -> pd.DataFrame:
+    """Per cutoff: how many pairs were tested, how many differ significantly, and the share.
+
+    >>> tests = pd.DataFrame({"cutoff": [1, 1, 2, 2], "significant": [True, False, True, True],
+    ...                       "p_corrected": [0.01, 0.2, 0.01, 0.03]})
+    >>> power = discriminative_power(tests)
+    >>> power["significant_pairs"].tolist(), power["share"].tolist()
+    ([1, 2], [0.5, 1.0])
+    """
+    grouped = tests.groupby("cutoff", sort=True)
+    table = pd.DataFrame({
+        "pairs": grouped.size(),
+        "significant_pairs": grouped["significant"].sum().astype(int),
+        "largest_p_corrected": grouped["p_corrected"].max(),
+    })
+    table["share"] = table["significant_pairs"] / table["pairs"]
+    return table.reset_index()
+
+
+def leaders_over_k(tests: pd.DataFrame) -> pd.DataFrame:
+    """Per cutoff: the model with the highest mean (on the paired users), the models the
+    data cannot tell apart from it, and whether it is significantly best.
+
+    The rule is :meth:`ModelComparison.leaders <rankmetrics.stats.ModelComparison.leaders>`'s
+    (a test checks that they agree at every cutoff), applied to all cutoffs in one pass
+    instead of building a comparison per cutoff: the best model is the first of the highest
+    mean (model order breaks ties); another model shares the top spot unless its paired test
+    against the best is significant and its mean is lower.
+
+    Returns ``cutoff, best, leaders (list, best first, then by mean), significantly_best``.
+    """
+    means: dict[int, dict[Hashable, float]] = {}
+    verdict: dict[int, dict[frozenset, bool]] = {}
+    for cutoff, a, b, mean_a, mean_b, significant in zip(
+            tests["cutoff"], tests["model_a"], tests["model_b"], tests["mean_a"],
+            tests["mean_b"], tests["significant"], strict=True):
+        at = means.setdefault(int(cutoff), {})
+        at.setdefault(a, float(mean_a))
+        at.setdefault(b, float(mean_b))
+        verdict.setdefault(int(cutoff), {})[frozenset((a, b))] = bool(significant)
+    rows = []
+    for cutoff in sorted(means):
+        at = means[cutoff]
+        order = sorted(at, key=lambda model: -at[model])  # stable: model order breaks ties
+        best = order[0]
+        leaders = [best] + [other for other in order[1:]
+                            if not verdict[cutoff][frozenset((best, other))]
+                            or at[other] >= at[best]]
+        rows.append((cutoff, best, leaders, len(leaders) == 1 and len(order) > 1))
+    return pd.DataFrame(rows, columns=["cutoff", "best", "leaders", "significantly_best"])
+
+
+def difference_band(
+    ev: Evaluation,
+    metric: str,
+    model_a: str,
+    model_b: str,
+    *,
+    cutoffs: Iterable[int] | None = None,
+    confidence: float = 0.95,
+) -> pd.DataFrame:
+    """The difference ``model_b - model_a`` at every cutoff with its confidence interval, on
+    the users every model counts.
+
+    The interval is the paired t-test's: :math:`\\bar d \\pm t_{1 - \\alpha/2, n - 1} \\,
+    s_d / \\sqrt n`, as ``scipy.stats.ttest_rel(b, a).confidence_interval(confidence)``
+    (a test checks it at every K); it excludes 0 exactly where the two-sided t-test of this
+    pair alone rejects at level 1 - confidence.
+
+    Returns ``cutoff, difference, ci_low, ci_high``.
+    """
+    (metric,) = check_metrics([metric])
+    confidence = check_probability("confidence", confidence)
+    for name, model in (("model_a", model_a), ("model_b", model_b)):
+        if model not in ev.models:
+            raise ValueError(f"The {name!r} argument names {model!r}, which is not a model of "
+                             f"the evaluation ({', '.join(ev.models)}).")
+    if model_a == model_b:
+        raise ValueError(f"Choose two different models; both are {model_a!r}.")
+    chosen = _cutoffs(ev, cutoffs)
+    n, moments = _moments(ev, [metric], chosen, [model_a, model_b])
+    _check_users(n)
+    found = moments[metric]
+    mean = found.mean[0]
+    half = _sps.t.ppf(0.5 + confidence / 2, n - 1) * np.sqrt(found.squares[0] / (n - 1) / n)
+    return pd.DataFrame({"cutoff": chosen, "difference": mean, "ci_low": mean - half,
+                         "ci_high": mean + half})
+
+
+def winner_map(
+    evaluations: dict[str, Evaluation],
+    metrics: dict[str, str],
+    *,
+    cutoffs: Iterable[int] | None = None,
+    test: str = "t",
+    correction: str = "holm",
+    confidence: float = 0.95,
+    n_permutations: int = 10_000,
+    seed: int | None = 0,
+) -> pd.DataFrame:
+    """The best model at each cutoff for each row of a map, and whether it is significantly
+    best.
+
+    Each row is named by a key of ``evaluations`` (for example one evaluation per relevance
+    threshold, or the same evaluation under several names) and tested on the metric
+    ``metrics[row]``. Returns ``row, cutoff, best, leaders, significantly_best``, rows in the
+    order given.
+    """
+    parts = []
+    for row, ev in evaluations.items():
+        tests = significance_over_k(ev, metrics[row], cutoffs=cutoffs, test=test,
+                             correction=correction, confidence=confidence,
+                             n_permutations=n_permutations, seed=seed)
+        parts.append(leaders_over_k(tests).assign(row=row))
+    table = pd.concat(parts, ignore_index=True)
+    return table[["row", "cutoff", "best", "leaders", "significantly_best"]]
+
+
+def cutoff_table(
+    ev: Evaluation,
+    metrics: Iterable[str],
+    cutoffs: Iterable[int],
+    *,
+    test: str = "t",
+    correction: str = "holm",
+    confidence: float = 0.95,
+    n_permutations: int = 10_000,
+    seed: int | None = 0,
+) -> pd.DataFrame:
+    """Every model and metric at several cutoffs side by side (the CLI's ``--cutoffs``), with
+    the best model of each column marked only where it is significantly best.
+
+    ``value`` is each model's mean over its own counted users (as on the Compare page and
+    in :meth:`Evaluation.summary`); ``significantly_best`` comes from the paired tests on the
+    users every model counts (:func:`leaders_over_k`), and is false everywhere when fewer
+    than 2 users or models leave nothing to test.
+
+    Returns ``model, metric, cutoff, value, significantly_best``.
+    """
+    metrics = check_metrics(list(metrics))
+    chosen = _cutoffs(ev, cutoffs)
+    summary = ev.summary(metrics, chosen)
+    summary = summary.loc[summary["cutoff"].notna()].copy()
+    summary["cutoff"] = summary["cutoff"].astype(int)
+    marks = []
+    testable = len(ev.models) >= 2 and int(paired_mask(ev).sum()) >= 2
+    with_cutoff = [metric for metric in metrics if METRICS[metric].has_cutoff]
+    by_metric = significance_by_metric(
+        ev, with_cutoff, cutoffs=chosen, test=test, correction=correction,
+        confidence=confidence, n_permutations=n_permutations, seed=seed,
+    ) if testable and with_cutoff else {}
+    for metric, tests in by_metric.items():
+        leaders = leaders_over_k(tests)
+        best = leaders.loc[leaders["significantly_best"], ["cutoff", "best"]]
+        marks.append(best.rename(columns={"best": "model"}).assign(metric=metric))
+    table = summary[["model", "metric", "cutoff", "value"]]
+    if marks:
+        marked = pd.concat(marks).assign(significantly_best=True)
+        table = table.merge(marked, on=["model", "metric", "cutoff"], how="left")
+        table["significantly_best"] = table["significantly_best"].astype("boolean").fillna(False)
+        table["significantly_best"] = table["significantly_best"].astype(bool)
+    else:
+        table = table.assign(significantly_best=False)
+    return table.reset_index(drop=True)
