@@ -9,7 +9,7 @@ import streamlit as st
 from dashboard.navigation import PAGES, ndcg_explained
 from dashboard.session import init_session
 from dashboard.sidebar import sidebar
-from rankmetrics._process import prefer_ordinary_pages
+from rankmetrics.runtime import prefer_ordinary_pages
 
 # A 250 px sidebar (Streamlit's is 300) leaves the pages room from 800 px wide windows up.
 st.set_page_config(page_title="rankmetrics: compare ranking models", page_icon="📈",

@@ -20,7 +20,7 @@ from typing import Any
 
 import pandas as pd
 
-from rankmetrics._process import prefer_ordinary_pages
+from rankmetrics.runtime import prefer_ordinary_pages
 from rankmetrics.beyond import BEYOND_METRICS, LIST_METRICS, BeyondOptions
 from rankmetrics.beyond._declared import DISTRIBUTION, LONG_TAIL, POPULARITY
 from rankmetrics.beyond._items import CATALOGUE

@@ -241,7 +241,7 @@ def test_bad_option_values_are_reported(capsys):
 def test_our_programs_ask_numpy_for_ordinary_pages(monkeypatch):
     from numpy._core import multiarray
 
-    from rankmetrics._process import prefer_ordinary_pages
+    from rankmetrics.runtime import prefer_ordinary_pages
 
     calls = []
     monkeypatch.delenv("NUMPY_MADVISE_HUGEPAGE", raising=False)
