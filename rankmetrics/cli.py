@@ -20,7 +20,6 @@ from typing import Any
 
 import pandas as pd
 
-from rankmetrics.runtime import prefer_ordinary_pages
 from rankmetrics.beyond import BEYOND_METRICS, LIST_METRICS, BeyondOptions
 from rankmetrics.beyond._declared import DISTRIBUTION, LONG_TAIL, POPULARITY
 from rankmetrics.beyond._items import CATALOGUE
@@ -39,6 +38,7 @@ from rankmetrics.io import (
 from rankmetrics.k_report_cli import add_k_report_parser, run_k_report
 from rankmetrics.metrics import MAIN_METRICS, METRICS, check_metrics
 from rankmetrics.relevance import RelevanceMapping, parse_grade_table, suggest_mapping
+from rankmetrics.runtime import prefer_ordinary_pages
 from rankmetrics.segments_cli import add_segment_options, segment_cutoff, segment_report
 
 DEFAULT_CUTOFFS = (1, 3, 5, 10, 20, 50, 100)
