@@ -460,16 +460,23 @@ def segmentation(prepared: Prepared, settings: Settings, spec: FileSpec | None, 
                          n_buckets=n_buckets)
 
 
-@st.cache_data(max_entries=16, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
 def segment_comparison(prepared: Prepared, settings: Settings, spec: FileSpec | None, by: str,
                        n_buckets: int, metric: str, baseline: str, test: str,
                        correction: str, confidence: float, min_users: int,
                        warn_share: float) -> SegmentComparison:
     """Every segment's means, intervals, winner and tests (see
-    :func:`rankmetrics.segments.compare_segments`)."""
+    :func:`rankmetrics.segments.compare_segments`); another baseline tests nothing again."""
+    return _segment_tests(prepared, settings, spec, by, n_buckets, metric, test, correction,
+                          confidence, min_users, warn_share).with_baseline(baseline)
+
+
+@st.cache_data(max_entries=16, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def _segment_tests(prepared: Prepared, settings: Settings, spec: FileSpec | None, by: str,
+                   n_buckets: int, metric: str, test: str, correction: str, confidence: float,
+                   min_users: int, warn_share: float) -> SegmentComparison:
     return compare_segments(_evaluation(prepared, settings),
                             segmentation(prepared, settings, spec, by, n_buckets), metric,
-                            settings.cutoff, baseline=baseline, test=test, correction=correction,
+                            settings.cutoff, test=test, correction=correction,
                             confidence=confidence, min_users=min_users, warn_share=warn_share,
                             n_bootstrap=N_BOOTSTRAP)
 

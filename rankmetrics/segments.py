@@ -22,8 +22,8 @@ when that happens.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -298,10 +298,21 @@ class SegmentComparison:
     overall_means: pd.Series
     warnings: tuple[str, ...]
     simpson: bool
+    comparisons: Mapping[str, ModelComparison] = field(default_factory=dict, repr=False)
 
     @property
     def overall_winner(self) -> str:
         return str(self.overall_means.idxmax())
+
+    def with_baseline(self, baseline: str) -> SegmentComparison:
+        """The same comparison against another baseline. Nothing is tested again: the
+        segments' pairs hold every difference and corrected p-value."""
+        baseline = check_choice("baseline", baseline, list(self.overall_means.index))
+        against = pd.DataFrame([_against_baseline(self.comparisons.get(segment), model, baseline)
+                                for segment, model in zip(self.models["segment"],
+                                                          self.models["model"], strict=True)],
+                               index=self.models.index)
+        return replace(self, baseline=baseline, models=self.models.assign(**against))
 
     def table(self) -> pd.DataFrame:
         """One row per segment: users, share, each model's mean, the winner and whether it is
@@ -400,7 +411,7 @@ def compare_segments(
                          segmentation.name, warn_share, min_users, correction)
     return SegmentComparison(segmentation.name, metric, cutoff, baseline, test, correction,
                              float(confidence), min_users, float(warn_share), segments, table,
-                             pairs, overall_means, tuple(warnings), simpson)
+                             pairs, overall_means, tuple(warnings), simpson, comparisons)
 
 
 def segment_curves(evaluation: Evaluation, segmentation: Segmentation,

@@ -128,6 +128,17 @@ def test_verdicts_against_the_baseline_follow_the_corrected_tests(movies):
         premium["mean"] - rows.loc[("premium", "top_heavy"), "mean"], abs=1e-12)
 
 
+def test_another_baseline_without_testing_again(movies):
+    evaluation = movies_evaluation(movies)
+    split = segment_users(evaluation, "plan", attributes=movies[2])
+    first = compare_segments(evaluation, split, "ndcg", 10, test="t", **FAST)
+    direct = compare_segments(evaluation, split, "ndcg", 10, baseline="top_heavy", test="t",
+                              **FAST)
+    switched = first.with_baseline("top_heavy")
+    assert switched.baseline == "top_heavy"
+    pd.testing.assert_frame_equal(switched.models, direct.models)
+
+
 # Warnings ----------------------------------------------------------------------------------
 
 def test_simpsons_paradox_is_named_on_the_teaching_example():
