@@ -144,6 +144,8 @@ SEGMENT_CORRECTION = "segment_correction"
 #: None for all users; each page's selector (SEGMENT_FILTER_CHOICE) starts from it.
 SEGMENT_FILTER = "segment_filter"
 SEGMENT_FILTER_CHOICE = "segment_filter_choice"
+#: The convention options the chosen demo set (put back when another data set is chosen).
+DEMO_CONVENTIONS = "_demo_conventions"
 
 
 def upload_user_attributes(nonce: int) -> str:

@@ -109,6 +109,11 @@ def test_simpson_demo_sets_its_convention_and_shows_the_paradox():
     at.sidebar.selectbox(key="conv_missing_users").set_value("zero").run()
     ok(at)
     assert not at.error and not at.warning
+    at.sidebar.selectbox(key="conv_missing_users").set_value("skip").run()
+    at.sidebar.selectbox(key="dataset").set_value("movies").run()
+    ok(at)
+    assert at.session_state["conv_missing_users"] == "zero"  # the default preset's again
+    assert at.session_state["preset"] == "default"
 
 
 def test_automatic_segments_without_attributes_and_no_paradox():
