@@ -151,6 +151,10 @@ def test_users_significance_and_head_to_head_narrow_to_one_segment():
     models = table(at, "significance_models")
     assert set(models["Users"]) == {183}  # every premium user (all have a liked film)
     assert models["Model"].iloc[0] == "personalized"
+    go(at, SEGMENTS)  # the same users' means, from the evaluation of all users
+    premium = table(at, "segments_table").set_index("Segment").loc["premium"]
+    for model, mean in zip(models["Model"], models["mean"], strict=True):
+        assert abs(premium[model] - mean) < 1e-12
     go(at, "app_pages/users.py")
     assert at.selectbox(key="segment_filter_choice").value == ("plan", "premium")
     summary = table(at, "users_summary")
