@@ -94,7 +94,7 @@ def bench_pages(paths: dict[str, Path], attributes: Path, label: str, rows: list
         ("  test -> paired t-test",
          lambda: at.selectbox(key="segment_test").set_value("t").run(), CHANGE_TARGET),
         ("  baseline -> weak",
-         lambda: at.selectbox(key="segment_baseline").set_value("weak").run(), CHANGE_TARGET),
+         lambda: at.sidebar.selectbox(key="baseline").set_value("weak").run(), CHANGE_TARGET),
         ("Significance page, all users",
          lambda: at.switch_page("app_pages/significance.py").run(), None),
         ("  narrowed to region_00",

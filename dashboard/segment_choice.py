@@ -110,10 +110,11 @@ def _take_attributes() -> None:
         name=file_stem(uploaded.name), digest=digest(data), data=data)
 
 
-def offered_segmentations(spec: FileSpec | None) -> list[str]:
-    """The attribute columns of the file (when it reads), then the automatic segmentations."""
+def offered_segmentations(prepared: Prepared, spec: FileSpec | None) -> list[str]:
+    """The attribute columns of the file (when it reads), then the automatic segmentations
+    (activity and cold start when the data set has training interactions)."""
     attributes = None if spec is None else cached.user_attributes(spec)[0]
-    return segmentation_names(attributes)
+    return segmentation_names(attributes, cached.training_counts(prepared))
 
 
 def segment_filter(prepared: Prepared, settings: Settings) -> Prepared:
@@ -123,7 +124,7 @@ def segment_filter(prepared: Prepared, settings: Settings) -> Prepared:
     buckets = _buckets()
     options: list[tuple[str, str] | None] = [ALL_USERS]
     sizes: dict[tuple[str, str], int] = {}
-    for by in offered_segmentations(spec):
+    for by in offered_segmentations(prepared, spec):
         split = cached.segmentation(prepared, settings, spec, by, buckets)
         for label, size in split.sizes().items():
             sizes[(by, str(label))] = int(size)
