@@ -135,7 +135,8 @@ def test_uploaded_attributes_are_read_checked_and_offered():
     at = start("movies", "app_pages/data.py")
     data = b"user,tier\n" + b"".join(f"u{i:04d},{'gold' if i % 3 else 'basic'}\n".encode()
                                      for i in range(1, 2001))
-    at.file_uploader[2].set_value(("tiers.csv", data, "text/csv")).run()
+    at.file_uploader(key="upload_user_attributes_0").set_value(
+        ("tiers.csv", data, "text/csv")).run()
     ok(at)
     assert any("2,000 users" in text and "tier" in text for text in texts(at.markdown))
     go(at, SEGMENTS)
@@ -143,7 +144,8 @@ def test_uploaded_attributes_are_read_checked_and_offered():
                                                       "cold start"]
     assert table(at, "segments_table")["Users"].tolist() == [1334, 666]
     go(at, "app_pages/data.py")
-    at.file_uploader[2].set_value(("bad.csv", b"user,tier\nu1,a\nu1,b\n", "text/csv")).run()
+    at.file_uploader(key="upload_user_attributes_1").set_value(
+        ("bad.csv", b"user,tier\nu1,a\nu1,b\n", "text/csv")).run()
     ok(at)
     assert ("bad.csv, row 3, column 'user': user 'u1' is on rows 2 and 3. Attributes give one "
             "row per user: keep one of those rows (or put several categories in one cell, "
