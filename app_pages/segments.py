@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from dashboard import cached, keys
+from dashboard import cached, keys, verdict
 from dashboard.controls import confidence_control, download_table, ensure_choice
 from dashboard.segment_choice import attributes_spec, offered_segmentations
 from dashboard.session import header, require_data
@@ -39,21 +39,18 @@ elif attributes is None:
     st.caption("No user attributes loaded: upload a file with a user column and columns such "
                "as country, plan or age on the **Data** page to split by them. Until then, the "
                "automatic segments are offered.")
-names = offered_segmentations(spec)
+names = offered_segmentations(prepared, spec)
 
-by_column, metric_column, baseline_column = st.columns(3)
+by_column, metric_column = st.columns(2)
 ensure_choice(keys.SEGMENT_BY, names)
 by_column.selectbox("Split users by", names, key=keys.SEGMENT_BY, persist_state="session",
                     help="An attribute column (categories as they are, numbers in quantile "
-                    "buckets), or the number of items in each user's ground truth.")
+                    "buckets), the number of items in each user's ground truth, or, with "
+                    "training interactions, each user's activity and cold start.")
 state.setdefault(keys.SEGMENT_METRIC, "ndcg")
 metric_column.selectbox("Metric", list(MAIN_METRICS), key=keys.SEGMENT_METRIC,
                         format_func=lambda m: metric_label(m, k), persist_state="session",
                         help="The cutoff K comes from the sidebar.")
-ensure_choice(keys.SEGMENT_BASELINE, models)
-baseline_column.selectbox("Baseline model", models, key=keys.SEGMENT_BASELINE,
-                          persist_state="session",
-                          help="The heatmap shows every model's difference from this one.")
 
 with st.expander("Segments and tests: buckets, smallest tested segment, warnings, test"):
     buckets_column, users_column, share_column = st.columns(3)
@@ -85,8 +82,8 @@ with st.expander("Segments and tests: buckets, smallest tested segment, warnings
         "differences look real by chance, and the correction makes up for it.")
     confidence = confidence_control(level_column)
 
-by, metric, baseline = state[keys.SEGMENT_BY], state[keys.SEGMENT_METRIC], state[
-    keys.SEGMENT_BASELINE]
+by, metric = state[keys.SEGMENT_BY], state[keys.SEGMENT_METRIC]
+baseline = verdict.baseline(prepared)
 test, correction = state[keys.SEGMENT_TEST], state[keys.SEGMENT_CORRECTION]
 label = metric_label(metric, k)
 with st.spinner(f"Testing every pair of models in every segment of {md(by)}…", show_time=True):
@@ -131,6 +128,7 @@ st.caption(
 )
 
 st.subheader(f"Each model against {md(baseline)}")
+st.caption("The baseline model is chosen in the sidebar.")
 st.plotly_chart(segment_heatmap(result.models, baseline, label, order=models),
                 key="segments_heatmap", config={"displaylogo": False})
 st.caption("Each cell: the model's mean minus the baseline's in that segment, and the "

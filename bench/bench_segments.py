@@ -80,7 +80,8 @@ def bench_pages(paths: dict[str, Path], attributes: Path, label: str, rows: list
     at.file_uploader[1].set_value(("ground_truth.parquet", paths["truth"].read_bytes(),
                                    "application/octet-stream"))
     at.run()
-    at.file_uploader[2].set_value(("users.csv", attributes.read_bytes(), "text/csv"))
+    at.file_uploader(key="upload_user_attributes_0").set_value(
+        ("users.csv", attributes.read_bytes(), "text/csv"))
     rows.append((label, "upload, then first curves (Compare)",
                  timed(lambda: (at.run(), at.switch_page("app_pages/compare.py").run())), None))
     check_app(at)
@@ -94,7 +95,7 @@ def bench_pages(paths: dict[str, Path], attributes: Path, label: str, rows: list
         ("  test -> paired t-test",
          lambda: at.selectbox(key="segment_test").set_value("t").run(), CHANGE_TARGET),
         ("  baseline -> weak",
-         lambda: at.selectbox(key="segment_baseline").set_value("weak").run(), CHANGE_TARGET),
+         lambda: at.sidebar.selectbox(key="baseline").set_value("weak").run(), CHANGE_TARGET),
         ("Significance page, all users",
          lambda: at.switch_page("app_pages/significance.py").run(), None),
         ("  narrowed to region_00",

@@ -64,6 +64,7 @@ from rankmetrics.io import (
     Attributes,
     LoadedTable,
     check_against_truth,
+    interaction_counts,
     rating_values,
     read_attributes,
     read_interactions,
@@ -451,25 +452,40 @@ def _attributes_of(spec: FileSpec | None) -> Attributes | None:
     return None if spec is None else user_attributes(spec)[0]
 
 
+@st.cache_data(max_entries=16, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def training_counts(prepared: Prepared) -> pd.Series | None:
+    """Each user's number of training interactions, when the data set has them (readable)."""
+    spec = prepared.extras.get("interactions")
+    table = read_file(spec).table if spec is not None else None
+    return interaction_counts(table) if table is not None else None
+
+
 @st.cache_data(max_entries=32, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
 def segmentation(prepared: Prepared, settings: Settings, spec: FileSpec | None, by: str,
                  n_buckets: int) -> Segmentation:
     """The ground truth's users split by ``by`` (an attribute of ``spec``'s file, or an
-    automatic segmentation)."""
+    automatic segmentation: activity and cold start come from the training interactions)."""
     return segment_users(_evaluation(prepared, settings), by, attributes=_attributes_of(spec),
-                         n_buckets=n_buckets)
+                         training_counts=training_counts(prepared), n_buckets=n_buckets)
 
 
-@st.cache_data(max_entries=16, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
 def segment_comparison(prepared: Prepared, settings: Settings, spec: FileSpec | None, by: str,
                        n_buckets: int, metric: str, baseline: str, test: str,
                        correction: str, confidence: float, min_users: int,
                        warn_share: float) -> SegmentComparison:
     """Every segment's means, intervals, winner and tests (see
-    :func:`rankmetrics.segments.compare_segments`)."""
+    :func:`rankmetrics.segments.compare_segments`); another baseline tests nothing again."""
+    return _segment_tests(prepared, settings, spec, by, n_buckets, metric, test, correction,
+                          confidence, min_users, warn_share).with_baseline(baseline)
+
+
+@st.cache_data(max_entries=16, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def _segment_tests(prepared: Prepared, settings: Settings, spec: FileSpec | None, by: str,
+                   n_buckets: int, metric: str, test: str, correction: str, confidence: float,
+                   min_users: int, warn_share: float) -> SegmentComparison:
     return compare_segments(_evaluation(prepared, settings),
                             segmentation(prepared, settings, spec, by, n_buckets), metric,
-                            settings.cutoff, baseline=baseline, test=test, correction=correction,
+                            settings.cutoff, test=test, correction=correction,
                             confidence=confidence, min_users=min_users, warn_share=warn_share,
                             n_bootstrap=N_BOOTSTRAP)
 

@@ -134,7 +134,6 @@ USER_ATTRIBUTES = "user_attributes"
 USER_ATTRIBUTES_NONCE = "user_attributes_nonce"
 SEGMENT_BY = "segment_by"
 SEGMENT_METRIC = "segment_metric"
-SEGMENT_BASELINE = "segment_baseline"
 SEGMENT_BUCKETS = "segment_buckets"
 SEGMENT_MIN_USERS = "segment_min_users"
 SEGMENT_SHARE = "segment_share"
@@ -144,6 +143,8 @@ SEGMENT_CORRECTION = "segment_correction"
 #: None for all users; each page's selector (SEGMENT_FILTER_CHOICE) starts from it.
 SEGMENT_FILTER = "segment_filter"
 SEGMENT_FILTER_CHOICE = "segment_filter_choice"
+#: The convention options the chosen demo set (put back when another data set is chosen).
+DEMO_CONVENTIONS = "_demo_conventions"
 
 
 def upload_user_attributes(nonce: int) -> str:

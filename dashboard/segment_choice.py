@@ -10,6 +10,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 import streamlit as st
 
 from dashboard import cached, keys
@@ -21,7 +25,15 @@ from dashboard.prepared import Prepared
 from dashboard.settings import Settings
 from dashboard.text import code, md
 from rankmetrics import GroundTruth, RankedRun
-from rankmetrics.io import file_stem, run_from_dataframe, truth_from_dataframe
+from rankmetrics.io import (
+    HashedIds,
+    LoadedTable,
+    file_stem,
+    run_codes,
+    run_from_dataframe,
+    truth_codes,
+    truth_from_dataframe,
+)
 from rankmetrics.segments import N_BUCKETS, segmentation_names
 
 ALL_USERS = None
@@ -98,10 +110,11 @@ def _take_attributes() -> None:
         name=file_stem(uploaded.name), digest=digest(data), data=data)
 
 
-def offered_segmentations(spec: FileSpec | None) -> list[str]:
-    """The attribute columns of the file (when it reads), then the automatic segmentations."""
+def offered_segmentations(prepared: Prepared, spec: FileSpec | None) -> list[str]:
+    """The attribute columns of the file (when it reads), then the automatic segmentations
+    (activity and cold start when the data set has training interactions)."""
     attributes = None if spec is None else cached.user_attributes(spec)[0]
-    return segmentation_names(attributes)
+    return segmentation_names(attributes, cached.training_counts(prepared))
 
 
 def segment_filter(prepared: Prepared, settings: Settings) -> Prepared:
@@ -111,7 +124,7 @@ def segment_filter(prepared: Prepared, settings: Settings) -> Prepared:
     buckets = _buckets()
     options: list[tuple[str, str] | None] = [ALL_USERS]
     sizes: dict[tuple[str, str], int] = {}
-    for by in offered_segmentations(spec):
+    for by in offered_segmentations(prepared, spec):
         split = cached.segmentation(prepared, settings, spec, by, buckets)
         for label, size in split.sizes().items():
             sizes[(by, str(label))] = int(size)
@@ -157,15 +170,12 @@ def _keep_filter() -> None:
 def _segment_data(prepared: Prepared, settings: Settings, spec: FileSpec | None, by: str,
                   buckets: int, label: str) -> Prepared:
     split = cached.segmentation(prepared, settings, spec, by, buckets)
-    users = set(split.users_of(label, prepared.ground_truth.users))
-    truth_table = prepared.truth.table
-    truth = truth_from_dataframe(truth_table[truth_table["user"].isin(users)],
-                                 name=prepared.truth.source)
+    users = pa.array(split.users_of(label, prepared.ground_truth.users).tolist(), pa.string())
+    truth = truth_from_dataframe(_rows_of(prepared.truth, users), name=prepared.truth.source)
     ground_truth = GroundTruth.from_loaded(truth)
     runs, problems = {}, dict(prepared.problems)
     for name in prepared.runs:
-        rows = cached.read_file(prepared.specs[name]).table.table
-        kept = rows[rows["user"].isin(users)]
+        kept = _rows_of(cached.read_file(prepared.specs[name]).table, users)
         if kept.empty:
             problems[name] = f"it recommends nothing to the users of {by} = {label}"
             continue
@@ -174,3 +184,19 @@ def _segment_data(prepared: Prepared, settings: Settings, spec: FileSpec | None,
     key = digest(f"{prepared.key}|{spec.token if spec else ''}|{by}|{buckets}|{label}".encode())
     return replace(prepared, key=key, truth=truth, ground_truth=ground_truth, runs=runs,
                    problems=problems)
+
+
+def _rows_of(table: LoadedTable, users: pa.Array) -> pd.DataFrame:
+    """The rows of a read run or ground truth whose user is one of ``users``, found by the
+    codes made while reading (a file's pandas table is never built for this)."""
+    user_ids, item_ids, table = (truth_codes if table.kind == "truth" else run_codes)(table)
+    wanted = pc.fill_null(pc.is_in(user_ids.values, value_set=users), False)
+    rows = np.flatnonzero(np.append(wanted.to_numpy(zero_copy_only=False), False)[
+        user_ids.codes])  # code -1 (a missing id) takes the last entry
+    items = (item_ids.rows(rows) if isinstance(item_ids, HashedIds)
+             else item_ids.values.take(pa.array(item_ids.codes[rows])))
+    return pd.DataFrame({
+        "user": user_ids.values.take(pa.array(user_ids.codes[rows])).to_pandas(),
+        "item": items.to_pandas(),
+        "score" if table.kind == "run" else "rating": table.numbers()[rows],
+    })

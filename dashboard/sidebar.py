@@ -82,9 +82,20 @@ def _reset_on_new_truth(prepared: Prepared) -> bool:
     state[keys.GRADE_NONCE] += 1
     state[keys.MAX_CUTOFF] = default_max_cutoff(prepared.longest_list)
     state[keys.CUTOFF] = min(DEFAULT_CUTOFF, state[keys.MAX_CUTOFF])
-    for option, value in DEMOS[prepared.source].conventions if prepared.source in DEMOS else ():
-        set_convention(option, value)  # a demo about a convention starts with it in force
+    _demo_conventions(prepared.source)
     return True
+
+
+def _demo_conventions(source: str) -> None:
+    """A demo about a convention starts with it in force; the next data set starts with the
+    default preset's value again."""
+    state = st.session_state
+    for option in state.pop(keys.DEMO_CONVENTIONS, ()):
+        set_convention(option, PRESETS["default"].as_dict()[option])
+    wanted = DEMOS[source].conventions if source in DEMOS else ()
+    for option, value in wanted:
+        set_convention(option, value)
+    state[keys.DEMO_CONVENTIONS] = tuple(option for option, _ in wanted)
 
 
 def _relevance_controls(prepared: Prepared, editor_was_live: bool) -> RelevanceMapping:

@@ -22,8 +22,8 @@ when that happens.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -44,6 +44,9 @@ from rankmetrics.stats import (
 )
 
 NO_VALUE = "(no value)"
+#: A column with more values than this keeps the largest segments; the others are merged.
+MAX_SEGMENTS = 30
+OTHER = "(other values)"
 #: The automatic segmentations, always offered (the last two need training counts).
 GROUND_TRUTH_SIZE = "ground-truth size"
 ACTIVITY = "activity"
@@ -106,9 +109,10 @@ def segment_users(
     evaluation : Evaluation
     by : str
         An attribute column of ``attributes`` (a category: one segment per value; several
-        categories: one segment per category, overlapping; a number: ``n_buckets`` quantile
-        buckets), or ``"ground-truth size"`` (items in each user's ground truth, in quantile
-        buckets), ``"activity"`` (training interactions, in quantile buckets) or
+        categories: one segment per category, overlapping; beyond 30 values the smallest are
+        merged into ``"(other values)"``; a number: ``n_buckets`` quantile buckets), or
+        ``"ground-truth size"`` (items in each user's ground truth, in quantile buckets),
+        ``"activity"`` (training interactions, in quantile buckets) or
         ``"cold start"`` (no training interaction, fewer than ``cold_start_below``, or more).
     attributes : Attributes, optional
         User attributes (:func:`rankmetrics.io.read_attributes` with ``key="user"``).
@@ -202,14 +206,24 @@ def _buckets(name: str, values: np.ndarray, n_buckets: int) -> Segmentation:
     return _from_codes(name, codes, labels)
 
 
+def _largest(counts: dict) -> tuple[list[str], dict]:
+    """The labels by size (largest first), at most MAX_SEGMENTS, the smallest merged into
+    OTHER; and each value's position among them."""
+    ordered = sorted(counts, key=lambda value: (-counts[value], str(value)))
+    if len(ordered) <= MAX_SEGMENTS:
+        return [str(value) for value in ordered], {value: i for i, value in enumerate(ordered)}
+    kept = ordered[:MAX_SEGMENTS - 1]
+    lookup = {value: i for i, value in enumerate(kept)}
+    lookup.update({value: len(kept) for value in ordered[len(kept):]})
+    return [*(str(value) for value in kept), OTHER], lookup
+
+
 def _categories(name: str, values: np.ndarray) -> Segmentation:
     known = pd.notna(values)
-    counts = pd.Series(values[known]).value_counts(sort=False)
-    labels = sorted(counts.index, key=lambda label: (-counts[label], str(label)))
-    lookup = {label: i for i, label in enumerate(labels)}
+    labels, lookup = _largest(pd.Series(values[known]).value_counts(sort=False).to_dict())
     codes = np.array([lookup[value] if ok else -1 for value, ok in zip(values, known,
                                                                        strict=True)])
-    return _from_codes(name, codes, [str(label) for label in labels])
+    return _from_codes(name, codes, labels)
 
 
 def _overlapping(name: str, values: np.ndarray) -> Segmentation:
@@ -217,8 +231,7 @@ def _overlapping(name: str, values: np.ndarray) -> Segmentation:
     for cell in values:
         for category in cell if isinstance(cell, tuple) else ():
             counts[category] = counts.get(category, 0) + 1
-    labels = sorted(counts, key=lambda label: (-counts[label], label))
-    lookup = {label: i for i, label in enumerate(labels)}
+    labels, lookup = _largest(counts)
     members = np.zeros((len(labels) + 1, len(values)), dtype=bool)
     for user, cell in enumerate(values):
         if isinstance(cell, tuple):
@@ -285,10 +298,21 @@ class SegmentComparison:
     overall_means: pd.Series
     warnings: tuple[str, ...]
     simpson: bool
+    comparisons: Mapping[str, ModelComparison] = field(default_factory=dict, repr=False)
 
     @property
     def overall_winner(self) -> str:
         return str(self.overall_means.idxmax())
+
+    def with_baseline(self, baseline: str) -> SegmentComparison:
+        """The same comparison against another baseline. Nothing is tested again: the
+        segments' pairs hold every difference and corrected p-value."""
+        baseline = check_choice("baseline", baseline, list(self.overall_means.index))
+        against = pd.DataFrame([_against_baseline(self.comparisons.get(segment), model, baseline)
+                                for segment, model in zip(self.models["segment"],
+                                                          self.models["model"], strict=True)],
+                               index=self.models.index)
+        return replace(self, baseline=baseline, models=self.models.assign(**against))
 
     def table(self) -> pd.DataFrame:
         """One row per segment: users, share, each model's mean, the winner and whether it is
@@ -387,7 +411,7 @@ def compare_segments(
                          segmentation.name, warn_share, min_users, correction)
     return SegmentComparison(segmentation.name, metric, cutoff, baseline, test, correction,
                              float(confidence), min_users, float(warn_share), segments, table,
-                             pairs, overall_means, tuple(warnings), simpson)
+                             pairs, overall_means, tuple(warnings), simpson, comparisons)
 
 
 def segment_curves(evaluation: Evaluation, segmentation: Segmentation,

@@ -8,12 +8,16 @@ import argparse
 import json
 import sys
 
+import pandas as pd
+
 from rankmetrics.errors import DataError, printable
 from rankmetrics.evaluate import Evaluation
 from rankmetrics.export import to_csv
-from rankmetrics.io import parse_size, read_attributes
+from rankmetrics.io import interaction_counts, parse_size, read_attributes, read_interactions
 from rankmetrics.metrics import METRICS
 from rankmetrics.segments import (
+    ACTIVITY,
+    COLD_START,
     GROUND_TRUTH_SIZE,
     MIN_USERS,
     N_BUCKETS,
@@ -35,8 +39,9 @@ def add_segment_options(parser: argparse.ArgumentParser) -> None:
                        "age...), CSV/TSV/Parquet/JSON Lines")
     group.add_argument("--segment-by", metavar="COLUMN",
                        help=f"the attribute column to split the users by, or "
-                       f"'{GROUND_TRUTH_SIZE}' (no --segments needed); prints the segment "
-                       "table instead of the overall means")
+                       f"'{GROUND_TRUTH_SIZE}' (no --segments needed), or '{ACTIVITY}' or "
+                       f"'{COLD_START}' (with --interactions); prints the segment table "
+                       "instead of the overall means")
     group.add_argument("--segment-metric", default=DEFAULT_METRIC, choices=list(METRICS),
                        help="the metric of the segment table (default: %(default)s)")
     group.add_argument("--segment-cutoff", type=int, default=DEFAULT_CUTOFF, metavar="K",
@@ -70,17 +75,17 @@ def segment_report(args: argparse.Namespace, evaluation: Evaluation) -> str:
     """The segment table in the chosen format; its warnings also go to stderr."""
     attributes = None
     if args.segments is not None:
-        limit = (None if args.max_decompressed_size is None
-                 else parse_size(args.max_decompressed_size, "--max-decompressed-size"))
         try:
-            attributes = read_attributes(args.segments, key="user", max_decompressed_size=limit)
+            attributes = read_attributes(args.segments, key="user",
+                                         max_decompressed_size=_limit(args))
         except (DataError, OSError) as error:
             raise ValueError(f"--segments {args.segments}: {error}") from None
         for warning in attributes.warnings:
             print(f"rankmetrics: warning: {printable(warning)}", file=sys.stderr)
+    counts = _training_counts(args)
     try:
         segmentation = segment_users(evaluation, args.segment_by, attributes=attributes,
-                                     n_buckets=args.buckets)
+                                     training_counts=counts, n_buckets=args.buckets)
     except ValueError as error:
         raise ValueError(f"--segment-by: {error}") from None
     result = compare_segments(evaluation, segmentation, args.segment_metric,
@@ -89,6 +94,26 @@ def segment_report(args: argparse.Namespace, evaluation: Evaluation) -> str:
     for warning in result.warnings:
         print(f"rankmetrics: warning: {printable(warning)}", file=sys.stderr)
     return render(result, args.format, getattr(args, "csv_formulas", "quoted"))
+
+
+def _training_counts(args: argparse.Namespace) -> pd.Series | None:
+    """Each user's training interactions (from ``--interactions``), for the activity and
+    cold-start segments."""
+    path = getattr(args, "interactions", None)
+    if args.segment_by not in (ACTIVITY, COLD_START):
+        return None
+    if path is None:
+        raise ValueError(f"--segment-by {args.segment_by} needs --interactions FILE: each "
+                         "user's training interactions.")
+    try:
+        return interaction_counts(read_interactions(path, max_decompressed_size=_limit(args)))
+    except (DataError, OSError) as error:
+        raise ValueError(f"--interactions {path}: {error}") from None
+
+
+def _limit(args: argparse.Namespace) -> int | None:
+    return (None if args.max_decompressed_size is None
+            else parse_size(args.max_decompressed_size, "--max-decompressed-size"))
 
 
 def render(result: SegmentComparison, fmt: str, formulas: str = "quoted") -> str:

@@ -66,7 +66,8 @@ def choose(at: AppTest, key: str, value) -> None:
 def test_movies_by_plan_names_the_segment_where_the_overall_winner_loses():
     at = start("movies", SEGMENTS)
     assert at.selectbox(key="segment_by").options == ["plan", "country", "age",
-                                                      "ground-truth size"]
+                                                      "ground-truth size", "activity",
+                                                      "cold start"]
     assert at.selectbox(key="segment_by").value == "plan"
     assert texts(at.warning) == ["top_heavy is best overall, but personalized is best for "
                                  "plan = premium (9% of users), significantly."]
@@ -87,7 +88,8 @@ def test_movies_by_plan_names_the_segment_where_the_overall_winner_loses():
 
 def test_baseline_numbers_and_tiny_segments():
     at = start("movies", SEGMENTS)
-    choose(at, "segment_baseline", "top_heavy")
+    at.sidebar.selectbox(key="baseline").set_value("top_heavy").run()
+    ok(at)
     heatmap = figure(at, "segments_heatmap")["data"][0]
     assert heatmap["z"][1] == [-1, 1, None, -1]  # premium: personalized better than top_heavy
     at.number_input(key="segment_min_users").set_value(100).run()
@@ -109,6 +111,11 @@ def test_simpson_demo_sets_its_convention_and_shows_the_paradox():
     at.sidebar.selectbox(key="conv_missing_users").set_value("zero").run()
     ok(at)
     assert not at.error and not at.warning
+    at.sidebar.selectbox(key="conv_missing_users").set_value("skip").run()
+    at.sidebar.selectbox(key="dataset").set_value("movies").run()
+    ok(at)
+    assert at.session_state["conv_missing_users"] == "zero"  # the default preset's again
+    assert at.session_state["preset"] == "default"
 
 
 def test_automatic_segments_without_attributes_and_no_paradox():
@@ -116,27 +123,37 @@ def test_automatic_segments_without_attributes_and_no_paradox():
     choose(at, "segment_by", "ground-truth size")
     assert not at.error
     assert len(table(at, "segments_table")) == 4
+    choose(at, "segment_by", "activity")  # from the demo's training interactions
+    assert not at.error
+    assert len(table(at, "segments_table")) == 4
+    assert table(at, "segments_table")["Users"].sum() == 2000
+    choose(at, "segment_by", "cold start")
+    assert table(at, "segments_table")["Users"].sum() == 2000
 
 
 def test_uploaded_attributes_are_read_checked_and_offered():
     at = start("movies", "app_pages/data.py")
     data = b"user,tier\n" + b"".join(f"u{i:04d},{'gold' if i % 3 else 'basic'}\n".encode()
                                      for i in range(1, 2001))
-    at.file_uploader[2].set_value(("tiers.csv", data, "text/csv")).run()
+    at.file_uploader(key="upload_user_attributes_0").set_value(
+        ("tiers.csv", data, "text/csv")).run()
     ok(at)
     assert any("2,000 users" in text and "tier" in text for text in texts(at.markdown))
     go(at, SEGMENTS)
-    assert at.selectbox(key="segment_by").options == ["tier", "ground-truth size"]
+    assert at.selectbox(key="segment_by").options == ["tier", "ground-truth size", "activity",
+                                                      "cold start"]
     assert table(at, "segments_table")["Users"].tolist() == [1334, 666]
     go(at, "app_pages/data.py")
-    at.file_uploader[2].set_value(("bad.csv", b"user,tier\nu1,a\nu1,b\n", "text/csv")).run()
+    at.file_uploader(key="upload_user_attributes_1").set_value(
+        ("bad.csv", b"user,tier\nu1,a\nu1,b\n", "text/csv")).run()
     ok(at)
     assert ("bad.csv, row 3, column 'user': user 'u1' is on rows 2 and 3. Attributes give one "
             "row per user: keep one of those rows (or put several categories in one cell, "
             "separated by '|').") in texts(at.error)
     go(at, SEGMENTS)
     assert any("could not be read" in text for text in texts(at.warning))
-    assert at.selectbox(key="segment_by").options == ["ground-truth size"]
+    assert at.selectbox(key="segment_by").options == ["ground-truth size", "activity",
+                                                      "cold start"]
 
 
 def test_users_significance_and_head_to_head_narrow_to_one_segment():
@@ -146,6 +163,10 @@ def test_users_significance_and_head_to_head_narrow_to_one_segment():
     models = table(at, "significance_models")
     assert set(models["Users"]) == {183}  # every premium user (all have a liked film)
     assert models["Model"].iloc[0] == "personalized"
+    go(at, SEGMENTS)  # the same users' means, from the evaluation of all users
+    premium = table(at, "segments_table").set_index("Segment").loc["premium"]
+    for model, mean in zip(models["Model"], models["mean"], strict=True):
+        assert abs(premium[model] - mean) < 1e-12
     go(at, "app_pages/users.py")
     assert at.selectbox(key="segment_filter_choice").value == ("plan", "premium")
     summary = table(at, "users_summary")

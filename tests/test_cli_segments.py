@@ -96,3 +96,19 @@ def test_mistakes_end_in_one_line(capsys):
                            "--segments", MOVIES / "ground_truth.csv", "--segment-by", "x")
     assert code == 1
     assert "--segments" in err and "ground_truth.csv" in err and "user 'u0001' is on rows" in err
+
+
+def test_activity_from_the_training_interactions(capsys):
+    code, out, err = run_cli(
+        capsys, "--truth", MOVIES / "ground_truth.csv", "--run", MOVIES / "personalized.parquet",
+        "--run", MOVIES / "top_heavy.parquet", "--interactions", MOVIES / "train.csv",
+        "--segment-by", "activity", "--buckets", "2", "--test", "t")
+    assert code == 0, err
+    printed = pd.read_csv(io.StringIO(out))
+    assert len(printed) == 2 and printed["users"].sum() == 2000
+    code, _, err = run_cli(capsys, "--truth", MOVIES / "ground_truth.csv", "--run",
+                           MOVIES / "top_heavy.parquet", "--run", MOVIES / "random.parquet",
+                           "--segment-by", "activity")
+    assert code == 1 and err.endswith("rankmetrics: error: --segment-by activity needs "
+                                      "--interactions FILE: each user's training "
+                                      "interactions.\n")

@@ -14,6 +14,7 @@ from rankmetrics.segments import (
     COLD_START,
     GROUND_TRUTH_SIZE,
     NO_VALUE,
+    OTHER,
     TOO_FEW,
     compare_segments,
     quantile_buckets,
@@ -127,6 +128,17 @@ def test_verdicts_against_the_baseline_follow_the_corrected_tests(movies):
         premium["mean"] - rows.loc[("premium", "top_heavy"), "mean"], abs=1e-12)
 
 
+def test_another_baseline_without_testing_again(movies):
+    evaluation = movies_evaluation(movies)
+    split = segment_users(evaluation, "plan", attributes=movies[2])
+    first = compare_segments(evaluation, split, "ndcg", 10, test="t", **FAST)
+    direct = compare_segments(evaluation, split, "ndcg", 10, baseline="top_heavy", test="t",
+                              **FAST)
+    switched = first.with_baseline("top_heavy")
+    assert switched.baseline == "top_heavy"
+    pd.testing.assert_frame_equal(switched.models, direct.models)
+
+
 # Warnings ----------------------------------------------------------------------------------
 
 def test_simpsons_paradox_is_named_on_the_teaching_example():
@@ -228,6 +240,20 @@ def test_several_categories_per_user_overlap():
     assert segmentation.overlapping
     assert segmentation.labels == ("rock", "jazz", "pop", NO_VALUE)
     assert segmentation.sizes().tolist() == [2, 1, 1, 27]
+
+
+def test_a_column_of_many_values_keeps_the_largest_segments():
+    truth, run = random_data(5, n_users=40)
+    evaluation = evaluate(truth, {"a": run}, max_cutoff=3)
+    users = list(evaluation.truth.users)
+    # 32 distinct values: v00 for 9 users, v01..v31 for one each; the 29 largest are kept
+    # (v00, then v01..v28 by name) and v29..v31 merged
+    values = ["v00"] * 9 + [f"v{i:02d}" for i in range(1, 32)]
+    attributes = attributes_from_dataframe(pd.DataFrame({"user": users, "code": values}),
+                                           key="user", name="codes")
+    segmentation = segment_users(evaluation, "code", attributes=attributes)
+    assert segmentation.labels == ("v00", *(f"v{i:02d}" for i in range(1, 29)), OTHER)
+    assert segmentation.sizes().tolist() == [9] + [1] * 28 + [3]
 
 
 def test_activity_and_cold_start_from_training_counts():
