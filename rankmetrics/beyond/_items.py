@@ -115,6 +115,8 @@ def item_facts(
 
 
 class _Coder:
+    """Ids to item codes (-1 for an id not numbered)."""
+
     def __init__(self, ids: pa.Array) -> None:
         self.ids = ids
 
@@ -176,8 +178,9 @@ def _long_tail(counts: np.ndarray, in_catalogue: np.ndarray, options: BeyondOpti
     ranked = catalogue[np.argsort(-counts[catalogue], kind="stable")]
     if options.long_tail == "short_head":
         cumulative = np.cumsum(counts[ranked])
-        head_size = int(np.searchsorted(cumulative, options.long_tail_share * cumulative[-1]
-                                        * (1 - 1e-12))) + 1 if len(ranked) else 0
+        # a hair below the share, so that reaching it up to rounding counts as reaching it
+        wanted = options.long_tail_share * cumulative[-1] * (1 - 1e-12) if len(ranked) else 0
+        head_size = int(np.searchsorted(cumulative, wanted)) + 1 if len(ranked) else 0
     else:
         head_size = len(ranked) - max(int(options.long_tail_share * len(ranked)), 1)
     tail = np.ones(len(counts), dtype=bool)
