@@ -124,3 +124,4 @@ def test_per_user_beyond_metrics_on_the_users_and_significance_pages():
     at.selectbox(key="significance_metric").set_value("aplt").run()
     ok(at)
     assert any("share of the items" in plain(c.value).lower() for c in at.caption)
+    assert any("APLT@10 is a beyond-accuracy metric" in plain(i.value) for i in at.info)
