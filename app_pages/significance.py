@@ -11,7 +11,7 @@ from dashboard.session import header, require_data
 from dashboard.settings import N_BOOTSTRAP
 from dashboard.text import md
 from dashboard.verdict import DIFFERENCE_COLUMNS, baseline, difference_columns
-from rankmetrics.beyond import declared
+from rankmetrics.beyond import BEYOND_METRICS, declared
 from rankmetrics.figures import metric_label, pairwise_matrix
 from rankmetrics.metrics import MAIN_METRICS
 from rankmetrics.stats import (
@@ -90,6 +90,10 @@ correction_column.selectbox(
 metric, test, correction = (state[keys.SIGNIFICANCE_METRIC], state[keys.SIGNIFICANCE_TEST],
                             state[keys.SIGNIFICANCE_CORRECTION])
 label = metric_label(metric, k)
+if metric in BEYOND_METRICS:
+    st.info(f"{label} is a beyond-accuracy metric: below, the best model is the one with the "
+            "highest value, which is not better in itself (a lower ARP means less popularity "
+            "bias). The tests say whether the models differ.", icon=":material/info:")
 st.caption(f"**{TEST_NAMES[test].capitalize()}:** {TEST_HELP[test]}  \n"
            f"**{CORRECTION_NAMES[correction]} correction:** {CORRECTION_HELP[correction]}")
 

@@ -80,9 +80,10 @@ def test_uploaded_optional_files_enable_their_metrics_and_can_be_removed():
     upload(at, 0, "als_model.csv", "popular_items.tsv")
     upload(at, 1, "ratings.csv")
     labels = [uploader.label for uploader in at.file_uploader]
-    assert labels[2:4] == ["Training interactions: one file", "Item attributes: one file"]
-    upload(at, 2, "train.csv")
-    upload(at, 3, "genres.csv")
+    interactions = labels.index("Training interactions: one file")
+    assert labels[interactions + 1] == "Item attributes: one file"
+    upload(at, interactions, "train.csv")
+    upload(at, interactions + 1, "genres.csv")
     assert any("1,326 interactions" in m.value for m in at.markdown)
     assert any("`genres`: categories" in m.value for m in at.markdown)
 
@@ -105,7 +106,9 @@ def test_an_unreadable_optional_file_says_why():
     at = start("movies", "app_pages/data.py")
     upload(at, 0, "als_model.csv")
     upload(at, 1, "ratings.csv")
-    upload(at, 2, "train.csv", content={"train.csv": b"user,film\nu0001,m0001\n"})
+    labels = [uploader.label for uploader in at.file_uploader]
+    upload(at, labels.index("Training interactions: one file"), "train.csv",
+           content={"train.csv": b"user,film\nu0001,m0001\n"})
     assert any("no item column" in plain(e.value) for e in at.error)
     go(at, PAGE)
     assert any("no item column" in plain(e.value) for e in at.error)
@@ -121,3 +124,4 @@ def test_per_user_beyond_metrics_on_the_users_and_significance_pages():
     at.selectbox(key="significance_metric").set_value("aplt").run()
     ok(at)
     assert any("share of the items" in plain(c.value).lower() for c in at.caption)
+    assert any("APLT@10 is a beyond-accuracy metric" in plain(i.value) for i in at.info)

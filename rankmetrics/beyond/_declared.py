@@ -17,7 +17,6 @@ from rankmetrics.metrics import METRICS, Metric
 POPULARITY = ("interactions", "users")
 LONG_TAIL = ("short_head", "bottom_items")
 DISTRIBUTION = ("catalogue", "recommended")
-NEEDS = ("interactions", "attributes", "nothing")
 
 
 @dataclass(frozen=True)

@@ -115,6 +115,8 @@ def item_facts(
 
 
 class _Coder:
+    """Ids to item codes (-1 for an id not numbered)."""
+
     def __init__(self, ids: pa.Array) -> None:
         self.ids = ids
 
@@ -176,8 +178,9 @@ def _long_tail(counts: np.ndarray, in_catalogue: np.ndarray, options: BeyondOpti
     ranked = catalogue[np.argsort(-counts[catalogue], kind="stable")]
     if options.long_tail == "short_head":
         cumulative = np.cumsum(counts[ranked])
-        head_size = int(np.searchsorted(cumulative, options.long_tail_share * cumulative[-1]
-                                        * (1 - 1e-12))) + 1 if len(ranked) else 0
+        # a hair below the share, so that reaching it up to rounding counts as reaching it
+        wanted = options.long_tail_share * cumulative[-1] * (1 - 1e-12) if len(ranked) else 0
+        head_size = int(np.searchsorted(cumulative, wanted)) + 1 if len(ranked) else 0
     else:
         head_size = len(ranked) - max(int(options.long_tail_share * len(ranked)), 1)
     tail = np.ones(len(counts), dtype=bool)
@@ -218,36 +221,32 @@ def read_attributes_table(attributes: Attributes, coder: _Coder) -> ItemTraits:
     return _features(attributes.table, list(attributes.kinds), codes, len(coder.ids))
 
 
-def _cell_categories(cell: object) -> list[str]:
-    if isinstance(cell, (list, tuple, np.ndarray, set, frozenset)):
-        return [str(value) for value in cell if value is not None and str(value).strip()]
-    if cell is None or (isinstance(cell, float) and np.isnan(cell)) or cell is pd.NA:
-        return []
-    text = str(cell).strip()
-    return [text] if text else []
-
-
 def _categories(attributes: pd.DataFrame, columns: list[str], codes: np.ndarray,
                 n_items: int) -> ItemTraits:
-    names: dict[str, int] = {}
-    item_sets: list[set[int]] = [set() for _ in range(n_items)]
-    prefix = len(columns) > 1
+    """Each item's categories as bits (one per category, 64 to a word); above 64
+    categories, also the Jaccard distances between the distinct sets of categories."""
+    pieces = []
     for column in columns:
-        for code, cell in zip(codes, attributes[column].tolist(), strict=True):
-            for value in _cell_categories(cell):
-                key = f"{column}={value}" if prefix else value
-                item_sets[code].add(names.setdefault(key, len(names)))
-    words = max(1, (len(names) + 63) // 64)
+        cells = pd.Series(attributes[column].to_numpy(dtype=object), index=codes).explode()
+        cells = cells[cells.notna()].astype(str).str.strip()
+        cells = cells[cells != ""]
+        pieces.append(f"{column}=" + cells if len(columns) > 1 else cells)
+    found = pd.concat(pieces) if pieces else pd.Series(dtype=str)
+    category, _ = pd.factorize(found, sort=False)
+    item = found.index.to_numpy(dtype=np.int64)
+    words = max(1, (int(category.max(initial=-1)) + 64) // 64)
     bits = np.zeros((n_items, words), dtype=np.uint64)
-    for code, found in enumerate(item_sets):
-        for category in found:
-            bits[code, category // 64] |= np.uint64(1) << np.uint64(category % 64)
+    np.bitwise_or.at(bits, (item, category // 64),
+                     np.left_shift(np.uint64(1), (category % 64).astype(np.uint64)))
+    if words == 1:
+        return ItemTraits("jaccard", tuple(columns), category_bits=bits)
     distinct, set_of_item = np.unique(bits, axis=0, return_inverse=True)
     if len(distinct) > MOST_CATEGORY_SETS:
         raise ValueError(
-            f"The item attributes hold {len(distinct)} distinct sets of categories; ILD by "
-            f"Jaccard distance is computed for at most {MOST_CATEGORY_SETS}. Give fewer "
-            "categories, or numeric features (cosine distance).")
+            f"The item attributes hold {len(distinct)} distinct sets of categories out of "
+            f"more than 64 categories; ILD by Jaccard distance is then computed for at most "
+            f"{MOST_CATEGORY_SETS} sets. Give fewer categories, or numeric features (cosine "
+            "distance).")
     return ItemTraits("jaccard", tuple(columns), category_bits=bits,
                       set_of_item=set_of_item.reshape(-1).astype(np.int32),
                       set_distances=_jaccard_table(distinct))

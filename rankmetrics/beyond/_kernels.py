@@ -72,9 +72,10 @@ def intra_list_diversity(lists: np.ndarray, listed: np.ndarray,
 
 #: Users whose pairs are compared at a time (their temporaries stay in the processor's cache).
 USERS_PER_PASS = 2048
-#: JACCARD[i, u] = i / u: the similarity of two sets sharing i of the u categories they hold
-#: between them (two empty sets: 1, the same unknown).
-JACCARD = safe_divide(np.arange(65.0)[:, None], np.arange(129.0)[None, :])
+#: JACCARD[i, s] = i / (s - i): the similarity of two sets sharing i categories whose sizes
+#: add up to s (their union holds s - i; two empty sets: 1, the same unknown).
+SHARED, SIZES = np.arange(65.0)[:, None], np.arange(129.0)[None, :]
+JACCARD = safe_divide(SHARED, np.maximum(SIZES - SHARED, 0.0))
 JACCARD[0, 0] = 1.0
 JACCARD_FLAT = JACCARD.ravel()
 
@@ -82,19 +83,26 @@ JACCARD_FLAT = JACCARD.ravel()
 def _similar_pairs_by_bits(bits: np.ndarray, present: np.ndarray) -> np.ndarray:
     """Users x K: the summed Jaccard similarity of the pairs of the top k, categories held
     as the bits of one word per item (at most 64 categories): counted with bit operations
-    and a table of i / u, rank by rank."""
+    and a table of i / (s - i), rank by rank, into buffers made once per pass."""
     narrow = bits.astype(np.min_scalar_type(int(bits.max(initial=0))))
-    size = np.bitwise_count(narrow).astype(np.int16)
+    size = np.bitwise_count(narrow).astype(np.uint16)
     out = np.zeros(bits.shape)
+    width = JACCARD.shape[1]
     for first in range(0, len(bits), USERS_PER_PASS):
         rows = slice(first, first + USERS_PER_PASS)
         by_rank, sizes = np.ascontiguousarray(narrow[rows].T), np.ascontiguousarray(size[rows].T)
         shown = present[rows].T
+        common = np.empty_like(by_rank)
+        shared = np.empty(by_rank.shape, dtype=np.uint8)
+        index = np.empty(by_rank.shape, dtype=np.uint16)
         running = np.zeros(by_rank.shape)
         for k in range(1, by_rank.shape[0]):
-            shared = np.bitwise_count(by_rank[:k] & by_rank[k]).astype(np.int16)
-            index = shared * JACCARD.shape[1] + (sizes[:k] + sizes[k] - shared)
-            found = np.take(JACCARD_FLAT, index).sum(axis=0, dtype=np.float64)
+            np.bitwise_and(by_rank[:k], by_rank[k], out=common[:k])
+            np.bitwise_count(common[:k], out=shared[:k])
+            np.multiply(shared[:k], width, out=index[:k], dtype=np.uint16)
+            index[:k] += sizes[:k]
+            index[:k] += sizes[k]
+            found = np.take(JACCARD_FLAT, index[:k]).sum(axis=0, dtype=np.float64)
             running[k] = running[k - 1] + np.where(shown[k], found, 0.0)
         out[rows] = running.T
     return out
