@@ -176,17 +176,73 @@ def _t_tests(mean: np.ndarray, squares: np.ndarray, n: int) -> tuple[np.ndarray,
     return statistic, p_value
 
 
+#: Above this many users, scipy's Wilcoxon test uses its normal approximation (with
+#: ``method="auto"``), which :func:`_wilcoxon_normal` computes for many cutoffs at once.
+WILCOXON_EXACT_USERS = 50
+
+
 def _wilcoxon(values: dict[str, np.ndarray], models: Sequence[str]
               ) -> tuple[np.ndarray, np.ndarray]:
+    """Wilcoxon signed-rank statistic and p-value of each pair (rows) at each cutoff
+    (columns), as ``scipy.stats.wilcoxon(b, a, zero_method="wilcox")`` gives them one
+    cutoff at a time: its normal approximation above :data:`WILCOXON_EXACT_USERS` users,
+    scipy itself, cutoff by cutoff, for fewer (exact or permutation distributions)."""
     pairs = _pairs(models)
-    statistic = np.empty((len(pairs), values[models[0]].shape[1]))
+    n_users, n_cutoffs = values[models[0]].shape
+    statistic = np.empty((len(pairs), n_cutoffs))
     p_value = np.empty_like(statistic)
     for index, (a, b) in enumerate(pairs):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            result = _sps.wilcoxon(values[models[b]], values[models[a]], zero_method="wilcox",
-                                   axis=0)
-        statistic[index], p_value[index] = result.statistic, result.pvalue
+        diffs = values[models[b]] - values[models[a]]
+        if n_users > WILCOXON_EXACT_USERS:
+            statistic[index], p_value[index] = _wilcoxon_normal(diffs)
+            continue
+        for column in range(n_cutoffs):
+            if not diffs[:, column].any():
+                statistic[index, column], p_value[index, column] = 0.0, 1.0
+                continue
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                result = _sps.wilcoxon(values[models[b]][:, column],
+                                       values[models[a]][:, column], zero_method="wilcox")
+            statistic[index, column], p_value[index, column] = result.statistic, result.pvalue
+    return statistic, p_value
+
+
+def _wilcoxon_normal(diffs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    r"""The two-sided Wilcoxon signed-rank test of each column of ``diffs`` (users x
+    cutoffs) by the normal approximation, as scipy computes it: users with no difference are
+    dropped, the n others ranked by :math:`|d|` (tied values share their average rank),
+    :math:`R_+` is the sum of the ranks of the positive differences,
+    :math:`z = (R_+ - n(n+1)/4) / \sqrt{(n(n+1)(2n+1) - \sum (t^3 - t)/2) / 24}` over
+    the groups of t tied values, :math:`p = 2\,\Phi(-|z|)`; the statistic is
+    :math:`\min(R_+, R_-)`.
+
+    Each column is sorted once (and its positive differences once), and the ranks are
+    counted per distinct value, without ranking every user."""
+    magnitude = np.sort(np.abs(diffs), axis=0)
+    positive = np.sort(np.where(diffs > 0, diffs, np.inf), axis=0)
+    statistic = np.zeros(diffs.shape[1])
+    p_value = np.ones(diffs.shape[1])
+    for column in range(diffs.shape[1]):
+        sorted_values = magnitude[:, column]
+        values = sorted_values[np.searchsorted(sorted_values, 0.0, side="right"):]
+        n = len(values)
+        if n == 0:
+            continue
+        starts = np.concatenate([[0], np.flatnonzero(values[1:] != values[:-1]) + 1])
+        counts = np.diff(np.append(starts, n)).astype(np.float64)
+        distinct = values[starts]
+        column_positive = positive[:, column]
+        positives = (np.searchsorted(column_positive, distinct, side="right")
+                     - np.searchsorted(column_positive, distinct, side="left"))
+        average_rank = starts + (counts + 1.0) / 2.0
+        r_plus = float(np.sum(positives * average_rank))
+        r_minus = n * (n + 1.0) / 2.0 - r_plus
+        spread = np.sqrt((n * (n + 1.0) * (2.0 * n + 1.0)
+                          - np.sum(counts**3 - counts) / 2.0) / 24.0)
+        z = (r_plus - n * (n + 1.0) * 0.25) / spread if spread > 0 else 0.0
+        statistic[column] = min(r_plus, r_minus)
+        p_value[column] = min(1.0, 2.0 * _sps.norm.sf(abs(z)))
     return statistic, p_value
 
 

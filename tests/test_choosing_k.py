@@ -472,3 +472,20 @@ def test_k_report_command_refuses_a_bad_cutoff_in_one_line(tmp_path, capsys):
     assert capsys.readouterr().err.strip() == (
         "rankmetrics: error: --cutoff: a cutoff must be a whole number in the range [1, 50]. "
         "Got '80'.")
+
+
+@pytest.mark.parametrize("metric", ["precision", "ndcg"])
+def test_wilcoxon_over_k_equals_scipy_on_many_tied_users_and_on_few_users(movies, metric):
+    truth, runs = movies
+    big = evaluate(truth, runs, max_cutoff=15)  # 2,000 users: the normal approximation
+    small_truth, small_run = random_data(10, n_users=30)  # under 50 users: scipy's own
+    _, other = random_data(11, n_users=30)
+    small = evaluate(small_truth, {"a": small_run, "b": other}, max_cutoff=15)
+    for ev in (big, small):
+        over_k = significance_over_k(ev, metric, test="wilcoxon")
+        for cutoff in (1, 4, 15):
+            single = paired_comparison(ev.paired(metric, cutoff), test="wilcoxon",
+                                       n_bootstrap=10)
+            at = over_k.loc[over_k["cutoff"] == cutoff].reset_index(drop=True)
+            np.testing.assert_allclose(at["p_value"], single["p_value"], rtol=0, atol=1e-12)
+            np.testing.assert_allclose(at["statistic"], single["statistic"], rtol=1e-12)
