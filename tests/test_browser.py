@@ -396,8 +396,10 @@ def test_choosing_k_summary_links_to_its_panels_and_follows_the_metric(page: Pag
         ["Recall over K, with the cutoffs where two models cross"])
     wait_idle(page)
     no_exception(page)
+    page.get_by_role("heading", name="Where the order changes").scroll_into_view_if_needed()
+    shoot(page, "13c_choosing_k_recall")
     page.get_by_role("heading", name="Which metric, which K").scroll_into_view_if_needed()
-    shoot(page, "13c_choosing_k_maps")
+    shoot(page, "13d_choosing_k_maps")
 
 
 # ----- a link to a page as the first request a new server gets ---------------------------
