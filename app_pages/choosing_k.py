@@ -56,13 +56,22 @@ correction_column.selectbox("Correction for testing many pairs", CORRECTIONS,
                             persist_state="session")
 metric, test, correction = (state[keys.CHOOSING_K_METRIC], state[keys.CHOOSING_K_TEST],
                             state[keys.CHOOSING_K_CORRECTION])
-with st.expander("Confidence level and random flips"):
+every_threshold = list(cached.k_relevance_variants(prepared, settings, every=True))
+if not set(state.get(keys.CHOOSING_K_THRESHOLDS, [None])) <= set(every_threshold):
+    # first visit, or another data set: the thresholds around the sidebar's
+    state[keys.CHOOSING_K_THRESHOLDS] = list(cached.k_relevance_variants(prepared, settings))
+with st.expander("Confidence level, random flips, relevance thresholds"):
     level_column, flips_column = st.columns(2)
     confidence = confidence_control(level_column)
     state.setdefault(keys.CHOOSING_K_PERMUTATIONS, 1_000)
     flips_column.select_slider("Random sign flips (randomization test)", PERMUTATIONS,
                                key=keys.CHOOSING_K_PERMUTATIONS, format_func="{:,}".format,
                                disabled=test != "randomization", persist_state="session")
+    st.multiselect("Relevance thresholds to compare", every_threshold,
+                   key=keys.CHOOSING_K_THRESHOLDS,
+                   help="The rows of the winner map over relevance: the sidebar's mapping "
+                   "with each of these thresholds.")
+thresholds = tuple(name for name in every_threshold if name in state[keys.CHOOSING_K_THRESHOLDS])
 options = (test, correction, confidence, state[keys.CHOOSING_K_PERMUTATIONS])
 label = METRICS[metric].label
 paired_users = cached.paired_users(prepared, settings, metric)
@@ -72,7 +81,7 @@ mapped = map_cutoffs(test, settings.max_cutoff, k)
 
 st.subheader("In short")
 with st.spinner("Following the models over every K…", show_time=True):
-    summary = cached.k_summary(prepared, settings, metric, options)
+    summary = cached.k_summary(prepared, settings, metric, options, thresholds)
 shown = {"order", "ties"} | ({"significance", "metrics", "relevance"} if several else set())
 st.markdown("\n".join(
     f"- {md(sentence.text)}" + (f" [{PANEL_TITLES[sentence.kind]} ↓](#{sentence.panel})"
@@ -148,14 +157,18 @@ else:
                + others.replace("The other metrics are", " The maps are"))
 
     st.subheader(PANEL_TITLES["relevance"], anchor=PANELS["relevance"])
-    by_relevance = cached.k_winners_by_relevance(prepared, settings, metric, options)
-    variants = list(cached.k_relevance_variants(prepared, settings))
-    st.plotly_chart(winner_map_figure(by_relevance, variants,
-                                      f"The best model on {label} at each K, by relevance "
-                                      "threshold", prepared.colors, k),
-                    key="k_relevance_map", config=CONFIG)
-    st.caption(f"The sidebar's relevance mapping ({md(settings.relevance.describe())}) with "
-               "its threshold moved over the ratings found.")
+    if thresholds:
+        by_relevance = cached.k_winners_by_relevance(prepared, settings, metric, options,
+                                                     thresholds)
+        st.plotly_chart(winner_map_figure(by_relevance, thresholds,
+                                          f"The best model on {label} at each K, by "
+                                          "relevance threshold", prepared.colors, k),
+                        key="k_relevance_map", config=CONFIG)
+        st.caption(f"The sidebar's relevance mapping ({md(settings.relevance.describe())}) "
+                   "with its threshold moved over the ratings found (choose the thresholds "
+                   "above, under Confidence level, random flips, relevance thresholds).")
+    else:
+        st.info("Choose at least one relevance threshold above to compare the winners.")
 
 st.subheader(PANEL_TITLES["ties"], anchor=PANELS["ties"])
 bounds = cached.k_tie_bounds(prepared, settings)

@@ -686,10 +686,12 @@ def k_curves(prepared: Prepared, settings: Settings, metric: str) -> pd.DataFram
                         index=pd.Index(range(1, settings.max_cutoff + 1), name="cutoff"))
 
 
-def k_relevance_variants(prepared: Prepared,
-                         settings: Settings) -> dict[str, RelevanceMapping]:
-    """The sidebar's relevance mapping with its threshold moved over the ratings found."""
-    return relevance_variants(settings.relevance, prepared.ground_truth.ratings)
+def k_relevance_variants(prepared: Prepared, settings: Settings,
+                         every: bool = False) -> dict[str, RelevanceMapping]:
+    """The sidebar's relevance mapping with its threshold moved over the ratings found: a
+    few around the current one, or ``every`` one."""
+    return relevance_variants(settings.relevance, prepared.ground_truth.ratings,
+                              most=None if every else 5)
 
 
 def k_tests(prepared: Prepared, settings: Settings, relevance: RelevanceMapping, metric: str,
@@ -803,17 +805,20 @@ def k_winners_by_metric(prepared: Prepared, settings: Settings,
 
 
 def k_winners_by_relevance(prepared: Prepared, settings: Settings, metric: str,
-                           options: tuple[str, str, float, int]) -> pd.DataFrame:
-    """The best model at each K under each relevance threshold around the sidebar's."""
+                           options: tuple[str, str, float, int],
+                           thresholds: tuple[str, ...]) -> pd.DataFrame:
+    """The best model at each K under each of the named relevance thresholds (names of
+    :func:`k_relevance_variants` with ``every``)."""
     cutoffs = tuple(map_cutoffs(options[0], settings.max_cutoff, settings.cutoff))
+    variants = k_relevance_variants(prepared, settings, every=True)
     return pd.concat([
-        k_leaders(prepared, settings, mapping, metric, options, cutoffs).assign(row=name)
-        for name, mapping in k_relevance_variants(prepared, settings).items()],
-        ignore_index=True)
+        k_leaders(prepared, settings, variants[name], metric, options, cutoffs).assign(row=name)
+        for name in thresholds], ignore_index=True)
 
 
 def k_summary(prepared: Prepared, settings: Settings, metric: str,
-              options: tuple[str, str, float, int]) -> list[Sentence]:
+              options: tuple[str, str, float, int],
+              thresholds: tuple[str, ...]) -> list[Sentence]:
     """The Choosing-K summary sentences, from the same tables the page's panels draw."""
     test, correction = options[0], options[1]
     k = settings.cutoff
@@ -824,7 +829,8 @@ def k_summary(prepared: Prepared, settings: Settings, metric: str,
     if len(prepared.models) >= 2 and paired_users(prepared, settings, metric) >= 2:
         power = k_power(prepared, settings, metric, options)[METRICS[metric].label]
         sentences.append(significance_sentence(power, test, correction, k))
-        sentences.append(relevance_sentence(
-            k_winners_by_relevance(prepared, settings, metric, options), k))
+        if thresholds:
+            sentences.append(relevance_sentence(
+                k_winners_by_relevance(prepared, settings, metric, options, thresholds), k))
     sentences.append(ties_sentence(k_tie_bounds(prepared, settings), metric, k))
     return sentences

@@ -232,10 +232,10 @@ def ties_sentence(bounds: pd.DataFrame | None, metric: str, chosen: int) -> Sent
 
 
 def relevance_variants(relevance: RelevanceMapping, ratings: np.ndarray,
-                       most: int = 5) -> dict[str, RelevanceMapping]:
+                       most: int | None = 5) -> dict[str, RelevanceMapping]:
     """The mapping with its relevance threshold moved over the ratings (binary) or grades
-    (graded, identity) found, at most ``most`` of them around the current one; named by the
-    threshold ("rating >= 4", "grade >= 2"), the current one included.
+    (graded, identity) found, at most ``most`` of them around the current one (None: all of
+    them); named by the threshold ("rating >= 4", "grade >= 2"), the current one included.
 
     >>> list(relevance_variants(RelevanceMapping.binary(4), np.array([1, 2, 3, 4, 5])))
     ['rating >= 2', 'rating >= 3', 'rating >= 4', 'rating >= 5']
@@ -255,6 +255,7 @@ def relevance_variants(relevance: RelevanceMapping, ratings: np.ndarray,
         def make(threshold: float) -> RelevanceMapping:
             return RelevanceMapping(relevance.kind, threshold, relevance.table)
     options = sorted(set(options) | {current})
+    most = len(options) if most is None else check_int("most", most)
     at = options.index(current)
     start = max(0, min(at - most // 2, len(options) - most))
     kept = options[start:start + most]

@@ -130,3 +130,18 @@ def test_an_upload_of_two_models_shows_the_p_value_curve():
     assert all(0 < p <= 1 for p in p_values["y"])
     assert not has_chart(at, "k_power")
     assert "two models" in summary(at)
+
+
+def test_the_relevance_thresholds_compared_are_chosen_on_the_page():
+    at = open_page()
+    chooser = at.multiselect(key="choosing_k_thresholds")
+    assert chooser.value == ["grade >= 1", "grade >= 2", "grade >= 3"]
+    chooser.set_value(["grade >= 3"]).run()
+    ok(at)
+    rows = {row for trace in figure(at, "k_relevance_map")["data"] for row in trace["y"]}
+    assert rows == {"grade >= 3"}
+    assert "under every relevance mapping tried (grade >= 3)" in summary(at)
+    at.multiselect(key="choosing_k_thresholds").set_value([]).run()
+    ok(at)
+    assert not has_chart(at, "k_relevance_map")
+    assert len(summary(at).splitlines()) == 4
