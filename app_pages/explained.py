@@ -11,6 +11,7 @@ from dashboard.demos import DEMOS
 from dashboard.prepared import Prepared
 from dashboard.session import header, require_data
 from dashboard.settings import USER_LIST_LIMIT, Settings
+from dashboard.sidebar import set_convention
 from dashboard.text import md
 from rankmetrics.conventions import AP_DENOMINATORS, GAINS, IDEALS
 from rankmetrics.explain import slipped_discount
@@ -92,6 +93,12 @@ def pick_disagreement(prepared: Prepared, settings: Settings) -> None:
         state[keys.EXPLAIN_USER] = found.user
 
 
+def apply_everywhere(metric: str) -> None:
+    """The page's own choices become the conventions of every page (the sidebar's)."""
+    for option in LOCAL_OPTIONS.get(metric, ()):
+        set_convention(option, state[keys.explained_convention(option)])
+
+
 def page_conventions(settings: Settings, metric: str) -> Settings:
     """The settings with this page's own choices of the metric's conventions: each starts
     from the sidebar's (and starts again when the sidebar's changes); none changes it."""
@@ -104,6 +111,17 @@ def page_conventions(settings: Settings, metric: str) -> Settings:
             state[keys.explained_followed(option)] = sidebar_value
         chosen[option] = state[keys.explained_convention(option)]
     return replace(settings, conventions=replace(settings.conventions, **chosen))
+
+
+def what_if(mine: Settings, settings: Settings, options: tuple[str, ...]) -> str:
+    """The page's own choices that differ from the sidebar's, in words."""
+    words = []
+    for option in options:
+        value = getattr(mine.conventions, option)
+        if value != getattr(settings.conventions, option):
+            label, _, names = OPTION_CONTROLS[option]
+            words.append(f"{label.lower()} {names[value]}")
+    return "; ".join(words)
 
 
 ensure_choice(keys.EXPLAIN_METRIC, MAIN_METRICS, "ndcg")
@@ -154,10 +172,13 @@ local = LOCAL_OPTIONS.get(metric, ())
 for column, option in zip(st.columns(max(len(local), 1)), local, strict=False):
     label, choices, words = OPTION_CONTROLS[option]
     column.radio(label, list(choices), key=keys.explained_convention(option),
-                 horizontal=True, format_func=words.get)
+                 horizontal=True, format_func=words.get, help="What if: changes this page only.")
 if mine.conventions != settings.conventions:
-    st.caption("This page uses its own choice above; the sidebar's conventions "
-               f"({md(settings.conventions.describe())}) still apply on every other page.")
+    note, apply = st.columns([3, 1], vertical_alignment="center")
+    note.info(f"What if: this page uses {what_if(mine, settings, local)}; every other page "
+              "keeps the sidebar's conventions.")
+    apply.button("Use these on every page", on_click=apply_everywhere, args=(metric,),
+                 icon=":material/done_all:")
 
 
 def notes(list_length: int, n_relevant: int) -> None:

@@ -359,7 +359,7 @@ def lesson_area(present: bool) -> None:
 
 # ----- the page ----------------------------------------------------------------------------
 
-title, toggle = st.columns([4, 1], vertical_alignment="bottom")
+title, toggle = st.columns([3, 1], vertical_alignment="bottom")
 title.title("Playground")
 toggle.toggle("Presentation mode", key=keys.PLAYGROUND_PRESENT,
               help="Larger type, no sidebar, the chosen metric's formula large.")

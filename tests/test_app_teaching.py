@@ -197,10 +197,16 @@ def test_ap_denominator_on_the_page_leaves_the_sidebar_alone():
     ok(at)
     assert tiles(at)["MAP@5"] == f"{(1 + 2 / 3) / 2:.4f}"
     assert at.session_state["conv_ap_denominator"] == "relevant"
-    assert any("This page uses its own choice" in c.value for c in at.caption)
+    assert any("What if: this page uses ap divides by the hits in the top K" in plain(i.value)
+               for i in at.info)
     at.selectbox(key="conv_ap_denominator").set_value("min_k_relevant").run()
     ok(at)  # a new sidebar choice is where the page starts again
     assert at.radio(key="explained_ap_denominator").value == "min_k_relevant"
+    at.radio(key="explained_ap_denominator").set_value("hits").run()
+    [b for b in at.button if b.label == "Use these on every page"][0].click().run()
+    ok(at)  # applied everywhere on request
+    assert at.session_state["conv_ap_denominator"] == "hits"
+    assert tiles(at)["MAP@5"] == f"{(1 + 2 / 3) / 2:.4f}"
 
 
 def test_ndcg_rows_show_both_gains_and_the_multiplier():

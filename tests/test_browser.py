@@ -248,9 +248,9 @@ def test_new_users_journey(page: Page):
     sidebar = page.locator('[data-testid="stSidebar"]')
     sidebar.get_by_text("relevant / not").click()
     wait_idle(page)
-    expect(sidebar.get_by_text("binary: rating ≥ 4 is relevant")).to_be_visible()
+    expect(sidebar.get_by_text("binary: rating ≥ 4 is relevant").first).to_be_visible()
     sidebar.get_by_role("slider", name="Relevant if rating ≥").press("ArrowRight")
-    expect(sidebar.get_by_text("binary: rating ≥ 5 is relevant")).to_be_visible()
+    expect(sidebar.get_by_text("binary: rating ≥ 5 is relevant").first).to_be_visible()
     wait_idle(page)
     assert table_text(page) != before
     no_exception(page)
@@ -279,7 +279,7 @@ def test_teacher_walks_through_the_textbook_example(page: Page):
     shoot(page, "5_compare_textbook")
 
     go_to(page, "Metrics explained")
-    page.get_by_role("combobox", name="Model").click()
+    page.get_by_role("combobox", name="Model", exact=True).click()
     page.get_by_role("option", name="c_at_position_5", exact=True).click()
     wait_idle(page)
     expect(page.get_by_text("Why a widely copied NDCG tutorial says ~0.88")).to_be_visible()
