@@ -18,7 +18,6 @@ import os
 import shutil
 import signal
 import socket
-import statistics
 import subprocess
 import sys
 import time
@@ -610,16 +609,9 @@ def test_verdict_fits_800_px_in_both_themes(browser, server, request, scheme):
         shoot(page, f"verdict_800_{scheme}_significance")
 
 
-# ----- the playground: a lesson's moves, timed ------------------------------------------------
+# ----- the playground: a lesson's moves ------------------------------------------------------
+# How fast a move shows is measured by bench/bench_playground.py; here the timings are printed.
 
-#: A move must show its result within this many seconds (median over a lesson's moves), on a
-#: machine whose load is at most its number of cores; a busier machine stretches the bound by
-#: its load per core (the timings are printed either way).
-MOVE_SECONDS = 0.3
-
-
-def move_bound() -> float:
-    return MOVE_SECONDS * max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
 SENTENCE = '[data-testid="stAlertContentSuccess"]'
 
 
@@ -647,7 +639,7 @@ def grade_of(tab: Page, item: str, grade: str) -> None:
     field.press("Enter")
 
 
-def test_a_lesson_in_the_playground_updates_within_the_time_of_a_move(page: Page, request):
+def test_a_lesson_in_the_playground_says_what_each_move_changed(page: Page, request):
     go_to(page, "Playground")
     expect(page.locator('[data-testid="stMetric"]').nth(7)).to_contain_text("0.5087")
     steps = [
@@ -662,14 +654,12 @@ def test_a_lesson_in_the_playground_updates_within_the_time_of_a_move(page: Page
         (lambda: grade_of(page, "E", "1"), "Changing E's grade from 0 to 1 raises"),
         (lambda: button_of(page, "playground_remove_D").click(), "Removing D from rank 3"),
     ]
-    bound = move_bound()
     times = [timed_change(page, act, words) for act, words in steps]
     no_exception(page)
     shown = [sentence for sentence, _ in times]
     finished = [run for _, run in times]
     print(f"playground moves: sentence shown after {[round(t, 3) for t in shown]} s, page run "
-          f"finished after {[round(t, 3) for t in finished]} s (bound {bound:.2f} s)")
-    assert statistics.median(shown) <= bound, shown
+          f"finished after {[round(t, 3) for t in finished]} s")
     expect(page.locator('[data-testid="stMetric"]').nth(0)).to_contain_text("P@4")
     shoot(page, "13_playground_after_a_lesson")
 
