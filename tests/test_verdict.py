@@ -310,3 +310,17 @@ def test_the_sample_files_upload_and_compare():
     assert not warnings(at)
     readme = (REPO / "README.md").read_text()
     assert "data/sample/" in readme and "## How to read the results" in readme
+
+
+def test_pages_testing_every_metric_bound_their_work_on_many_users():
+    from dashboard.verdict import SignificanceChoice, bounded, bounded_note
+
+    chosen = SignificanceChoice("randomization", "holm", 10_000, 1_000, 0.95, chosen=False)
+    assert bounded(chosen, 1_940) == chosen  # the demo: the full test
+    quick = bounded(chosen, 100_000)
+    assert (quick.test, quick.n_bootstrap, quick.correction) == ("t", 200, "holm")
+    assert bounded_note(chosen, 100_000) == (
+        " With 100,000 users, to keep this page quick, the paired t-test stands in for the "
+        "randomization test and the intervals come from 200 resamples; the Significance page "
+        "runs the full test.")
+    assert bounded_note(chosen, 1_940) == ""
