@@ -606,8 +606,12 @@ def _titled(fig: go.Figure, title: str, *, height: int = 440) -> go.Figure:
     )
     # No background of its own and greys that show on white and on a dark page alike, so the
     # figure follows the page's theme (light or dark).
-    fig.update_xaxes(showline=True, linecolor=AXIS_GREY, gridcolor=GRID_GREY)
-    fig.update_yaxes(showline=True, linecolor=AXIS_GREY, gridcolor=GRID_GREY)
+    # Sizes set here, not left to a page's template (Streamlit's draws ticks at 12 px).
+    fig.update_xaxes(showline=True, linecolor=AXIS_GREY, gridcolor=GRID_GREY,
+                     tickfont_size=13, title_font_size=14)
+    fig.update_yaxes(showline=True, linecolor=AXIS_GREY, gridcolor=GRID_GREY,
+                     tickfont_size=13, title_font_size=14)
+    fig.update_layout(legend_font_size=14)
     return fig
 
 
