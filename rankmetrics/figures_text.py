@@ -114,60 +114,68 @@ def _recolor_for_dark(fig: go.Figure) -> None:
 
 
 def text_alternative(fig: go.Figure) -> str:
-    """What a figure shows, and its top line, in words.
+    """What a figure shows, and its top line, in words: its title, then what its traces hold
+    (the models' values at the chosen K, the significant pairs, the users each model serves
+    better, the means) or, for a figure it does not know, the names in its legend.
 
     >>> from rankmetrics.figures import metric_curves
     >>> curves = {"a": {"ndcg": [1.0, 0.8]}, "b": {"ndcg": [0.5, 0.9]}}
     >>> text_alternative(metric_curves(curves, ["ndcg"], cutoff=2))
     'Mean over users at K = 1..2; dotted line: K = 2. At K = 2, NDCG: b 0.9000, a 0.8000.'
     """
-    title = _words(fig.layout.title.text or "Chart")
     roles: dict[str, list] = {}
     for trace in fig.data:
-        role = (trace.meta or {}).get("role") if isinstance(trace.meta, dict) else None
+        role = trace.meta.get("role") if isinstance(trace.meta, dict) else None
         roles.setdefault(role or "", []).append(trace)
-    parts = [title + "."]
-    if "marker" in roles:
-        parts.append(_chosen_k(roles["marker"]))
-    elif "matrix" in roles:
-        parts.append(_matrix(roles["matrix"][0]))
-    elif "outcome" in roles or "users" in roles:
-        if "outcome" in roles:
-            counts = [f"{_words(t.name)}: {t.x[0]:,} users" for t in roles["outcome"]]
-        else:
-            counts = [_words(t.name) for t in roles["users"]]
-        parts.append(", ".join(counts) + ".")
-    elif "box" in roles:
-        parts.append("Mean per model: " + ", ".join(
-            f"{_words(t.name)} {t.mean[0]:.4f}" for t in roles["box"]) + ".")
-    elif "ranked" in roles or "ideal" in roles:
-        parts.append(", ".join(_words(t.name) for t in fig.data if t.name) + ".")
-    else:
-        names = [_words(t.name) for t in fig.data if t.name and t.showlegend is not False]
-        if names:
-            parts.append("Models: " + ", ".join(dict.fromkeys(names)) + ".")
-    return " ".join(parts)
+    detail = (_chosen_k(roles.get("marker", [])) or _matrix(roles.get("matrix", []))
+              or _counts(roles.get("outcome", []), roles.get("users", []))
+              or _box_means(roles.get("box", [])) or _names(fig))
+    return f"{_words(fig.layout.title.text or 'Chart')}. {detail}".strip()
 
 
 def _chosen_k(markers: Sequence) -> str:
+    """The models' values at the chosen K, highest first, per metric."""
     by_metric: dict[str, list[tuple[float, str]]] = {}
     for trace in markers:
-        by_metric.setdefault(trace.meta["metric"], []).append((trace.y[0], _words(trace.name)))
-    k = markers[0].x[0]
+        if trace.meta.get("metric") in METRICS and trace.x and trace.y:
+            by_metric.setdefault(trace.meta["metric"], []).append(
+                (trace.y[0], _words(trace.name)))
+    if not by_metric:
+        return ""
     sentences = []
     for metric, values in by_metric.items():
         ranked = sorted(values, key=lambda pair: -pair[0])
         sentences.append(f"{METRICS[metric].label}: "
                          + ", ".join(f"{name} {value:.4f}" for value, name in ranked))
-    return f"At K = {k}, " + "; ".join(sentences) + "."
+    return f"At K = {markers[0].x[0]}, " + "; ".join(sentences) + "."
 
 
-def _matrix(trace) -> str:
-    cells = [v for row in trace.z for v in row if v is not None]
+def _matrix(traces: Sequence) -> str:
+    """How many pairs of the significance matrix differ significantly."""
+    if not traces or traces[0].z is None:
+        return ""
+    cells = [v for row in traces[0].z for v in row if v is not None]
     better = sum(1 for v in cells if v == 1)
-    pairs = len(cells) // 2
-    return (f"{better} of {pairs} pairs differ significantly; the others may differ by "
-            "chance.")
+    return (f"{better} of {len(cells) // 2} pairs differ significantly; the others may differ "
+            "by chance.")
+
+
+def _counts(outcomes: Sequence, users: Sequence) -> str:
+    """The users each model serves better (bars, or the scatter's legend)."""
+    counts = [f"{_words(t.name)}: {t.x[0]:,} users" for t in outcomes if t.name and t.x]
+    counts = counts or [_words(t.name) for t in users if t.name]
+    return ", ".join(counts) + "." if counts else ""
+
+
+def _box_means(boxes: Sequence) -> str:
+    means = [f"{_words(t.name)} {t.mean[0]:.4f}" for t in boxes if t.name and t.mean]
+    return "Mean per model: " + ", ".join(means) + "." if means else ""
+
+
+def _names(fig: go.Figure) -> str:
+    """The names a figure's legend shows."""
+    names = [_words(t.name) for t in fig.data if t.name and t.showlegend is not False]
+    return "Shown: " + ", ".join(dict.fromkeys(names)) + "." if names else ""
 
 
 def _words(text: object) -> str:
