@@ -622,6 +622,15 @@ def test_verdict_fits_800_px_in_both_themes(browser, server, request, scheme):
         assert not cut(button.locator("p").first)
         no_exception(page)
         shoot(page, f"verdict_800_{scheme}_significance")
+        if scheme == "light":  # the viewer chooses another theme: the charts follow at once
+            page.locator('[data-testid="stMainMenu"]').click()
+            menu = page.locator('[data-testid="stMainMenuList"]')
+            expect(menu).to_contain_text("System")
+            menu.get_by_text("Dark").click()
+            expect(page.locator('[data-testid="stApp"]')).not_to_have_css(
+                "background-color", "rgb(255, 255, 255)")
+            expect(page.locator(".js-plotly-plot .gtitle").first).not_to_have_css(
+                "fill", "rgb(17, 18, 23)")
 
 
 # ----- the playground: a lesson's moves, timed ------------------------------------------------
