@@ -4,6 +4,7 @@ the trade-off with accuracy at the chosen K, and where the lists fall by item po
 import streamlit as st
 
 from dashboard import cached, keys
+from dashboard.charts import show_chart
 from dashboard.controls import confidence_control, download_table
 from dashboard.extras import EXTRA_KINDS
 from dashboard.navigation import PAGES
@@ -52,8 +53,7 @@ chosen = st.pills(
 metrics = tuple(metric for metric in offered if metric in (chosen or []))
 if metrics:
     curves = cached.beyond_curves(prepared, settings, metrics)
-    st.plotly_chart(beyond_curves(curves, metrics, k, prepared.colors), key="beyond_chart",
-                    config={"displaylogo": False})
+    show_chart(beyond_curves(curves, metrics, k, prepared.colors), "beyond_chart")
 else:
     st.info("Pick at least one metric above to draw its curves.")
 
@@ -87,8 +87,8 @@ middle.selectbox("Against", list(offered), key=keys.BEYOND_TRADEOFF_METRIC,
 level = confidence_control(right)
 accuracy, against = state[keys.BEYOND_ACCURACY_METRIC], state[keys.BEYOND_TRADEOFF_METRIC]
 points = cached.beyond_tradeoff(prepared, settings, accuracy, against, level)
-st.plotly_chart(tradeoff(points, accuracy, against, k, prepared.colors, confidence=level),
-                key="beyond_tradeoff", config={"displaylogo": False})
+show_chart(tradeoff(points, accuracy, against, k, prepared.colors, confidence=level),
+           "beyond_tradeoff")
 how = ("users resampled, the whole system recounted" if against in SYSTEM_METRICS
        else "users resampled")
 st.caption(f"{METRICS[accuracy].label}: {METRICS[accuracy].description} "
@@ -98,8 +98,7 @@ st.caption(f"{METRICS[accuracy].label}: {METRICS[accuracy].description} "
 if "aplt" in offered:
     st.subheader("The long tail")
     deciles = cached.beyond_deciles(prepared, settings)
-    st.plotly_chart(popularity_deciles(deciles, k, prepared.colors), key="beyond_deciles",
-                    config={"displaylogo": False})
+    show_chart(popularity_deciles(deciles, k, prepared.colors), "beyond_deciles")
     st.caption("The catalogue's items are split into ten groups of equal size by training "
                "popularity. A model recommending like the users' own taste would follow the "
                "grey bars; one leaning on popularity piles up in decile 1.")

@@ -3,6 +3,7 @@
 import streamlit as st
 
 from dashboard import cached, keys
+from dashboard.charts import show_chart
 from dashboard.controls import confidence_control, download_table, ensure_choice
 from dashboard.session import header, require_data
 from dashboard.text import md
@@ -28,7 +29,6 @@ PANEL_TITLES = {
     "relevance": "Relevance thresholds",
     "ties": "Ties",
 }
-CONFIG = {"displaylogo": False}
 
 header(
     "Choosing K",
@@ -90,8 +90,7 @@ st.markdown("\n".join(
 
 st.subheader(PANEL_TITLES["order"], anchor=PANELS["order"])
 table, found, agreement = cached.k_order(prepared, settings, metric)
-st.plotly_chart(order_figure(table, found, metric, k, prepared.colors), key="k_order",
-                config=CONFIG)
+show_chart(order_figure(table, found, metric, k, prepared.colors), "k_order")
 if found.empty:
     st.caption(f"No two models cross on {label} between K = 1 and {settings.max_cutoff}.")
 else:
@@ -99,7 +98,7 @@ else:
         "cutoff": "K", "ahead": "Passes", "behind": "Model passed",
         "value_ahead": f"{label} of the one passing", "value_behind": f"{label} of the other",
         "tied_from": "Equal from K"}), hide_index=True, key="k_crossings")
-st.plotly_chart(tau_figure(agreement, k), key="k_tau", config=CONFIG)
+show_chart(tau_figure(agreement, k), "k_tau")
 st.caption(f"Kendall's tau compares the order of the models at each K with their order at "
            f"K = {k}: 1 is the same order, −1 the reverse.")
 with st.expander("The leaderboard at every K"):
@@ -123,13 +122,12 @@ else:
     if len(prepared.models) == 2:
         tests = cached.k_tests(prepared, settings, settings.relevance, metric, options,
                                tuple(tested))
-        st.plotly_chart(p_value_figure(tests, 1 - confidence, k, label), key="k_p_value",
-                        config=CONFIG)
+        show_chart(p_value_figure(tests, 1 - confidence, k, label), "k_p_value")
         st.caption(f"With two models: the corrected p-value of their difference at each K "
                    f"({TEST_NAMES[test]}); below the dashed line they differ significantly."
                    + sampled)
     else:
-        st.plotly_chart(power_figure(power, k), key="k_power", config=CONFIG)
+        show_chart(power_figure(power, k), "k_power")
         st.caption(f"At each K, the share of the pairs of models whose difference is "
                    f"significant ({TEST_NAMES[test]}, {CORRECTION_NAMES[correction]} "
                    f"correction over the pairs), on the users every model counts. High: "
@@ -141,8 +139,7 @@ else:
                  format_func=lambda pair: f"{pair[1]} − {pair[0]}")
     model_a, model_b = state[keys.CHOOSING_K_PAIR]
     band = cached.k_band(prepared, settings, metric, model_a, model_b, confidence)
-    st.plotly_chart(difference_figure(band, model_a, model_b, label, confidence, k),
-                    key="k_band", config=CONFIG)
+    show_chart(difference_figure(band, model_a, model_b, label, confidence, k), "k_band")
     st.caption(f"The band is the paired t-test's {confidence:.0%} confidence interval of the "
                "difference, on the users every model counts: where it stays off the zero "
                "line, the difference is larger than chance would make it.")
@@ -150,8 +147,8 @@ else:
     st.subheader(PANEL_TITLES["metrics"], anchor=PANELS["metrics"])
     by_metric = cached.k_winners_by_metric(prepared, settings, options)
     rows = [METRICS[m].label for m in MAIN_METRICS]
-    st.plotly_chart(winner_map_figure(by_metric, rows, "The best model at each K, by metric",
-                                      prepared.colors, k), key="k_metric_map", config=CONFIG)
+    show_chart(winner_map_figure(by_metric, rows, "The best model at each K, by metric",
+                                      prepared.colors, k), "k_metric_map")
     st.caption("Each cell is the model with the highest mean; filled: significantly better "
                "than every other model, open: the data cannot tell it from the next."
                + others.replace("The other metrics are", " The maps are"))
@@ -160,10 +157,9 @@ else:
     if thresholds:
         by_relevance = cached.k_winners_by_relevance(prepared, settings, metric, options,
                                                      thresholds)
-        st.plotly_chart(winner_map_figure(by_relevance, thresholds,
-                                          f"The best model on {label} at each K, by "
-                                          "relevance threshold", prepared.colors, k),
-                        key="k_relevance_map", config=CONFIG)
+        show_chart(winner_map_figure(by_relevance, thresholds,
+                                     f"The best model on {label} at each K, by relevance "
+                                     "threshold", prepared.colors, k), "k_relevance_map")
         st.caption(f"The sidebar's relevance mapping ({md(settings.relevance.describe())}) "
                    "with its threshold moved over the ratings found (choose the thresholds "
                    "above, under Confidence level, random flips, relevance thresholds).")
@@ -175,8 +171,7 @@ bounds = cached.k_tie_bounds(prepared, settings)
 if bounds is None:
     st.info("The tie bounds need the models' scores, which could not be read again.")
 else:
-    st.plotly_chart(tie_figure(bounds, metric, k, prepared.colors), key="k_ties",
-                    config=CONFIG)
+    show_chart(tie_figure(bounds, metric, k, prepared.colors), "k_ties")
     flags = tie_flags(bounds, metric, k)
     st.dataframe(flags, hide_index=True, key="k_tie_flags", column_config={
         "model": "Model", "active": st.column_config.NumberColumn(f"{label}@{k}",

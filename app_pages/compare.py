@@ -12,6 +12,7 @@ from dashboard.verdict import (
     DIFFERENCE_COLUMNS,
     baseline,
     baseline_differences,
+    bounded_note,
     comparison,
     mark_leaders,
     significance_choice,
@@ -76,7 +77,8 @@ if prepared.extras:  # the data set's optional files allow the beyond-accuracy m
     table = table.join(beyond)
 choice = significance_choice()
 with st.spinner("Testing which differences between the models are more than chance…"):
-    results = {metric: comparison(prepared, settings, metric, choice) for metric in MAIN_METRICS}
+    results = {metric: comparison(prepared, settings, metric, choice, quick=True)
+               for metric in MAIN_METRICS}
 styled = table.style.format("{:.4f}", subset=metric_columns + beyond_columns, na_rep="–").format(
     "{:,}", subset=["Users averaged"])
 for metric, result in results.items():
@@ -105,7 +107,8 @@ else:
     st.caption(f"**★ green:** the best model, significantly better than every other model "
                f"(paired {how_tested(tested)}: {source}). **≈ yellow:** the leaders, not "
                "distinguishable: the data cannot tell them apart. The tests use the "
-               f"{tested.models['users'].iloc[0]:,} users every model counts.")
+               f"{tested.models['users'].iloc[0]:,} users every model counts."
+               + bounded_note(choice, int(tested.models["users"].iloc[0])))
     base = baseline(prepared)
     st.subheader(f"Difference from {md(base)} at K = {k}")
     differences = baseline_differences(results, base, k)

@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import cached, keys
+from dashboard.charts import show_chart
 from dashboard.controls import download_table, ensure_choice
 from dashboard.demos import DEMOS
 from dashboard.prepared import Prepared
@@ -233,8 +234,7 @@ def explain_ndcg_page(settings: Settings) -> None:
     download_table(b.ideal, f"ideal_list_at_{k}_of_one_user.csv", "ideal_rows_csv")
     st.caption("Items without gain add nothing to IDCG and are left out of the ideal list.")
     if b.idcg > 0 or b.dcg > 0:
-        st.plotly_chart(ndcg_contributions(b, prepared.colors[model], model), key="ndcg_bars",
-                        config={"displaylogo": False})
+        show_chart(ndcg_contributions(b, prepared.colors[model], model), "ndcg_bars")
 
     st.subheader("The same user under each convention")
     variants = cached.convention_variants(prepared, settings, model, user)

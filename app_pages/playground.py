@@ -14,6 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import cached, keys
+from dashboard.charts import show_chart
 from dashboard.text import md
 from rankmetrics.conventions import AP_DENOMINATORS, GAINS, IDEALS, TIES
 from rankmetrics.explain import MetricArithmetic
@@ -347,8 +348,7 @@ def lesson_area(present: bool) -> None:
             at_k_table(now_values.loc[k], at_k_before, k)
     if present:
         return
-    st.plotly_chart(playground_curves(now_values.loc[1:n], before_values, k),
-                    key="playground_curves", config={"displaylogo": False})
+    show_chart(playground_curves(now_values.loc[1:n], before_values, k), "playground_curves")
     st.subheader("Every K")
     every_k_table(now_values.loc[1:n], before_values)
     st.caption("Yellow: a value the last change moved.")

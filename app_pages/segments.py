@@ -3,6 +3,7 @@
 import streamlit as st
 
 from dashboard import cached, keys, verdict
+from dashboard.charts import show_chart
 from dashboard.controls import confidence_control, download_table, ensure_choice
 from dashboard.segment_choice import attributes_spec, offered_segmentations
 from dashboard.session import header, require_data
@@ -129,8 +130,7 @@ st.caption(
 
 st.subheader(f"Each model against {md(baseline)}")
 st.caption("The baseline model is chosen in the sidebar.")
-st.plotly_chart(segment_heatmap(result.models, baseline, label, order=models),
-                key="segments_heatmap", config={"displaylogo": False})
+show_chart(segment_heatmap(result.models, baseline, label, order=models), "segments_heatmap")
 st.caption("Each cell: the model's mean minus the baseline's in that segment, and the "
            "corrected p-value. **Blue ▲**: significantly better than the baseline; **red ▼**: "
            "significantly worse; **grey**: the difference may be chance.")
@@ -139,9 +139,8 @@ st.subheader("Over K, segment by segment")
 curves = cached.segment_means_over_k(prepared, settings, spec, by,
                                      int(state[keys.SEGMENT_BUCKETS]), metric)
 users = dict(zip(result.segments["segment"], result.segments["users"], strict=True))
-st.plotly_chart(segment_curves_figure(curves, metric, k, prepared.colors, too_few=too_few,
-                                      users=users),
-                key="segments_curves", config={"displaylogo": False})
+show_chart(segment_curves_figure(curves, metric, k, prepared.colors, too_few=too_few,
+                                      users=users), "segments_curves")
 
 with st.expander("Every model in every segment: intervals, differences, p-values"):
     st.dataframe(

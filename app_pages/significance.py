@@ -10,7 +10,14 @@ from dashboard.segment_choice import segment_filter
 from dashboard.session import header, require_data
 from dashboard.settings import N_BOOTSTRAP
 from dashboard.text import md
-from dashboard.verdict import DIFFERENCE_COLUMNS, baseline, difference_columns
+from dashboard.verdict import (
+    DEFAULT_CORRECTION,
+    DEFAULT_PERMUTATIONS,
+    DEFAULT_TEST,
+    DIFFERENCE_COLUMNS,
+    baseline,
+    difference_columns,
+)
 from rankmetrics.beyond import BEYOND_METRICS, declared
 from rankmetrics.figures import metric_label, pairwise_matrix
 from rankmetrics.metrics import MAIN_METRICS
@@ -72,7 +79,7 @@ metric_column.selectbox("Metric", [*MAIN_METRICS,
                         key=keys.SIGNIFICANCE_METRIC,
                         format_func=lambda m: metric_label(m, k), persist_state="session",
                         help="The cutoff K comes from the sidebar.")
-state.setdefault(keys.SIGNIFICANCE_TEST, "randomization")
+state.setdefault(keys.SIGNIFICANCE_TEST, DEFAULT_TEST)
 test_column.selectbox(
     "Test", TESTS, key=keys.SIGNIFICANCE_TEST, format_func=lambda t: TEST_NAMES[t].capitalize(),
     persist_state="session",
@@ -80,7 +87,7 @@ test_column.selectbox(
     "scores are spread (they are bounded, often 0, rarely bell-shaped), and it is the test "
     "information-retrieval studies recommend (Smucker, Allan & Carterette, 2007).",
 )
-state.setdefault(keys.SIGNIFICANCE_CORRECTION, "holm")
+state.setdefault(keys.SIGNIFICANCE_CORRECTION, DEFAULT_CORRECTION)
 correction_column.selectbox(
     "Correction for testing many pairs", CORRECTIONS, key=keys.SIGNIFICANCE_CORRECTION,
     format_func=CORRECTION_NAMES.get, persist_state="session",
@@ -100,7 +107,7 @@ st.caption(f"**{TEST_NAMES[test].capitalize()}:** {TEST_HELP[test]}  \n"
 with st.expander("Precision: confidence level, random flips, bootstrap resamples"):
     level_column, flips_column, resamples_column = st.columns(3)
     confidence = confidence_control(level_column)
-    state.setdefault(keys.SIGNIFICANCE_PERMUTATIONS, 10_000)
+    state.setdefault(keys.SIGNIFICANCE_PERMUTATIONS, DEFAULT_PERMUTATIONS)
     flips_column.select_slider(
         "Random sign flips (randomization test)", PERMUTATIONS,
         key=keys.SIGNIFICANCE_PERMUTATIONS, format_func="{:,}".format, persist_state="session",

@@ -54,7 +54,7 @@ summary.index.name = "Model"
 summary.columns = ["Users", f"Mean {label}", "Median", "Share at 0", "10th percentile",
                    "90th percentile"]
 numbers = list(summary.columns[1:])
-result = comparison(prepared, settings, metric, significance_choice())
+result = comparison(prepared, settings, metric, significance_choice(), quick=True)
 if result is not None:
     base = baseline(prepared)
     summary = summary.join(difference_columns(result, base))

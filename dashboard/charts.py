@@ -10,7 +10,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
-from rankmetrics.figures_text import text_alternative, themed
+from rankmetrics.figures_text import recolored, text_alternative
 
 CHART_CONFIG = {"displaylogo": False}
 
@@ -23,5 +23,5 @@ def page_theme() -> str:
 def show_chart(figure: go.Figure, key: str, *, where=st) -> None:
     """Draw ``figure`` in the page's theme, its gist in words as the chart's text
     alternative."""
-    where.plotly_chart(themed(figure, page_theme()), key=key, theme=None, config=CHART_CONFIG,
-                       alt=text_alternative(figure))
+    where.plotly_chart(recolored(figure, page_theme()), key=key, theme="streamlit",
+                       config=CHART_CONFIG, alt=text_alternative(figure))

@@ -59,6 +59,7 @@ DISCRETE_LEVELS = 25
 BINS = 10
 ECDF_POINTS = 400
 FONT = {"size": 14}
+AXIS_GREY, GRID_GREY = "rgba(128, 128, 128, 0.8)", "rgba(128, 128, 128, 0.25)"
 
 
 def model_colors(models: Sequence[str]) -> dict[str, str]:
@@ -160,10 +161,10 @@ def metric_curves(
         _add_twin_legend(fig, twins, metric, colors, row, col)
         fig.add_trace(_hover_trace(values, metric, cutoff, colors, intervals, twins),
                       row=row, col=col)
-        fig.add_vline(x=cutoff, line={"color": "#555555", "dash": "dot", "width": 1.5},
+        fig.add_vline(x=cutoff, line={"color": "#888888", "dash": "dot", "width": 1.5},
                       row=row, col=col)
         if list_end is not None and 1 <= list_end < max_cutoff:
-            fig.add_vline(x=list_end, line={"color": "#777777", "dash": "dash", "width": 1},
+            fig.add_vline(x=list_end, line={"color": "#888888", "dash": "dash", "width": 1},
                           annotation_text="lists end", annotation_position="bottom right",
                           annotation_font={"size": 12}, row=row, col=col)
         fig.update_xaxes(title_text="K" if row == n_rows else None, rangemode="tozero",
@@ -602,10 +603,15 @@ def _titled(fig: go.Figure, title: str, *, height: int = 440) -> go.Figure:
                "y": 1, "yref": "container", "yanchor": "top", "pad": {"t": 12}},
         legend={"orientation": "h", "x": 0, "xanchor": "left", "y": 1 - 46 / height,
                 "yref": "container", "yanchor": "top"},
-        plot_bgcolor="white",
     )
-    fig.update_xaxes(showline=True, linecolor="#888888", gridcolor="#eeeeee")
-    fig.update_yaxes(showline=True, linecolor="#888888", gridcolor="#eeeeee")
+    # No background of its own and greys that show on white and on a dark page alike, so the
+    # figure follows the page's theme (light or dark).
+    # Sizes set here, not left to a page's template (Streamlit's draws ticks at 12 px).
+    fig.update_xaxes(showline=True, linecolor=AXIS_GREY, gridcolor=GRID_GREY,
+                     tickfont_size=13, title_font_size=14)
+    fig.update_yaxes(showline=True, linecolor=AXIS_GREY, gridcolor=GRID_GREY,
+                     tickfont_size=13, title_font_size=14)
+    fig.update_layout(legend_font_size=14)
     return fig
 
 

@@ -5,9 +5,10 @@ colour-blind reader unsure of a colour) needs its gist as text. :func:`text_alte
 reads a figure made by :mod:`rankmetrics.figures` (its traces carry a ``meta`` role) and says
 what it shows and its top line in a sentence or two.
 
-:func:`themed` gives a figure the Plotly template of the page it is shown on ("light" or
-"dark"), with text of at least 4.5:1 contrast on the page's background (WCAG AA), and swaps
-colours that would vanish there (black lines on a dark page, white outlines).
+:func:`recolored` adapts a figure to the page it is shown on ("light" or "dark"), whose
+Plotly template gives the background, text and grid: colours that would vanish on a dark
+page (black lines) are swapped, and tick labels on a light page get at least 4.5:1 contrast
+(WCAG AA).
 """
 
 from __future__ import annotations
@@ -16,24 +17,22 @@ import html
 import re
 from collections.abc import Sequence
 
-import plotly.graph_objects as go
-
 from rankmetrics.checks import check_choice
+from rankmetrics.figures import go  # says how to install plotly when it is missing
 from rankmetrics.metrics import METRICS
 
 THEMES = ("light", "dark")
-#: Page background, text and softer text (ticks, captions) per theme; both texts have at
-#: least 4.5:1 contrast on the background.
+#: Page background and text per theme (text: at least 4.5:1 contrast on the background).
 BACKGROUND = {"light": "#FFFFFF", "dark": "#171614"}
 TEXT = {"light": "#1F2129", "dark": "#FAFAFA"}
-SOFT_TEXT = {"light": "#4B4E5A", "dark": "#C8CAD2"}
-GRID = {"light": "#E6E6E6", "dark": "#2D313B"}
-AXIS_LINE = {"light": "#888888", "dark": "#8A8F9C"}
+#: Chart text on a light page (ticks, axis and panel titles, legend): 4.7:1 on white, and
+#: still 3.8:1 on the dark page for the moment after a viewer switches themes and before the
+#: page is drawn again.
+LIGHT_TICKS = "#737373"
 #: Colours that do not show on a dark page, and what replaces them there; any other colour
 #: with less than 3:1 contrast on the dark background (WCAG's minimum for lines and marks)
 #: is lightened until it has it.
-ON_DARK = {"#000000": "#F0E442", "white": "#171614", "#FFFFFF": "#171614",
-           "#555555": "#B0B3BC", "#333333": "#E6E6E6", "#777777": "#A0A4AE"}
+ON_DARK = {"#000000": "#F0E442"}
 MARK_CONTRAST = 3.0
 _TAGS = re.compile(r"<[^>]+>")
 _HEX = re.compile(r"#[0-9A-Fa-f]{6}\b")
@@ -56,26 +55,22 @@ def contrast_ratio(foreground: str, background: str) -> float:
     return (lighter + 0.05) / (darker + 0.05)
 
 
-def themed(fig: go.Figure, theme: str) -> go.Figure:
-    """A copy of ``fig`` for a page with the ``theme`` ("light" or "dark") look: the Plotly
-    template, a transparent background, readable text and lines that show on it."""
+def recolored(fig: go.Figure, theme: str) -> go.Figure:
+    """A copy of ``fig`` for a page in the ``theme`` ("light" or "dark").
+
+    On "dark", black lines turn yellow and too-dark colours lighter; on "light", tick labels,
+    axis and panel titles and the legend get 4.7:1 contrast (the template's greys have less).
+    The page's template, applied where the figure is drawn, gives the background, the other
+    text and the grid."""
     theme = check_choice("theme", theme, THEMES)
     out = go.Figure(fig)
-    out.update_layout(
-        template="plotly_white" if theme == "light" else "plotly_dark",
-        paper_bgcolor="rgba(0,0,0,0)", plot_bgcolor="rgba(0,0,0,0)",
-        font={"color": TEXT[theme]}, title_font_color=TEXT[theme],
-        legend_font_color=TEXT[theme],
-    )
-    out.update_xaxes(gridcolor=GRID[theme], linecolor=AXIS_LINE[theme],
-                     tickfont_color=SOFT_TEXT[theme], title_font_color=TEXT[theme],
-                     zerolinecolor=GRID[theme])
-    out.update_yaxes(gridcolor=GRID[theme], linecolor=AXIS_LINE[theme],
-                     tickfont_color=SOFT_TEXT[theme], title_font_color=TEXT[theme],
-                     zerolinecolor=GRID[theme])
-    out.update_annotations(font_color=TEXT[theme])
     if theme == "dark":
         _recolor_for_dark(out)
+    else:
+        out.update_xaxes(tickfont_color=LIGHT_TICKS, title_font_color=LIGHT_TICKS)
+        out.update_yaxes(tickfont_color=LIGHT_TICKS, title_font_color=LIGHT_TICKS)
+        out.update_annotations(font_color=LIGHT_TICKS)
+        out.update_layout(legend_font_color=LIGHT_TICKS)
     return out
 
 
@@ -116,68 +111,71 @@ def _recolor_for_dark(fig: go.Figure) -> None:
         hover = getattr(trace, "hoverlabel", None)
         if hover is not None and hover.bgcolor == "white":
             hover.bgcolor, hover.font.color = "#262730", TEXT["dark"]
-    for shape in fig.layout.shapes:
-        shape.line.color = swap(shape.line.color)
-    for note in fig.layout.annotations:
-        if note.bgcolor is not None:
-            note.bgcolor = "rgba(23, 22, 20, 0.85)"
 
 
 def text_alternative(fig: go.Figure) -> str:
-    """What a figure shows, and its top line, in words.
+    """What a figure shows, and its top line, in words: its title, then what its traces hold
+    (the models' values at the chosen K, the significant pairs, the users each model serves
+    better, the means) or, for a figure it does not know, the names in its legend.
 
     >>> from rankmetrics.figures import metric_curves
     >>> curves = {"a": {"ndcg": [1.0, 0.8]}, "b": {"ndcg": [0.5, 0.9]}}
     >>> text_alternative(metric_curves(curves, ["ndcg"], cutoff=2))
     'Mean over users at K = 1..2; dotted line: K = 2. At K = 2, NDCG: b 0.9000, a 0.8000.'
     """
-    title = _words(fig.layout.title.text or "Chart")
     roles: dict[str, list] = {}
     for trace in fig.data:
-        role = (trace.meta or {}).get("role") if isinstance(trace.meta, dict) else None
+        role = trace.meta.get("role") if isinstance(trace.meta, dict) else None
         roles.setdefault(role or "", []).append(trace)
-    parts = [title + "."]
-    if "marker" in roles:
-        parts.append(_chosen_k(roles["marker"]))
-    elif "matrix" in roles:
-        parts.append(_matrix(roles["matrix"][0]))
-    elif "outcome" in roles or "users" in roles:
-        if "outcome" in roles:
-            counts = [f"{_words(t.name)}: {t.x[0]:,} users" for t in roles["outcome"]]
-        else:
-            counts = [_words(t.name) for t in roles["users"]]
-        parts.append(", ".join(counts) + ".")
-    elif "box" in roles:
-        parts.append("Mean per model: " + ", ".join(
-            f"{_words(t.name)} {t.mean[0]:.4f}" for t in roles["box"]) + ".")
-    elif "ranked" in roles or "ideal" in roles:
-        parts.append(", ".join(_words(t.name) for t in fig.data if t.name) + ".")
-    else:
-        names = [_words(t.name) for t in fig.data if t.name and t.showlegend is not False]
-        if names:
-            parts.append("Models: " + ", ".join(dict.fromkeys(names)) + ".")
-    return " ".join(parts)
+    detail = (_chosen_k(roles.get("marker", [])) or _matrix(roles.get("matrix", []))
+              or _counts(roles.get("outcome", []), roles.get("users", []))
+              or _box_means(roles.get("box", [])) or _names(fig))
+    return f"{_words(fig.layout.title.text or 'Chart')}. {detail}".strip()
 
 
 def _chosen_k(markers: Sequence) -> str:
+    """The models' values at the chosen K, highest first, per metric."""
     by_metric: dict[str, list[tuple[float, str]]] = {}
     for trace in markers:
-        by_metric.setdefault(trace.meta["metric"], []).append((trace.y[0], _words(trace.name)))
-    k = markers[0].x[0]
+        if trace.meta.get("metric") in METRICS and trace.x and trace.y:
+            by_metric.setdefault(trace.meta["metric"], []).append(
+                (trace.y[0], _words(trace.name)))
+    if not by_metric:
+        return ""
     sentences = []
     for metric, values in by_metric.items():
         ranked = sorted(values, key=lambda pair: -pair[0])
         sentences.append(f"{METRICS[metric].label}: "
                          + ", ".join(f"{name} {value:.4f}" for value, name in ranked))
-    return f"At K = {k}, " + "; ".join(sentences) + "."
+    return f"At K = {markers[0].x[0]}, " + "; ".join(sentences) + "."
 
 
-def _matrix(trace) -> str:
-    cells = [v for row in trace.z for v in row if v is not None]
+def _matrix(traces: Sequence) -> str:
+    """How many pairs of the significance matrix differ significantly."""
+    if not traces or traces[0].z is None:
+        return ""
+    cells = [v for row in traces[0].z for v in row if v is not None]
     better = sum(1 for v in cells if v == 1)
-    pairs = len(cells) // 2
-    return (f"{better} of {pairs} pairs differ significantly; the others may differ by "
-            "chance.")
+    return (f"{better} of {len(cells) // 2} pairs differ significantly; the others may differ "
+            "by chance.")
+
+
+def _counts(outcomes: Sequence, users: Sequence) -> str:
+    """The users each model serves better (bars, or the scatter's legend)."""
+    counts = [f"{_words(t.name)}: {t.x[0]:,} users" for t in outcomes if t.name and t.x]
+    counts = counts or [_words(t.name) for t in users if t.name]
+    return ", ".join(counts) + "." if counts else ""
+
+
+def _box_means(boxes: Sequence) -> str:
+    means = [f"{_words(t.name)} {t.mean[0]:.4f}" for t in boxes if t.name and t.mean]
+    return "Mean per model: " + ", ".join(means) + "." if means else ""
+
+
+def _names(fig: go.Figure) -> str:
+    """The names a figure's legend shows."""
+    names = [_words(t.name) for t in fig.data if t.name and t.showlegend is not False]
+    return "Shown: " + ", ".join(dict.fromkeys(names)) + "." if names else ""
 
 
 def _words(text: object) -> str:

@@ -547,12 +547,20 @@ CONTRAST = """element => {
     while (back && (fill = getComputedStyle(back).backgroundColor).endsWith(', 0)')) {
         back = back.parentElement;
     }
-    const [r, g, b, a = 1] = rgb(getComputedStyle(element).color);
+    let [r, g, b, a = 1] = rgb(getComputedStyle(element).color);
+    for (let node = element; node; node = node.parentElement) {
+        a *= Number(getComputedStyle(node).opacity);
+    }
     const under = rgb(fill);
     const seen = [r, g, b].map((c, i) => c * a + under[i] * (1 - a));
     const [hi, lo] = [lum(seen), lum(under)].sort((x, y) => y - x);
     return (hi + 0.05) / (lo + 0.05);
 }"""
+
+
+# A tick label is SVG text: its colour is its fill, over the page's background.
+TICK_CONTRAST = CONTRAST.replace("getComputedStyle(element).color",
+                                 "getComputedStyle(element).fill")
 
 
 def overlaps(one: dict, other: dict) -> bool:
@@ -586,9 +594,15 @@ def test_verdict_fits_800_px_in_both_themes(browser, server, request, scheme):
             "e => getComputedStyle(e).backgroundColor")
         assert (background == "rgb(255, 255, 255)") == (scheme == "light")
         title_fill = chart.locator(".gtitle").evaluate("e => getComputedStyle(e).fill")
-        assert (title_fill == "rgb(31, 33, 41)") == (scheme == "light")
-        caption = page.locator('[data-testid="stCaptionContainer"]').first
+        assert (title_fill == "rgb(17, 18, 23)") == (scheme == "light")
+        # captions (drawn at 60% opacity) and tick labels: at least 4.5:1
+        caption = page.locator('[data-testid="stCaptionContainer"] p').first
         assert caption.evaluate(CONTRAST) >= 4.5
+        assert all(text.evaluate(TICK_CONTRAST) >= 4.5
+                   for text in [*chart.locator(".xtick text").all()[:3],
+                                *chart.locator(".annotation-text").all()[:2],
+                                *chart.locator(".legendtext").all()[:2],
+                                chart.locator('text[class^="x"][class$="title"]').first])
         # one hover box at a K, each model once
         box = chart.locator(".nsewdrag").first.bounding_box()
         page.mouse.move(box["x"] + box["width"] * 0.2, box["y"] + box["height"] / 2)
@@ -607,6 +621,15 @@ def test_verdict_fits_800_px_in_both_themes(browser, server, request, scheme):
         assert not cut(button.locator("p").first)
         no_exception(page)
         shoot(page, f"verdict_800_{scheme}_significance")
+        if scheme == "light":  # the viewer chooses another theme: the charts follow at once
+            page.locator('[data-testid="stMainMenu"]').click()
+            menu = page.locator('[data-testid="stMainMenuList"]')
+            expect(menu).to_contain_text("System")
+            menu.get_by_text("Dark").click()
+            expect(page.locator('[data-testid="stApp"]')).not_to_have_css(
+                "background-color", "rgb(255, 255, 255)")
+            expect(page.locator(".js-plotly-plot .gtitle").first).not_to_have_css(
+                "fill", "rgb(17, 18, 23)")
 
 
 # ----- the playground: a lesson's moves ------------------------------------------------------

@@ -18,13 +18,12 @@ from rankmetrics import RelevanceMapping, evaluate
 from rankmetrics.figures import PALETTE, metric_curves, model_colors, pairwise_matrix
 from rankmetrics.figures_text import (
     BACKGROUND,
+    LIGHT_TICKS,
     MARK_CONTRAST,
-    SOFT_TEXT,
-    TEXT,
     contrast_ratio,
     on_dark,
+    recolored,
     text_alternative,
-    themed,
 )
 from rankmetrics.io import read_run, read_truth
 from rankmetrics.stats import compare_models
@@ -225,21 +224,21 @@ def test_charts_carry_a_text_alternative():
     assert "1 of 1 pairs differ significantly" in text_alternative(matrix)
 
 
-def test_dark_charts_keep_text_readable_and_models_distinguishable():
-    for theme in ("light", "dark"):
-        assert contrast_ratio(TEXT[theme], BACKGROUND[theme]) >= 4.5
-        assert contrast_ratio(SOFT_TEXT[theme], BACKGROUND[theme]) >= 4.5
+def test_dark_charts_keep_models_distinguishable_and_light_ticks_readable():
+    assert contrast_ratio(LIGHT_TICKS, BACKGROUND["light"]) >= 4.5
     dark = [on_dark(color) for color in PALETTE]
     assert len(set(dark)) == len(PALETTE)
     assert all(contrast_ratio(c, BACKGROUND["dark"]) >= MARK_CONTRAST for c in dark)
     colors = model_colors([f"m{i}" for i in range(8)])
     assert colors["m6"] == "#000000"  # black on white, ...
-    fig = themed(metric_curves({m: {"ndcg": [0.5, 0.4]} for m in colors}, ["ndcg"], 1, colors),
-                 "dark")
+    curves = metric_curves({m: {"ndcg": [0.5, 0.4]} for m in colors}, ["ndcg"], 1, colors)
+    fig = recolored(curves, "dark")
     lines = {t.name: t.line.color for t in fig.data if t.meta["role"] == "curve"}
     assert lines["m6"] == "#F0E442"  # ... yellow on the dark page
-    assert fig.layout.template.layout.paper_bgcolor == "rgb(17,17,17)"  # plotly_dark
-    assert fig.layout.xaxis.tickfont.color == SOFT_TEXT["dark"]
+    assert "color:#F0E442" in [t for t in fig.data if t.meta["role"] == "hover"][0].customdata[0]
+    assert recolored(curves, "light").layout.xaxis.tickfont.color == LIGHT_TICKS
+    # the figure has no background of its own: the page's theme shows through
+    assert curves.layout.plot_bgcolor is None and curves.layout.paper_bgcolor is None
 
 
 def test_the_theme_follows_the_system_and_developers_options_are_hidden():
@@ -311,3 +310,17 @@ def test_the_sample_files_upload_and_compare():
     assert not warnings(at)
     readme = (REPO / "README.md").read_text()
     assert "data/sample/" in readme and "## How to read the results" in readme
+
+
+def test_pages_testing_every_metric_bound_their_work_on_many_users():
+    from dashboard.verdict import SignificanceChoice, bounded, bounded_note
+
+    chosen = SignificanceChoice("randomization", "holm", 10_000, 1_000, 0.95, chosen=False)
+    assert bounded(chosen, 1_940) == chosen  # the demo: the full test
+    quick = bounded(chosen, 100_000)
+    assert (quick.test, quick.n_bootstrap, quick.correction) == ("t", 200, "holm")
+    assert bounded_note(chosen, 100_000) == (
+        " With 100,000 users, to keep this page quick, the paired t-test stands in for the "
+        "randomization test and the intervals come from 200 resamples; the Significance page "
+        "runs the full test.")
+    assert bounded_note(chosen, 1_940) == ""
