@@ -10,6 +10,7 @@ from dashboard.messages import in_app
 from dashboard.segment_choice import attributes_section
 from dashboard.session import active_specs, current_settings, header, prepared_data
 from dashboard.settings import DEFAULT_MAX_CUTOFF, default_mapping
+from dashboard.store import MB, workspace_store
 from dashboard.text import code, md
 from rankmetrics.io import FORMATS, LoadedTable
 
@@ -111,6 +112,29 @@ def edit_controls(spec: FileSpec, table: LoadedTable | None) -> None:
                               on_click=uploads.set_read_options, args=(spec.id, spec.kind))
 
 
+def workspace_box() -> None:
+    """Where the uploads are kept, the server's limits, and deleting them."""
+    store = workspace_store()
+    limits = f"This server keeps {store.limits.describe()}."
+    if state.get(keys.WORKSPACE_NOTE):
+        st.warning(md(state[keys.WORKSPACE_NOTE]), icon=":material/cloud_off:")
+    if not state.get(keys.WORKSPACE):
+        st.caption(f"Files you upload are kept on this server in a workspace of your own, "
+                   f"which this page's link reopens. {limits}")
+        return
+    with st.container(border=True):
+        used = store.size(state[keys.WORKSPACE]) / MB
+        text_column, button_column = st.columns([3, 1], vertical_alignment="center")
+        text_column.markdown(
+            f"**Your workspace** holds {used:,.1f} MB of files on this server. Anyone with "
+            f"this page's link (sidebar › Share) can open it; nobody can find it without the "
+            f"link. {limits}")
+        button_column.button("Delete this workspace", icon=":material/delete_forever:",
+                             key="delete_workspace", on_click=uploads.delete_workspace,
+                             help="Removes your uploaded files and their settings from the "
+                             "server. The demo data comes back.")
+
+
 st.subheader("Upload your files")
 left, right = st.columns(2)
 left.file_uploader(
@@ -125,6 +149,7 @@ right.file_uploader(
 st.caption(f"Readable: {READABLE}")
 if uploads.refusal():
     st.error(uploads.refusal(), icon=":material/memory:")
+workspace_box()
 
 showing_uploads = state[keys.DATASET] == uploads.DATASET
 if not showing_uploads:

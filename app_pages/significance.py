@@ -8,7 +8,7 @@ from dashboard.controls import confidence_control, download_table, ensure_choice
 from dashboard.navigation import open_head_to_head
 from dashboard.segment_choice import segment_filter
 from dashboard.session import header, require_data
-from dashboard.settings import N_BOOTSTRAP
+from dashboard.settings import BOOTSTRAP_SAMPLES, N_BOOTSTRAP, PERMUTATIONS
 from dashboard.text import md
 from dashboard.verdict import (
     DEFAULT_CORRECTION,
@@ -32,8 +32,6 @@ from rankmetrics.stats import (
     describe_pair,
 )
 
-PERMUTATIONS = (1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000)
-BOOTSTRAP_SAMPLES = (200, 500, 1_000, 2_000, 5_000, 10_000)
 PAIR_COLUMNS = {
     "model_a": st.column_config.TextColumn("Model A"),
     "model_b": st.column_config.TextColumn("Model B"),

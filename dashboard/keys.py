@@ -233,3 +233,19 @@ CHOOSING_K_PERMUTATIONS = "choosing_k_permutations"
 CHOOSING_K_PAIR = "choosing_k_pair"
 CHOOSING_K_THRESHOLDS = "choosing_k_thresholds"
 CHOOSING_K_CUTOFFS = "choosing_k_cutoffs"
+
+
+
+
+# Workspaces and links
+#: The id of the session's workspace on the server (None until the first upload).
+WORKSPACE = "workspace"
+#: Why the uploads are not kept on the server (the server keeps as many workspaces as it may).
+WORKSPACE_NOTE = "_workspace_note"
+#: What the page's link asked for, read when the session started: settings that need the data
+#: (relevance, cutoffs, models, users) wait here until the data set is prepared.
+LINK_PENDING = "_link_pending"
+#: Why values of the link were not used (shown once, then dropped).
+LINK_NOTICES = "_link_notices"
+#: The image format of the charts' download button.
+CHART_FORMAT = "chart_format"

@@ -16,6 +16,7 @@ from dashboard.cached import cross_check, ground_truth, ranked_run, read_file, r
 from dashboard.demos import demo_specs
 from dashboard.extras import extra_specs
 from dashboard.files import FileSpec, digest
+from dashboard.links import read_link
 from dashboard.navigation import PAGES
 from dashboard.prepared import Prepared
 from dashboard.settings import Settings, default_mapping, default_max_cutoff
@@ -39,6 +40,8 @@ def init_session() -> None:
         state.setdefault(keys.convention(option), value)
     state.setdefault(keys.SURPRISE_SEED, 0)
     state.setdefault(keys.GRADE_NONCE, 0)
+    if keys.LINK_NOTICES not in state:  # the session's first run: the URL's settings
+        read_link()
 
 
 def connected(context) -> Callable[[], bool]:

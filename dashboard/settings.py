@@ -17,6 +17,9 @@ CONFIDENCE_LEVELS = (0.8, 0.9, 0.95, 0.99)
 DEFAULT_CONFIDENCE = 0.95
 N_BOOTSTRAP = 1_000
 PRESET_CUSTOM = "custom"
+#: The Significance page's choices of random sign flips and bootstrap resamples.
+PERMUTATIONS = (1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000)
+BOOTSTRAP_SAMPLES = (200, 500, 1_000, 2_000, 5_000, 10_000)
 USER_LIST_LIMIT = 5_000  # users offered in one selector; beyond, a search box narrows them
 
 

@@ -11,6 +11,7 @@ import streamlit as st
 
 from dashboard import keys
 from dashboard.demos import DEMOS
+from dashboard.links import apply_data_settings
 from dashboard.prepared import Prepared
 from dashboard.session import prepare_active
 from dashboard.settings import (
@@ -25,6 +26,7 @@ from dashboard.settings import (
     default_max_cutoff,
     mapping_caption,
 )
+from dashboard.sharing import share_controls
 from dashboard.text import md, number
 from dashboard.uploads import DATASET as UPLOADED
 from dashboard.verdict import baseline_control
@@ -53,6 +55,7 @@ def sidebar(status_area) -> None:
     if isinstance(prepared, Prepared):
         if _reset_on_new_truth(prepared):
             editor_was_live = False
+            apply_data_settings(prepared, prepared.relevance_defaults.ratings)
         relevance = _relevance_controls(prepared, editor_was_live)
     conventions = _convention_controls()
     state[keys.SETTINGS] = None
@@ -63,6 +66,7 @@ def sidebar(status_area) -> None:
         st.divider()
         st.caption(f"**Relevance:** {relevance.describe()}")
     st.caption(f"**Conventions:** {conventions.describe()}")
+    share_controls(status_area, prepared if isinstance(prepared, Prepared) else None)
 
 
 def _reset_on_new_truth(prepared: Prepared) -> bool:

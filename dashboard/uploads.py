@@ -1,13 +1,14 @@
-"""The files a user uploaded in this session, and the Data page's callbacks that change them.
+"""The files a user uploaded, and the Data page's callbacks that change them.
 
 ``Uploads`` is plain data (no Streamlit) so that its rules (unique model names, a new ground
 truth replacing the old one only once it reads) can be read in one place; the callbacks below
-move what the widgets say into it.
+move what the widgets say into it, and keep it in the session's workspace on the server
+(:mod:`dashboard.store`), so that a reload, a link or a restarted server brings it back.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import PurePath
 
@@ -17,6 +18,7 @@ from dashboard import keys
 from dashboard.budget import BUDGET
 from dashboard.cached import read_file
 from dashboard.files import FileSpec, digest
+from dashboard.store import StoredFile, WorkspaceFull, workspace_store
 from rankmetrics.io import file_stem
 
 DATASET = "uploads"  # the data selector's choice for the uploaded files
@@ -54,6 +56,45 @@ class Uploads:
 
     def dismiss_truth(self) -> None:
         self.truth_candidate = None
+
+    def stored(self) -> tuple[list[StoredFile], dict[str, bytes]]:
+        """The files as a workspace keeps them, and their contents by digest."""
+        placed = [(self.truth, "in_use"), (self.truth_candidate, "candidate"),
+                  *((spec, "in_use") for spec in self.runs)]
+        files = [StoredFile(spec.id, spec.kind, spec.file_name, spec.name, spec.digest,
+                            spec.columns, spec.format, slot)
+                 for spec, slot in placed if spec is not None]
+        contents = {spec.digest: spec.data for spec, _ in placed
+                    if spec is not None and spec.data is not None}
+        return files, contents
+
+    @classmethod
+    def from_stored(cls, files: Sequence[StoredFile],
+                    content: Callable[[str], bytes]) -> Uploads:
+        """The uploads a workspace keeps (``content`` gives a file's bytes by digest)."""
+        restored = cls()
+        for stored in files:
+            spec = FileSpec(id=stored.file_id, kind=stored.kind, file_name=stored.file_name,
+                            name=stored.name, digest=stored.digest, columns=stored.columns,
+                            format=stored.format, data=content(stored.digest))
+            if stored.kind == "run":
+                restored.runs.append(spec)
+            elif stored.slot == "candidate":
+                restored.truth_candidate = spec
+            else:
+                restored.truth = spec
+        numbers = [int(s.file_id.removeprefix("upload")) for s in files
+                   if s.file_id.removeprefix("upload").isdigit()]
+        restored.next_id = max(numbers, default=0) + 1
+        return restored
+
+    def take(self, other: Uploads) -> None:
+        """Hold what ``other`` holds (the session's budget lease keeps this object)."""
+        self.runs, self.truth = list(other.runs), other.truth
+        self.truth_candidate, self.next_id = other.truth_candidate, other.next_id
+
+    def copy(self) -> Uploads:
+        return replace(self, runs=list(self.runs))
 
     def run(self, file_id: str) -> FileSpec:
         return next(spec for spec in self.runs if spec.id == file_id)
@@ -112,6 +153,25 @@ def uploads() -> Uploads:
     return st.session_state[keys.UPLOADS]
 
 
+def keep() -> str | None:
+    """Save the uploads in the session's workspace (made on the first upload); why they
+    cannot be kept, if they cannot (they stay in this session then)."""
+    state = st.session_state
+    files, contents = uploads().stored()
+    store = workspace_store()
+    try:
+        if state.get(keys.WORKSPACE) is None:
+            state[keys.WORKSPACE] = store.create()
+        try:
+            store.save_files(state[keys.WORKSPACE], files, contents)
+        except KeyError:  # deleted or expired meanwhile: start a new one
+            state[keys.WORKSPACE] = store.create()
+            store.save_files(state[keys.WORKSPACE], files, contents)
+    except WorkspaceFull as full:
+        return str(full)
+    return None
+
+
 def runs_uploader_key() -> str:
     return keys.upload_runs(st.session_state[keys.UPLOADER_NONCE])
 
@@ -126,6 +186,7 @@ def upload_specs() -> tuple[FileSpec | None, list[FileSpec]]:
     files = uploads()
     if files.truth_candidate is not None and read_file(files.truth_candidate).table is not None:
         files.accept_truth()
+        keep()
     return files.truth, list(files.runs)
 
 
@@ -148,13 +209,30 @@ def take_uploads() -> None:
         state[keys.UPLOAD_REFUSED] = refusal
         return
     state.pop(keys.UPLOAD_REFUSED, None)
+    before = uploads().copy()
     uploads().add(runs, new_truth)
+    refusal = keep()
+    if refusal and state.get(keys.WORKSPACE) is not None:  # over the workspace's size
+        uploads().take(before)
+        state[keys.UPLOAD_REFUSED] = refusal
+        return
+    state[keys.WORKSPACE_NOTE] = refusal
     state[keys.DATASET] = DATASET
 
 
 def refusal() -> str | None:
     """Why the last upload was refused, if it was."""
     return st.session_state.get(keys.UPLOAD_REFUSED)
+
+
+def delete_workspace() -> None:
+    """Button callback: delete the session's workspace and its files; back to the demo."""
+    state = st.session_state
+    workspace = state.pop(keys.WORKSPACE, None)
+    if workspace is not None:
+        workspace_store().delete(workspace)
+    uploads().take(Uploads())
+    state[keys.DATASET] = "movies"
 
 
 def rename_run(file_id: str) -> None:
@@ -166,14 +244,17 @@ def rename_run(file_id: str) -> None:
         state[keys.rename(file_id)] = uploads().run(file_id).name
     else:
         state.pop(keys.rename_problem(file_id), None)
+        keep()
 
 
 def remove_run(file_id: str) -> None:
     uploads().remove_run(file_id)
+    keep()
 
 
 def dismiss_truth_candidate() -> None:
     uploads().dismiss_truth()
+    keep()
 
 
 def set_read_options(file_id: str, kind: str) -> None:
@@ -189,3 +270,4 @@ def set_read_options(file_id: str, kind: str) -> None:
             role = state.get(keys.column(file_id, "order_kind"), "score")
         columns[role] = value
     uploads().read_with(file_id, columns, state.get(keys.file_format(file_id)))
+    keep()

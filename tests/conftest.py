@@ -8,6 +8,7 @@ data) are in ``tests/helpers.py``.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
@@ -91,6 +92,15 @@ def movie_evaluation(movies) -> Evaluation:
     """The movies demo evaluated with rating >= 4 relevant, up to K = 10."""
     truth, runs = movies
     return evaluate(truth, runs, relevance=RelevanceMapping.binary(4), max_cutoff=10)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def workspace_folder(tmp_path_factory) -> Path:
+    """The app's tests (and the servers they start) keep uploaded files in a temporary
+    folder, not in the project's data directory."""
+    folder = tmp_path_factory.mktemp("workspaces")
+    os.environ["RANKMETRICS_WORKSPACES"] = str(folder)
+    return folder
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -1,0 +1,333 @@
+"""Links that reopen a view: every setting that changes what a page shows lives in the URL.
+
+The query holds settings and the workspace id, never data. It is written at every run from
+the session's state (``write_link``) and read once when a session starts (``read_link``);
+the page is the URL's path. A value the app cannot use (a model or user the data does not
+have, a K out of range, an unknown metric, a grade table that does not make sense) is
+dropped with a notice saying so, and the default stays: a link never breaks the app.
+
+Settings that depend on the data (relevance, cutoffs, models, users) are checked once the
+data set is prepared (``apply_data_settings``); the others at once.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from urllib.parse import urlencode
+
+import pandas as pd
+import streamlit as st
+
+from dashboard import keys
+from dashboard.demos import DEMOS
+from dashboard.prepared import Prepared
+from dashboard.settings import (
+    BOOTSTRAP_SAMPLES,
+    CONFIDENCE_LEVELS,
+    CUTOFF_LIMIT,
+    EDITABLE_RATINGS,
+    PERMUTATIONS,
+    PRESET_CUSTOM,
+    build_mapping,
+)
+from dashboard.store import DAY, workspace_store
+from dashboard.text import md
+from dashboard.uploads import DATASET as UPLOADED
+from dashboard.uploads import Uploads, uploads
+from rankmetrics.conventions import OPTION_CHOICES, PRESETS
+from rankmetrics.metrics import MAIN_METRICS
+from rankmetrics.stats import CORRECTIONS, TESTS
+
+WORKSPACE_PARAM = "ws"
+WORKSPACE_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")
+SHOWN_VALUE = 40  # characters of a bad value quoted in a notice
+
+
+class Refused(ValueError):
+    """A link's value the app cannot use; the message says why."""
+
+
+@dataclass(frozen=True)
+class Param:
+    """One setting in the URL: its name, the session key it fills, how a text value is read
+    (raising :class:`Refused`) and written back."""
+
+    name: str
+    key: str
+    read: Callable[[str], object]
+    write: Callable[[object], str] = str
+
+
+def choice(options: Sequence, what: str, convert: Callable[[str], object] = str):
+    def read(text: str) -> object:
+        try:
+            value = convert(text)
+        except ValueError:
+            value = None
+        if value not in options:
+            raise Refused(f"{what} must be one of {', '.join(map(str, options))}")
+        return value
+    return read
+
+
+def metric_list(text: str) -> list[str]:
+    chosen = [part for part in text.split(",") if part]
+    unknown = [part for part in chosen if part not in MAIN_METRICS]
+    if unknown:
+        raise Refused(f"the metrics are {', '.join(MAIN_METRICS)}")
+    return chosen
+
+
+def yes_no(text: str) -> bool:
+    return choice(("yes", "no"), "it")(text) == "yes"
+
+
+def _yes_no(value: object) -> str:
+    return "yes" if value else "no"
+
+
+#: Settings checked as soon as the session starts.
+SETTINGS = (
+    Param("data", keys.DATASET, choice([*DEMOS, UPLOADED], "the data set")),
+    Param("preset", keys.PRESET, choice([*PRESETS, PRESET_CUSTOM], "the preset")),
+    *(Param(option, keys.convention(option), choice(values, option.replace("_", " ")))
+      for option, values in OPTION_CHOICES.items()),
+    Param("threshold_gains", keys.convention("threshold_gains"), yes_no, _yes_no),
+    Param("confidence", keys.CONFIDENCE, choice(CONFIDENCE_LEVELS, "the confidence level",
+                                                float)),
+    Param("metrics", keys.COMPARE_METRICS, metric_list, ",".join),
+    Param("bands", keys.COMPARE_BANDS, yes_no, _yes_no),
+    Param("users_metric", keys.USERS_METRIC, choice(MAIN_METRICS, "the metric")),
+    Param("chart", keys.USERS_CHART, choice(("histogram", "box"), "the chart")),
+    Param("metric", keys.SIGNIFICANCE_METRIC, choice(MAIN_METRICS, "the metric")),
+    Param("test", keys.SIGNIFICANCE_TEST, choice(TESTS, "the test")),
+    Param("correction", keys.SIGNIFICANCE_CORRECTION, choice(CORRECTIONS, "the correction")),
+    Param("flips", keys.SIGNIFICANCE_PERMUTATIONS, choice(PERMUTATIONS, "the flips", int)),
+    Param("resamples", keys.SIGNIFICANCE_BOOTSTRAP,
+          choice(BOOTSTRAP_SAMPLES, "the resamples", int)),
+    Param("h2h_metric", keys.H2H_METRIC, choice(MAIN_METRICS, "the metric")),
+)
+#: Settings naming a model of the data set.
+MODEL_PARAMS = {"model": keys.USERS_MODEL, "a": keys.H2H_A, "b": keys.H2H_B,
+                "explain_model": keys.EXPLAIN_MODEL, "compare_with": keys.EXPLAIN_OTHER}
+#: Settings naming a user of the ground truth.
+USER_PARAMS = {"user": keys.H2H_USER, "explain_user": keys.EXPLAIN_USER}
+#: The relevance mapping and the cutoffs.
+DATA_PARAMS = ("rel", "grade_min", "kmax", "k", *MODEL_PARAMS, *USER_PARAMS)
+
+
+# ----- reading a link ------------------------------------------------------------------------
+
+
+def read_link() -> None:
+    """Take the settings of the page's URL into the session (once, when it starts)."""
+    state = st.session_state
+    params = st.query_params.to_dict()
+    state[keys.LINK_NOTICES] = []
+    workspace = params.pop(WORKSPACE_PARAM, None)
+    if workspace is not None:
+        saved = _open_workspace(workspace)
+        params = params or saved  # a bare workspace link reopens its last view
+        params.pop(WORKSPACE_PARAM, None)
+        if state.get(keys.WORKSPACE) and "data" not in params:
+            params["data"] = UPLOADED
+    for param in SETTINGS:
+        if param.name in params:
+            _take(param, params.pop(param.name))
+    if state[keys.PRESET] in PRESETS:  # a named preset sets every option
+        for option, value in PRESETS[state[keys.PRESET]].as_dict().items():
+            state[keys.convention(option)] = value
+    if state.get(keys.CONFIDENCE) is not None:
+        state[keys.CONFIDENCE_CHOICE] = state[keys.CONFIDENCE]
+    state[keys.LINK_PENDING] = {name: params.pop(name) for name in DATA_PARAMS
+                                if name in params}
+    for name, value in params.items():
+        notice(f"the link's setting {_quoted(name)} = {_quoted(value)} is unknown; "
+               "it was left out")
+
+
+def _take(param: Param, text: str) -> None:
+    try:
+        st.session_state[param.key] = param.read(text)
+    except Refused as refused:
+        notice(f"the link's {param.name} = {_quoted(text)} was not used: {refused}; the "
+               "default is shown")
+
+
+def _open_workspace(workspace: str) -> dict[str, str]:
+    """Open the link's workspace: its files into the session, and its saved settings."""
+    store = workspace_store()
+    if not WORKSPACE_ID.fullmatch(workspace) or not store.open(workspace):
+        days = store.limits.expiry_seconds / DAY
+        notice(f"the link's workspace does not exist on this server: it was deleted, or not "
+               f"used for {days:g} days. The demo data is shown")
+        return {}
+    st.session_state[keys.WORKSPACE] = workspace
+    restored = Uploads.from_stored(store.files(workspace),
+                                   lambda content: store.content(workspace, content))
+    uploads().take(restored)
+    return store.settings(workspace)
+
+
+def apply_data_settings(prepared: Prepared, ratings: Sequence[float]) -> None:
+    """Take the link's relevance, cutoffs, models and users, now that the data is known
+    (called right after the sidebar set the data set's defaults)."""
+    state = st.session_state
+    pending = state.pop(keys.LINK_PENDING, None) or {}
+    if "rel" in pending:
+        _take_relevance(pending["rel"], pending.get("grade_min"), ratings)
+    if "kmax" in pending:
+        _take(Param("kmax", keys.MAX_CUTOFF, whole_number(CUTOFF_LIMIT)), pending["kmax"])
+    if "k" in pending:
+        _take(Param("k", keys.CUTOFF, whole_number(int(state[keys.MAX_CUTOFF]))), pending["k"])
+    for name, key in MODEL_PARAMS.items():
+        if name in pending:
+            _take(Param(name, key, _known(prepared.models, "a model of this data set")),
+                  pending[name])
+    users = prepared.ground_truth.users
+    for name, key in USER_PARAMS.items():
+        if name in pending:
+            _take(Param(name, key, _known(users, "a user of this ground truth")),
+                  pending[name])
+
+
+def whole_number(highest: int) -> Callable[[str], int]:
+    def read(text: str) -> int:
+        try:
+            value = int(text.strip())
+        except ValueError:
+            value = 0
+        if not 1 <= value <= highest:
+            raise Refused(f"K is a whole number from 1 to {highest}")
+        return value
+    return read
+
+
+def _known(values, what: str) -> Callable[[str], str]:
+    def read(text: str) -> str:
+        if text not in values:
+            raise Refused(f"it is not {what}")
+        return text
+    return read
+
+
+def _take_relevance(text: str, grade_text: str | None, ratings: Sequence[float]) -> None:
+    state = st.session_state
+    try:
+        kind, threshold, table, grade_threshold = _relevance(text, grade_text, ratings)
+        build_mapping(kind, threshold, table, grade_threshold)
+        if kind == "graded" and grade_threshold not in {g for _, g in table if g > 0}:
+            raise ValueError(f"no rating has the grade {grade_threshold:g}.")
+    except ValueError as error:
+        notice(f"the link's relevance {_quoted(text)} was not used: {error} The suggested "
+               "mapping is shown")
+        return
+    state[keys.REL_KIND] = kind
+    if kind == "binary":
+        state[keys.REL_THRESHOLD] = threshold
+    else:
+        state[keys.GRADE_TABLE] = pd.DataFrame(table, columns=["rating", "grade"])
+        state[keys.REL_GRADE_THRESHOLD] = grade_threshold
+    state[keys.GRADE_NONCE] += 1
+
+
+def _relevance(text: str, grade_text: str | None, ratings: Sequence[float]
+               ) -> tuple[str, float, list[tuple[float, float]], float]:
+    """The sidebar's relevance controls a link's ``rel`` and ``grade_min`` describe."""
+    kind, _, rest = text.partition(":")
+    if kind not in ("binary", "graded"):
+        raise ValueError("it should start with binary: or graded:.")
+    try:
+        if kind == "binary":
+            threshold, table, grade_threshold = float(rest), [], 1.0
+        else:
+            threshold, grade_threshold = 0.0, float(grade_text or 1)
+            table = [(float(r), float(g)) for r, _, g in
+                     (band.partition("=") for band in rest.split(","))]
+    except ValueError:
+        raise ValueError("it should read binary:RATING or graded:RATING=GRADE,... with "
+                         "numbers.") from None
+    numbers = [threshold, grade_threshold, *(x for band in table for x in band)]
+    if not all(math.isfinite(x) for x in numbers):
+        raise ValueError("every number must be finite.")
+    if kind == "binary" and len(ratings) <= EDITABLE_RATINGS * 5 and threshold not in ratings:
+        raise ValueError(f"no rating is {threshold:g}.")
+    return kind, threshold, table, grade_threshold
+
+
+def notice(text: str) -> None:
+    st.session_state.setdefault(keys.LINK_NOTICES, []).append(text[0].upper() + text[1:] + ".")
+
+
+def notices() -> list[str]:
+    """Why parts of the link were not used (Markdown, user text escaped)."""
+    return list(st.session_state.get(keys.LINK_NOTICES) or [])
+
+
+def dismiss_notices() -> None:
+    st.session_state[keys.LINK_NOTICES] = []
+
+
+def _quoted(text: object) -> str:
+    value = str(text)
+    if len(value) > SHOWN_VALUE:
+        value = value[:SHOWN_VALUE] + "…"
+    return f"“{md(value)}”"
+
+
+# ----- writing the link ---------------------------------------------------------------------
+
+
+def current_params(prepared: Prepared | None) -> dict[str, str]:
+    """The session's settings as the URL's query."""
+    state = st.session_state
+    params: dict[str, str] = {}
+    if state.get(keys.WORKSPACE):
+        params[WORKSPACE_PARAM] = state[keys.WORKSPACE]
+    for param in SETTINGS:
+        if state.get(param.key) is not None:
+            params[param.name] = param.write(state[param.key])
+    if state.get(keys.PRESET) in PRESETS:
+        for option in [*OPTION_CHOICES, "threshold_gains"]:
+            params.pop(option, None)
+    if prepared is not None:
+        params.update(_relevance_params())
+        params["kmax"], params["k"] = str(state[keys.MAX_CUTOFF]), str(state[keys.CUTOFF])
+        for name, key in {**MODEL_PARAMS, **USER_PARAMS}.items():
+            if state.get(key) is not None:
+                params[name] = str(state[key])
+    return params
+
+
+def _relevance_params() -> dict[str, str]:
+    state = st.session_state
+    if state.get(keys.REL_KIND) == "binary":
+        return {"rel": f"binary:{float(state[keys.REL_THRESHOLD]):g}"}
+    rows = state[keys.GRADE_TABLE].dropna()
+    bands = ",".join(f"{float(r):g}={float(g):g}"
+                     for r, g in zip(rows["rating"], rows["grade"], strict=True))
+    return {"rel": f"graded:{bands}",
+            "grade_min": f"{float(state.get(keys.REL_GRADE_THRESHOLD, 1)):g}"}
+
+
+def write_link(prepared: Prepared | None) -> dict[str, str]:
+    """Put the session's settings into the URL (and the workspace's saved view)."""
+    state = st.session_state
+    params = current_params(prepared)
+    params.update(state.get(keys.LINK_PENDING) or {})  # still to be read: kept in the link
+    if params != st.query_params.to_dict():
+        st.query_params.from_dict(params)
+        if state.get(keys.WORKSPACE):
+            store = workspace_store()
+            if store.open(state[keys.WORKSPACE]):
+                store.save_settings(state[keys.WORKSPACE], params)
+    return params
+
+
+def link(params: dict[str, str]) -> str:
+    """The address of this view (the page's URL with the settings)."""
+    base = (st.context.url or "").split("?")[0]
+    return f"{base}?{urlencode(params)}"

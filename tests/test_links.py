@@ -1,0 +1,132 @@
+"""Links and workspaces in the app (AppTest): the URL holds every setting and the workspace id,
+a link reopens the same view with the same uploaded files, a bad value in a link falls back
+to the default with a notice, and deleting a workspace removes its files."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import dashboard.store
+from tests.test_app import APP, go, ok, plain, upload
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+
+def opened(params: dict[str, str], page: str | None = None) -> AppTest:
+    """A new session opening a link with ``params`` (on ``page``)."""
+    at = AppTest.from_file(APP, default_timeout=90)
+    at.query_params.update(params)
+    at.run()
+    if page:
+        go(at, page)
+    ok(at)
+    return at
+
+
+def notices(at: AppTest) -> list[str]:
+    return [plain(w.value) for w in at.warning if "link" in w.value]
+
+
+def link_of(at: AppTest) -> dict[str, str]:
+    return {name: str(value) for name, value in at.query_params.items()}
+
+
+def uploaded_workspace() -> tuple[AppTest, str]:
+    at = opened({}, "app_pages/data.py")
+    upload(at, 1, "ratings.csv")
+    upload(at, 0, "als_model.csv", "popular_items.tsv")
+    workspace = at.session_state["workspace"]
+    assert workspace and link_of(at)["ws"] == workspace
+    return at, workspace
+
+
+def test_a_link_reopens_the_uploads_and_settings_after_a_restart():
+    at, workspace = uploaded_workspace()
+    at.slider(key="cutoff").set_value(7).run()
+    at.sidebar.selectbox(key="preset").set_value("trec_eval").run()
+    go(at, "app_pages/significance.py")
+    at.selectbox(key="significance_metric").set_value("map").run()
+    at.selectbox(key="significance_test").set_value("t").run()
+    params = link_of(at)
+    assert {"ws": workspace, "data": "uploads", "k": "7", "preset": "trec_eval",
+            "metric": "map", "test": "t"}.items() <= params.items()
+    dashboard.store._STORE = None  # the server restarts: the store is opened again
+    again = opened(params, "app_pages/significance.py")
+    assert again.session_state["dataset"] == "uploads"
+    assert [spec.name for spec in again.session_state["uploads"].runs] == [
+        "als_model", "popular_items"]
+    assert again.session_state["cutoff"] == 7
+    assert again.session_state["significance_metric"] == "map"
+    assert again.session_state["conv_gain"] == "linear"  # the preset's options
+    assert notices(again) == []
+    assert link_of(again) == params
+    bare = opened({"ws": workspace})  # the workspace alone reopens its last view
+    assert bare.session_state["cutoff"] == 7 and bare.session_state["dataset"] == "uploads"
+
+
+def test_a_session_without_the_link_sees_none_of_the_uploads():
+    uploaded_workspace()
+    other = opened({})
+    assert other.session_state["dataset"] == "movies"
+    assert other.session_state["uploads"].runs == []
+    assert "ws" not in link_of(other)
+
+
+@pytest.mark.parametrize(("params", "said"), [
+    ({"model": "<script>alert(1)</script>"}, "model = “<script>alert(1)</script>” was not used"),
+    ({"k": "500"}, "k = “500” was not used: K is a whole number from 1 to 50"),
+    ({"k": "0"}, "k = “0” was not used"),
+    ({"kmax": "ten"}, "kmax = “ten” was not used"),
+    ({"metric": "accuracy"}, "metric = “accuracy” was not used: the metric must be one of"),
+    ({"metrics": "ndcg,auc"}, "metrics = “ndcg,auc” was not used"),
+    ({"rel": "graded:5=3,4=oops"}, "relevance “graded:5=3,4=oops” was not used"),
+    ({"rel": "graded:5=3,5=2"}, "lists a rating twice"),
+    ({"rel": "graded:5=0,4=0"}, "nothing is relevant"),
+    ({"rel": "graded:5=3,4=2", "grade_min": "7"}, "no rating has the grade 7"),
+    ({"rel": "binary:nan"}, "every number must be finite"),
+    ({"user": "<b>bold</b>"}, "user = “<b>bold</b>” was not used: it is not a user"),
+    ({"ws": "../../etc/passwd"}, "workspace does not exist on this server"),
+    ({"ws": "A" * 24}, "workspace does not exist on this server"),
+    ({"data": "nothing"}, "data = “nothing” was not used"),
+    ({"preset": "sklearn"}, "preset = “sklearn” was not used"),
+    ({"confidence": "2"}, "confidence = “2” was not used"),
+    ({"colour": "red"}, "setting “colour” = “red” is unknown"),
+])
+def test_a_bad_value_in_a_link_falls_back_with_a_notice(params, said):
+    at = opened(params, "app_pages/head_to_head.py")
+    assert any(said in text for text in notices(at)), notices(at)
+    assert at.session_state["dataset"] == "movies"
+    assert at.session_state["cutoff"] == 10  # the defaults are in force
+    for element in at.markdown:
+        assert "<b>" not in element.value and "<script>" not in element.value
+    at.button(key="dismiss_link_notices").click().run()
+    assert notices(at) == []
+
+
+def test_valid_values_of_every_kind_are_taken():
+    params = {"data": "movies", "rel": "graded:3=1,4=2,5=3", "grade_min": "2", "kmax": "20",
+              "k": "5", "a": "random", "b": "personalized", "user": "u0007",
+              "h2h_metric": "recall", "preset": "custom", "gain": "linear",
+              "ideal": "retrieved", "confidence": "0.9"}
+    at = opened(params, "app_pages/head_to_head.py")
+    assert notices(at) == []
+    state = at.session_state
+    assert (state["h2h_a"], state["h2h_b"], state["h2h_user"]) == ("random", "personalized",
+                                                                   "u0007")
+    assert state["rel_kind"] == "graded" and state["rel_grade_threshold"] == 2
+    assert (state["max_cutoff"], state["cutoff"]) == (20, 5)
+    assert state["conv_ideal"] == "retrieved"
+    assert params.items() <= link_of(at).items()
+
+
+def test_deleting_the_workspace_removes_its_files():
+    at, workspace = uploaded_workspace()
+    store = dashboard.store.workspace_store()
+    assert store.files(workspace)
+    at.button(key="delete_workspace").click().run()
+    ok(at)
+    assert store.files(workspace) == [] and not store.open(workspace)
+    assert at.session_state["dataset"] == "movies" and "ws" not in link_of(at)
+    gone = opened({"ws": workspace})
+    assert any("does not exist" in text for text in notices(gone))
