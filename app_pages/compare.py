@@ -56,7 +56,7 @@ if metrics:
             band_table, band_cutoffs = cached.bands(prepared, settings, tuple(metrics), level)
     figure = metric_curves(cached.curves(prepared, settings), metrics, k, prepared.colors,
                            bands=band_table, confidence=level, list_end=prepared.longest_list)
-    show_chart(figure, "compare_chart")
+    show_chart(figure, "compare_chart", name=("curves", *metrics, "K", k))
     if show_bands:
         note = (f"Shaded: the {level:.0%} bootstrap confidence band of each model's mean (its "
                 f"users resampled {N_BOOTSTRAP:,} times).")

@@ -3,6 +3,7 @@
 import streamlit as st
 
 from dashboard import cached, keys, uploads
+from dashboard.controls import download_table, file_name
 from dashboard.demos import DEMOS
 from dashboard.extras import EXTRA_KINDS, extra_specs, remove_extra, take_extra, uploader_key
 from dashboard.files import FileSpec
@@ -71,6 +72,8 @@ def describe(spec: FileSpec, table: LoadedTable, checks: list[str]) -> None:
         st.warning(md(in_app(warning)), icon=":material/warning:")
     with st.expander("Preview: the first 10 rows as read"):
         st.dataframe(table.head(10), hide_index=True)
+        download_table(table.head(10), file_name("first 10 rows of", spec.file_name,
+                                                 suffix=".csv"), f"preview_csv_{spec.id}")
 
 
 def edit_controls(spec: FileSpec, table: LoadedTable | None) -> None:

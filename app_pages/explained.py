@@ -7,7 +7,7 @@ import streamlit as st
 
 from dashboard import cached, keys
 from dashboard.charts import show_chart
-from dashboard.controls import download_table, ensure_choice
+from dashboard.controls import download_table, ensure_choice, file_name
 from dashboard.demos import DEMOS
 from dashboard.prepared import Prepared
 from dashboard.session import header, require_data
@@ -222,7 +222,8 @@ def explain_ndcg_page(settings: Settings) -> None:
         "0.43, …); the products add up to DCG."
     )
     st.dataframe(shown(b.ranked), hide_index=True, column_config=ROW_COLUMNS, key="ranked_rows")
-    download_table(b.ranked, f"ndcg_at_{k}_of_one_user.csv", "ranked_rows_csv")
+    download_table(b.ranked, file_name("ndcg_at", k, "of", model, "for user", user,
+                                       suffix=".csv"), "ranked_rows_csv")
     st.caption(
         "Both gains side by side: 2^g − 1 about doubles with each grade (grades 1, 2, 3 give "
         "1, 3, 7), so exponential gain favours highly relevant items: one item of grade 3 is "
@@ -231,10 +232,12 @@ def explain_ndcg_page(settings: Settings) -> None:
     )
     st.markdown(f"**The ideal list: {IDEAL_WORDS[b.conventions.ideal]}, sorted by gain**")
     st.dataframe(shown(b.ideal), hide_index=True, column_config=ROW_COLUMNS, key="ideal_rows")
-    download_table(b.ideal, f"ideal_list_at_{k}_of_one_user.csv", "ideal_rows_csv")
+    download_table(b.ideal, file_name("ideal_list_at", k, "for user", user, suffix=".csv"),
+                   "ideal_rows_csv")
     st.caption("Items without gain add nothing to IDCG and are left out of the ideal list.")
     if b.idcg > 0 or b.dcg > 0:
-        show_chart(ndcg_contributions(b, prepared.colors[model], model), "ndcg_bars")
+        show_chart(ndcg_contributions(b, prepared.colors[model], model), "ndcg_bars",
+                   name=("ndcg_at", k, "of", model, "for user", user))
 
     st.subheader("The same user under each convention")
     variants = cached.convention_variants(prepared, settings, model, user)
@@ -246,7 +249,9 @@ def explain_ndcg_page(settings: Settings) -> None:
         table.index = [f"gain {GAIN_WORDS[g]}" for g in GAINS]
         table.columns = [f"ideal from {IDEAL_WORDS[i]}" for i in IDEALS]
     st.dataframe(highlighted(side_by_side, active), key="variants")
-    download_table(side_by_side, f"ndcg_at_{k}_under_each_convention.csv", "variants_csv")
+    download_table(side_by_side, file_name("ndcg_at", k, "of", model, "for user", user,
+                                            "under each convention", suffix=".csv"),
+                   "variants_csv")
     st.caption(f"NDCG@{k} of this user; green: the conventions in use. Libraries differ here: "
                "trec_eval uses linear gain and the ground-truth ideal; scikit-learn's "
                "ndcg_score fed the recommended rows uses the retrieved ideal.")
@@ -303,7 +308,8 @@ def explain_binary_page(settings: Settings) -> None:
         columns.append("precision")
     st.dataframe(shown(a.ranked[columns]), hide_index=True, column_config=ROW_COLUMNS,
                  key="metric_rows")
-    download_table(a.ranked[columns], f"{metric}_at_{k}_of_one_user.csv", "metric_rows_csv")
+    download_table(a.ranked[columns], file_name(metric, "at", k, "of", model, "for user", user,
+                                                suffix=".csv"), "metric_rows_csv")
     st.subheader("The same user under each convention")
     st.markdown(CONVENTION_NOTES[metric])
     variants = cached.metric_choices(prepared, settings, model, user, metric)
@@ -313,7 +319,9 @@ def explain_binary_page(settings: Settings) -> None:
     active = variants.set_index(["option", "choice"])[["active"]]
     active.columns = [label]
     st.dataframe(highlighted(table, active), key="metric_variants")
-    download_table(table, f"{metric}_at_{k}_under_each_convention.csv", "metric_variants_csv")
+    download_table(table, file_name(metric, "at", k, "of", model, "for user", user,
+                                     "under each convention", suffix=".csv"),
+                   "metric_variants_csv")
     st.caption(f"{label} of this user; green: the settings in use (the relevance threshold is "
                "set in the sidebar).")
 

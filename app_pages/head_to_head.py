@@ -7,7 +7,7 @@ import streamlit as st
 
 from dashboard import cached, keys
 from dashboard.charts import show_chart
-from dashboard.controls import download_table, ensure_choice
+from dashboard.controls import download_table, ensure_choice, file_name
 from dashboard.navigation import explain_in_ndcg
 from dashboard.segment_choice import segment_filter
 from dashboard.session import header, require_data
@@ -71,13 +71,14 @@ if pairs.empty:
     st.stop()
 wins, ties, losses = outcome_counts(pairs)
 colors = {model_a: prepared.colors[model_a], model_b: prepared.colors[model_b]}
-show_chart(win_tie_loss(wins, ties, losses, model_a, model_b, label, colors), "h2h_outcomes")
+show_chart(win_tie_loss(wins, ties, losses, model_a, model_b, label, colors), "h2h_outcomes",
+           name=(model_b, "vs", model_a, "users", label))
 st.caption(f"On the {len(pairs):,} users both models count. The Significance page tells "
            "whether the difference in means is more than chance.")
 
 chart_column, tables_column = st.columns([3, 2])
 show_chart(head_to_head_scatter(pairs, model_a, model_b, label, colors), "h2h_scatter",
-           where=chart_column)
+           where=chart_column, name=(model_b, "vs", model_a, "scatter", label))
 chart_column.caption(f"Each dot is the users with these two values: {a}'s across, {b}'s up. "
                      f"Above the dashed diagonal {b} does better, below it {a}.")
 value_columns = {
@@ -160,6 +161,8 @@ for column, model, side in ((left, model_a, "a"), (right, model_b, "b")):
     column.markdown(f"**{md(model)}'s top {k}**: {hits} relevant item(s)")
     column.dataframe(shown.style.apply(hit_rows, axis=None), hide_index=True,
                      key=keys.h2h_list(side), column_config=list_columns)
+    download_table(shown, file_name("top", k, "of", model, "for user", user, suffix=".csv"),
+                   f"{keys.h2h_list(side)}_csv", where=column)
     if column.button(f"Explain {model}'s NDCG@{k} for this user", key=keys.h2h_explain(side),
                      icon=":material/calculate:",
                      help="Open Metrics explained on this user's NDCG under this model."):
@@ -167,15 +170,16 @@ for column, model, side in ((left, model_a, "a"), (right, model_b, "b")):
 
 st.markdown(f"**What user {md(user)} rated**")
 truth = both.truth
+rated = pd.DataFrame({
+    "item": truth["item"],
+    "rating": [rating_text(v) for v in truth["rating"]],
+    "grade": truth["grade"],
+    "relevant": ["✓" if r else "" for r in truth["relevant"]],
+    "rank_a": [rank_text(r) for r in truth["rank_a"]],
+    "rank_b": [rank_text(r) for r in truth["rank_b"]],
+})
 st.dataframe(
-    pd.DataFrame({
-        "item": truth["item"],
-        "rating": [rating_text(v) for v in truth["rating"]],
-        "grade": truth["grade"],
-        "relevant": ["✓" if r else "" for r in truth["relevant"]],
-        "rank_a": [rank_text(r) for r in truth["rank_a"]],
-        "rank_b": [rank_text(r) for r in truth["rank_b"]],
-    }),
+    rated,
     hide_index=True, key="h2h_truth",
     column_config={
         "item": st.column_config.TextColumn("Item"),
@@ -186,5 +190,9 @@ st.dataframe(
         "rank_b": st.column_config.TextColumn(f"Rank in {model_b}'s list"),
     },
 )
+download_table(rated.rename(columns={"rank_a": f"rank in {model_a}",
+                                     "rank_b": f"rank in {model_b}"}),
+               file_name("ratings of user", user, "ranked by", model_a, "and", model_b,
+                         suffix=".csv"), "h2h_truth_csv")
 st.caption(f"Highest grade first, then highest rating. Only the top {k} of each list count "
            "towards the metrics.")

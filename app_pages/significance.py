@@ -174,7 +174,8 @@ st.caption(f"**Group:** models sharing a letter are not significantly different 
 
 st.subheader("Every pair of models")
 order = result.models["model"].tolist()
-show_chart(pairwise_matrix(result.pairs, order, label), "significance_matrix")
+show_chart(pairwise_matrix(result.pairs, order, label), "significance_matrix",
+           name=("significance", label))
 st.caption(
     "Read each row as a sentence: the row's model compared with the column's model. The "
     "number is the difference of their means (row minus column); under it, the corrected "

@@ -69,11 +69,15 @@ if result is not None:
                f"baseline chosen in the sidebar), on the {result.models['users'].iloc[0]:,} "
                f"users every model counts, with its {result.confidence:.0%} bootstrap "
                f"interval ({how_tested(result)}).")
+download_table(cached.per_user_values(prepared, settings, metric),
+               f"per_user_{metric}_at_{k}_every_model.csv", "per_user_csv",
+               label="Download every user's value (all models) as CSV")
 
 left, right = st.columns(2)
 show_chart(distribution(values, metric, k, prepared.colors, kind=state[keys.USERS_CHART]),
-           "users_distribution", where=left)
-show_chart(ecdf(values, metric, k, prepared.colors), "users_ecdf", where=right)
+           "users_distribution", where=left, name=("distribution", label))
+show_chart(ecdf(values, metric, k, prepared.colors), "users_ecdf", where=right,
+           name=("ecdf", label))
 st.caption("Right: the share of users scoring at most x. A curve further right is better; "
            "where it starts above 0 at x = 0, that share of users gets nothing relevant.")
 

@@ -321,6 +321,18 @@ def per_user(prepared: Prepared, settings: Settings, metric: str) -> dict[str, n
             for model in ev.models}
 
 
+@st.cache_data(max_entries=8, ttl=HOUR, show_spinner="Collecting every user's values…",
+               hash_funcs=HASH)
+def per_user_values(prepared: Prepared, settings: Settings, metric: str) -> pd.DataFrame:
+    """``metric`` at the chosen K for every user (rows) and model (columns); empty where a
+    model does not count the user."""
+    table = _evaluation(prepared, settings).per_user_table([metric], [settings.cutoff])
+    wide = table.pivot(index="user", columns="model", values="value")
+    wide = wide.reindex(columns=prepared.models)
+    wide.columns.name = None
+    return wide.reset_index()
+
+
 @st.cache_data(max_entries=32, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
 def spread(prepared: Prepared, settings: Settings, metric: str) -> pd.DataFrame:
     return distribution_summary(_evaluation(prepared, settings), metric, settings.cutoff)

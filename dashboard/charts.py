@@ -7,12 +7,13 @@ theme and none lacks words.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import plotly.graph_objects as go
 import streamlit as st
 
+from dashboard.controls import chart_config
 from rankmetrics.figures_text import recolored, text_alternative
-
-CHART_CONFIG = {"displaylogo": False}
 
 
 def page_theme() -> str:
@@ -20,8 +21,9 @@ def page_theme() -> str:
     return "dark" if st.context.theme.type == "dark" else "light"
 
 
-def show_chart(figure: go.Figure, key: str, *, where=st) -> None:
+def show_chart(figure: go.Figure, key: str, *, where=st, name: Sequence[object] = ()) -> None:
     """Draw ``figure`` in the page's theme, its gist in words as the chart's text
-    alternative."""
+    alternative; its camera icon saves it as an image named after ``name`` (the words that
+    say what it shows; ``key`` when none)."""
     where.plotly_chart(recolored(figure, page_theme()), key=key, theme="streamlit",
-                       config=CHART_CONFIG, alt=text_alternative(figure))
+                       config=chart_config(*(name or (key,))), alt=text_alternative(figure))

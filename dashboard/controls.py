@@ -6,6 +6,7 @@ ids from the user's files as they are, and a spreadsheet runs an id such as
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import pandas as pd
@@ -63,3 +64,32 @@ def table_csv(frame: pd.DataFrame) -> str:
     if any(name is not None for name in frame.index.names):
         frame = frame.reset_index()
     return to_csv(frame, formulas="quoted")
+
+
+#: Charts saved from the browser (the camera icon) at a size for a paper or a slide.
+CHART_WIDTH, CHART_HEIGHT, PNG_SCALE = 1200, 700, 2
+
+
+def file_name(*parts: object, suffix: str = "") -> str:
+    """A download's file name from the words that say what it holds (model names and user
+    ids included): letters, digits, ``.``, ``-`` and ``_`` only, at most 120 characters.
+
+    >>> file_name("top", 10, "of", "ALS v2", "for user", "<b>7</b>", suffix=".csv")
+    'top_10_of_ALS_v2_for_user_b_7_b.csv'
+    """
+    words = [re.sub(r"[^A-Za-z0-9.-]+", "_", str(part)).strip("_.") for part in parts]
+    return "_".join(word for word in words if word)[:120] + suffix
+
+
+def chart_config(*name: object) -> dict:
+    """A chart's Plotly settings: its camera icon saves it, named after ``name``, as PNG or
+    SVG (the sidebar's choice) at publication size, drawn by the browser."""
+    image_format = st.session_state.get(keys.CHART_FORMAT, "png")
+    return {
+        "displaylogo": False,
+        "toImageButtonOptions": {
+            "format": image_format, "filename": file_name(*name),
+            "width": CHART_WIDTH, "height": CHART_HEIGHT,
+            "scale": PNG_SCALE if image_format == "png" else 1,
+        },
+    }

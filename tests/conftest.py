@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+from streamlit.testing.v1 import app_test
 
 from rankmetrics import Evaluation, RelevanceMapping, evaluate
 from rankmetrics.io import read_run, read_truth
@@ -101,6 +103,30 @@ def workspace_folder(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("workspaces")
     os.environ["RANKMETRICS_WORKSPACES"] = str(folder)
     return folder
+
+
+@pytest.fixture
+def downloaded(monkeypatch):
+    """The text a download button saves: AppTest keeps each run's files in a store of its
+    own, so the stores are kept here to read the button's file from."""
+    stores = []
+
+    class KeptStorage(MemoryMediaFileStorage):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            stores.append(self)
+
+    monkeypatch.setattr(app_test, "MemoryMediaFileStorage", KeptStorage)
+
+    def read(at, key: str, *, name: bool = False) -> str:
+        """The file's text (its file name with ``name``)."""
+        button = at.get("download_button")
+        found = [b.proto.url for b in button if b.proto.id.endswith(f"-{key}")]
+        assert found, f"no download button {key}"
+        saved = stores[-1].get_file(found[0].rsplit("/", 1)[-1])
+        return saved.filename if name else saved.content.decode()
+
+    return read
 
 
 @pytest.hookimpl(hookwrapper=True)

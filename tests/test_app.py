@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
-from streamlit.testing.v1 import AppTest, app_test
+from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
@@ -581,37 +580,19 @@ DOWNLOADS = {
     "app_pages/compare.py": {"compare_table_csv": "metrics_at_10.csv",
                              "compare_baseline_csv": "difference_from_baseline_at_10.csv"},
     "app_pages/users.py": {"users_summary_csv": "users_ndcg_at_10.csv",
+                           "per_user_csv": "per_user_ndcg_at_10_every_model.csv",
                            "worst_table_csv": "worst_users_ndcg_at_10.csv"},
     "app_pages/significance.py": {"significance_models_csv": "models_ndcg_at_10.csv",
                                   "significance_pairs_csv": "pairs_ndcg_at_10.csv"},
     "app_pages/head_to_head.py": {"h2h_b_ahead_csv": "b_beats_a_ndcg_at_10.csv",
-                                  "h2h_a_ahead_csv": "a_beats_b_ndcg_at_10.csv"},
-    "app_pages/explained.py": {"ranked_rows_csv": "ndcg_at_10_of_one_user.csv",
-                          "ideal_rows_csv": "ideal_list_at_10_of_one_user.csv",
-                          "variants_csv": "ndcg_at_10_under_each_convention.csv"},
+                                  "h2h_a_ahead_csv": "a_beats_b_ndcg_at_10.csv",
+                                  "h2h_list_a_csv": "top_10_of_personalized_for_user_",
+                                  "h2h_list_b_csv": "top_10_of_top_heavy_for_user_",
+                                  "h2h_truth_csv": "ratings_of_user_"},
+    "app_pages/explained.py": {"ranked_rows_csv": "ndcg_at_10_of_popularity_for_user_",
+                               "ideal_rows_csv": "ideal_list_at_10_for_user_",
+                               "variants_csv": "ndcg_at_10_of_popularity_for_user_"},
 }
-
-
-@pytest.fixture
-def downloaded(monkeypatch):
-    """The text a download button saves: AppTest keeps each run's files in a store of its
-    own, so the stores are kept here to read the button's file from."""
-    stores = []
-
-    class KeptStorage(MemoryMediaFileStorage):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, **kwargs)
-            stores.append(self)
-
-    monkeypatch.setattr(app_test, "MemoryMediaFileStorage", KeptStorage)
-
-    def read(at: AppTest, key: str) -> str:
-        button = at.get("download_button")
-        found = [b.proto.url for b in button if b.proto.id.endswith(f"-{key}")]
-        assert found, f"no download button {key}"
-        return stores[-1].get_file(found[0].rsplit("/", 1)[-1]).content.decode()
-
-    return read
 
 
 def test_streamlits_own_table_export_is_off():
@@ -624,8 +605,10 @@ def test_every_table_page_has_its_downloads(page, downloaded):
     at = start("movies", page)
     buttons = {b.proto.id.rsplit("-", 1)[-1]: b for b in at.get("download_button")}
     assert set(buttons) == set(DOWNLOADS[page])
-    for key in DOWNLOADS[page]:
+    for key, name in DOWNLOADS[page].items():
         assert downloaded(at, key).count("\n") >= 2
+        saved_name = downloaded(at, key, name=True)
+        assert saved_name.startswith(name), (saved_name, name)
 
 
 def test_a_download_holds_the_tables_numbers_unrounded(downloaded):

@@ -4,11 +4,15 @@ to the default with a notice, and deleting a workspace removes its files."""
 
 from __future__ import annotations
 
+import io
+import json
+
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
 import dashboard.store
-from tests.test_app import APP, go, ok, plain, upload
+from tests.test_app import APP, MOVIE_MODELS, go, ok, plain, upload
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -130,3 +134,27 @@ def test_deleting_the_workspace_removes_its_files():
     assert at.session_state["dataset"] == "movies" and "ws" not in link_of(at)
     gone = opened({"ws": workspace})
     assert any("does not exist" in text for text in notices(gone))
+
+
+def test_every_users_value_downloads_for_every_model(downloaded, movie_evaluation):
+    at = opened({"kmax": "10", "k": "5", "rel": "binary:4", "users_metric": "recall"},
+                "app_pages/users.py")
+    saved = pd.read_csv(io.StringIO(downloaded(at, "per_user_csv")))
+    assert list(saved.columns) == ["user", *MOVIE_MODELS]
+    assert downloaded(at, "per_user_csv", name=True) == "per_user_recall_at_5_every_model.csv"
+    for model in MOVIE_MODELS:
+        expected = movie_evaluation.per_user_at(model, "recall", 5)
+        values = saved.set_index("user")[model].dropna()
+        assert values.sort_index().to_numpy() == pytest.approx(
+            expected.sort_index().to_numpy(), rel=1e-9)  # written with 10 digits
+
+
+def test_charts_save_as_png_or_svg_at_publication_size():
+    at = opened({}, "app_pages/users.py")
+    options = json.loads(at.get("plotly_chart")[0].proto.config)["toImageButtonOptions"]
+    assert options == {"format": "png", "filename": "distribution_NDCG_10", "width": 1200,
+                       "height": 700, "scale": 2}
+    at.sidebar.radio(key="chart_format").set_value("svg").run()
+    options = json.loads(at.get("plotly_chart")[0].proto.config)["toImageButtonOptions"]
+    assert options["format"] == "svg" and options["scale"] == 1
+    assert link_of(at)["chart"] == "histogram"
