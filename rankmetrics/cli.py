@@ -36,10 +36,12 @@ from rankmetrics.io import (
     read_truth,
 )
 from rankmetrics.k_report_cli import add_k_report_parser, run_k_report
+from rankmetrics.latex import latex_table
 from rankmetrics.metrics import MAIN_METRICS, METRICS, check_metrics
 from rankmetrics.relevance import RelevanceMapping, parse_grade_table, suggest_mapping
 from rankmetrics.runtime import prefer_ordinary_pages
 from rankmetrics.segments_cli import add_segment_options, segment_cutoff, segment_report
+from rankmetrics.stats import CORRECTIONS, TESTS
 
 DEFAULT_CUTOFFS = (1, 3, 5, 10, 20, 50, 100)
 #: Largest K of ``--max-cutoff``: the whole curve prints K rows per model and metric.
@@ -108,8 +110,11 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--per-user", action="store_true",
                     help="one row per model, user, metric and cutoff")
     add_segment_options(ev)
-    ev.add_argument("--format", choices=("csv", "json", "table"), default="csv",
-                    help="output format (default: csv)")
+    ev.add_argument("--format", choices=("csv", "json", "table", "latex"), default="csv",
+                    help="output format (default: csv); latex: a table of the models at the "
+                    "cutoffs, with superscripts naming the models each one is significantly "
+                    "better than (--test and --correction choose the test, as for segments)")
+    _confidence_option(ev)
     ev.add_argument("--output", metavar="PATH", help="write to PATH instead of stdout")
     ev.add_argument("--csv-formulas", choices=FORMULA_MODES, default="quoted",
                     help="CSV text cells starting with =, +, -, @, tab or carriage return "
@@ -156,6 +161,21 @@ def _beyond_arguments(ev: argparse.ArgumentParser) -> None:
     beyond.add_argument("--distribution", choices=DISTRIBUTION, default="catalogue",
                         help="Gini and entropy over the whole catalogue (default) or only "
                         "the items recommended at least once")
+
+
+def _significance_options(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--test", choices=TESTS, default="randomization",
+                         help="the paired test of the significance markers (default: "
+                         "%(default)s)")
+    command.add_argument("--correction", choices=CORRECTIONS, default="holm",
+                         help="the correction for testing many pairs (default: %(default)s)")
+    _confidence_option(command)
+
+
+def _confidence_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--confidence", type=float, default=0.95, metavar="LEVEL",
+                         help="confidence level; 1 - LEVEL is the significance level "
+                         "(default: %(default)s)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -417,6 +437,13 @@ def _render(
     table: pd.DataFrame, args: argparse.Namespace, conventions, mapping, evaluation
 ) -> str:
     fmt, per_user = args.format, args.per_user
+    if fmt == "latex":
+        if per_user:
+            raise ValueError("--format latex writes a table of means: leave out --per-user.")
+        cutoffs = sorted({int(k) for k in table["cutoff"].dropna()})
+        return latex_table(evaluation, list(dict.fromkeys(table["metric"])), cutoffs,
+                           test=args.test, correction=args.correction,
+                           confidence=args.confidence)
     if fmt == "csv":
         return to_csv(table, formulas=args.csv_formulas)
     if fmt == "json":

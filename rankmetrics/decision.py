@@ -1,0 +1,188 @@
+"""The decision in words: which model wins on which metric at which K, by how much, whether the
+data can tell, and whether the answer holds across K.
+
+A director reads sentences, not matrices. Each sentence is built from a
+:class:`rankmetrics.stats.ModelComparison` (its ``leaders()``: one significantly best model,
+or the group the data cannot tell apart) and from the means at every K (does the model with
+the highest mean change with K?). Four kinds of verdict: a clear winner, a tie (equal means),
+a leader the data cannot separate from the others (not significant), and a leader that
+changes with K.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rankmetrics.evaluate import Evaluation
+from rankmetrics.metrics import METRICS
+from rankmetrics.stats import CORRECTION_NAMES, TEST_NAMES, ModelComparison, compare_models
+
+#: The cutoffs at which "does the leader change with K" is checked (those up to the largest K).
+CHECKED_CUTOFFS = (1, 3, 5, 10, 20, 50, 100)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome on one metric at one cutoff.
+
+    ``kind`` is ``winner`` (one model significantly better than every other), ``tie`` (the
+    highest means are equal) or ``not_significant`` (a leader the data cannot separate from
+    ``leaders[1:]``). ``runner_up`` is the model with the second highest mean; ``difference``
+    and its interval are best minus runner-up, on the ``users`` every model counts."""
+
+    metric: str
+    cutoff: int | None
+    kind: str
+    leaders: tuple[str, ...]
+    best: str
+    runner_up: str
+    best_mean: float
+    runner_up_mean: float
+    difference: float
+    ci_low: float
+    ci_high: float
+    p_corrected: float
+    users: int
+    test: str
+    correction: str
+    confidence: float
+
+
+def verdict(comparison: ModelComparison, metric: str, cutoff: int | None) -> Verdict:
+    """The verdict of a comparison of at least two models."""
+    ranked = comparison.models
+    if len(ranked) < 2:
+        raise ValueError("A verdict compares at least two models; the comparison has "
+                         f"{len(ranked)}.")
+    leaders, single = comparison.leaders()
+    best, runner_up = str(ranked["model"].iloc[0]), str(ranked["model"].iloc[1])
+    row = comparison.pair(runner_up, best)
+    best_mean, runner_up_mean = float(ranked["mean"].iloc[0]), float(ranked["mean"].iloc[1])
+    if single:
+        kind = "winner"
+    elif best_mean == runner_up_mean:
+        kind = "tie"
+    else:
+        kind = "not_significant"
+    return Verdict(metric, cutoff, kind, tuple(map(str, leaders)), best, runner_up, best_mean,
+                   runner_up_mean, float(row["difference"]), float(row["ci_low"]),
+                   float(row["ci_high"]), float(row["p_corrected"]), int(ranked["users"].iloc[0]),
+                   comparison.test, comparison.correction, comparison.confidence)
+
+
+def label(metric: str, cutoff: int | None) -> str:
+    return METRICS[metric].label + (f"@{cutoff}" if cutoff is not None else "")
+
+
+def describe_verdict(found: Verdict) -> str:
+    """One sentence: the winner and by how much, a tie, or a lead that is not significant.
+
+    >>> found = Verdict("ndcg", 10, "winner", ("B",), "B", "A", 0.42, 0.40, 0.02, 0.012,
+    ...                 0.031, 0.003, 1100, "randomization", "holm", 0.95)
+    >>> describe_verdict(found)  # doctest: +NORMALIZE_WHITESPACE
+    'On NDCG@10, B is the best model: 0.420 against 0.400 for A (the next best), +0.020 (95%
+    interval 0.012 to 0.031), significantly better than every other model (randomization
+    test, Holm correction, p = 0.003 against A; 1,100 users).'
+    """
+    name = label(found.metric, found.cutoff)
+    tests = f"{TEST_NAMES[found.test]}, {CORRECTION_NAMES[found.correction]} correction"
+    users = f"{found.users:,} users"
+    if found.kind == "tie":
+        tied = _join(found.leaders if len(found.leaders) > 1 else (found.best, found.runner_up))
+        return (f"On {name}, {tied} are tied: the same mean, {found.best_mean:.3f} ({users}); "
+                "nothing separates them.")
+    places = 3 if abs(found.difference) >= 0.01 or found.difference == 0 else 5
+    gap = (f"{found.difference:+.{places}f} ({found.confidence:.0%} interval "
+           f"{found.ci_low:.{places}f} to {found.ci_high:.{places}f})")
+    means = (f"{found.best_mean:.3f} against {found.runner_up_mean:.3f} for {found.runner_up} "
+             "(the next best)")
+    if found.kind == "winner":
+        return (f"On {name}, {found.best} is the best model: {means}, {gap}, significantly "
+                f"better than every other model ({tests}, {_p(found.p_corrected)} against "
+                f"{found.runner_up}; {users}).")
+    return (f"On {name}, {found.best} has the highest mean, {means}, {gap}, but the lead is "
+            f"not significant ({tests}, {_p(found.p_corrected)}; {users}): the data cannot "
+            f"tell {_join(found.leaders)} apart.")
+
+
+def leader_by_cutoff(evaluation: Evaluation, metric: str,
+                     cutoffs: Sequence[int] | None = None) -> list[tuple[int, tuple[str, ...]]]:
+    """The models with the highest mean of ``metric`` at each cutoff (one, unless several
+    share it), at ``CHECKED_CUTOFFS`` up to the evaluation's largest K, and that K
+    by default."""
+    if cutoffs is None:
+        cutoffs = sorted({k for k in CHECKED_CUTOFFS if k <= evaluation.max_cutoff}
+                         | {evaluation.max_cutoff})
+    means = evaluation.means([metric])
+    out = []
+    for k in cutoffs:
+        values = {model: means[model][metric][k - 1] for model in evaluation.models}
+        top = max(values.values())
+        out.append((k, tuple(model for model, value in values.items() if value == top)))
+    return out
+
+
+def describe_across_cutoffs(metric: str,
+                            leaders: Sequence[tuple[int, tuple[str, ...]]]) -> str:
+    """Whether the model with the highest mean stays the same at every K checked.
+
+    >>> describe_across_cutoffs("ndcg", [(1, ("A",)), (5, ("A",)), (10, ("B",))])
+    'The leader on NDCG changes with K: A at K = 1 to 5, B at K = 10.'
+    >>> describe_across_cutoffs("ndcg", [(1, ("A", "B")), (5, ("A", "B"))])
+    'A and B share the highest NDCG at every K checked (1 and 5).'
+    """
+    runs: list[list] = []
+    for k, models in leaders:
+        if runs and runs[-1][0] == models:
+            runs[-1][2] = k
+        else:
+            runs.append([models, k, k])
+    name = METRICS[metric].label
+    cutoffs = _join([str(k) for k, _ in leaders])
+    if len(runs) == 1:
+        models = runs[0][0]
+        verb = "has" if len(models) == 1 else "share"
+        return f"{_join(models)} {verb} the highest {name} at every K checked ({cutoffs})."
+    parts = [f"{_join(models)} at K = {low}" + (f" to {high}" if high != low else "")
+             for models, low, high in runs]
+    return f"The leader on {name} changes with K: {', '.join(parts)}."
+
+
+def decision_summary(
+    evaluation: Evaluation,
+    metrics: Sequence[str],
+    cutoff: int,
+    *,
+    test: str = "randomization",
+    correction: str = "holm",
+    confidence: float = 0.95,
+    n_permutations: int = 10_000,
+    n_bootstrap: int = 1_000,
+    seed: int | None = 0,
+) -> list[tuple[Verdict, str, str]]:
+    """For each metric: the verdict at ``cutoff``, its sentence, and the sentence saying
+    whether the leader holds across K."""
+    out = []
+    for metric in metrics:
+        metric_cutoff = cutoff if METRICS[metric].has_cutoff else None
+        comparison = compare_models(evaluation.paired(metric, metric_cutoff), test=test,
+                                    correction=correction, confidence=confidence,
+                                    n_permutations=n_permutations, n_bootstrap=n_bootstrap,
+                                    seed=seed)
+        found = verdict(comparison, metric, metric_cutoff)
+        across = (describe_across_cutoffs(metric, leader_by_cutoff(evaluation, metric))
+                  if metric_cutoff is not None else "")
+        out.append((found, describe_verdict(found), across))
+    return out
+
+
+def _p(p: float) -> str:
+    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
+
+
+def _join(names: Sequence[str]) -> str:
+    names = [str(name) for name in names]
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]
