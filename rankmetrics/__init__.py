@@ -10,6 +10,8 @@ from rankmetrics.metrics import MAIN_METRICS, METRICS
 from rankmetrics.ranked_run import RankedRun
 from rankmetrics.relevance import RelevanceMapping, suggest_mapping
 
+__version__ = "0.1.0"
+
 __all__ = [
     "BEYOND_METRICS",
     "BeyondOptions",

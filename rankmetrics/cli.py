@@ -121,6 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "(which a spreadsheet would run as formulas): 'quoted' prefixes them with "
                     "a single quote, for people opening the CSV in a spreadsheet (default); "
                     "'raw' writes them as they are, for programs reading the CSV")
+    _report_parser(commands)
     listing = commands.add_parser(
         "metrics",
         help="list the metrics: name, label, meaning and formula",
@@ -163,6 +164,73 @@ def _beyond_arguments(ev: argparse.ArgumentParser) -> None:
                         "the items recommended at least once")
 
 
+def _report_parser(commands) -> None:
+    report = commands.add_parser(
+        "report", help="write one HTML report comparing the models (works offline)",
+        description="Write a self-contained HTML report: the decision in words, the curves, "
+        "the table at K, the distributions, the significance matrix, the conventions, each "
+        "input's fingerprint and the command that regenerates it.")
+    report.add_argument("--truth", required=True, metavar="FILE", help="the ground truth")
+    report.add_argument("--run", required=True, action="append", metavar="[NAME=]FILE",
+                        help="a model's output (repeat: at least two models)")
+    report.add_argument("--output", required=True, metavar="PATH", help="the HTML file")
+    report.add_argument("--cutoff", type=int, default=10, metavar="K",
+                        help="the K of the table, tests and decision (default: %(default)s)")
+    report.add_argument("--max-cutoff", type=int, default=50, metavar="K",
+                        help="the largest K of the curves (default: %(default)s)")
+    report.add_argument("--metric", choices=list(MAIN_METRICS), default="ndcg",
+                        help="the metric of the distributions and the significance matrix "
+                        "(default: %(default)s)")
+    report.add_argument("--title", default="Model comparison", help="the report's heading")
+    report.add_argument("--preset", choices=list(PRESETS), default="default",
+                        help="; ".join(f"{name}: {text}" for name, text in PRESET_HELP.items()))
+    for option, choices in OPTION_CHOICES.items():
+        report.add_argument(f"--{option.replace('_', '-')}", choices=choices,
+                            help=OPTION_HELP[option] + " Overrides the preset.")
+    report.add_argument("--threshold-gains", choices=("yes", "no"),
+                        help=OPTION_HELP["threshold_gains"] + " Overrides the preset.")
+    report.add_argument("--threshold", type=float, metavar="T", help="as for evaluate")
+    report.add_argument("--grades", metavar="TABLE", help="as for evaluate")
+    report.add_argument("--binary", type=float, metavar="R", help="as for evaluate")
+    _significance_options(report)
+
+
+def _report(args: argparse.Namespace) -> int:
+    """``rankmetrics report``: read the files, evaluate, write the HTML report."""
+    try:
+        from rankmetrics.report import build_report, fingerprint
+    except ModuleNotFoundError as missing:  # the report draws with plotly, an extra
+        raise ValueError(str(missing)) from None
+
+    max_cutoff = _cutoff("--max-cutoff", str(args.max_cutoff), MAX_CURVE_CUTOFF)
+    cutoff = _cutoff("--cutoff", str(args.cutoff), max_cutoff)
+    conventions = _conventions(args)
+    with _option(f"--truth {args.truth}", args.truth):
+        truth = read_truth(args.truth)
+    _warn(truth.warnings)
+    mapping = _mapping(args, truth.numbers())
+    inputs = [fingerprint("ground truth", Path(args.truth).name, Path(args.truth).read_bytes(),
+                          truth.n_rows, truth.n_users)]
+    runs = {}
+    for spec in args.run:
+        name, path = _run_spec(spec)
+        if name in runs:
+            raise ValueError(f"Two runs are named {name!r}: name them with NAME=FILE.")
+        with _option(f"--run {spec}", path, after=spec[: len(spec) - len(path)]):
+            runs[name] = read_run(path, name=name)
+        _warn(runs[name].warnings)
+        inputs.append(fingerprint(name, Path(path).name, Path(path).read_bytes(),
+                                  runs[name].n_rows, runs[name].n_users))
+    evaluation = evaluate(truth, runs, relevance=mapping, conventions=conventions,
+                          max_cutoff=max_cutoff)
+    text = build_report(evaluation, inputs, cutoff=cutoff, metric=args.metric,
+                        test=args.test, correction=args.correction,
+                        confidence=args.confidence, title=args.title)
+    Path(args.output).write_text(text, encoding="utf-8")
+    print(f"rankmetrics: report written to {args.output}", file=sys.stderr)
+    return 0
+
+
 def _significance_options(command: argparse.ArgumentParser) -> None:
     command.add_argument("--test", choices=TESTS, default="randomization",
                          help="the paired test of the significance markers (default: "
@@ -188,6 +256,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "k-report":
             return run_k_report(args)
+        if args.command == "report":
+            return _report(args)
         return _evaluate(args)
     except (DataError, ValueError, OSError) as error:
         print(f"rankmetrics: error: {printable(str(error))}", file=sys.stderr)

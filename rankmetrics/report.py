@@ -1,0 +1,307 @@
+"""One HTML file that carries a comparison to someone who was not there.
+
+The report opens offline in any browser (plotly.js is inside the file, so its charts stay
+interactive), and says everything needed to trust and reproduce it: the decision in words
+(:mod:`rankmetrics.decision`), the curves over K, the table at K, the distributions of
+per-user values, the significance matrix, the relevance mapping and every convention, each
+input file's fingerprint (rows, users, SHA-256 of the content), the rankmetrics version and
+the command line that computes the same numbers again.
+
+Every string that comes from a user's file (model names, user and item ids, file names) is
+escaped before it enters the HTML, and the figures' JSON cannot close its script element.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import pandas as pd
+from plotly.offline import get_plotlyjs
+
+from rankmetrics import __version__
+from rankmetrics.conventions import OPTION_HELP
+from rankmetrics.decision import decision_summary, label
+from rankmetrics.evaluate import Evaluation
+from rankmetrics.figures import distribution, ecdf, metric_curves, model_colors, pairwise_matrix
+from rankmetrics.metrics import MAIN_METRICS, METRICS, check_metrics
+from rankmetrics.relevance import RelevanceMapping
+from rankmetrics.stats import CORRECTION_NAMES, TEST_NAMES, compare_models
+
+#: Charts in the report: drawn by the plotly.js inside the file, saved from it as PNG.
+CHART_CONFIG = {"displaylogo": False, "responsive": True,
+                "toImageButtonOptions": {"format": "png", "width": 1200, "height": 700,
+                                         "scale": 2}}
+
+
+@dataclass(frozen=True)
+class InputFile:
+    """What identifies one input: its role (``ground truth`` or a model's name), file name,
+    rows, distinct users and the SHA-256 of its bytes."""
+
+    role: str
+    file_name: str
+    rows: int
+    users: int
+    sha256: str
+
+
+def fingerprint(role: str, file_name: str, content: bytes, rows: int, users: int) -> InputFile:
+    """The fingerprint of one input from its bytes and the counts its reading gave."""
+    return InputFile(role, file_name, int(rows), int(users), hashlib.sha256(content).hexdigest())
+
+
+def regenerate_command(inputs: Sequence[InputFile], relevance: RelevanceMapping,
+                       evaluation: Evaluation, cutoff: int, metric: str, *, test: str,
+                       correction: str, confidence: float) -> str:
+    """The ``rankmetrics report`` command that computes these numbers from the same files
+    (run where the files are; every convention spelled out, so no default can drift).
+
+    >>> from rankmetrics import Conventions
+    >>> class Ev:  # what the command needs of an evaluation
+    ...     conventions, max_cutoff = Conventions(), 20
+    >>> files = [InputFile("ground truth", "truth.csv", 3, 2, "0"),
+    ...          InputFile("my model", "run 1.csv", 3, 2, "0")]
+    >>> print(regenerate_command(files, RelevanceMapping.binary(4), Ev(), 10, "ndcg",
+    ...       test="t", correction="holm", confidence=0.95))  # doctest: +NORMALIZE_WHITESPACE
+    rankmetrics report --truth truth.csv --run 'my model=run 1.csv' --binary 4
+    --gain exponential --ideal ground_truth --ap-denominator relevant --threshold-gains no
+    --empty-users skip --missing-users zero --ties item_desc --cutoff 10 --max-cutoff 20
+    --metric ndcg --test t --correction holm --confidence 0.95 --output report.html
+    """
+    truth, runs = inputs[0], inputs[1:]
+    words = ["rankmetrics", "report", "--truth", truth.file_name]
+    for run in runs:
+        words += ["--run", f"{run.role}={run.file_name}"]
+    words += _relevance_options(relevance)
+    for option, value in evaluation.conventions.as_dict().items():
+        if isinstance(value, bool):
+            value = "yes" if value else "no"
+        words += [f"--{option.replace('_', '-')}", str(value)]
+    words += ["--cutoff", str(cutoff), "--max-cutoff", str(evaluation.max_cutoff),
+              "--metric", metric, "--test", test, "--correction", correction,
+              "--confidence", f"{confidence:g}", "--output", "report.html"]
+    return shlex.join(words)
+
+
+def _relevance_options(relevance: RelevanceMapping) -> list[str]:
+    if relevance.kind == "binary":
+        return ["--binary", f"{relevance.table[0][0]:g}"]
+    if relevance.kind == "identity":
+        return ["--threshold", f"{relevance.threshold:g}"]
+    table = ",".join(f"{rating:g}={grade:g}" for rating, grade in relevance.table)
+    return ["--grades", table, "--threshold", f"{relevance.threshold:g}"]
+
+
+def build_report(
+    evaluation: Evaluation,
+    inputs: Sequence[InputFile],
+    *,
+    cutoff: int,
+    metric: str = "ndcg",
+    metrics: Sequence[str] = MAIN_METRICS,
+    test: str = "randomization",
+    correction: str = "holm",
+    confidence: float = 0.95,
+    n_permutations: int = 10_000,
+    n_bootstrap: int = 1_000,
+    title: str = "Model comparison",
+    colors: dict[str, str] | None = None,
+    command: str | None = None,
+) -> str:
+    """The report as one HTML document (a string to write to a ``.html`` file).
+
+    Parameters
+    ----------
+    evaluation : Evaluation
+        At least two models, evaluated up to a largest K of at least ``cutoff``.
+    inputs : sequence of InputFile
+        The ground truth first, then one per model (in the evaluation's order).
+    cutoff : int
+        The K of the table, the distributions, the significance tests and the decision.
+    metric : str
+        The metric of the distributions and the significance matrix.
+    metrics : sequence of str
+        The metrics of the curves, the table and the decision summary.
+    test, correction, confidence, n_permutations, n_bootstrap
+        As for :func:`rankmetrics.stats.compare_models`.
+    title : str
+        The report's heading (escaped).
+    colors : dict, optional
+        Model -> colour, as the dashboard draws them.
+    command : str, optional
+        The command line that regenerates the report (default: :func:`regenerate_command`).
+    """
+    metrics = check_metrics(list(metrics))
+    check_metrics([metric])
+    if len(evaluation.models) < 2:
+        raise ValueError(f"A report compares models: got {len(evaluation.models)}, give at "
+                         "least two.")
+    if not 1 <= cutoff <= evaluation.max_cutoff:
+        raise ValueError(f"The 'cutoff' argument must be from 1 to the evaluation's largest "
+                         f"K, {evaluation.max_cutoff}; got {cutoff!r}.")
+    if len(inputs) != len(evaluation.models) + 1:
+        raise ValueError("The 'inputs' argument needs the ground truth and one file per "
+                         f"model: {len(evaluation.models) + 1} fingerprints, got {len(inputs)}.")
+    colors = colors or model_colors(evaluation.models)
+    options = {"test": test, "correction": correction, "confidence": confidence}
+    summary = decision_summary(evaluation, metrics, cutoff, n_permutations=n_permutations,
+                               n_bootstrap=n_bootstrap, **options)
+    metric_cutoff = cutoff if METRICS[metric].has_cutoff else None
+    comparison = compare_models(evaluation.paired(metric, metric_cutoff),
+                                n_permutations=n_permutations, n_bootstrap=n_bootstrap,
+                                **options)
+    order = comparison.models["model"].tolist()
+    values = {model: evaluation.per_user_at(model, metric, metric_cutoff).to_numpy()
+              for model in evaluation.models}
+    curves = {model: {m: list(v) for m, v in by_metric.items()}
+              for model, by_metric in evaluation.means(metrics).items()}
+    command = command or regenerate_command(inputs, evaluation.relevance, evaluation, cutoff,
+                                            metric, **options)
+    sections = [
+        _section("The decision", _decision(summary, test, correction, confidence)),
+        _section("Every metric over K", _figure(metric_curves(curves, metrics, cutoff, colors),
+                                                 "curves")),
+        _section(f"Every metric at K = {cutoff}", _table_at(evaluation, metrics, cutoff)),
+        _section(f"How {label(metric, metric_cutoff)} is spread over users",
+                 _figure(distribution(values, metric, metric_cutoff, colors), "distribution")
+                 + _figure(ecdf(values, metric, metric_cutoff, colors), "ecdf")),
+        _section(f"Significance of every pair at {label(metric, metric_cutoff)}",
+                 _figure(pairwise_matrix(comparison.pairs, order, label(metric, metric_cutoff)),
+                         "significance")
+                 + _paragraph(f"{TEST_NAMES[test].capitalize()}, {CORRECTION_NAMES[correction]}"
+                              f" correction, significance level {1 - confidence:.2g}, on the "
+                              f"{len(evaluation.paired(metric, metric_cutoff)):,} users every "
+                              "model counts. Each cell: the row's model minus the column's.")),
+        _section("Relevance and conventions", _settings(evaluation)),
+        _section("Inputs", _inputs(inputs)),
+        _section("Reproduce", _reproduce(command)),
+    ]
+    return _page(title, "\n".join(sections))
+
+
+# ----- pieces of the page --------------------------------------------------------------------
+
+
+def _e(text: object) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _section(heading: str, body: str) -> str:
+    return f"<section><h2>{_e(heading)}</h2>\n{body}\n</section>"
+
+
+def _paragraph(text: str) -> str:
+    return f"<p>{_e(text)}</p>"
+
+
+def _decision(summary, test: str, correction: str, confidence: float) -> str:
+    items = "".join(f"<li><p>{_e(sentence)}</p>" + (f"<p class='k'>{_e(across)}</p>"
+                                                    if across else "") + "</li>"
+                    for _, sentence, across in summary)
+    return (f"<ul class='decision'>{items}</ul>"
+            + _paragraph(f"Tests: {TEST_NAMES[test]} on the users every model counts, "
+                         f"{CORRECTION_NAMES[correction]} correction for the pairs of each "
+                         f"metric; intervals at {confidence:.0%}. Across K: the model with "
+                         "the highest mean at each K checked (means only, no test)."))
+
+
+def _figure(figure, name: str) -> str:
+    """A figure as a div and the script that draws it with the page's plotly.js."""
+    spec = json.loads(figure.to_json())
+    payload = json.dumps({"data": spec["data"], "layout": spec["layout"],
+                          "config": {**CHART_CONFIG, "toImageButtonOptions": {
+                              **CHART_CONFIG["toImageButtonOptions"], "filename": name}}})
+    payload = payload.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return (f"<div class='chart' id='chart-{name}'></div>\n<script>(function () {{"
+            f"const f = {payload}; Plotly.newPlot('chart-{name}', f.data, f.layout, f.config);"
+            "})();</script>")
+
+
+def _table_at(evaluation: Evaluation, metrics: list[str], cutoff: int) -> str:
+    means = evaluation.means(metrics)
+    users = evaluation.user_counts().set_index("model")["users"]
+    columns = [(m, cutoff if METRICS[m].has_cutoff else None) for m in metrics]
+    rows = pd.DataFrame({label(m, k): [float(means[model][m][(k or 1) - 1])
+                                       for model in evaluation.models] for m, k in columns},
+                        index=evaluation.models)
+    best = rows.max()
+    head = "".join(f"<th>{_e(name)}</th>" for name in rows.columns)
+    body = "".join(
+        f"<tr><th>{_e(model)}</th>" + "".join(
+            f"<td class='{'best' if value == best[name] else ''}'>{value:.4f}</td>"
+            for name, value in row.items()) + f"<td>{int(users[model]):,}</td></tr>"
+        for model, row in rows.iterrows())
+    return (f"<table><thead><tr><th>Model</th>{head}<th>Users averaged</th></tr></thead>"
+            f"<tbody>{body}</tbody></table>"
+            + _paragraph("Bold: the best model for each metric. Means over the users each "
+                         "model counts (see the conventions)."))
+
+
+def _settings(evaluation: Evaluation) -> str:
+    relevance = evaluation.relevance
+    rows = [("Relevance", relevance.describe())]
+    if relevance.table:
+        rows.append(("Grade table (rating at least → grade)",
+                     ", ".join(f"{r:g} → {g:g}" for r, g in relevance.table)))
+    conventions = evaluation.conventions
+    rows.append(("Conventions", conventions.describe()))
+    rows += [(f"{option.replace('_', ' ')} = {value}", OPTION_HELP.get(option, ""))
+             for option, value in conventions.as_dict().items()]
+    rows.append(("Largest K evaluated", str(evaluation.max_cutoff)))
+    counts = evaluation.user_counts()
+    rows += [(f"Users of {row['model']}",
+              f"{int(row['users']):,} averaged of {int(row['ground_truth_users']):,} in the "
+              f"ground truth; {int(row['no_relevant_items']):,} without a relevant item "
+              f"({row['no_relevant_items_policy']})")
+             for _, row in counts.iterrows()]
+    return _definition_table(rows)
+
+
+def _inputs(inputs: Sequence[InputFile]) -> str:
+    body = "".join(f"<tr><td>{_e(f.role)}</td><td>{_e(f.file_name)}</td><td>{f.rows:,}</td>"
+                   f"<td>{f.users:,}</td><td><code>{_e(f.sha256)}</code></td></tr>"
+                   for f in inputs)
+    return ("<table><thead><tr><th>Role</th><th>File</th><th>Rows</th><th>Users</th>"
+            f"<th>SHA-256 of the file</th></tr></thead><tbody>{body}</tbody></table>")
+
+
+def _reproduce(command: str) -> str:
+    stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return (_paragraph(f"Made with rankmetrics {__version__} on {stamp}. This command, run "
+                       "where the input files are, computes the same numbers again:")
+            + f"<pre><code>{_e(command)}</code></pre>")
+
+
+def _definition_table(rows: list[tuple[str, str]]) -> str:
+    body = "".join(f"<tr><th>{_e(name)}</th><td>{_e(text)}</td></tr>" for name, text in rows)
+    return f"<table class='settings'><tbody>{body}</tbody></table>"
+
+
+STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 1200px;
+       color: #222; line-height: 1.45; padding: 0 1rem; }
+h1 { font-size: 1.8rem; } h2 { border-bottom: 1px solid #ddd; padding-bottom: .2rem; }
+table { border-collapse: collapse; margin: .5rem 0; }
+th, td { border: 1px solid #ddd; padding: .3rem .6rem; text-align: left; }
+td { font-variant-numeric: tabular-nums; } td.best { font-weight: bold; background: #d6f5d6; }
+.settings th { width: 30%; font-weight: normal; color: #444; }
+.decision li { margin-bottom: .6rem; } .decision p { margin: 0; } .k { color: #555; }
+pre { background: #f5f5f5; padding: .8rem; white-space: pre-wrap; word-break: break-all; }
+.chart { width: 100%; min-height: 460px; }
+"""
+
+
+def _page(title: str, body: str) -> str:
+    plotly_js = get_plotlyjs()
+    return (
+        "<!DOCTYPE html>\n<html lang='en'>\n<head>\n<meta charset='utf-8'>\n"
+        f"<title>{_e(title)}</title>\n<style>{STYLE}</style>\n"
+        f"<script>{plotly_js}</script>\n</head>\n<body>\n<h1>{_e(title)}</h1>\n"
+        f"{body}\n</body>\n</html>\n"
+    )

@@ -1,0 +1,74 @@
+"""The HTML report: every section, a page that works offline, user text escaped, and the
+command line that writes it."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from rankmetrics.cli import main
+from rankmetrics.report import build_report, fingerprint
+from tests.helpers import MOVIES
+from tests.test_decision import USERS, evaluated
+
+HOSTILE = "<script>alert('x')</script>"
+
+
+@pytest.fixture(scope="module")
+def hostile_report() -> str:
+    ev = evaluated(**{HOSTILE: dict.fromkeys(USERS, 1), "<b>bold</b>": {u: 2 for u in USERS}})
+    inputs = [fingerprint("ground truth", "<img src=x onerror=alert(1)>.csv", b"t", 40, 40),
+              fingerprint(HOSTILE, "run.csv", b"r1", 400, 40),
+              fingerprint("<b>bold</b>", "run&2.csv", b"r2", 400, 40)]
+    return build_report(ev, inputs, cutoff=1, test="t", n_bootstrap=200,
+                        title="Q3 <i>review</i>")
+
+
+def test_every_string_from_a_users_file_is_escaped(hostile_report):
+    text = hostile_report
+    for raw in (HOSTILE, "<b>bold</b>", "<img src=x", "<i>review</i>"):
+        assert raw not in text
+    assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in text  # in the table
+    assert "&lt;img src=x onerror=alert(1)&gt;.csv" in text and "run&amp;2.csv" in text
+    assert "<title>Q3 &lt;i&gt;review&lt;/i&gt;</title>" in text
+    # the figures' JSON cannot end its script element
+    for script in re.findall(r"<script>\(function \(\) \{(.*?)\}\)\(\);</script>", text, re.S):
+        assert "<" not in script and ">" not in script
+
+
+def test_the_report_has_every_section_and_needs_no_network(hostile_report):
+    text = hostile_report
+    for heading in ("The decision", "Every metric over K", "Every metric at K = 1",
+                    "How NDCG@1 is spread over users", "Significance of every pair at NDCG@1",
+                    "Relevance and conventions", "Inputs", "Reproduce"):
+        assert f"<h2>{heading}</h2>" in text
+    assert text.count("Plotly.newPlot(") == 4
+    assert "src=" not in text.split("<body>")[1].replace("src=x", "")  # nothing fetched
+    assert 'src="http' not in text and "cdn.plot.ly" not in text.split("</script>")[-1]
+    assert "significantly better than every other model" in text
+    assert fingerprint("x", "x", b"t", 1, 1).sha256 in text  # sha256 of b"t"
+    assert "rankmetrics report --truth" in text and "--binary 1" in text
+
+
+def test_the_command_line_writes_the_report_and_its_command_reproduces_it(tmp_path):
+    output = tmp_path / "report.html"
+    truth, personalized, popular = (MOVIES / "ground_truth.csv",
+                                    MOVIES / "personalized.parquet", MOVIES / "popularity.parquet")
+    code = main(["report", "--truth", str(truth), "--run", str(personalized), "--run",
+                 f"pop={popular}", "--binary", "4", "--cutoff", "5", "--max-cutoff", "10",
+                 "--test", "t", "--output", str(output)])
+    assert code == 0
+    text = output.read_text()
+    assert "On NDCG@5, personalized is the best model" in text
+    assert "rankmetrics report --truth ground_truth.csv --run personalized=personalized.parquet"\
+        " --run pop=popularity.parquet --binary 4 --gain exponential" in text
+    assert "--cutoff 5 --max-cutoff 10 --metric ndcg --test t --correction holm" in text
+    assert "2,000</td>" in text and "ground_truth.csv" in text
+
+
+def test_the_command_line_says_what_is_wrong(tmp_path, capsys):
+    code = main(["report", "--truth", str(MOVIES / "ground_truth.csv"), "--run",
+                 str(MOVIES / "random.parquet"), "--output", str(tmp_path / "r.html")])
+    assert code == 1
+    assert "A report compares models: got 1, give at least two." in capsys.readouterr().err
