@@ -17,6 +17,7 @@ from dashboard.verdict import (
     mark_leaders,
     significance_choice,
 )
+from rankmetrics.decision import describe_verdict, verdict
 from rankmetrics.figures import metric_curves, metric_label
 from rankmetrics.metrics import MAIN_METRICS, METRICS
 from rankmetrics.verdict import how_tested, leader_verdict
@@ -28,6 +29,7 @@ header(
 )
 prepared, settings = require_data()
 k = settings.cutoff
+decision_area = st.container()
 
 st.session_state.setdefault(keys.COMPARE_METRICS, list(MAIN_METRICS))
 chosen = st.pills(
@@ -84,6 +86,16 @@ styled = table.style.format("{:.4f}", subset=metric_columns + beyond_columns, na
 for metric, result in results.items():
     if result is not None:
         styled = mark_leaders(styled, leader_verdict(result), metric_label(metric, k))
+decided = [(metric, results[metric]) for metric in metrics if results.get(metric) is not None]
+if decided:
+    with decision_area.container(border=True, key="decision"):
+        st.markdown("**The decision**")
+        for metric, result in decided:
+            sentence = describe_verdict(verdict(result, metric, k))
+            across = cached.leaders_over_k(prepared, settings, metric)
+            st.markdown(f"- {md(sentence)}  \n  {md(across)}")
+        st.caption("Tests as on the Significance page (change them there); across K: the "
+                   "highest mean at each K checked.")
 st.dataframe(styled, key="compare_table")
 download_table(table, f"metrics_at_{k}.csv", "compare_table_csv")
 counts = cached.user_counts(prepared, settings).iloc[0]

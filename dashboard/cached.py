@@ -46,6 +46,7 @@ from rankmetrics.beyond import (
 )
 from rankmetrics.choosing_k import crossovers, leaderboard, order_agreement
 from rankmetrics.conventions import Conventions
+from rankmetrics.decision import describe_across_cutoffs, leader_by_cutoff
 from rankmetrics.errors import DataError
 from rankmetrics.evaluate import BEYOND_WIDTH, Evaluation, band_cutoffs, evaluate
 from rankmetrics.explain import (
@@ -424,6 +425,18 @@ def comparison(prepared: Prepared, settings: Settings, metric: str, test: str,
     return compare_models(values, test=test, correction="holm",
                           n_permutations=n_permutations, n_bootstrap=n_bootstrap,
                           confidence=confidence)
+
+
+@st.cache_data(max_entries=32, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def leaders_over_k(prepared: Prepared, settings: Settings, metric: str) -> str:
+    """Whether the model with the highest mean of ``metric`` changes with K, in words."""
+    evaluation = _evaluation(prepared, settings)
+    return describe_across_cutoffs(metric, leader_by_cutoff(evaluation, metric))
+
+
+def report_evaluation(prepared: Prepared, settings: Settings) -> Evaluation:
+    """The evaluation a report is written from (the one every page shows)."""
+    return _evaluation(prepared, settings)
 
 
 @st.cache_data(max_entries=32, ttl=HOUR, show_spinner=False, hash_funcs=HASH)

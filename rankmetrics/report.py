@@ -172,8 +172,8 @@ def build_report(
                  _figure(distribution(values, metric, metric_cutoff, colors), "distribution")
                  + _figure(ecdf(values, metric, metric_cutoff, colors), "ecdf")),
         _section(f"Significance of every pair at {label(metric, metric_cutoff)}",
-                 _figure(pairwise_matrix(comparison.pairs, order, label(metric, metric_cutoff)),
-                         "significance")
+                 _figure(pairwise_matrix(comparison.pairs, order, label(metric, metric_cutoff))
+                         .update_layout(margin={"l": 180}), "significance")
                  + _paragraph(f"{TEST_NAMES[test].capitalize()}, {CORRECTION_NAMES[correction]}"
                               f" correction, significance level {1 - confidence:.2g}, on the "
                               f"{len(evaluation.paired(metric, metric_cutoff)):,} users every "

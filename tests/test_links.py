@@ -158,3 +158,15 @@ def test_charts_save_as_png_or_svg_at_publication_size():
     options = json.loads(at.get("plotly_chart")[0].proto.config)["toImageButtonOptions"]
     assert options["format"] == "svg" and options["scale"] == 1
     assert link_of(at)["chart"] == "histogram"
+
+
+def test_the_compare_page_opens_with_the_decision_and_offers_the_report():
+    at = opened({"metrics": "mrr,ndcg", "k": "10", "rel": "binary:4", "test": "t"})
+    box = [plain(m.value) for m in at.markdown if m.value.startswith("- On ")]
+    assert len(box) == 2
+    assert box[0].startswith("- On MRR@10, top_heavy is the best model: ")
+    assert "(paired t-test, Holm correction" in box[0]
+    assert box[1].startswith("- On NDCG@10, ")
+    assert "Download report" in [b.proto.label for b in at.get("download_button")]
+    one_user = opened({"data": "textbook"})  # nothing to test with one user: no decision
+    assert not [m for m in one_user.markdown if m.value.startswith("- On ")]

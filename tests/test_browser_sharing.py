@@ -1,0 +1,175 @@
+"""A shared result in a real browser: upload files, set up a view, reload (nothing lost), copy
+the link, restart the server, open the link in a new browser context and see the same view
+on the same data; a second context without the link sees none of it; the per-user CSV and the
+report download with the right contents, and the report opens offline with its charts drawn.
+
+This journey restarts its server, so it has a server of its own (on a fixed port, so that the
+link still points at it), with a temporary workspace folder.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from tests.test_browser import (  # noqa: F401  (browser: the session's Chromium)
+    CONNECTED,
+    LAUNCH_ARGS,
+    ROOT,
+    SHOTS,
+    UPLOADS,
+    browser,
+    expect,
+    go_to,
+    legend,
+    stop_server,
+    wait_idle,
+    wait_until_up,
+)
+
+pytestmark = pytest.mark.browser
+CHART = ".js-plotly-plot .main-svg"
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class RestartableServer:
+    """The app on one port, with its workspaces in ``folder``; ``restart`` stops it and
+    starts it again on the same port and folder."""
+
+    def __init__(self, folder: Path, log: Path) -> None:
+        self.folder, self.log, self.port = folder, log, _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless",
+                   "true", "--server.port", str(self.port), "--server.address", "127.0.0.1",
+                   "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"]
+        env = {**os.environ, "RANKMETRICS_WORKSPACES": str(self.folder)}
+        with open(self.log, "a") as output:
+            self.process = subprocess.Popen(command, cwd=ROOT, stdout=output,
+                                            stderr=subprocess.STDOUT, start_new_session=True,
+                                            env=env)
+        wait_until_up(self.process, self.url, self.log)
+
+    def stop(self) -> None:
+        if self.process is not None:
+            stop_server(self.process)
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()
+
+
+@pytest.fixture(scope="module")
+def own_server(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("shared_workspaces")
+    server = RestartableServer(folder, folder / "streamlit.log")
+    server.start()
+    yield server
+    server.stop()
+
+
+def new_tab(browser, url: str, problems: list[str]):  # noqa: F811
+    context = browser.new_context(viewport={"width": 1400, "height": 2000},
+                                  accept_downloads=True)
+    tab = context.new_page()
+    tab.set_default_timeout(90_000)
+    tab.on("pageerror", lambda error: problems.append(str(error)))
+    tab.goto(url)
+    tab.wait_for_selector(CONNECTED)
+    wait_idle(tab)
+    return context, tab
+
+
+def downloaded_text(tab, button) -> tuple[str, str]:
+    with tab.expect_download() as info:
+        button.click()
+    download = info.value
+    return download.suggested_filename, Path(download.path()).read_text()
+
+
+def test_a_link_reopens_the_same_view_after_a_restart(browser, own_server, tmp_path):  # noqa: F811
+    problems: list[str] = []
+    shots = SHOTS / "sharing"
+    shots.mkdir(parents=True, exist_ok=True)
+    first, tab = new_tab(browser, own_server.url, problems)
+
+    go_to(tab, "Data")  # upload two models and a ground truth
+    files = tab.locator('[data-testid="stFileUploader"] input[type="file"]')
+    files.nth(0).set_input_files([UPLOADS / "als_model.csv", UPLOADS / "popular_items.tsv"])
+    expect(tab.get_by_text("Model: als_model")).to_be_visible()
+    wait_idle(tab)
+    tab.locator('[data-testid="stFileUploader"] input[type="file"]').nth(1).set_input_files(
+        UPLOADS / "ratings.csv")
+    expect(tab.get_by_text("Your workspace")).to_be_visible()
+    wait_idle(tab)
+
+    go_to(tab, "Users")  # the view: MAP@10 on the Users page
+    tab.get_by_role("combobox", name="Metric").click()
+    tab.get_by_role("option", name="MAP@10", exact=True).click()
+    expect(tab.locator(".js-plotly-plot .gtitle").first).to_have_text(
+        ["Distribution of MAP@10 over users"])
+    wait_idle(tab)
+    assert "users_metric=map" in tab.url and "ws=" in tab.url
+
+    tab.reload()  # nothing lost
+    tab.wait_for_selector(CONNECTED)
+    expect(tab.locator(".js-plotly-plot .gtitle").first).to_have_text(
+        ["Distribution of MAP@10 over users"])
+    assert set(legend(tab)) >= {"als_model", "popular_items"}
+
+    # the downloads: every user's MAP@10 for both models, and the report
+    name, text = downloaded_text(tab, tab.get_by_role(
+        "button", name="Download every user's value (all models) as CSV"))
+    values = pd.read_csv(io.StringIO(text))
+    assert name == "per_user_map_at_10_every_model.csv"
+    assert list(values.columns) == ["user", "als_model", "popular_items"]
+    assert len(values) > 10 and values[["als_model", "popular_items"]].max().max() <= 1
+    name, report = downloaded_text(tab, tab.get_by_role("button", name="Download report"))
+    assert name == "rankmetrics_report_uploads_K_10.html"
+    assert "<h2>The decision</h2>" in report and "On MAP@10," in report
+    assert "ratings.csv" in report and "als_model.csv" in report
+    (tmp_path / "report.html").write_text(report)
+
+    tab.get_by_role("button", name="Copy link").click()  # the link, as the popover shows it
+    link = tab.locator('[data-testid="stPopoverBody"] code').inner_text().strip()
+    assert link == tab.url
+    tab.screenshot(path=shots / "1_users_view.png")
+    first.close()
+
+    own_server.restart()
+    second, tab = new_tab(browser, link, problems)  # a new browser, the link
+    expect(tab.locator(".js-plotly-plot .gtitle").first).to_have_text(
+        ["Distribution of MAP@10 over users"])
+    assert set(legend(tab)) >= {"als_model", "popular_items"}
+    assert tab.url == link
+    tab.screenshot(path=shots / "2_same_view_after_restart.png")
+    second.close()
+
+    third, tab = new_tab(browser, own_server.url, problems)  # without the link: the demo
+    expect(tab.locator(CHART).first).to_be_visible()
+    assert "als_model" not in legend(tab) and "ws=" not in tab.url
+    third.close()
+
+    offline = browser.new_context(offline=True, viewport={"width": 1300, "height": 3000})
+    sheet = offline.new_page()
+    sheet.on("pageerror", lambda error: problems.append(str(error)))
+    sheet.goto((tmp_path / "report.html").as_uri())
+    expect(sheet.locator(".js-plotly-plot .main-svg").first).to_be_visible()
+    assert sheet.locator(".js-plotly-plot").count() == 4
+    sheet.screenshot(path=shots / "3_report_offline.png", full_page=True)
+    offline.close()
+    assert not problems, problems
