@@ -19,6 +19,7 @@ import json
 import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any, cast
 from datetime import UTC, datetime
 
 import pandas as pd
@@ -34,7 +35,7 @@ from rankmetrics.relevance import RelevanceMapping
 from rankmetrics.stats import CORRECTION_NAMES, TEST_NAMES, compare_models
 
 #: Charts in the report: drawn by the plotly.js inside the file, saved from it as PNG.
-CHART_CONFIG = {"displaylogo": False, "responsive": True,
+CHART_CONFIG: dict[str, Any] = {"displaylogo": False, "responsive": True,
                 "toImageButtonOptions": {"format": "png", "width": 1200, "height": 700,
                                          "scale": 2}}
 
@@ -149,20 +150,22 @@ def build_report(
         raise ValueError("The 'inputs' argument needs the ground truth and one file per "
                          f"model: {len(evaluation.models) + 1} fingerprints, got {len(inputs)}.")
     colors = colors or model_colors(evaluation.models)
-    options = {"test": test, "correction": correction, "confidence": confidence}
-    summary = decision_summary(evaluation, metrics, cutoff, n_permutations=n_permutations,
-                               n_bootstrap=n_bootstrap, **options)
+    summary = decision_summary(evaluation, metrics, cutoff, test=test, correction=correction,
+                               confidence=confidence, n_permutations=n_permutations,
+                               n_bootstrap=n_bootstrap)
     metric_cutoff = cutoff if METRICS[metric].has_cutoff else None
     comparison = compare_models(evaluation.paired(metric, metric_cutoff),
                                 n_permutations=n_permutations, n_bootstrap=n_bootstrap,
-                                **options)
+                                test=test, correction=correction, confidence=confidence)
     order = comparison.models["model"].tolist()
-    values = {model: evaluation.per_user_at(model, metric, metric_cutoff).to_numpy()
+    values = {model: cast(Sequence[float],
+                          evaluation.per_user_at(model, metric, metric_cutoff).to_numpy())
               for model in evaluation.models}
     curves = {model: {m: list(v) for m, v in by_metric.items()}
               for model, by_metric in evaluation.means(metrics).items()}
     command = command or regenerate_command(inputs, evaluation.relevance, evaluation, cutoff,
-                                            metric, **options)
+                                            metric, test=test, correction=correction,
+                                            confidence=confidence)
     sections = [
         _section("The decision", _decision(summary, test, correction, confidence)),
         _section("Every metric over K", _figure(metric_curves(curves, metrics, cutoff, colors),
@@ -223,14 +226,16 @@ def _figure(figure, name: str) -> str:
             "})();</script>")
 
 
-def _table_at(evaluation: Evaluation, metrics: list[str], cutoff: int) -> str:
+def _table_at(evaluation: Evaluation, metrics: Sequence[str], cutoff: int) -> str:
     means = evaluation.means(metrics)
-    users = evaluation.user_counts().set_index("model")["users"]
+    counts = evaluation.user_counts()
+    users = {str(model): int(n) for model, n in zip(counts["model"], counts["users"],
+                                                     strict=True)}
     columns = [(m, cutoff if METRICS[m].has_cutoff else None) for m in metrics]
     rows = pd.DataFrame({label(m, k): [float(means[model][m][(k or 1) - 1])
                                        for model in evaluation.models] for m, k in columns},
                         index=evaluation.models)
-    best = rows.max()
+    best = rows.max().to_dict()
     head = "".join(f"<th>{_e(name)}</th>" for name in rows.columns)
     body = "".join(
         f"<tr><th>{_e(model)}</th>" + "".join(
