@@ -19,8 +19,8 @@ import json
 import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, cast
 from datetime import UTC, datetime
+from typing import Any, cast
 
 import pandas as pd
 from plotly.offline import get_plotlyjs
@@ -240,7 +240,7 @@ def _table_at(evaluation: Evaluation, metrics: Sequence[str], cutoff: int) -> st
     body = "".join(
         f"<tr><th>{_e(model)}</th>" + "".join(
             f"<td class='{'best' if value == best[name] else ''}'>{value:.4f}</td>"
-            for name, value in row.items()) + f"<td>{int(users[model]):,}</td></tr>"
+            for name, value in row.items()) + f"<td>{users[str(model)]:,}</td></tr>"
         for model, row in rows.iterrows())
     return (f"<table><thead><tr><th>Model</th>{head}<th>Users averaged</th></tr></thead>"
             f"<tbody>{body}</tbody></table>"
