@@ -126,10 +126,11 @@ def workspace_box() -> None:
                    f"which this page's link reopens. {limits}")
         return
     with st.container(border=True):
-        used = store.size(state[keys.WORKSPACE]) / MB
+        used = store.size(state[keys.WORKSPACE])
+        size = f"{used / MB:,.1f} MB" if used >= MB / 10 else f"{used / 1000:,.0f} kB"
         text_column, button_column = st.columns([3, 1], vertical_alignment="center")
         text_column.markdown(
-            f"**Your workspace** holds {used:,.1f} MB of files on this server. Anyone with "
+            f"**Your workspace** holds {size} of files on this server. Anyone with "
             f"this page's link (sidebar › Share) can open it; nobody can find it without the "
             f"link. {limits}")
         button_column.button("Delete this workspace", icon=":material/delete_forever:",

@@ -3,7 +3,9 @@ command line that writes it."""
 
 from __future__ import annotations
 
+import html
 import re
+import shlex
 
 import pytest
 
@@ -51,7 +53,8 @@ def test_the_report_has_every_section_and_needs_no_network(hostile_report):
     assert "rankmetrics report --truth" in text and "--binary 1" in text
 
 
-def test_the_command_line_writes_the_report_and_its_command_reproduces_it(tmp_path):
+def test_the_command_line_writes_the_report_and_its_command_reproduces_it(tmp_path,
+                                                                       monkeypatch):
     output = tmp_path / "report.html"
     truth, personalized, popular = (MOVIES / "ground_truth.csv",
                                     MOVIES / "personalized.parquet", MOVIES / "popularity.parquet")
@@ -65,6 +68,19 @@ def test_the_command_line_writes_the_report_and_its_command_reproduces_it(tmp_pa
         " --run pop=popularity.parquet --binary 4 --gain exponential" in text
     assert "--cutoff 5 --max-cutoff 10 --metric ndcg --test t --correction holm" in text
     assert "2,000</td>" in text and "ground_truth.csv" in text
+    # the command in the report, run where the files are, gives the same numbers
+    command = html.unescape(re.search(r"<pre><code>(.*?)</code></pre>", text, re.S).group(1))
+    words = shlex.split(command)
+    assert words[:2] == ["rankmetrics", "report"]
+    again = tmp_path / "again.html"
+    words[words.index("--output") + 1] = str(again)
+    monkeypatch.chdir(MOVIES)
+    assert main(words[1:]) == 0
+    assert table_at_k(again.read_text()) == table_at_k(text)
+
+
+def table_at_k(text: str) -> str:
+    return text.split("<h2>Every metric at K")[1].split("</table>")[0]
 
 
 def test_the_command_line_says_what_is_wrong(tmp_path, capsys):
