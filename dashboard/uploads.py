@@ -79,9 +79,9 @@ class Uploads:
                             format=stored.format, data=content(stored.digest))
             if stored.kind == "run":
                 restored.runs.append(spec)
-            elif stored.slot == "candidate":
+            elif stored.kind == "truth" and stored.slot == "candidate":
                 restored.truth_candidate = spec
-            else:
+            elif stored.kind == "truth":
                 restored.truth = spec
         numbers = [int(s.file_id.removeprefix("upload")) for s in files
                    if s.file_id.removeprefix("upload").isdigit()]

@@ -53,3 +53,21 @@ def test_reading_a_model_again_changes_only_that_model():
 def test_unique_name_counts_up():
     assert unique_name("m", []) == "m"
     assert unique_name("m", ["m", "m (2)"]) == "m (3)"
+
+
+def test_uploads_come_back_from_what_a_workspace_keeps():
+    files = Uploads()
+    files.add([("a.csv", b"a"), ("b.csv", b"b")], ("truth.csv", b"t"))
+    files.accept_truth()
+    files.add([], ("new truth.csv", b"n"))
+    files.rename_run(files.runs[0].id, "first")
+    stored, contents = files.stored()
+    assert [(s.kind, s.slot, s.name) for s in stored] == [
+        ("truth", "in_use", "truth"), ("truth", "candidate", "new truth"),
+        ("run", "in_use", "first"), ("run", "in_use", "b")]
+    assert set(contents.values()) == {b"a", b"b", b"t", b"n"}
+    again = Uploads.from_stored(stored, contents.__getitem__)
+    assert again.runs == files.runs and again.truth == files.truth
+    assert again.truth_candidate == files.truth_candidate
+    assert [spec.data for spec in again.runs] == [b"a", b"b"]
+    assert again.next_id == files.next_id
