@@ -19,6 +19,7 @@ from dashboard.verdict import (
 )
 from rankmetrics.decision import describe_verdict, verdict
 from rankmetrics.figures import metric_curves, metric_label
+from rankmetrics.latex import latex_table
 from rankmetrics.metrics import MAIN_METRICS, METRICS
 from rankmetrics.verdict import how_tested, leader_verdict
 
@@ -97,7 +98,19 @@ if decided:
         st.caption("Tests as on the Significance page (change them there); across K: the "
                    "highest mean at each K checked.")
 st.dataframe(styled, key="compare_table")
-download_table(table, f"metrics_at_{k}.csv", "compare_table_csv")
+csv_column, latex_column, _ = st.columns([1, 1, 3])
+download_table(table, f"metrics_at_{k}.csv", "compare_table_csv", where=csv_column)
+if len(prepared.models) > 1 and cached.paired_users(prepared, settings, "ndcg") > 1:
+    test, correction, confidence, flips = significance_choices()
+    evaluation = cached.report_evaluation(prepared, settings)
+    latex_column.download_button(
+        "Download as LaTeX", lambda: latex_table(
+            evaluation, metrics or list(MAIN_METRICS), [k], test=test, correction=correction,
+            confidence=confidence, n_permutations=flips),
+        file_name=f"metrics_at_{k}.tex", mime="text/x-tex", key="compare_table_latex",
+        on_click="ignore", icon=":material/download:",
+        help="The table of the metrics shown, with superscripts naming the models each one "
+        "is significantly better than (the Significance page's test), for a paper.")
 counts = cached.user_counts(prepared, settings).iloc[0]
 notes = [f"{counts['ground_truth_users']:,} users in the ground truth"]
 if beyond_columns:

@@ -167,6 +167,7 @@ def test_the_compare_page_opens_with_the_decision_and_offers_the_report():
     assert box[0].startswith("- On MRR@10, top_heavy is the best model: ")
     assert "(paired t-test, Holm correction" in box[0]
     assert box[1].startswith("- On NDCG@10, ")
-    assert "Download report" in [b.proto.label for b in at.get("download_button")]
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert "Download report" in labels and "Download as LaTeX" in labels
     one_user = opened({"data": "textbook"})  # nothing to test with one user: no decision
     assert not [m for m in one_user.markdown if m.value.startswith("- On ")]
