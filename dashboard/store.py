@@ -171,7 +171,8 @@ class WorkspaceStore:
             (count,) = db.execute("SELECT COUNT(*) FROM workspaces").fetchone()
             if count >= self.limits.workspaces:
                 raise WorkspaceFull(
-                    f"This server already keeps {count:,} workspaces, its limit "
+                    f"This server already keeps {count:,} workspace{'s' if count != 1 else ''}"
+                    ", its limit "
                     f"({COUNT_VARIABLE}); your files are used in this browser tab only "
                     "and will not be kept.")
             now = self.clock()

@@ -13,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 import dashboard.store
 from tests.test_app import APP, MOVIE_MODELS, go, ok, plain, upload
+from tests.test_app import UPLOADS as UPLOAD_FILES
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -171,3 +172,35 @@ def test_the_compare_page_opens_with_the_decision_and_offers_the_report():
     assert "Download report" in labels and "Download as LaTeX" in labels
     one_user = opened({"data": "textbook"})  # nothing to test with one user: no decision
     assert not [m for m in one_user.markdown if m.value.startswith("- On ")]
+
+
+@pytest.fixture
+def small_store(tmp_path, monkeypatch):
+    """A store of tiny limits for one test (the app's store is put back afterwards)."""
+    def make(limits):
+        monkeypatch.setattr(dashboard.store, "_STORE",
+                            dashboard.store.WorkspaceStore(tmp_path, limits))
+        monkeypatch.setenv("RANKMETRICS_WORKSPACES", str(tmp_path))
+    yield make
+    dashboard.store._STORE = None
+
+
+def test_an_upload_over_the_workspace_size_is_refused_and_the_files_stay(small_store):
+    truth = (UPLOAD_FILES / "ratings.csv").stat().st_size
+    small_store(dashboard.store.Limits(truth + 100, 10, dashboard.store.DAY))
+    at = opened({}, "app_pages/data.py")
+    upload(at, 1, "ratings.csv")
+    upload(at, 0, "als_model.csv")
+    assert any("a workspace on this server holds at most" in e.value for e in at.error)
+    assert at.session_state["uploads"].runs == []
+    assert at.session_state["uploads"].truth.file_name == "ratings.csv"
+
+
+def test_when_the_server_keeps_no_more_workspaces_uploads_stay_in_the_tab(small_store):
+    small_store(dashboard.store.Limits(10**9, 1, dashboard.store.DAY))
+    dashboard.store.workspace_store().create()  # somebody else's
+    at = opened({}, "app_pages/data.py")
+    upload(at, 1, "ratings.csv")
+    assert "workspace" not in at.session_state and "ws" not in link_of(at)
+    assert any("already keeps 1 workspace, its limit" in plain(w.value) for w in at.warning)
+    assert at.session_state["uploads"].truth_candidate or at.session_state["uploads"].truth
