@@ -4,7 +4,7 @@ import streamlit as st
 
 from dashboard import cached, keys, verdict
 from dashboard.charts import show_chart
-from dashboard.controls import confidence_control, download_table, ensure_choice
+from dashboard.controls import confidence_control, download_table, ensure_choice, file_name
 from dashboard.segment_choice import attributes_spec, offered_segmentations
 from dashboard.session import header, require_data
 from dashboard.text import md
@@ -117,7 +117,8 @@ st.dataframe(
     .apply(lambda row: [GREY if row["Segment"] in too_few else ""] * len(row), axis=1),
     hide_index=True, key="segments_table",
 )
-download_table(table, f"segments_{metric}_at_{k}_by_{by}.csv", "segments_table_csv")
+download_table(table, file_name("segments", metric, "at", k, "by", by, suffix=".csv"),
+               "segments_table_csv")
 overall = result.overall_means
 st.caption(
     f"Means over each segment's users (as if evaluating them alone). **Significantly best:** "
@@ -130,7 +131,8 @@ st.caption(
 
 st.subheader(f"Each model against {md(baseline)}")
 st.caption("The baseline model is chosen in the sidebar.")
-show_chart(segment_heatmap(result.models, baseline, label, order=models), "segments_heatmap")
+show_chart(segment_heatmap(result.models, baseline, label, order=models), "segments_heatmap",
+           name=("against", baseline, label, "by", by))
 st.caption("Each cell: the model's mean minus the baseline's in that segment, and the "
            "corrected p-value. **Blue ▲**: significantly better than the baseline; **red ▼**: "
            "significantly worse; **grey**: the difference may be chance.")
@@ -140,7 +142,8 @@ curves = cached.segment_means_over_k(prepared, settings, spec, by,
                                      int(state[keys.SEGMENT_BUCKETS]), metric)
 users = dict(zip(result.segments["segment"], result.segments["users"], strict=True))
 show_chart(segment_curves_figure(curves, metric, k, prepared.colors, too_few=too_few,
-                                      users=users), "segments_curves")
+                                 users=users), "segments_curves",
+           name=("curves", metric, "by", by))
 
 with st.expander("Every model in every segment: intervals, differences, p-values"):
     st.dataframe(
@@ -161,5 +164,5 @@ with st.expander("Every model in every segment: intervals, differences, p-values
             "verdict": st.column_config.TextColumn("Against the baseline"),
         },
     )
-    download_table(result.models, f"segment_models_{metric}_at_{k}_by_{by}.csv",
-                   "segments_models_csv")
+    download_table(result.models, file_name("segment_models", metric, "at", k, "by", by,
+                                            suffix=".csv"), "segments_models_csv")

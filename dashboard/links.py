@@ -24,6 +24,7 @@ import streamlit as st
 from dashboard import keys
 from dashboard.demos import DEMOS
 from dashboard.prepared import Prepared
+from dashboard.segment_choice import attributes_spec, offered_segmentations
 from dashboard.settings import (
     BOOTSTRAP_SAMPLES,
     CONFIDENCE_LEVELS,
@@ -36,7 +37,7 @@ from dashboard.settings import (
 from dashboard.store import DAY, workspace_store
 from dashboard.text import md
 from dashboard.uploads import DATASET as UPLOADED
-from dashboard.uploads import Uploads, uploads
+from dashboard.uploads import restore
 from rankmetrics.conventions import OPTION_CHOICES, PRESETS
 from rankmetrics.metrics import MAIN_METRICS
 from rankmetrics.stats import CORRECTIONS, TESTS
@@ -109,14 +110,20 @@ SETTINGS = (
     Param("resamples", keys.SIGNIFICANCE_BOOTSTRAP,
           choice(BOOTSTRAP_SAMPLES, "the resamples", int)),
     Param("h2h_metric", keys.H2H_METRIC, choice(MAIN_METRICS, "the metric")),
+    Param("segment_metric", keys.SEGMENT_METRIC, choice(MAIN_METRICS, "the metric")),
+    Param("segment_test", keys.SEGMENT_TEST, choice(TESTS, "the test")),
+    Param("segment_correction", keys.SEGMENT_CORRECTION,
+          choice(CORRECTIONS, "the correction")),
+    Param("buckets", keys.SEGMENT_BUCKETS, choice(range(2, 11), "the buckets", int)),
 )
 #: Settings naming a model of the data set.
 MODEL_PARAMS = {"model": keys.USERS_MODEL, "a": keys.H2H_A, "b": keys.H2H_B,
-                "explain_model": keys.EXPLAIN_MODEL, "compare_with": keys.EXPLAIN_OTHER}
+                "explain_model": keys.EXPLAIN_MODEL, "compare_with": keys.EXPLAIN_OTHER,
+                "baseline": keys.BASELINE}
 #: Settings naming a user of the ground truth.
 USER_PARAMS = {"user": keys.H2H_USER, "explain_user": keys.EXPLAIN_USER}
 #: The relevance mapping and the cutoffs.
-DATA_PARAMS = ("rel", "grade_min", "kmax", "k", *MODEL_PARAMS, *USER_PARAMS)
+DATA_PARAMS = ("rel", "grade_min", "kmax", "k", "segment_by", *MODEL_PARAMS, *USER_PARAMS)
 
 
 # ----- reading a link ------------------------------------------------------------------------
@@ -166,9 +173,7 @@ def _open_workspace(workspace: str) -> dict[str, str]:
                f"used for {days:g} days. The demo data is shown")
         return {}
     st.session_state[keys.WORKSPACE] = workspace
-    restored = Uploads.from_stored(store.files(workspace),
-                                   lambda content: store.content(workspace, content))
-    uploads().take(restored)
+    restore(store.files(workspace), lambda content: store.content(workspace, content))
     return store.settings(workspace)
 
 
@@ -187,6 +192,10 @@ def apply_data_settings(prepared: Prepared, ratings: Sequence[float]) -> None:
         if name in pending:
             _take(Param(name, key, _known(prepared.models, "a model of this data set")),
                   pending[name])
+    if "segment_by" in pending:
+        _take(Param("segment_by", keys.SEGMENT_BY,
+                    _known(offered_segmentations(attributes_spec()), "a column to split by")),
+              pending["segment_by"])
     users = prepared.ground_truth.users
     for name, key in USER_PARAMS.items():
         if name in pending:
@@ -296,7 +305,7 @@ def current_params(prepared: Prepared | None) -> dict[str, str]:
     if prepared is not None:
         params.update(_relevance_params())
         params["kmax"], params["k"] = str(state[keys.MAX_CUTOFF]), str(state[keys.CUTOFF])
-        for name, key in {**MODEL_PARAMS, **USER_PARAMS}.items():
+        for name, key in {**MODEL_PARAMS, **USER_PARAMS, "segment_by": keys.SEGMENT_BY}.items():
             if state.get(key) is not None:
                 params[name] = str(state[key])
     return params

@@ -24,6 +24,7 @@ from dashboard.files import FileSpec, digest
 from dashboard.prepared import Prepared
 from dashboard.settings import Settings
 from dashboard.text import code, md
+from dashboard.uploads import keep
 from rankmetrics import GroundTruth, RankedRun
 from rankmetrics.io import (
     HashedIds,
@@ -82,7 +83,7 @@ def attributes_section() -> None:
                 st.dataframe(attributes.table.head(10), hide_index=True)
         if spec is state.get(keys.USER_ATTRIBUTES):
             st.button("Remove", key="remove_user_attributes", icon=":material/delete:",
-                      on_click=state.pop, args=(keys.USER_ATTRIBUTES, None))
+                      on_click=_remove_attributes)
 
 
 KIND_WORDS = {"category": "categories", "categories": "several categories per user",
@@ -108,6 +109,12 @@ def _take_attributes() -> None:
     state[keys.USER_ATTRIBUTES] = FileSpec(
         id="upload/user_attributes", kind="user_attributes", file_name=uploaded.name,
         name=file_stem(uploaded.name), digest=digest(data), data=data)
+    keep()  # in the session's workspace, with the other uploads
+
+
+def _remove_attributes() -> None:
+    st.session_state.pop(keys.USER_ATTRIBUTES, None)
+    keep()
 
 
 def offered_segmentations(prepared: Prepared, spec: FileSpec | None) -> list[str]:

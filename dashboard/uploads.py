@@ -61,9 +61,7 @@ class Uploads:
         """The files as a workspace keeps them, and their contents by digest."""
         placed = [(self.truth, "in_use"), (self.truth_candidate, "candidate"),
                   *((spec, "in_use") for spec in self.runs)]
-        files = [StoredFile(spec.id, spec.kind, spec.file_name, spec.name, spec.digest,
-                            spec.columns, spec.format, slot)
-                 for spec, slot in placed if spec is not None]
+        files = [as_stored(spec, slot) for spec, slot in placed if spec is not None]
         contents = {spec.digest: spec.data for spec, _ in placed
                     if spec is not None and spec.data is not None}
         return files, contents
@@ -74,9 +72,7 @@ class Uploads:
         """The uploads a workspace keeps (``content`` gives a file's bytes by digest)."""
         restored = cls()
         for stored in files:
-            spec = FileSpec(id=stored.file_id, kind=stored.kind, file_name=stored.file_name,
-                            name=stored.name, digest=stored.digest, columns=stored.columns,
-                            format=stored.format, data=content(stored.digest))
+            spec = as_spec(stored, content)
             if stored.kind == "run":
                 restored.runs.append(spec)
             elif stored.kind == "truth" and stored.slot == "candidate":
@@ -138,6 +134,17 @@ class Uploads:
         return file_id
 
 
+def as_stored(spec: FileSpec, slot: str = "in_use") -> StoredFile:
+    return StoredFile(spec.id, spec.kind, spec.file_name, spec.name, spec.digest, spec.columns,
+                      spec.format, slot)
+
+
+def as_spec(stored: StoredFile, content: Callable[[str], bytes]) -> FileSpec:
+    return FileSpec(id=stored.file_id, kind=stored.kind, file_name=stored.file_name,
+                    name=stored.name, digest=stored.digest, columns=stored.columns,
+                    format=stored.format, data=content(stored.digest))
+
+
 def unique_name(name: str, taken: Sequence[str]) -> str:
     """``name``, or ``name (2)``, ``name (3)``... when it is taken."""
     if name not in taken:
@@ -153,12 +160,24 @@ def uploads() -> Uploads:
     return st.session_state[keys.UPLOADS]
 
 
+#: The optional files a session holds besides its uploads, one per kind, and the session key
+#: of each (the Data page's optional uploads); they are kept in the workspace too.
+OPTIONAL_FILES = {"user_attributes": keys.USER_ATTRIBUTES}
+
+
 def keep() -> str | None:
     """Save the uploads in the session's workspace (made on the first upload); why they
     cannot be kept, if they cannot (they stay in this session then)."""
     state = st.session_state
     files, contents = uploads().stored()
+    for key in OPTIONAL_FILES.values():
+        spec = state.get(key)
+        if spec is not None and spec.data is not None:
+            files.append(as_stored(spec))
+            contents[spec.digest] = spec.data
     store = workspace_store()
+    if not files and state.get(keys.WORKSPACE) is None:
+        return None  # nothing to keep
     try:
         if state.get(keys.WORKSPACE) is None:
             state[keys.WORKSPACE] = store.create()
@@ -170,6 +189,14 @@ def keep() -> str | None:
     except WorkspaceFull as full:
         return str(full)
     return None
+
+
+def restore(files: Sequence[StoredFile], content: Callable[[str], bytes]) -> None:
+    """Take a workspace's files into the session: the uploads and the optional files."""
+    uploads().take(Uploads.from_stored(files, content))
+    for stored in files:
+        if stored.kind in OPTIONAL_FILES:
+            st.session_state[OPTIONAL_FILES[stored.kind]] = as_spec(stored, content)
 
 
 def runs_uploader_key() -> str:
@@ -232,6 +259,8 @@ def delete_workspace() -> None:
     if workspace is not None:
         workspace_store().delete(workspace)
     uploads().take(Uploads())
+    for key in OPTIONAL_FILES.values():
+        state.pop(key, None)
     state[keys.DATASET] = "movies"
 
 

@@ -12,6 +12,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import dashboard.store
+from tests.helpers import MOVIES
 from tests.test_app import APP, MOVIE_MODELS, go, ok, plain, upload
 from tests.test_app import UPLOADS as UPLOAD_FILES
 
@@ -97,6 +98,9 @@ def test_a_session_without_the_link_sees_none_of_the_uploads():
     ({"preset": "sklearn"}, "preset = “sklearn” was not used"),
     ({"confidence": "2"}, "confidence = “2” was not used"),
     ({"colour": "red"}, "setting “colour” = “red” is unknown"),
+    ({"segment_by": "planet"}, "segment_by = “planet” was not used"),
+    ({"baseline": "nobody"}, "baseline = “nobody” was not used"),
+    ({"buckets": "99"}, "buckets = “99” was not used"),
 ])
 def test_a_bad_value_in_a_link_falls_back_with_a_notice(params, said):
     at = opened(params, "app_pages/head_to_head.py")
@@ -113,7 +117,8 @@ def test_valid_values_of_every_kind_are_taken():
     params = {"data": "movies", "rel": "graded:3=1,4=2,5=3", "grade_min": "2", "kmax": "20",
               "k": "5", "a": "random", "b": "personalized", "user": "u0007",
               "h2h_metric": "recall", "preset": "custom", "gain": "linear",
-              "ideal": "retrieved", "confidence": "0.9"}
+              "ideal": "retrieved", "confidence": "0.9", "segment_by": "plan",
+              "baseline": "random", "segment_metric": "map", "buckets": "3"}
     at = opened(params, "app_pages/head_to_head.py")
     assert notices(at) == []
     state = at.session_state
@@ -204,3 +209,15 @@ def test_when_the_server_keeps_no_more_workspaces_uploads_stay_in_the_tab(small_
     assert "workspace" not in at.session_state and "ws" not in link_of(at)
     assert any("already keeps 1 workspace, its limit" in plain(w.value) for w in at.warning)
     assert at.session_state["uploads"].truth_candidate or at.session_state["uploads"].truth
+
+
+def test_the_user_attributes_come_back_with_the_workspace():
+    at, workspace = uploaded_workspace()
+    attributes = (MOVIES / "users.csv").read_bytes()
+    at.file_uploader[2].set_value(("people.csv", attributes, "text/csv")).run()
+    ok(at)
+    kinds = [f.kind for f in dashboard.store.workspace_store().files(workspace)]
+    assert kinds == ["truth", "run", "run", "user_attributes"]
+    again = opened({"ws": workspace})
+    assert again.session_state["user_attributes"].file_name == "people.csv"
+    assert again.session_state["user_attributes"].data == attributes
