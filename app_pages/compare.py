@@ -93,20 +93,20 @@ if decided:
         st.markdown("**The decision**")
         for metric, result in decided:
             sentence = describe_verdict(verdict(result, metric, k))
-            across = cached.leaders_over_k(prepared, settings, metric)
+            across = cached.leader_across_k(prepared, settings, metric)
             st.markdown(f"- {md(sentence)}  \n  {md(across)}")
         st.caption("Tests as on the Significance page (change them there); across K: the "
                    "highest mean at each K checked.")
 st.dataframe(styled, key="compare_table")
 csv_column, latex_column, _ = st.columns([1, 1, 3])
 download_table(table, f"metrics_at_{k}.csv", "compare_table_csv", where=csv_column)
-if len(prepared.models) > 1 and cached.paired_users(prepared, settings, "ndcg") > 1:
-    test, correction, confidence, flips = significance_choices()
+if any(result is not None for result in results.values()):  # the models can be tested
     evaluation = cached.report_evaluation(prepared, settings)
     latex_column.download_button(
         "Download as LaTeX", lambda: latex_table(
-            evaluation, metrics or list(MAIN_METRICS), [k], test=test, correction=correction,
-            confidence=confidence, n_permutations=flips),
+            evaluation, metrics or list(MAIN_METRICS), [k], test=choice.test,
+            correction=choice.correction, confidence=choice.confidence,
+            n_permutations=choice.n_permutations),
         file_name=f"metrics_at_{k}.tex", mime="text/x-tex", key="compare_table_latex",
         on_click="ignore", icon=":material/download:",
         help="The table of the metrics shown, with superscripts naming the models each one "

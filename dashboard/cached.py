@@ -428,7 +428,7 @@ def comparison(prepared: Prepared, settings: Settings, metric: str, test: str,
 
 
 @st.cache_data(max_entries=32, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
-def leaders_over_k(prepared: Prepared, settings: Settings, metric: str) -> str:
+def leader_across_k(prepared: Prepared, settings: Settings, metric: str) -> str:
     """Whether the model with the highest mean of ``metric`` changes with K, in words."""
     evaluation = _evaluation(prepared, settings)
     return describe_across_cutoffs(metric, leader_by_cutoff(evaluation, metric))

@@ -235,8 +235,6 @@ CHOOSING_K_THRESHOLDS = "choosing_k_thresholds"
 CHOOSING_K_CUTOFFS = "choosing_k_cutoffs"
 
 
-
-
 # Workspaces and links
 #: The id of the session's workspace on the server (None until the first upload).
 WORKSPACE = "workspace"

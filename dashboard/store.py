@@ -47,7 +47,7 @@ KINDS = (
     "truth",  # the ground truth
     "run",  # one model's output
     "interactions",  # training interactions
-    "item_attributes",
+    "attributes",  # item attributes
     "user_attributes",
 )
 

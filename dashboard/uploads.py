@@ -160,9 +160,35 @@ def uploads() -> Uploads:
     return st.session_state[keys.UPLOADS]
 
 
-#: The optional files a session holds besides its uploads, one per kind, and the session key
-#: of each (the Data page's optional uploads); they are kept in the workspace too.
-OPTIONAL_FILES = {"user_attributes": keys.USER_ATTRIBUTES}
+#: The optional files a session holds besides its uploads (the Data page's optional uploads),
+#: one per kind: the session key holding it, and its key inside that value when the value is a
+#: dict of files (None: the value is the file). They are kept in the workspace too.
+OPTIONAL_FILES: dict[str, tuple[str, str | None]] = {
+    "user_attributes": (keys.USER_ATTRIBUTES, None),
+    "interactions": (keys.BEYOND_FILES, "interactions"),
+    "attributes": (keys.BEYOND_FILES, "attributes"),
+}
+
+
+def optional_file(kind: str) -> FileSpec | None:
+    key, inner = OPTIONAL_FILES[kind]
+    value = st.session_state.get(key)
+    return (value or {}).get(inner) if inner is not None else value
+
+
+def set_optional_file(kind: str, spec: FileSpec | None) -> None:
+    """Hold ``spec`` as the session's ``kind`` file (None: drop it)."""
+    state = st.session_state
+    key, inner = OPTIONAL_FILES[kind]
+    if inner is None:
+        if spec is None:
+            state.pop(key, None)
+        else:
+            state[key] = spec
+        return
+    files = dict(state.get(key) or {})
+    files[inner] = spec
+    state[key] = {name: held for name, held in files.items() if held is not None}
 
 
 def keep() -> str | None:
@@ -170,8 +196,8 @@ def keep() -> str | None:
     cannot be kept, if they cannot (they stay in this session then)."""
     state = st.session_state
     files, contents = uploads().stored()
-    for key in OPTIONAL_FILES.values():
-        spec = state.get(key)
+    for kind in OPTIONAL_FILES:
+        spec = optional_file(kind)
         if spec is not None and spec.data is not None:
             files.append(as_stored(spec))
             contents[spec.digest] = spec.data
@@ -196,7 +222,7 @@ def restore(files: Sequence[StoredFile], content: Callable[[str], bytes]) -> Non
     uploads().take(Uploads.from_stored(files, content))
     for stored in files:
         if stored.kind in OPTIONAL_FILES:
-            st.session_state[OPTIONAL_FILES[stored.kind]] = as_spec(stored, content)
+            set_optional_file(stored.kind, as_spec(stored, content))
 
 
 def runs_uploader_key() -> str:
@@ -259,8 +285,8 @@ def delete_workspace() -> None:
     if workspace is not None:
         workspace_store().delete(workspace)
     uploads().take(Uploads())
-    for key in OPTIONAL_FILES.values():
-        state.pop(key, None)
+    for kind in OPTIONAL_FILES:
+        set_optional_file(kind, None)
     state[keys.DATASET] = "movies"
 
 
