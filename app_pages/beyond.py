@@ -53,7 +53,8 @@ chosen = st.pills(
 metrics = tuple(metric for metric in offered if metric in (chosen or []))
 if metrics:
     curves = cached.beyond_curves(prepared, settings, metrics)
-    show_chart(beyond_curves(curves, metrics, k, prepared.colors), "beyond_chart")
+    show_chart(beyond_curves(curves, metrics, k, prepared.colors), "beyond_chart",
+               name=("beyond accuracy", *metrics, "K", k))
 else:
     st.info("Pick at least one metric above to draw its curves.")
 
@@ -88,7 +89,7 @@ level = confidence_control(right)
 accuracy, against = state[keys.BEYOND_ACCURACY_METRIC], state[keys.BEYOND_TRADEOFF_METRIC]
 points = cached.beyond_tradeoff(prepared, settings, accuracy, against, level)
 show_chart(tradeoff(points, accuracy, against, k, prepared.colors, confidence=level),
-           "beyond_tradeoff")
+           "beyond_tradeoff", name=(accuracy, "vs", against, "K", k))
 how = ("users resampled, the whole system recounted" if against in SYSTEM_METRICS
        else "users resampled")
 st.caption(f"{METRICS[accuracy].label}: {METRICS[accuracy].description} "
@@ -98,7 +99,8 @@ st.caption(f"{METRICS[accuracy].label}: {METRICS[accuracy].description} "
 if "aplt" in offered:
     st.subheader("The long tail")
     deciles = cached.beyond_deciles(prepared, settings)
-    show_chart(popularity_deciles(deciles, k, prepared.colors), "beyond_deciles")
+    show_chart(popularity_deciles(deciles, k, prepared.colors), "beyond_deciles",
+               name=("popularity deciles K", k))
     st.caption("The catalogue's items are split into ten groups of equal size by training "
                "popularity. A model recommending like the users' own taste would follow the "
                "grey bars; one leaning on popularity piles up in decile 1.")

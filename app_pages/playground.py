@@ -348,7 +348,8 @@ def lesson_area(present: bool) -> None:
             at_k_table(now_values.loc[k], at_k_before, k)
     if present:
         return
-    show_chart(playground_curves(now_values.loc[1:n], before_values, k), "playground_curves")
+    show_chart(playground_curves(now_values.loc[1:n], before_values, k), "playground_curves",
+               name=("playground", "K", k))
     st.subheader("Every K")
     every_k_table(now_values.loc[1:n], before_values)
     st.caption("Yellow: a value the last change moved.")

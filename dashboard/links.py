@@ -110,6 +110,7 @@ SETTINGS = (
     Param("resamples", keys.SIGNIFICANCE_BOOTSTRAP,
           choice(BOOTSTRAP_SAMPLES, "the resamples", int)),
     Param("h2h_metric", keys.H2H_METRIC, choice(MAIN_METRICS, "the metric")),
+    Param("explain_metric", keys.EXPLAIN_METRIC, choice(MAIN_METRICS, "the metric")),
     Param("segment_metric", keys.SEGMENT_METRIC, choice(MAIN_METRICS, "the metric")),
     Param("segment_test", keys.SEGMENT_TEST, choice(TESTS, "the test")),
     Param("segment_correction", keys.SEGMENT_CORRECTION,

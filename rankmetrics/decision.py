@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from rankmetrics.evaluate import Evaluation
 from rankmetrics.metrics import METRICS
+from rankmetrics.segments import SegmentComparison
 from rankmetrics.stats import CORRECTION_NAMES, TEST_NAMES, ModelComparison, compare_models
 
 #: The cutoffs at which "does the leader change with K" is checked (those up to the largest K).
@@ -147,6 +148,29 @@ def describe_across_cutoffs(metric: str,
     parts = [f"{_join(models)} at K = {low}" + (f" to {high}" if high != low else "")
              for models, low, high in runs]
     return f"The leader on {name} changes with K: {', '.join(parts)}."
+
+
+def describe_across_segments(result: SegmentComparison) -> str:
+    """Whether the model with the highest mean overall also leads in every segment tested.
+
+    Segments too small to test are left out; a segment whose leader is another model is
+    named with its share of the users.
+    """
+    name = label(result.metric, result.cutoff)
+    tested = result.segments.loc[~result.segments["too_few"]]
+    overall = result.overall_winner
+    if tested.empty:
+        return (f"By {result.by}: no segment has enough users to test "
+                f"(at least {result.min_users}).")
+    others = tested.loc[tested["winner"] != overall]
+    if others.empty:
+        return (f"By {result.by}: {overall} has the highest {name} in each of the "
+                f"{len(tested)} segments tested, as over all users.")
+    named = "; ".join(f"{row.winner} in {row.segment} ({row.share:.0%} of the users"
+                      f"{', significantly' if row.significant else ', not significantly'})"
+                      for row in others.itertuples())
+    return (f"By {result.by}: {overall} leads on {name} over all users, but not in every "
+            f"segment: {named}.")
 
 
 def decision_summary(

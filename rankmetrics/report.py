@@ -27,11 +27,12 @@ from plotly.offline import get_plotlyjs
 
 from rankmetrics import __version__
 from rankmetrics.conventions import OPTION_HELP
-from rankmetrics.decision import decision_summary, label
+from rankmetrics.decision import decision_summary, describe_across_segments, label
 from rankmetrics.evaluate import Evaluation
 from rankmetrics.figures import distribution, ecdf, metric_curves, model_colors, pairwise_matrix
 from rankmetrics.metrics import MAIN_METRICS, METRICS, check_metrics
 from rankmetrics.relevance import RelevanceMapping
+from rankmetrics.segments import GROUND_TRUTH_SIZE, compare_segments, segment_users
 from rankmetrics.stats import CORRECTION_NAMES, TEST_NAMES, compare_models
 
 #: Charts in the report: drawn by the plotly.js inside the file, saved from it as PNG.
@@ -158,6 +159,10 @@ def build_report(
                                 n_permutations=n_permutations, n_bootstrap=n_bootstrap,
                                 test=test, correction=correction, confidence=confidence)
     order = comparison.models["model"].tolist()
+    segments = compare_segments(evaluation, segment_users(evaluation, GROUND_TRUTH_SIZE), metric,
+                                metric_cutoff, test=test, correction=correction,
+                                confidence=confidence, n_permutations=n_permutations,
+                                n_bootstrap=n_bootstrap)
     values = {model: cast(Sequence[float],
                           evaluation.per_user_at(model, metric, metric_cutoff).to_numpy())
               for model in evaluation.models}
@@ -167,7 +172,8 @@ def build_report(
                                             metric, test=test, correction=correction,
                                             confidence=confidence)
     sections = [
-        _section("The decision", _decision(summary, test, correction, confidence)),
+        _section("The decision", _decision(summary, test, correction, confidence)
+                 + _paragraph(describe_across_segments(segments))),
         _section("Every metric over K", _figure(metric_curves(curves, metrics, cutoff, colors),
                                                  "curves")),
         _section(f"Every metric at K = {cutoff}", _table_at(evaluation, metrics, cutoff)),

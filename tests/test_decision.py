@@ -118,3 +118,27 @@ def test_the_command_line_writes_the_latex_table(capsys):
     assert code == 0
     assert r"a & personalized & \textbf{" in out and "}$^{b}$ \\\\" in out
     assert "b & random & 0." in out and "paired t-test, Holm correction" in out
+
+
+def test_across_segments():
+    from rankmetrics.decision import describe_across_segments
+    from rankmetrics.segments import compare_segments, segment_users
+
+    # users 0-19 have one relevant item, users 20-39 three (ground-truth size splits them);
+    # "few" finds it at rank 1 for the first 20 users only, "steady" at rank 2 for them and
+    # at rank 1 for the others: MRR "steady" 0.75 overall, but "few" leads among the first.
+    truth = pd.DataFrame([(u, f"hit{j}", 1) for n, u in enumerate(USERS)
+                          for j in range(1 if n < 20 else 3)], columns=["user", "item", "rating"])
+    ranks = {**dict.fromkeys(USERS[:20], 2), **dict.fromkeys(USERS[20:], 1)}
+    steady = model(ranks).replace({"item": {"hit": "hit0"}})
+    few = model(dict.fromkeys(USERS[:20], 1)).replace({"item": {"hit": "hit0"}})
+    ev = evaluate(truth, {"steady": steady, "few": few}, relevance=RelevanceMapping.binary(1),
+                  max_cutoff=5)
+    split = segment_users(ev, "ground-truth size", n_buckets=2)
+    result = compare_segments(ev, split, "mrr", 5, test="t", min_users=10, n_bootstrap=200)
+    assert describe_across_segments(result) == (
+        "By ground-truth size: steady leads on MRR@5 over all users, but not in every "
+        "segment: few in 1 (50% of the users, significantly).")
+    result = compare_segments(ev, split, "mrr", 5, test="t", min_users=30, n_bootstrap=200)
+    assert describe_across_segments(result) == (
+        "By ground-truth size: no segment has enough users to test (at least 30).")

@@ -118,7 +118,7 @@ def test_valid_values_of_every_kind_are_taken():
               "k": "5", "a": "random", "b": "personalized", "user": "u0007",
               "h2h_metric": "recall", "preset": "custom", "gain": "linear",
               "ideal": "retrieved", "confidence": "0.9", "segment_by": "plan",
-              "baseline": "random", "segment_metric": "map", "buckets": "3"}
+              "baseline": "random", "segment_metric": "map", "buckets": "3", "explain_metric": "mrr"}
     at = opened(params, "app_pages/head_to_head.py")
     assert notices(at) == []
     state = at.session_state
@@ -211,13 +211,20 @@ def test_when_the_server_keeps_no_more_workspaces_uploads_stay_in_the_tab(small_
     assert at.session_state["uploads"].truth_candidate or at.session_state["uploads"].truth
 
 
-def test_the_user_attributes_come_back_with_the_workspace():
+def uploader(at: AppTest, label: str):
+    return next(u for u in at.file_uploader if u.label.startswith(label))
+
+
+def test_the_optional_files_come_back_with_the_workspace():
     at, workspace = uploaded_workspace()
-    attributes = (MOVIES / "users.csv").read_bytes()
-    at.file_uploader[2].set_value(("people.csv", attributes, "text/csv")).run()
+    people = (MOVIES / "users.csv").read_bytes()
+    uploader(at, "User attributes").set_value(("people.csv", people, "text/csv")).run()
+    train = (UPLOAD_FILES / "train.csv").read_bytes()
+    uploader(at, "Training interactions").set_value(("train.csv", train, "text/csv")).run()
     ok(at)
     kinds = [f.kind for f in dashboard.store.workspace_store().files(workspace)]
-    assert kinds == ["truth", "run", "run", "user_attributes"]
+    assert sorted(kinds) == ["interactions", "run", "run", "truth", "user_attributes"]
     again = opened({"ws": workspace})
-    assert again.session_state["user_attributes"].file_name == "people.csv"
-    assert again.session_state["user_attributes"].data == attributes
+    assert again.session_state["user_attributes"].data == people
+    assert again.session_state["beyond_files"]["interactions"].data == train
+    assert again.session_state["beyond_files"]["interactions"].file_name == "train.csv"
