@@ -118,7 +118,8 @@ def test_valid_values_of_every_kind_are_taken():
               "k": "5", "a": "random", "b": "personalized", "user": "u0007",
               "h2h_metric": "recall", "preset": "custom", "gain": "linear",
               "ideal": "retrieved", "confidence": "0.9", "segment_by": "plan",
-              "baseline": "random", "segment_metric": "map", "buckets": "3", "explain_metric": "mrr"}
+              "baseline": "random", "segment_metric": "map", "buckets": "3",
+              "explain_metric": "mrr"}
     at = opened(params, "app_pages/head_to_head.py")
     assert notices(at) == []
     state = at.session_state
