@@ -90,7 +90,8 @@ st.markdown("\n".join(
 
 st.subheader(PANEL_TITLES["order"], anchor=PANELS["order"])
 table, found, agreement = cached.k_order(prepared, settings, metric)
-show_chart(order_figure(table, found, metric, k, prepared.colors), "k_order")
+show_chart(order_figure(table, found, metric, k, prepared.colors), "k_order",
+           name=("choosing K", "order", "K", k))
 if found.empty:
     st.caption(f"No two models cross on {label} between K = 1 and {settings.max_cutoff}.")
 else:
@@ -98,7 +99,8 @@ else:
         "cutoff": "K", "ahead": "Passes", "behind": "Model passed",
         "value_ahead": f"{label} of the one passing", "value_behind": f"{label} of the other",
         "tied_from": "Equal from K"}), hide_index=True, key="k_crossings")
-show_chart(tau_figure(agreement, k), "k_tau")
+show_chart(tau_figure(agreement, k), "k_tau",
+           name=("choosing K", "tau", "K", k))
 st.caption(f"Kendall's tau compares the order of the models at each K with their order at "
            f"K = {k}: 1 is the same order, −1 the reverse.")
 with st.expander("The leaderboard at every K"):
@@ -122,12 +124,14 @@ else:
     if len(prepared.models) == 2:
         tests = cached.k_tests(prepared, settings, settings.relevance, metric, options,
                                tuple(tested))
-        show_chart(p_value_figure(tests, 1 - confidence, k, label), "k_p_value")
+        show_chart(p_value_figure(tests, 1 - confidence, k, label), "k_p_value",
+                   name=("choosing K", "p_value", "K", k))
         st.caption(f"With two models: the corrected p-value of their difference at each K "
                    f"({TEST_NAMES[test]}); below the dashed line they differ significantly."
                    + sampled)
     else:
-        show_chart(power_figure(power, k), "k_power")
+        show_chart(power_figure(power, k), "k_power",
+                   name=("choosing K", "power", "K", k))
         st.caption(f"At each K, the share of the pairs of models whose difference is "
                    f"significant ({TEST_NAMES[test]}, {CORRECTION_NAMES[correction]} "
                    f"correction over the pairs), on the users every model counts. High: "
@@ -139,7 +143,8 @@ else:
                  format_func=lambda pair: f"{pair[1]} − {pair[0]}")
     model_a, model_b = state[keys.CHOOSING_K_PAIR]
     band = cached.k_band(prepared, settings, metric, model_a, model_b, confidence)
-    show_chart(difference_figure(band, model_a, model_b, label, confidence, k), "k_band")
+    show_chart(difference_figure(band, model_a, model_b, label, confidence, k), "k_band",
+               name=("choosing K", "band", "K", k))
     st.caption(f"The band is the paired t-test's {confidence:.0%} confidence interval of the "
                "difference, on the users every model counts: where it stays off the zero "
                "line, the difference is larger than chance would make it.")
@@ -148,7 +153,8 @@ else:
     by_metric = cached.k_winners_by_metric(prepared, settings, options)
     rows = [METRICS[m].label for m in MAIN_METRICS]
     show_chart(winner_map_figure(by_metric, rows, "The best model at each K, by metric",
-                                      prepared.colors, k), "k_metric_map")
+                                      prepared.colors, k), "k_metric_map",
+               name=("choosing K", "metric_map", "K", k))
     st.caption("Each cell is the model with the highest mean; filled: significantly better "
                "than every other model, open: the data cannot tell it from the next."
                + others.replace("The other metrics are", " The maps are"))
@@ -159,7 +165,8 @@ else:
                                                      thresholds)
         show_chart(winner_map_figure(by_relevance, thresholds,
                                      f"The best model on {label} at each K, by relevance "
-                                     "threshold", prepared.colors, k), "k_relevance_map")
+                                     "threshold", prepared.colors, k), "k_relevance_map",
+                   name=("choosing K", "relevance_map", "K", k))
         st.caption(f"The sidebar's relevance mapping ({md(settings.relevance.describe())}) "
                    "with its threshold moved over the ratings found (choose the thresholds "
                    "above, under Confidence level, random flips, relevance thresholds).")
@@ -171,7 +178,8 @@ bounds = cached.k_tie_bounds(prepared, settings)
 if bounds is None:
     st.info("The tie bounds need the models' scores, which could not be read again.")
 else:
-    show_chart(tie_figure(bounds, metric, k, prepared.colors), "k_ties")
+    show_chart(tie_figure(bounds, metric, k, prepared.colors), "k_ties",
+               name=("choosing K", "ties", "K", k))
     flags = tie_flags(bounds, metric, k)
     st.dataframe(flags, hide_index=True, key="k_tie_flags", column_config={
         "model": "Model", "active": st.column_config.NumberColumn(f"{label}@{k}",

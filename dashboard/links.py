@@ -111,6 +111,9 @@ SETTINGS = (
           choice(BOOTSTRAP_SAMPLES, "the resamples", int)),
     Param("h2h_metric", keys.H2H_METRIC, choice(MAIN_METRICS, "the metric")),
     Param("explain_metric", keys.EXPLAIN_METRIC, choice(MAIN_METRICS, "the metric")),
+    Param("k_metric", keys.CHOOSING_K_METRIC, choice(MAIN_METRICS, "the metric")),
+    Param("k_test", keys.CHOOSING_K_TEST, choice(TESTS, "the test")),
+    Param("k_correction", keys.CHOOSING_K_CORRECTION, choice(CORRECTIONS, "the correction")),
     Param("segment_metric", keys.SEGMENT_METRIC, choice(MAIN_METRICS, "the metric")),
     Param("segment_test", keys.SEGMENT_TEST, choice(TESTS, "the test")),
     Param("segment_correction", keys.SEGMENT_CORRECTION,
@@ -195,7 +198,8 @@ def apply_data_settings(prepared: Prepared, ratings: Sequence[float]) -> None:
                   pending[name])
     if "segment_by" in pending:
         _take(Param("segment_by", keys.SEGMENT_BY,
-                    _known(offered_segmentations(attributes_spec()), "a column to split by")),
+                    _known(offered_segmentations(prepared, attributes_spec()),
+                           "a column to split by")),
               pending["segment_by"])
     users = prepared.ground_truth.users
     for name, key in USER_PARAMS.items():
