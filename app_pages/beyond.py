@@ -3,7 +3,7 @@ the trade-off with accuracy at the chosen K, and where the lists fall by item po
 
 import streamlit as st
 
-from dashboard import cached, keys
+from dashboard import bundles, cached, keys
 from dashboard.charts import show_chart
 from dashboard.controls import confidence_control, download_table
 from dashboard.extras import EXTRA_KINDS
@@ -25,6 +25,7 @@ header(
     "and how different two users' lists are, at every *K*.",
 )
 prepared, settings = require_data()
+bundles.not_in_bundles(prepared, "This page")
 state = st.session_state
 k = settings.cutoff
 

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from dashboard import cached, keys
+from dashboard import bundles, cached, keys
 from dashboard.charts import show_chart
 from dashboard.controls import confidence_control, download_table, ensure_choice
 from dashboard.session import header, require_data
@@ -37,6 +37,7 @@ header(
     "threshold or tied scores could change the verdict.",
 )
 prepared, settings = require_data()
+bundles.not_in_bundles(prepared, "This page")
 state = st.session_state
 k = settings.cutoff
 

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from dashboard import cached, keys, uploads
+from dashboard import bundles, cached, keys, uploads
 from dashboard.controls import download_table, file_name
 from dashboard.demos import DEMOS
 from dashboard.extras import EXTRA_KINDS, extra_specs, remove_extra, take_extra, uploader_key
@@ -155,8 +155,12 @@ if uploads.refusal():
     st.error(uploads.refusal(), icon=":material/memory:")
 workspace_box()
 
+st.subheader("Open a saved evaluation")
+bundles.upload_control()
+bundles.describe_opened()
+
 showing_uploads = state[keys.DATASET] == uploads.DATASET
-if not showing_uploads:
+if state[keys.DATASET] in DEMOS:
     demo = DEMOS[state[keys.DATASET]]
     st.subheader(f"Demo data set: {demo.label}")
     st.markdown(demo.description)

@@ -5,7 +5,7 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from dashboard import cached, keys
+from dashboard import bundles, cached, keys
 from dashboard.charts import show_chart
 from dashboard.controls import download_table, ensure_choice, file_name
 from dashboard.demos import DEMOS
@@ -71,6 +71,7 @@ header(
     "arithmetic at K with the user's own numbers, and what each convention would change.",
 )
 prepared, settings = require_data()
+bundles.sample_note(prepared)
 state = st.session_state
 k = settings.cutoff
 models = prepared.models

@@ -5,7 +5,7 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
-from dashboard import cached, keys
+from dashboard import bundles, cached, keys
 from dashboard.charts import show_chart
 from dashboard.controls import download_table, ensure_choice, file_name
 from dashboard.navigation import explain_in_ndcg
@@ -109,6 +109,12 @@ options = list(dict.fromkeys(listed + (everyone if len(everyone) <= USER_LIST_LI
                                        else [])))
 if state.get(keys.H2H_USER) in everyone and state[keys.H2H_USER] not in options:
     options.insert(0, state[keys.H2H_USER])
+bundles.sample_note(prepared)
+options = bundles.users_with_lists(
+    prepared, options + (everyone if bundles.full_evaluation(prepared) else []))
+if not options:
+    st.info("No sampled user is counted by both models.")
+    st.stop()
 ensure_choice(keys.H2H_USER, options)
 user_column, value_a_column, value_b_column = st.columns([2, 1, 1])
 user_column.selectbox("User", options, key=keys.H2H_USER, persist_state="session",

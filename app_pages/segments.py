@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from dashboard import cached, keys, verdict
+from dashboard import bundles, cached, keys, verdict
 from dashboard.charts import show_chart
 from dashboard.controls import confidence_control, download_table, ensure_choice, file_name
 from dashboard.segment_choice import attributes_spec, offered_segmentations
@@ -23,6 +23,7 @@ header(
     "own winner, tested user by user.",
 )
 prepared, settings = require_data()
+bundles.not_in_bundles(prepared, "This page")
 state = st.session_state
 k = settings.cutoff
 models = prepared.models

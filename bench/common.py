@@ -39,9 +39,10 @@ FILE_FORMATS = ("parquet", "csv")
 
 def write_upload(folder: Path, n_users: int, seed: int = 0,
                  models: dict[str, float] = MODELS, file_format: str = "parquet",
-                 ) -> dict[str, Path]:
+                 first_user: int = 0) -> dict[str, Path]:
     """Write ``ground_truth.<format>`` and one file per model into ``folder``; return the
-    paths by name ("truth" and each model's). Files already there are reused.
+    paths by name ("truth" and each model's). Files already there are reused. Users are
+    numbered from ``first_user`` (so several folders can hold one data set's parts).
 
     Each user has a pool of 300 distinct items; 20 of them are rated 1-5 stars, and each
     model (name -> strength) ranks 100 items drawn from the pool, rated ones weighted up by
@@ -58,7 +59,7 @@ def write_upload(folder: Path, n_users: int, seed: int = 0,
         return paths
     rng = np.random.default_rng(seed)
     item_ids = pa.array([f"i{i:06d}" for i in range(UPLOAD_ITEMS)])
-    user_ids = pa.array([f"u{i:07d}" for i in range(n_users)])
+    user_ids = pa.array([f"u{i:07d}" for i in range(first_user, first_user + n_users)])
     start = rng.integers(0, UPLOAD_ITEMS, n_users)[:, None]
     stride = rng.integers(1, UPLOAD_ITEMS, n_users)[:, None]
     pool = (start + stride * np.arange(CANDIDATES)[None, :]) % UPLOAD_ITEMS

@@ -27,6 +27,7 @@ import streamlit as st
 
 from dashboard import keys
 from dashboard.budget import BUDGET
+from dashboard.bundles import full_evaluation
 from dashboard.demos import demo_specs
 from dashboard.files import FileSpec
 from dashboard.prepared import Prepared
@@ -36,7 +37,7 @@ from dashboard.settings import (
     RelevanceDefaults,
     Settings,
 )
-from rankmetrics import GroundTruth, RankedRun
+from rankmetrics import GroundTruth, RankedRun, SavedEvaluation
 from rankmetrics.beyond import (
     LONG_TAIL_METRICS,
     SYSTEM_METRICS,
@@ -267,7 +268,13 @@ def evaluation(
                                    conventions=conventions, max_cutoff=max_cutoff))
 
 
-def _evaluation(prepared: Prepared, settings: Settings) -> Evaluation:
+def _evaluation(prepared: Prepared, settings: Settings) -> Evaluation | SavedEvaluation:
+    """Every user's values: a saved evaluation's own, or evaluated here."""
+    return full_evaluation(prepared) or _listed(prepared, settings)
+
+
+def _listed(prepared: Prepared, settings: Settings) -> Evaluation:
+    """The users whose lists are at hand (a saved evaluation's sampled users) evaluated."""
     return evaluation(prepared, settings.relevance, settings.conventions, settings.max_cutoff)
 
 
@@ -282,7 +289,8 @@ def _means(
     prepared: Prepared, relevance: RelevanceMapping, conventions: Conventions, max_cutoff: int
 ) -> dict[str, dict[str, list[float]]]:
     # Keyed without K: moving the K slider reuses the curves.
-    means = evaluation(prepared, relevance, conventions, max_cutoff).means(MAIN_METRICS)
+    means = (full_evaluation(prepared)
+             or evaluation(prepared, relevance, conventions, max_cutoff)).means(MAIN_METRICS)
     return {model: {metric: values.tolist() for metric, values in by_metric.items()}
             for model, by_metric in means.items()}
 
@@ -349,17 +357,17 @@ def worst(prepared: Prepared, settings: Settings, model: str, metric: str,
 @st.cache_data(max_entries=32, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
 def disagreement(prepared: Prepared, settings: Settings, model_a: str,
                  model_b: str) -> Disagreement | None:
-    return largest_disagreement(_evaluation(prepared, settings), model_a, model_b, "ndcg",
+    return largest_disagreement(_listed(prepared, settings), model_a, model_b, "ndcg",
                                 settings.cutoff)
 
 
 def random_user(prepared: Prepared, settings: Settings, model: str, seed: int) -> str | None:
-    return surprise_user(_evaluation(prepared, settings), model, seed)
+    return surprise_user(_listed(prepared, settings), model, seed)
 
 
 def counted(prepared: Prepared, settings: Settings, model: str, user: str) -> bool:
     """Whether ``user`` enters ``model``'s means under the current conventions."""
-    ev = _evaluation(prepared, settings)
+    ev = _listed(prepared, settings)
     position = ev.truth.users.get_indexer([user])[0]
     return bool(position >= 0 and ev.included(model)[position])
 
@@ -402,9 +410,11 @@ def bands(prepared: Prepared, settings: Settings, metrics: tuple[str, ...],
     """Each model's bootstrap confidence band for each metric, and the cutoffs they were
     computed at: every K when the per-user values fit the library's budget, else a spread."""
     ev = _evaluation(prepared, settings)
-    most = max(int(ev.included(model).sum()) for model in ev.models)
+    most = int(ev.user_counts()["users"].max())
     cutoffs = band_cutoffs(settings.max_cutoff, keep=[settings.cutoff],
                            n_values_per_cutoff=most * len(ev.models) * len(metrics))
+    if isinstance(ev, SavedEvaluation):
+        cutoffs = ev.band_cutoffs(cutoffs)
     table = ev.confidence_bands(metrics, cutoffs=cutoffs, n_bootstrap=N_BOOTSTRAP,
                                 confidence=confidence)
     return table, cutoffs

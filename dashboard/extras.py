@@ -14,7 +14,7 @@ import streamlit as st
 
 from dashboard import keys
 from dashboard.budget import BUDGET
-from dashboard.demos import demo_extra_specs
+from dashboard.demos import DEMOS, demo_extra_specs
 from dashboard.files import FileSpec, digest
 from dashboard.uploads import DATASET as UPLOADED
 from dashboard.uploads import keep
@@ -52,7 +52,7 @@ def extra_specs() -> dict[str, FileSpec]:
     dataset = st.session_state[keys.DATASET]
     if dataset == UPLOADED:
         return dict(st.session_state.get(keys.BEYOND_FILES, {}))
-    return demo_extra_specs(dataset)
+    return demo_extra_specs(dataset) if dataset in DEMOS else {}  # a saved evaluation: none
 
 
 def uploader_key(kind: str) -> str:

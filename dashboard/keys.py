@@ -247,3 +247,14 @@ LINK_PENDING = "_link_pending"
 LINK_NOTICES = "_link_notices"
 #: The image format of the charts' download button.
 CHART_FORMAT = "chart_format"
+
+
+# A saved evaluation (bundle) opened in the dashboard
+#: The OpenedBundle of this session.
+BUNDLE = "_bundle"
+#: The --bundle path given on the command line, once it was opened for this session.
+BUNDLE_FROM_COMMAND_LINE = "_bundle_from_command_line"
+#: Why the last bundle could not be opened.
+BUNDLE_PROBLEM = "_bundle_problem"
+BUNDLE_UPLOAD = "bundle_upload"
+BUNDLE_CUTOFF = "bundle_cutoff"

@@ -18,6 +18,7 @@ import streamlit as st
 
 from dashboard import cached, keys
 from dashboard.budget import BUDGET
+from dashboard.bundles import full_evaluation
 from dashboard.controls import ensure_choice
 from dashboard.demos import DEMOS, demo_attributes_spec
 from dashboard.files import FileSpec, digest
@@ -126,7 +127,9 @@ def offered_segmentations(prepared: Prepared, spec: FileSpec | None) -> list[str
 
 def segment_filter(prepared: Prepared, settings: Settings) -> Prepared:
     """A selector "Users: all, or one segment"; the data set of the chosen segment's users
-    (or ``prepared`` itself for all users)."""
+    (or ``prepared`` itself for all users; always, for a saved evaluation)."""
+    if full_evaluation(prepared) is not None:
+        return prepared
     spec = attributes_spec()
     buckets = _buckets()
     options: list[tuple[str, str] | None] = [ALL_USERS]

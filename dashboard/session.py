@@ -12,6 +12,8 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from dashboard import keys
 from dashboard.budget import BUDGET
+from dashboard.bundles import DATASET as BUNDLE
+from dashboard.bundles import bundle_specs, open_from_command_line
 from dashboard.cached import cross_check, ground_truth, ranked_run, read_file, relevance_defaults
 from dashboard.demos import demo_specs
 from dashboard.extras import extra_specs
@@ -42,6 +44,7 @@ def init_session() -> None:
     state.setdefault(keys.GRADE_NONCE, 0)
     if keys.LINK_NOTICES not in state:  # the session's first run: the URL's settings
         read_link()
+    open_from_command_line()
 
 
 def connected(context) -> Callable[[], bool]:
@@ -61,6 +64,8 @@ def active_specs() -> tuple[FileSpec | None, list[FileSpec]]:
     dataset = st.session_state[keys.DATASET]
     if dataset == UPLOADED:
         return upload_specs()
+    if dataset == BUNDLE:
+        return bundle_specs()
     return demo_specs(dataset)
 
 

@@ -10,6 +10,9 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import keys
+from dashboard.bundles import DATASET as BUNDLE
+from dashboard.bundles import bundle_settings
+from dashboard.bundles import opened as opened_bundle
 from dashboard.demos import DEMOS
 from dashboard.links import apply_data_settings
 from dashboard.prepared import Prepared
@@ -42,15 +45,21 @@ def sidebar(status_area) -> None:
     # run, or lost its state (Streamlit resets widgets when st.switch_page interrupts a run).
     editor_was_live = (state.pop(keys.GRADE_EDITOR_LIVE, False)
                        and keys.grade_editor(state[keys.GRADE_NONCE]) in state)
+    bundle = opened_bundle()
     st.selectbox(
-        "Data", [*DEMOS, UPLOADED], key=keys.DATASET,
-        format_func=lambda key: DEMOS[key].label if key in DEMOS else "Your uploaded files",
+        "Data", [*DEMOS, UPLOADED, *([BUNDLE] if bundle else [])], key=keys.DATASET,
+        format_func=lambda key: DEMOS[key].label if key in DEMOS else (
+            f"Saved evaluation: {bundle.name}" if key == BUNDLE and bundle
+            else "Your uploaded files"),
         help="A bundled demo data set, or the files you upload on the Data page.",
         persist_state="session",
     )
     prepared = prepare_active(status_area)
     state[keys.PREPARED] = prepared if isinstance(prepared, Prepared) else None
     state[keys.PROBLEM] = prepared if isinstance(prepared, str) else None
+    if isinstance(prepared, Prepared) and prepared.source == BUNDLE:
+        state[keys.SETTINGS] = bundle_settings(prepared)
+        return
     relevance = None
     if isinstance(prepared, Prepared):
         if _reset_on_new_truth(prepared):

@@ -2,6 +2,7 @@
 every convention named, proven against the reference tools."""
 
 from rankmetrics.beyond import BEYOND_METRICS, BeyondOptions
+from rankmetrics.bundle import SavedEvaluation, load_bundle
 from rankmetrics.conventions import PRESETS, Conventions
 from rankmetrics.errors import DataError
 from rankmetrics.evaluate import Evaluation, evaluate
@@ -24,6 +25,8 @@ __all__ = [
     "METRICS",
     "RankedRun",
     "RelevanceMapping",
+    "SavedEvaluation",
     "evaluate",
+    "load_bundle",
     "suggest_mapping",
 ]

@@ -11,9 +11,10 @@ naming the file, the row and the problem, and exit code 1; never a traceback.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ import pandas as pd
 from rankmetrics.beyond import BEYOND_METRICS, LIST_METRICS, BeyondOptions
 from rankmetrics.beyond._declared import DISTRIBUTION, LONG_TAIL, POPULARITY
 from rankmetrics.beyond._items import CATALOGUE
+from rankmetrics.bundle import Fingerprint
 from rankmetrics.conventions import OPTION_CHOICES, OPTION_HELP, PRESET_HELP, PRESETS, Conventions
 from rankmetrics.errors import DataError, printable
 from rankmetrics.evaluate import MAX_CUTOFF, Evaluation, evaluate
@@ -61,6 +63,10 @@ def build_parser() -> argparse.ArgumentParser:
         description="Evaluate model outputs (runs) against a ground truth and print the "
         "mean of each metric at each cutoff.",
     )
+    ev.add_argument("--engine", choices=("local", "spark"), default="local",
+                    help="local: read the files on this machine (default); spark: --truth and "
+                    "--run name Parquet files or folders any filesystem Spark reads, "
+                    "evaluated by Spark (pip install 'rankmetrics[spark]')")
     ev.add_argument("--truth", required=True, metavar="FILE",
                     help="ground truth: TREC qrels, CSV/TSV/Parquet/JSON Lines with user, "
                     "item and rating columns")
@@ -116,6 +122,11 @@ def build_parser() -> argparse.ArgumentParser:
                     "better than (--test and --correction choose the test, as for segments)")
     _confidence_option(ev)
     ev.add_argument("--output", metavar="PATH", help="write to PATH instead of stdout")
+    ev.add_argument("--save", metavar="DIR",
+                    help="also save the evaluation as a bundle the dashboard opens: a folder, "
+                    "or one zip archive when DIR ends in .zip")
+    ev.add_argument("--sample-users", type=int, default=1_000, metavar="N",
+                    help="users whose raw lists the bundle keeps (default: %(default)s)")
     ev.add_argument("--csv-formulas", choices=FORMULA_MODES, default="quoted",
                     help="CSV text cells starting with =, +, -, @, tab or carriage return "
                     "(which a spreadsheet would run as formulas): 'quoted' prefixes them with "
@@ -277,6 +288,11 @@ def _evaluate(args: argparse.Namespace) -> int:
         for role in COLUMN_ROLES
         if getattr(args, f"{role}_column")
     }
+    if args.engine == "spark":
+        if beyond or args.segment_by is not None:
+            raise ValueError("--engine spark computes the accuracy metrics; beyond-accuracy "
+                             "metrics and --segment-by need --engine local.")
+        return _evaluate_on_spark(args, metrics, cutoffs, conventions, column_overrides)
     with _option(f"--truth {args.truth}", args.truth):
         truth = read_truth(args.truth,
                            columns=_only(column_overrides, ("user", "item", "rating")),
@@ -300,6 +316,13 @@ def _evaluate(args: argparse.Namespace) -> int:
     evaluation = evaluate(truth, runs, relevance=mapping, conventions=conventions,
                           max_cutoff=max(*cutoffs, segment_cutoff(args)), **inputs)
     print(f"rankmetrics: conventions: {conventions.describe()}", file=sys.stderr)
+    if args.save:
+        saved = evaluation.save(
+            args.save, chosen_cutoff=max(cutoffs), sample=args.sample_users,
+            cutoffs=[*DEFAULT_CUTOFFS, *(cutoffs if args.cutoffs else [])],
+            metrics=metrics, inputs=file_fingerprints(args.truth, truth, runs, args.run),
+        )
+        print(f"rankmetrics: saved the evaluation to {saved}", file=sys.stderr)
     if args.segment_by is not None:
         return _write(segment_report(args, evaluation), args)
     table = _results(evaluation, metrics, beyond, cutoffs, args.per_user)
@@ -365,6 +388,60 @@ def _results(evaluation: Evaluation, metrics: tuple[str, ...], beyond: tuple[str
         if beyond and evaluation.beyond is not None:
             parts.append(evaluation.beyond.summary(beyond, cutoffs))
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+
+def _evaluate_on_spark(args: argparse.Namespace, metrics: Sequence[str], cutoffs: list[int],
+                       conventions: Conventions, columns: dict[str, str]) -> int:
+    """``--engine spark``: Parquet files or folders evaluated by Spark."""
+    if args.per_user:
+        raise ValueError("--per-user is not available with --engine spark: save a bundle with "
+                         "--save DIR, whose per_user/ folder holds the per-user values.")
+    try:
+        from rankmetrics.spark import (
+            distinct_ratings,
+            evaluate_spark,
+            spark_session,
+        )
+    except ImportError:
+        raise ValueError("--engine spark needs pyspark: pip install 'rankmetrics[spark]'.") \
+            from None
+    spark = spark_session()
+    truth = spark.read.parquet(args.truth)
+    runs = {}
+    for spec in args.run:
+        name, path = _run_spec(spec)
+        if name in runs:
+            raise ValueError(f"Two runs are named {name!r}: name them with NAME=FILE.")
+        runs[name] = spark.read.parquet(path)
+    mapping = _mapping(args, distinct_ratings(truth, columns))
+    evaluation = evaluate_spark(truth, runs, relevance=mapping, conventions=conventions,
+                                max_cutoff=max(cutoffs), metrics=metrics, columns=columns)
+    _warn([warning.describe() for warning in evaluation.warnings])
+    print(f"rankmetrics: conventions: {conventions.describe()}", file=sys.stderr)
+    text = _render(evaluation.summary(metrics, cutoffs), args, conventions, mapping, evaluation)
+    if args.save:
+        saved = evaluation.save(args.save, chosen_cutoff=max(cutoffs), sample=args.sample_users,
+                                cutoffs=[*DEFAULT_CUTOFFS, *(cutoffs if args.cutoffs else [])])
+        print(f"rankmetrics: saved the evaluation to {saved}", file=sys.stderr)
+    return _write(text, args)
+
+
+def file_fingerprints(truth_path: str, truth, runs: dict, specs: list[str]
+                      ) -> dict[str, Fingerprint]:
+    """Rows, users and the SHA-256 of each input file, for a saved evaluation."""
+    paths = {"ground_truth": (truth_path, truth)}
+    for spec, (name, run) in zip(specs, runs.items(), strict=True):
+        paths[name] = (_run_spec(spec)[1], run)
+    return {name: Fingerprint(table.n_rows, table.n_users, _sha256(path), "sha256 of the file")
+            for name, (path, table) in paths.items()}
+
+
+def _sha256(path: str) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as file:
+        for block in iter(lambda: file.read(1 << 22), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def metric_listing(fmt: str = "table") -> str:

@@ -10,11 +10,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from rankmetrics.beyond import (
     BEYOND_METRICS,
@@ -30,14 +34,22 @@ from rankmetrics.conventions import Conventions
 from rankmetrics.ground_truth import GroundTruth, named_columns
 from rankmetrics.io import (
     Attributes,
+    HashedIds,
     LoadedTable,
     interactions_from_dataframe,
+    run_codes,
     run_from_dataframe,
+    truth_codes,
+    truth_from_dataframe,
 )
 from rankmetrics.kernels import JudgedItems, UserBlock, judge
 from rankmetrics.metrics import METRICS, Metric, check_metrics
 from rankmetrics.ranked_run import RankedRun
 from rankmetrics.relevance import RelevanceMapping
+from rankmetrics.sums import COUNTS, UserSums, extend_values
+
+if TYPE_CHECKING:
+    from rankmetrics.bundle import Fingerprint
 
 USERS_PER_BLOCK = 16_384
 #: Most per-user values :meth:`Evaluation.confidence_bands` resamples at once by default
@@ -110,8 +122,19 @@ def evaluate(
                                            beyond_options)):
         beyond = _beyond_inputs(prepared_truth, runs, interactions, item_attributes,
                                 catalogue, beyond_options, conventions.ties, int(max_cutoff))
-    return Evaluation(prepared_truth, prepared_runs, relevance, conventions, int(max_cutoff),
-                      beyond=beyond)
+    evaluation = Evaluation(prepared_truth, prepared_runs, relevance, conventions,
+                            int(max_cutoff), beyond=beyond)
+    evaluation.sources = RawSources(truth, dict(runs))
+    return evaluation
+
+
+@dataclass(frozen=True)
+class RawSources:
+    """What :func:`evaluate` was given, kept (not copied) so a saved evaluation can hold the
+    raw rows of a sample of users."""
+
+    truth: pd.DataFrame | LoadedTable | GroundTruth
+    runs: dict[str, pd.DataFrame | LoadedTable | RankedRun]
 
 
 def _beyond_inputs(
@@ -169,6 +192,8 @@ class Evaluation:
         self.conventions = conventions
         self.max_cutoff = max_cutoff
         self.models = list(runs)
+        #: The inputs as given to :func:`evaluate` (None when built directly).
+        self.sources: RawSources | None = None
         judged = judge(truth.ratings, relevance, conventions)
         self.truth_grades = _read_only(judged.grades)
         self.truth_relevant = _read_only(judged.relevant)
@@ -283,8 +308,6 @@ class Evaluation:
         Returns a long table ``model, metric, cutoff, mean, ci_low, ci_high`` (cutoff None
         for R-Precision).
         """
-        from rankmetrics.stats import confidence_bands
-
         metrics = self._check_metrics(list(metrics))
         chosen = self._cutoff_list(cutoffs)
         per_series: dict[tuple[str, str], np.ndarray] = {}
@@ -304,20 +327,8 @@ class Evaluation:
                     parts[metric].append(values)
             for metric in metrics:
                 per_series[(model, metric)] = np.concatenate(parts[metric])
-        if not per_series:
-            return pd.DataFrame(columns=["model", "metric", "cutoff", "mean", "ci_low",
-                                         "ci_high"])
-        bands = confidence_bands(per_series, n_bootstrap=n_bootstrap, confidence=confidence,
-                                 seed=seed)
-        series = bands.pop("model")
-        labels = {metric: chosen if self._declared(metric).has_cutoff else [None]
-                  for metric in metrics}
-        bands.insert(0, "model", [model for model, _ in series])
-        bands.insert(1, "metric", [metric for _, metric in series])
-        bands["cutoff"] = pd.array(
-            [labels[metric][position] for (_, metric), position
-             in zip(series, bands["cutoff"], strict=True)], dtype="Int64")
-        return bands
+        return band_table(per_series, chosen, n_bootstrap=n_bootstrap, confidence=confidence,
+                          seed=seed, has_cutoff=lambda metric: self._declared(metric).has_cutoff)
 
     def curve(self, model: str, metric: str) -> np.ndarray:
         """The mean over counted users at every cutoff 1..max_cutoff (length 1 for
@@ -348,22 +359,29 @@ class Evaluation:
         within: np.ndarray | None = None,
     ) -> dict[str, dict[str, np.ndarray]]:
         """Means over counted users: model -> metric -> array over cutoffs 1..width."""
-        metrics = self._check_metrics(list(metrics))
-        out: dict[str, dict[str, np.ndarray]] = {}
-        for model in models or self.models:
+        return self.sums(metrics, models, within).means()
+
+    def sums(
+        self, metrics: Iterable[str] | None = None, models: Iterable[str] | None = None,
+        within: np.ndarray | None = None,
+    ) -> UserSums:
+        """Sums over counted users (those in ``within`` too, when given) of each metric at
+        cutoffs 1..:attr:`width`, with the user counts: what means are divided from, and
+        what parts of the users evaluated apart add up to (see :mod:`rankmetrics.partition`)."""
+        metrics = self._check_metrics(list(metrics) if metrics is not None else list(METRICS))
+        chosen = list(models or self.models)
+        counts = {row["model"]: row for row in self.user_counts().to_dict("records")}
+        sums, counted = {}, {}
+        for model in chosen:
             mask = self.included(model) if within is None else self.included(model) & within
-            sums = self._sums(model, metrics, mask)
-            counted = int(mask.sum())
-            out[model] = {
-                metric: sums[metric] / counted if counted else np.full(len(sums[metric]), np.nan)
-                for metric in metrics
-            }
-            for metric in metrics:
-                highest = self._declared(metric).highest  # a sum may round a perfect value
-                #                                           above it
-                if counted and highest is not None:
-                    np.minimum(out[model][metric], highest, out=out[model][metric])
-        return out
+            sums[model] = self._sums(model, metrics, mask)
+            counted[model] = {name: int(counts[model][name]) for name in COUNTS}
+            counted[model]["users"] = int(mask.sum())
+        return UserSums(
+            self.width,
+            {model: {metric: sums[model][metric] for metric in metrics} for model in chosen},
+            counted, {metric: self._declared(metric) for metric in metrics},
+        )
 
     def summary(
         self, metrics: Iterable[str] | None = None, cutoffs: Iterable[int] | None = None
@@ -410,6 +428,41 @@ class Evaluation:
                 }))
         return pd.concat(parts, ignore_index=True)
 
+    def save(
+        self,
+        path: str | Path,
+        *,
+        cutoffs: Iterable[int] | None = None,
+        chosen_cutoff: int | None = None,
+        sample: int = 1_000,
+        metrics: Iterable[str] | None = None,
+        inputs: Mapping[str, Fingerprint] | None = None,
+    ) -> Path:
+        """Write the evaluation as a bundle (a folder, or a zip archive when ``path`` ends in
+        ``.zip``) that :func:`rankmetrics.load_bundle` and the dashboard open.
+
+        The bundle holds the means of every metric at every cutoff, per-user values at
+        ``cutoffs`` (default 1, 3, 5, 10, 20, 50, 100) and ``chosen_cutoff``, and the raw rows
+        of ``sample`` users chosen by a hash of their id (see :mod:`rankmetrics.bundle`).
+        ``inputs`` fingerprints the inputs (default: rows and users evaluated of each).
+        """
+        from rankmetrics.bundle import save_evaluation
+
+        return save_evaluation(self, path, cutoffs=cutoffs, chosen_cutoff=chosen_cutoff,
+                               sample=sample, metrics=metrics, inputs=inputs)
+
+    def raw_rows(self, users: Sequence[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """The ground-truth rows (user, item, rating) and every model's rows (model, user,
+        item, score) of ``users``, from the inputs :func:`evaluate` was given."""
+        wanted = pd.Index(list(users), dtype="str")
+        truth = _rows_of(self.sources.truth if self.sources else self.truth, wanted, "truth")
+        runs = []
+        for model in self.models:
+            source = self.sources.runs[model] if self.sources else self.runs[model]
+            runs.append(_rows_of(source, wanted, model).assign(model=model))
+        run_rows = pd.concat(runs, ignore_index=True)
+        return truth, run_rows[["model", "user", "item", "score"]]
+
     # ----- internals -------------------------------------------------------------------
 
     def _declared(self, metric: str) -> Metric | BeyondMetric:
@@ -454,15 +507,9 @@ class Evaluation:
         computed_to: int | None = None,
     ) -> np.ndarray:
         """Values at the given cutoffs from values at cutoffs 1..``computed_to`` (default
-        width) on the last axis: beyond ``computed_to`` (at least width) a metric keeps its
-        last value, or, divided by K, falls as 1/K."""
-        cutoffs = np.asarray(list(cutoffs), dtype=np.int64)
-        last = self.width if computed_to is None else computed_to
-        computed = np.minimum(cutoffs, last)
-        picked = values[..., computed - (last - values.shape[-1]) - 1]
-        if self._declared(metric).divided_by_cutoff:
-            picked = picked * (computed / cutoffs)
-        return picked
+        width) on the last axis (see :func:`rankmetrics.sums.extend_values`)."""
+        return extend_values(values, cutoffs, self.width if computed_to is None else computed_to,
+                             divided_by_cutoff=self._declared(metric).divided_by_cutoff)
 
     def _check_cutoff(self, cutoff: object) -> int:
         return check_int("cutoff", cutoff, high=self.max_cutoff)
@@ -539,6 +586,68 @@ class Evaluation:
         return {metric: METRICS[metric].per_user(block, self.conventions) if metric in METRICS
                 else self.beyond.per_user(model, metric, start, stop,  # type: ignore[union-attr]
                                           width or self.width) for metric in metrics}
+
+
+def _loaded_rows(source: LoadedTable, users: pd.Index) -> pd.DataFrame:
+    """The rows of ``users`` in a read table, from its id codes (the whole table is not
+    built: a model's output of 100 million rows would take gigabytes as pandas)."""
+    user_ids, item_ids, source = (truth_codes(source) if source.kind == "truth"
+                                  else run_codes(source))
+    wanted = np.flatnonzero(pd.Index(user_ids.values.to_pandas()).isin(users))
+    rows = np.flatnonzero(np.isin(user_ids.codes, wanted))
+    items = (item_ids.rows(rows) if isinstance(item_ids, HashedIds)
+             else item_ids.values.take(pa.array(item_ids.codes[rows])))
+    return pd.DataFrame({
+        "user": user_ids.values.take(pa.array(user_ids.codes[rows])).to_pandas(),
+        "item": items.to_pandas(),
+        "rating" if source.kind == "truth" else "score": source.numbers()[rows],
+    })
+
+
+def band_table(per_series: Mapping[tuple[str, str], np.ndarray], cutoffs: Sequence[int], *,
+               n_bootstrap: int, confidence: float, seed: int | None,
+               has_cutoff: Callable[[str], bool] = lambda metric: METRICS[metric].has_cutoff,
+               ) -> pd.DataFrame:
+    """:func:`rankmetrics.stats.confidence_bands` of each (model, metric)'s per-user values
+    (users x cutoffs, one column for a metric without a cutoff) as the long table
+    ``model, metric, cutoff, mean, ci_low, ci_high``."""
+    from rankmetrics.stats import confidence_bands
+
+    if not per_series:
+        return pd.DataFrame(columns=["model", "metric", "cutoff", "mean", "ci_low", "ci_high"])
+    bands = confidence_bands(per_series, n_bootstrap=n_bootstrap, confidence=confidence,
+                             seed=seed)
+    series = bands.pop("model")
+    labels = {metric: list(cutoffs) if has_cutoff(metric) else [None]
+              for _, metric in per_series}
+    bands.insert(0, "model", [model for model, _ in series])
+    bands.insert(1, "metric", [metric for _, metric in series])
+    bands["cutoff"] = pd.array(
+        [labels[metric][position] for (_, metric), position
+         in zip(series, bands["cutoff"], strict=True)], dtype="Int64")
+    return bands
+
+
+def _rows_of(source: pd.DataFrame | LoadedTable | GroundTruth | RankedRun, users: pd.Index,
+             name: str) -> pd.DataFrame:
+    """The rows of ``users`` in one input, as the canonical columns io reads (user, item and
+    rating or score)."""
+    if isinstance(source, GroundTruth):
+        table = pd.DataFrame({"user": source.users[source.user_index],
+                              "item": source.items[source.item_index],
+                              "rating": source.ratings})
+    elif isinstance(source, RankedRun):
+        raise ValueError(f"The raw rows of {name!r} are not kept in a prepared RankedRun: "
+                         "evaluate the DataFrame or the read file to save a sample of it.")
+    elif isinstance(source, LoadedTable):
+        return _loaded_rows(source, users)
+    elif name == "truth":
+        table = truth_from_dataframe(source, name="ground truth",
+                                     columns=named_columns(source, "rating")).table
+    else:
+        table = run_from_dataframe(source, name=name, columns=named_columns(source, "score")
+                                   ).table
+    return table.loc[table["user"].isin(users)].reset_index(drop=True)
 
 
 def band_cutoffs(

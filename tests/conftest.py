@@ -136,3 +136,37 @@ def pytest_runtest_makereport(item, call):
     outcome = yield
     report = outcome.get_result()
     setattr(item, f"rep_{report.when}", report)
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """One local Spark session (2 cores, few shuffle partitions, no UI) for every Spark test.
+
+    Skipped without Java or pyspark, unless REQUIRE_SPARK is set (CI sets it): then their
+    absence is a failure.
+    """
+    import os
+    import shutil
+    import sys
+
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        SparkSession = None  # noqa: N806
+    missing = ("pyspark is not installed" if SparkSession is None
+               else "no Java on the PATH" if shutil.which("java") is None else None)
+    if missing:
+        if os.environ.get("REQUIRE_SPARK"):
+            pytest.fail(f"REQUIRE_SPARK is set but {missing}", pytrace=False)
+        pytest.skip(f"{missing}; set REQUIRE_SPARK=1 to make this a failure")
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    session = (SparkSession.builder.master("local[2]").appName("rankmetrics-tests")
+               .config("spark.ui.enabled", "false")
+               .config("spark.ui.showConsoleProgress", "false")
+               .config("spark.sql.shuffle.partitions", "4")
+               .config("spark.default.parallelism", "2")
+               .config("spark.python.worker.reuse", "true")
+               .getOrCreate())
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()

@@ -1,0 +1,198 @@
+"""A saved evaluation (bundle) opened in the dashboard: from an uploaded archive, or from a
+folder on the server (``streamlit run app.py -- --bundle DIR``).
+
+The pages cannot tell a bundle from data evaluated here, except where they need raw lists:
+the means, user counts and per-user values come from the bundle (:func:`full_evaluation`),
+while the NDCG breakdown, the side-by-side lists and the user pickers work on the sampled
+users whose raw rows the bundle holds. Those rows become the active data set's files (Parquet
+in memory), so the usual reading and ranking prepare them. The relevance mapping, the
+conventions and the per-user cutoffs are the bundle's: the sidebar shows them instead of its
+controls, and K is chosen among the saved cutoffs.
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+from dataclasses import dataclass
+
+import pandas as pd
+import streamlit as st
+
+from dashboard import keys
+from dashboard.files import FileSpec, digest
+from dashboard.prepared import Prepared
+from dashboard.settings import Settings
+from dashboard.text import md
+from rankmetrics.bundle import SavedEvaluation, load_bundle
+from rankmetrics.errors import DataError
+
+DATASET = "bundle"  # the data selector's choice for an opened bundle
+
+
+@dataclass(frozen=True)
+class OpenedBundle:
+    """A bundle read for this session, and its sampled users' rows as files."""
+
+    name: str
+    token: str
+    saved: SavedEvaluation
+    truth: FileSpec
+    runs: tuple[FileSpec, ...]
+
+
+def open_bundle(source: str | bytes, name: str) -> str | None:
+    """Read a bundle (a folder or archive path on the server, or an archive's bytes) and
+    make it the active data set; the message saying why not, if it cannot be read."""
+    try:
+        saved = load_bundle(source)
+    except DataError as error:
+        return str(error)
+    token = digest(source if isinstance(source, bytes) else str(source).encode())
+    truth = _spec("truth", "sampled ground truth", saved.sample_truth, token)
+    runs = tuple(
+        _spec("run", model, saved.sample_runs[saved.sample_runs["model"] == model]
+              .drop(columns="model"), token)
+        for model in saved.models
+    )
+    state = st.session_state
+    state[keys.BUNDLE] = OpenedBundle(name, token, saved, truth, runs)
+    state[keys.DATASET] = DATASET
+    return None
+
+
+def _spec(kind: str, name: str, rows: pd.DataFrame, token: str) -> FileSpec:
+    buffer = io.BytesIO()
+    rows.reset_index(drop=True).to_parquet(buffer, index=False)
+    data = buffer.getvalue()
+    return FileSpec(id=f"bundle/{token[:12]}/{kind}/{name}", kind=kind,
+                    file_name=f"{name}.parquet", name=name, digest=digest(data), data=data)
+
+
+def opened() -> OpenedBundle | None:
+    """The bundle this session opened (None: none)."""
+    return st.session_state.get(keys.BUNDLE)
+
+
+def bundle_specs() -> tuple[FileSpec | None, list[FileSpec]]:
+    """The sampled users' ground truth and model rows, as the active data set's files."""
+    bundle = opened()
+    if bundle is None:
+        return None, []
+    return bundle.truth, list(bundle.runs)
+
+
+def open_from_command_line(arguments: list[str] | None = None) -> None:
+    """Open the bundle named by ``--bundle DIR`` after ``streamlit run app.py --``, once per
+    session (a problem is shown on the Data page)."""
+    arguments = sys.argv[1:] if arguments is None else arguments
+    state = st.session_state
+    if "--bundle" not in arguments or keys.BUNDLE_FROM_COMMAND_LINE in state:
+        return
+    position = arguments.index("--bundle") + 1
+    path = arguments[position] if position < len(arguments) else ""
+    state[keys.BUNDLE_FROM_COMMAND_LINE] = path
+    state[keys.BUNDLE_PROBLEM] = open_bundle(path, path) if path else (
+        "--bundle needs a folder or archive: streamlit run app.py -- --bundle DIR")
+
+
+def full_evaluation(prepared: Prepared) -> SavedEvaluation | None:
+    """The bundle's evaluation of every user when ``prepared`` is a bundle's sample."""
+    bundle = opened()
+    if prepared.source != DATASET or bundle is None:
+        return None
+    return bundle.saved
+
+
+def bundle_settings(prepared: Prepared) -> Settings:
+    """The sidebar for a bundle: what it was saved with, and K among its saved cutoffs."""
+    bundle = opened()
+    if bundle is None:
+        raise ValueError("No saved evaluation is open.")
+    saved = bundle.saved
+    state = st.session_state
+    for option, value in saved.conventions.as_dict().items():
+        state[keys.convention(option)] = value  # the NDCG page's radios show them
+    st.subheader("Saved evaluation")
+    st.caption(f"**{md(bundle.name)}**, computed by rankmetrics "
+               f"{md(str(saved.info.get('rankmetrics_version')))} on {md(saved.engine)}. "
+               "Its relevance and conventions are fixed: evaluate again to change them.")
+    cutoffs = [cutoff for cutoff in saved.cutoffs if cutoff <= saved.max_cutoff]
+    if state.get(keys.BUNDLE_CUTOFF) not in cutoffs:
+        state[keys.BUNDLE_CUTOFF] = 10 if 10 in cutoffs else cutoffs[-1]
+    st.select_slider("K for tables and distributions", options=cutoffs,
+                     key=keys.BUNDLE_CUTOFF,
+                     help="The bundle holds per-user values at these cutoffs; the curves "
+                     f"show every K up to {saved.max_cutoff}.")
+    st.divider()
+    st.caption(f"**Relevance:** {saved.relevance.describe()}")
+    st.caption(f"**Conventions:** {saved.conventions.describe()}")
+    return Settings(saved.relevance, saved.conventions, int(state[keys.BUNDLE_CUTOFF]),
+                    saved.max_cutoff)
+
+
+def sample_note(prepared: Prepared) -> None:
+    """On pages showing raw lists: say they are those of the bundle's sampled users."""
+    if full_evaluation(prepared) is not None:
+        st.info(f"This is a saved evaluation: the lists here are those of the "
+                f"{prepared.ground_truth.n_users:,} sampled users whose rows it holds "
+                "(every other number covers all users).", icon=":material/info:")
+
+
+def upload_control() -> None:
+    """The Data page's upload of a saved evaluation (a .zip archive), and why the last one
+    could not be opened."""
+    st.file_uploader(
+        "Saved evaluation: one .zip archive", type=["zip"], key=keys.BUNDLE_UPLOAD,
+        on_change=_take_upload,
+        help="An archive written by Evaluation.save('name.zip') or `rankmetrics evaluate "
+        "--save name.zip` (also with --engine spark).",
+    )
+    problem = st.session_state.get(keys.BUNDLE_PROBLEM)
+    if problem:
+        st.error(md(problem), icon=":material/error:")
+
+
+def _take_upload() -> None:
+    uploaded = st.session_state.get(keys.BUNDLE_UPLOAD)
+    if uploaded is not None:
+        st.session_state[keys.BUNDLE_PROBLEM] = open_bundle(uploaded.getvalue(), uploaded.name)
+
+
+def describe_opened() -> None:
+    """What the opened bundle holds, for the Data page."""
+    bundle = opened()
+    if bundle is None:
+        return
+    saved = bundle.saved
+    st.subheader(f"Saved evaluation: {md(bundle.name)}")
+    st.markdown(
+        f"Computed by rankmetrics {md(str(saved.info.get('rankmetrics_version')))} on "
+        f"{md(saved.engine)}: {len(saved.models)} model(s), means at every K up to "
+        f"{saved.max_cutoff}, per-user values at K = {', '.join(map(str, saved.cutoffs))}, "
+        f"and the raw lists of {len(saved.sampled_users):,} sampled users (the files below).")
+    inputs = pd.DataFrame([{"input": name, "rows": fingerprint.rows,
+                            "users": fingerprint.users,
+                            "content hash": fingerprint.content_hash or "–",
+                            "hash": fingerprint.hash_kind or "–"}
+                           for name, fingerprint in saved.inputs.items()])
+    st.dataframe(inputs, hide_index=True, key="bundle_inputs")
+
+
+def users_with_lists(prepared: Prepared, users: list[str]) -> list[str]:
+    """``users`` without repeats, and for a saved evaluation only its sampled users (the
+    ones whose lists it holds)."""
+    unique = list(dict.fromkeys(users))
+    if full_evaluation(prepared) is None:
+        return unique
+    sampled = set(prepared.ground_truth.users)
+    return [user for user in unique if user in sampled]
+
+
+def not_in_bundles(prepared: Prepared, what: str) -> None:
+    """Stop a page that a saved evaluation cannot feed yet, saying so."""
+    if full_evaluation(prepared) is not None:
+        st.info(f"{what} is not available for a saved evaluation yet: it needs the ground "
+                "truth of every user. Evaluate the files here to see it.",
+                icon=":material/info:")
+        st.stop()

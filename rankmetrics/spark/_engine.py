@@ -1,0 +1,341 @@
+"""The Spark side of :mod:`rankmetrics.spark`: partition by user, map, add up, save.
+
+Spark only moves rows: it hashes each user id into one of ``partitions`` groups, co-groups the
+ground truth with every model's rows (one DataFrame with a ``model`` column), and hands each
+group to :func:`rankmetrics.partition.partition_output` as Arrow tables
+(``cogroup(...).applyInArrow``). What comes back is small: sums at every cutoff, user counts
+and the problems found, per group. Saving a bundle maps
+:func:`rankmetrics.partition.partition_per_user` the same way and lets Spark write the Parquet
+files, so per-user values never pass through the driver.
+"""
+
+from __future__ import annotations
+
+import math
+import tempfile
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from rankmetrics.bundle import (
+    DEFAULT_CUTOFFS,
+    DEFAULT_SAMPLE_USERS,
+    PER_USER,
+    Fingerprint,
+    archive,
+    bundle_cutoffs,
+    metadata,
+    per_user_columns,
+    sample_order,
+    write_bundle,
+)
+from rankmetrics.checks import check_int
+from rankmetrics.conventions import Conventions
+from rankmetrics.errors import DataError
+from rankmetrics.evaluate import MAX_CUTOFF
+from rankmetrics.io._columns import find_column, resolve_override
+from rankmetrics.metrics import METRICS, check_metrics
+from rankmetrics.partition import (
+    SUMS_SCHEMA,
+    Problem,
+    partition_output,
+    partition_per_user,
+    reduce_output,
+)
+from rankmetrics.relevance import RelevanceMapping
+from rankmetrics.sums import UserSums
+
+#: Model rows per partition the default partition count aims at (each partition is one
+#: Python call holding its rows as Arrow and NumPy arrays: 5 million rows take about 1 GiB).
+ROWS_PER_PARTITION = 5_000_000
+
+
+def evaluate_spark(
+    truth: DataFrame,
+    runs: Mapping[str, DataFrame],
+    *,
+    relevance: RelevanceMapping | None = None,
+    conventions: Conventions | None = None,
+    max_cutoff: int = 100,
+    metrics: Iterable[str] | None = None,
+    columns: Mapping[str, str] | None = None,
+    partitions: int | None = None,
+) -> SparkEvaluation:
+    """Evaluate each model's output against the ground truth, on Spark.
+
+    Parameters
+    ----------
+    truth : pyspark DataFrame with user, item and rating columns
+    runs : mapping of model name -> pyspark DataFrame with user, item and score (or rank)
+    relevance, conventions, max_cutoff
+        As :func:`rankmetrics.evaluate`.
+    metrics : the metrics to compute (default every one)
+    columns : mapping role -> column name, for columns not found by their usual names
+        (roles ``user``, ``item``, ``rating``, ``score``, ``rank``)
+    partitions : how many groups of users (default: one per 5 million model rows, at least
+        twice Spark's default parallelism)
+
+    Raises :class:`rankmetrics.DataError` naming users and items when the data has what one
+    machine refuses (missing ids, ratings or scores that are not numbers, an item twice in
+    one user's list, conflicting ratings): the first few of each, and how many in all.
+    """
+    relevance = relevance or RelevanceMapping.identity(1)
+    conventions = conventions or Conventions()
+    check_int("max_cutoff", max_cutoff, high=MAX_CUTOFF)
+    chosen = list(check_metrics(list(metrics) if metrics is not None else list(METRICS)))
+    if not runs:
+        raise ValueError("Give at least one model output to evaluate.")
+    given = dict(columns or {})
+    truth_rows = _standard(truth, ("user", "item", "rating"), given, "ground truth")
+    ranking = {name: _ranking(run, given) for name, run in runs.items()}
+    model_rows = [
+        _standard(run, ("user", "item", ranking[name]), given, f"model {name!r}",
+                  keep_order=conventions.ties == "input").select(F.lit(name).alias("model"), "*")
+        for name, run in runs.items()
+    ]
+    every_run = model_rows[0]
+    for other in model_rows[1:]:
+        every_run = every_run.unionByName(other, allowMissingColumns=True)
+    count = partitions or _partition_count(every_run)
+    check_int("partitions", count)
+    options = {"relevance": relevance, "conventions": conventions, "max_cutoff": max_cutoff,
+               "metrics": chosen}
+    grouped = _Grouped(truth_rows, every_run, ranking, count)
+    sums, warnings = reduce_output(
+        grouped.map(lambda t, r: partition_output(t, r, **options), SUMS_SCHEMA).toArrow(),
+        list(runs), chosen)
+    return SparkEvaluation(grouped, sums, warnings, options, chosen)
+
+
+class SparkEvaluation:
+    """The result of :func:`evaluate_spark`: means at every cutoff and user counts (the
+    summed part), and what saving a bundle needs (the co-partitioned inputs)."""
+
+    def __init__(self, grouped: _Grouped, sums: UserSums, warnings: list[Problem],
+                 options: dict, metrics: list[str]) -> None:
+        self._grouped = grouped
+        self.sums = sums
+        self.warnings = warnings
+        self._options = options
+        self.metrics = metrics
+        self.models = grouped.models
+        self.relevance: RelevanceMapping = options["relevance"]
+        self.conventions: Conventions = options["conventions"]
+        self.max_cutoff: int = options["max_cutoff"]
+
+    def summary(self, metrics: Iterable[str] | None = None,
+                cutoffs: Iterable[int] | None = None) -> pd.DataFrame:
+        """As :meth:`rankmetrics.Evaluation.summary`."""
+        chosen = check_metrics(list(metrics) if metrics is not None else self.metrics)
+        every = range(1, self.max_cutoff + 1) if cutoffs is None else [
+            check_int("cutoff", cutoff, high=self.max_cutoff) for cutoff in cutoffs]
+        table = self.sums.summary(every)
+        table = table[table["metric"].isin(chosen)]
+        order = {metric: position for position, metric in enumerate(chosen)}
+        table = table.assign(_order=table["metric"].map(order),
+                             _model=table["model"].map(self.models.index))
+        return (table.sort_values(["_model", "_order", "cutoff"], kind="stable")
+                .drop(columns=["_order", "_model"]).reset_index(drop=True))
+
+    def user_counts(self) -> pd.DataFrame:
+        """As :meth:`rankmetrics.Evaluation.user_counts`."""
+        return pd.DataFrame([{
+            "model": model,
+            "users": counts["users"],
+            "ground_truth_users": counts["ground_truth_users"],
+            "no_relevant_items": counts["no_relevant_items"],
+            "no_relevant_items_policy": self.conventions.empty_users,
+            "missing_from_model": counts["missing_from_model"],
+            "missing_policy": self.conventions.missing_users,
+            "unknown_to_ground_truth": counts["unknown_to_ground_truth"],
+        } for model, counts in self.sums.counts.items()])
+
+    def save(self, path: str | Path, *, cutoffs: Iterable[int] | None = None,
+             chosen_cutoff: int | None = None, sample: int = DEFAULT_SAMPLE_USERS) -> Path:
+        """Write a bundle (see :meth:`rankmetrics.Evaluation.save`): Spark writes the
+        per-user values; the driver writes the means, the sample and the metadata."""
+        check_int("sample", sample, low=0)
+        saved_cutoffs = bundle_cutoffs(self.max_cutoff, [] if chosen_cutoff is None
+                                       else [chosen_cutoff],
+                                       DEFAULT_CUTOFFS if cutoffs is None else cutoffs)
+        target = Path(path)
+        if target.suffix.lower() != ".zip":
+            return self._write(target, saved_cutoffs, sample)
+        with tempfile.TemporaryDirectory() as scratch:
+            return archive(self._write(Path(scratch) / "bundle", saved_cutoffs, sample),
+                           target)
+
+    def _write(self, folder: Path, cutoffs: list[int], sample: int) -> Path:
+        options = dict(self._options)
+        names = per_user_columns(self.metrics, cutoffs)
+        schema = pa.schema([pa.field("model", pa.string()), pa.field("user", pa.string()),
+                            pa.field("relevant", pa.int64())]
+                           + [pa.field(name, pa.float64()) for name in names])
+        values = self._grouped.map(
+            lambda t, r: partition_per_user(t, r, cutoffs=cutoffs, **options), schema)
+        folder.mkdir(parents=True, exist_ok=True)
+        values.write.mode("overwrite").parquet(str((folder / PER_USER).resolve()))
+        truth_rows, run_rows = self._grouped.sample(sample)
+        info = metadata(
+            engine="spark", models=self.models, metrics=self.metrics,
+            relevance=self.relevance, conventions=self.conventions,
+            max_cutoff=self.max_cutoff, cutoffs=cutoffs, user_counts=self.user_counts(),
+            sample_users=sample, inputs=self._grouped.fingerprints(),
+        )
+        return write_bundle(folder, metadata=info, means=self.summary(), per_user=None,
+                            sample_truth=truth_rows, sample_runs=run_rows)
+
+
+class _Grouped:
+    """The ground truth and every model's rows, each row tagged with its user's group."""
+
+    def __init__(self, truth: DataFrame, runs: DataFrame, ranking: dict[str, str],
+                 partitions: int):
+        self.truth, self.runs, self.ranking = truth, runs, ranking
+        self.models = list(ranking)
+        self.partitions = partitions
+
+    def map(self, function, schema: pa.Schema) -> DataFrame:
+        """``function(truth_table, {model: run_table})`` over every group of users."""
+        ranking = self.ranking
+        ordered = "order" in self.runs.columns
+
+        def per_group(truth: pa.Table, runs: pa.Table) -> pa.Table:
+            split = {model: _rows_of(runs, model, value, ordered)
+                     for model, value in ranking.items()}
+            truth = truth.select(["user", "item", "rating"])
+            return function(truth, split).select(schema.names).cast(schema)
+
+        left = self.truth.withColumn("group", _group(self.partitions)).groupBy("group")
+        right = self.runs.withColumn("group", _group(self.partitions)).groupBy("group")
+        return left.cogroup(right).applyInArrow(per_group, _spark_schema(schema))
+
+    def sample(self, count: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """The ground-truth rows and every model's rows of the sampled users (the users
+        first in :func:`rankmetrics.bundle.sample_order`, as on one machine)."""
+        def keys(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+            for batch in batches:
+                yield pa.record_batch({"user": batch["user"],
+                                       "key": pa.array(sample_order(batch["user"]))})
+
+        users = (self.truth.select("user").distinct()
+                 .mapInArrow(keys, "user string, key long")
+                 .orderBy("key", "user").limit(count).select("user"))
+        chosen = [row["user"] for row in users.collect()]
+        truth = self.truth.where(F.col("user").isin(chosen)).select("user", "item", "rating")
+        score = F.lit(None).cast("double")
+        for model, value in self.ranking.items():  # a rank r is the score -r, as on one machine
+            own = F.col(value) if value == "score" else -F.col(value)
+            score = F.when(F.col("model") == model, own).otherwise(score)
+        runs = self.runs.where(F.col("user").isin(chosen)).select(
+            "model", "user", "item", score.alias("score"))
+        return truth.toArrow().to_pandas(), runs.toArrow().to_pandas()
+
+    def fingerprints(self) -> dict[str, Fingerprint]:
+        """Rows, users and the XOR of Spark's xxhash64 of every row, per input (one pass
+        each, no shuffle of rows)."""
+        kind = "xor of Spark xxhash64 over every row"
+
+        def of(frame: DataFrame, columns: list[str]) -> Fingerprint:
+            row = frame.agg(F.count(F.lit(1)).alias("rows"),
+                            F.countDistinct("user").alias("users"),
+                            F.bit_xor(F.xxhash64(*columns)).alias("hash")).collect()[0]
+            return Fingerprint(int(row["rows"]), int(row["users"]),
+                               format(int(row["hash"] or 0) & (2**64 - 1), "016x"), kind)
+
+        prints = {"ground_truth": of(self.truth, ["user", "item", "rating"])}
+        for model, value in self.ranking.items():
+            prints[model] = of(self.runs.where(F.col("model") == model),
+                               ["user", "item", value])
+        return prints
+
+
+def spark_session():
+    """The active Spark session, or a new one: on this machine (``local[*]``, its Python for
+    the workers) unless ``spark-submit`` or the environment chose a master."""
+    import os
+    import sys
+
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder.appName("rankmetrics")
+    if "PYSPARK_SUBMIT_ARGS" not in os.environ and "MASTER" not in os.environ:
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        builder = builder.master("local[*]").config("spark.ui.showConsoleProgress", "false")
+    return builder.getOrCreate()
+
+
+def distinct_ratings(truth: DataFrame, columns: Mapping[str, str] | None = None,
+                     most: int = 100_000) -> list[float]:
+    """The distinct ratings of a ground truth (at most ``most``), to suggest a mapping."""
+    rows = _standard(truth, ("user", "item", "rating"), dict(columns or {}), "ground truth")
+    found = rows.select("rating").where(F.col("rating").isNotNull()).distinct().limit(most)
+    return [float(row["rating"]) for row in found.collect()]
+
+
+def _rows_of(runs: pa.Table, model: str, value: str, ordered: bool) -> pa.Table:
+    """One model's rows of a group, with the columns the partition function reads."""
+    columns = ["user", "item", value, *(["order"] if ordered else [])]
+    if runs.num_rows == 0:
+        return pa.table({"user": pa.array([], pa.string()), "item": pa.array([], pa.string()),
+                         value: pa.array([], pa.float64()),
+                         **({"order": pa.array([], pa.int64())} if ordered else {})})
+    return runs.filter(pc.equal(runs["model"], model)).select(columns)
+
+
+def _group(partitions: int):
+    return F.pmod(F.xxhash64("user"), F.lit(partitions))
+
+
+def _spark_schema(schema: pa.Schema) -> str:
+    """An Arrow schema as Spark's DDL (the few types the outputs use)."""
+    types = {pa.string(): "string", pa.int64(): "bigint", pa.float64(): "double",
+             pa.list_(pa.float64()): "array<double>", pa.list_(pa.string()): "array<string>"}
+    return ", ".join(f"`{field.name}` {types[field.type]}" for field in schema)
+
+
+def _ranking(run: DataFrame, given: Mapping[str, str]) -> str:
+    """``score`` or ``rank``: which column orders a model's rows."""
+    if "score" in given:
+        return "score"
+    if "rank" in given:
+        return "rank"
+    score, _ = find_column(run.columns, "score", set())
+    if score is None and find_column(run.columns, "rank", set())[0] is not None:
+        return "rank"
+    return "score"
+
+
+def _standard(frame: DataFrame, roles: tuple[str, ...], given: Mapping[str, str], name: str,
+              *, keep_order: bool = False) -> DataFrame:
+    """The frame with columns named by role: ids as text, numbers as doubles (text that is
+    not a number becomes null, which the partitions report)."""
+    taken: set[str] = set()
+    picked = []
+    for role in roles:
+        if role in given:
+            column = resolve_override(frame.columns, role, given[role], name)
+        else:
+            found, _ = find_column(frame.columns, role, taken)
+            if found is None:
+                raise DataError(f"no {role} column found among {', '.join(frame.columns)}; "
+                                f"name it with columns={{'{role}': '...'}} (--{role}-column).",
+                                file=name)
+            column = found
+        taken.add(column)
+        kind = "string" if role in ("user", "item") else "double"
+        picked.append(F.col(f"`{column}`").try_cast(kind).alias(role))
+    if keep_order:
+        picked.append(F.monotonically_increasing_id().alias("order"))
+    return frame.select(*picked)
+
+
+def _partition_count(runs: DataFrame) -> int:
+    parallelism = runs.sparkSession.sparkContext.defaultParallelism
+    rows = runs.count()
+    return max(2 * parallelism, math.ceil(rows / ROWS_PER_PARTITION))

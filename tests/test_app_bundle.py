@@ -1,0 +1,88 @@
+"""A saved evaluation opened in the dashboard: uploaded as an archive or named on the command
+line (``streamlit run app.py -- --bundle DIR``). Every page works on it and shows the
+bundle's numbers; pages with raw lists say they show the sampled users; a foreign archive is
+refused with a message."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from rankmetrics import RelevanceMapping, evaluate, load_bundle
+from rankmetrics.io import read_run, read_truth
+from tests.helpers import MOVIES
+from tests.test_app import APP, MOVIE_MODELS, PAGES, frame, go, ok, plain
+
+
+@pytest.fixture(scope="module")
+def archive(tmp_path_factory):
+    """The movies demo (rating >= 4 relevant, K up to 20) saved with 50 sampled users."""
+    truth = read_truth(MOVIES / "ground_truth.csv")
+    runs = {name: read_run(MOVIES / f"{name}.parquet") for name in MOVIE_MODELS}
+    evaluation = evaluate(truth, runs, relevance=RelevanceMapping.binary(4), max_cutoff=20)
+    return evaluation.save(tmp_path_factory.mktemp("bundle") / "movies.zip", sample=50)
+
+
+def open_archive(data: bytes, name: str = "movies.zip") -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=90)
+    at.run()
+    go(at, "app_pages/data.py")
+    at.file_uploader(key="bundle_upload").set_value((name, data, "application/zip")).run()
+    ok(at)
+    return at
+
+
+def compare_table(at: AppTest) -> pd.DataFrame:
+    go(at, "app_pages/compare.py")
+    return frame(at, "compare_table")
+
+
+def test_every_page_works_on_an_uploaded_bundle(archive):
+    at = open_archive(archive.read_bytes())
+    assert at.session_state["dataset"] == "bundle"
+    saved = load_bundle(archive)
+    table = compare_table(at)
+    assert list(table.index) == MOVIE_MODELS
+    expected = saved.summary(["ndcg"], [10]).set_index("model")["value"]
+    np.testing.assert_array_equal(table["NDCG@10"].to_numpy(), expected[MOVIE_MODELS])
+    assert list(table["Users averaged"]) == list(saved.user_counts()["users"])
+    for page in PAGES:
+        go(at, page)
+        if page in ("app_pages/explained.py", "app_pages/head_to_head.py"):
+            assert any("the 50 sampled users" in plain(box.value) for box in at.info), page
+    go(at, "app_pages/users.py")  # per-user values of every user, not only the sampled ones
+    summary = frame(at, "users_summary")
+    assert list(summary["Users"]) == list(saved.user_counts()["users"])
+
+
+def test_k_is_chosen_among_the_saved_cutoffs(archive):
+    at = open_archive(archive.read_bytes())
+    slider = at.sidebar.select_slider(key="bundle_cutoff")
+    assert list(slider.options) == ["1", "3", "5", "10", "20"]
+    slider.set_value(3).run()
+    ok(at)
+    assert "NDCG@3" in compare_table(at).columns
+
+
+def test_a_bundle_named_on_the_command_line_opens(archive, monkeypatch):
+    monkeypatch.setattr(sys, "argv", ["app.py", "--bundle", str(archive)])
+    at = AppTest.from_file(APP, default_timeout=90)
+    at.run()
+    ok(at)
+    assert at.session_state["dataset"] == "bundle"
+    assert "NDCG@10" in compare_table(at).columns
+
+
+def test_an_archive_that_is_not_a_bundle_is_refused_with_a_message(tmp_path):
+    import zipfile
+
+    path = tmp_path / "other.zip"
+    with zipfile.ZipFile(path, "w") as zipped:
+        zipped.writestr("notes.txt", "hello")
+    at = open_archive(path.read_bytes(), "other.zip")
+    assert any("no evaluation.json found" in plain(box.value) for box in at.error)
+    assert at.session_state["dataset"] == "movies"
