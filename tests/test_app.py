@@ -177,8 +177,7 @@ def test_every_page_renders_on_every_demo(dataset, page):
     else:
         assert [u.label for u in at.file_uploader] == [
             "Model outputs: one file per model, several at once", "Ground truth: one file",
-            "User attributes (optional): one file",
-            "Saved evaluation: one .zip archive"]
+            "Saved evaluation: one .zip archive", "User attributes (optional): one file"]
 
 
 def test_shared_settings_survive_page_changes():
