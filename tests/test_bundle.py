@@ -7,19 +7,17 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import tomllib
 import zipfile
 
 import numpy as np
 import pandas as pd
 import pytest
 
-import rankmetrics
 from rankmetrics import Conventions, DataError, RelevanceMapping, evaluate, load_bundle
 from rankmetrics.bundle import FORMAT_VERSION, bundle_cutoffs, sample_users
 from rankmetrics.cli import main
 from rankmetrics.users import worst_users
-from tests.helpers import MOVIES, REPO, random_data
+from tests.helpers import MOVIES, random_data
 
 STARS = RelevanceMapping.graded({5: 3, 4: 2, 3: 1})
 
@@ -157,11 +155,6 @@ def test_the_command_line_saves_what_it_prints(tmp_path, capsys):
     pd.testing.assert_frame_equal(bundle.sample_truth, expected, check_dtype=False)
     listed = pd.read_parquet(run)
     assert len(bundle.sample_runs) == listed["user"].isin(bundle.sampled_users).sum()
-
-
-def test_the_version_saved_is_the_package_version():
-    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
-    assert rankmetrics.__version__ == project["version"]
 
 
 def test_confidence_bands_at_the_saved_cutoffs_equal_a_fresh_evaluations(saved):
