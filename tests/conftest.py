@@ -170,3 +170,17 @@ def spark():
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One headless Chromium for every browser test of the session (Playwright's sync API
+    allows one running instance per thread)."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.test_browser import CHROMIUM, LAUNCH_ARGS
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+        yield chromium
+        chromium.close()

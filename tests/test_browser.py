@@ -60,7 +60,7 @@ if not _browser_available():
     pytest.skip(f"no Chromium at {CHROMIUM}; set REQUIRE_BROWSER=1 to make this a failure",
                 allow_module_level=True)
 
-from playwright.sync_api import Page, expect, sync_playwright  # noqa: E402
+from playwright.sync_api import Page, expect  # noqa: E402
 
 expect.set_options(timeout=TIMEOUT)
 
@@ -123,14 +123,6 @@ def server(tmp_path_factory):
         yield url
     finally:
         stop_server(process)
-
-
-@pytest.fixture(scope="session")
-def browser():
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
-        yield chromium
-        chromium.close()
 
 
 @contextmanager
@@ -604,7 +596,9 @@ def test_verdict_fits_800_px_in_both_themes(browser, server, request, scheme):
                                 *chart.locator(".legendtext").all()[:2],
                                 chart.locator('text[class^="x"][class$="title"]').first])
         # one hover box at a K, each model once
-        box = chart.locator(".nsewdrag").first.bounding_box()
+        drag = chart.locator(".nsewdrag").first
+        drag.scroll_into_view_if_needed()
+        box = drag.bounding_box()
         page.mouse.move(box["x"] + box["width"] * 0.2, box["y"] + box["height"] / 2)
         hover = chart.locator(".hovertext")
         expect(hover).to_have_count(1)

@@ -19,13 +19,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tests.test_browser import (  # noqa: F401  (browser: the session's Chromium)
+from tests.test_browser import (
     CONNECTED,
-    LAUNCH_ARGS,
     ROOT,
     SHOTS,
     UPLOADS,
-    browser,
     expect,
     go_to,
     legend,
@@ -82,7 +80,7 @@ def own_server(tmp_path_factory):
     server.stop()
 
 
-def new_tab(browser, url: str, problems: list[str]):  # noqa: F811
+def new_tab(browser, url: str, problems: list[str]):
     context = browser.new_context(viewport={"width": 1400, "height": 2000},
                                   accept_downloads=True)
     tab = context.new_page()
@@ -101,7 +99,7 @@ def downloaded_text(tab, button) -> tuple[str, str]:
     return download.suggested_filename, Path(download.path()).read_text()
 
 
-def test_a_link_reopens_the_same_view_after_a_restart(browser, own_server, tmp_path):  # noqa: F811
+def test_a_link_reopens_the_same_view_after_a_restart(browser, own_server, tmp_path):
     problems: list[str] = []
     shots = SHOTS / "sharing"
     shots.mkdir(parents=True, exist_ok=True)
