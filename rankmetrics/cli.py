@@ -77,7 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help=f"every cutoff from 1 to K, at most {MAX_CURVE_CUTOFF:,} "
                      "(the whole curve)")
     ev.add_argument("--preset", choices=list(PRESETS), default="default",
-                    help="; ".join(f"{name}: {text}" for name, text in PRESET_HELP.items()))
+                    help=" ".join(f"{name}: {text}" for name, text in PRESET_HELP.items()))
     for option, choices in OPTION_CHOICES.items():
         ev.add_argument(f"--{option.replace('_', '-')}", choices=choices,
                         help=OPTION_HELP[option] + " Overrides the preset.")

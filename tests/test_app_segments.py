@@ -177,3 +177,22 @@ def test_users_significance_and_head_to_head_narrow_to_one_segment():
     go(at, "app_pages/users.py")
     summary = table(at, "users_summary")
     assert summary["Users"].max() == 2000 - 60  # users with a relevant item
+
+
+def test_compare_says_why_the_star_can_sit_on_a_lower_mean():
+    """Simpson demo: cautious has the higher mean over its own 310 users, thorough is marked
+    best on the users both count; the captions say which users each figure is over."""
+    at = start("simpson", "app_pages/compare.py")
+    captions = " ".join(plain(c.value) for c in at.caption)
+    assert "users a model returned nothing for are left out of that model's averages " \
+           "(cautious 290)" in captions
+    assert "so the marked model need not have the highest mean" in captions
+
+
+def test_compare_on_movies_lists_missing_users_counted_with_zero():
+    at = start("movies", "app_pages/compare.py")
+    captions = " ".join(plain(c.value) for c in at.caption)
+    assert "users a model returned nothing for are counted with 0 (top_heavy 20, random 10)" \
+        in captions
+    assert "need not have the highest mean" not in captions
+    assert "2,000 users in the ground truth; 60 of them have no relevant item" in captions
