@@ -111,16 +111,25 @@ if any(result is not None for result in results.values()):  # the models can be 
         on_click="ignore", icon=":material/download:",
         help="The table of the metrics shown, with superscripts naming the models each one "
         "is significantly better than (the Significance page's test), for a paper.")
-counts = cached.user_counts(prepared, settings).iloc[0]
+all_counts = cached.user_counts(prepared, settings)
+counts = all_counts.iloc[0]
 notes = [f"{counts['ground_truth_users']:,} users in the ground truth"]
-if beyond_columns:
-    notes.append("the beyond-accuracy columns after Users averaged are explained on the Beyond "
-                 "accuracy page (higher is not always better there)")
 if counts["no_relevant_items"]:
     policy = ("left out of the averages" if counts["no_relevant_items_policy"] == "skip"
               else "counted with 0")
     notes.append(f"{counts['no_relevant_items']:,} of them have no relevant item and are {policy}")
-st.caption("; ".join(notes) + ". Change this under Conventions › Advanced in the sidebar.")
+missing = all_counts[all_counts["missing_from_model"] > 0]
+if len(missing):
+    policy = ("left out of that model's averages" if counts["missing_policy"] == "skip"
+              else "counted with 0")
+    listing = ", ".join(f"{md(model)} {number:,}" for model, number
+                        in zip(missing["model"], missing["missing_from_model"], strict=True))
+    notes.append(f"users a model returned nothing for are {policy} ({listing})")
+policy_noted = bool(counts["no_relevant_items"]) or len(missing) > 0
+st.caption("; ".join(notes) + (". Change this under Conventions › Advanced in the sidebar."
+                               if policy_noted else ".")
+           + (" The beyond-accuracy columns after Users averaged are explained on the Beyond "
+              "accuracy page (higher is not always better there)." if beyond_columns else ""))
 
 tested = next((result for result in results.values() if result is not None), None)
 if tested is None:
@@ -132,7 +141,10 @@ else:
     st.caption(f"**★ green:** the best model, significantly better than every other model "
                f"(paired {how_tested(tested)}: {source}). **≈ yellow:** the leaders, not "
                "distinguishable: the data cannot tell them apart. The tests use the "
-               f"{tested.models['users'].iloc[0]:,} users every model counts."
+               f"{tested.models['users'].iloc[0]:,} users every model counts"
+               + (": the means above are over each model's own users (Users averaged), so "
+                  "the marked model need not have the highest mean." if
+                  all_counts["users"].nunique() > 1 else ".")
                + bounded_note(choice, int(tested.models["users"].iloc[0])))
     base = baseline(prepared)
     st.subheader(f"Difference from {md(base)} at K = {k}")

@@ -39,6 +39,9 @@ from rankmetrics.io import (
 from rankmetrics.segments import N_BUCKETS, segmentation_names
 
 ALL_USERS = None
+#: The selector's option for all users: a widget whose value is None shows no choice at all
+#: ("Choose an option") in the browser, so the selector holds this instead of ALL_USERS.
+ALL_USERS_OPTION = ("", "")
 
 
 def attributes_spec() -> FileSpec | None:
@@ -144,10 +147,12 @@ def segment_filter(prepared: Prepared, settings: Settings) -> Prepared:
     state = st.session_state
     state.setdefault(keys.SEGMENT_FILTER, ALL_USERS)
     ensure_choice(keys.SEGMENT_FILTER, options)
-    state[keys.SEGMENT_FILTER_CHOICE] = state[keys.SEGMENT_FILTER]
+    chosen = state[keys.SEGMENT_FILTER]
+    state[keys.SEGMENT_FILTER_CHOICE] = ALL_USERS_OPTION if chosen is None else chosen
     st.selectbox(
-        "Users", options, key=keys.SEGMENT_FILTER_CHOICE, on_change=_keep_filter,
-        format_func=lambda choice: ("All users" if choice is None else
+        "Users", [ALL_USERS_OPTION if option is None else option for option in options],
+        key=keys.SEGMENT_FILTER_CHOICE, on_change=_keep_filter,
+        format_func=lambda choice: ("All users" if choice == ALL_USERS_OPTION else
                                     f"{choice[0]} = {choice[1]} ({sizes[choice]:,} users)"),
         help="Look at one segment of users only (the user attributes come from the Data "
         "page; the Segments page compares the models in every segment). Numbers are then "
@@ -174,7 +179,9 @@ def _buckets() -> int:
 
 
 def _keep_filter() -> None:
-    st.session_state[keys.SEGMENT_FILTER] = st.session_state[keys.SEGMENT_FILTER_CHOICE]
+    choice = st.session_state[keys.SEGMENT_FILTER_CHOICE]
+    st.session_state[keys.SEGMENT_FILTER] = (ALL_USERS if choice in (None, ALL_USERS_OPTION)
+                                             else tuple(choice))
 
 
 def _segment_data(prepared: Prepared, settings: Settings, spec: FileSpec | None, by: str,

@@ -85,7 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help=f"every cutoff from 1 to K, at most {MAX_CURVE_CUTOFF:,} "
                      "(the whole curve)")
     ev.add_argument("--preset", choices=list(PRESETS), default="default",
-                    help="; ".join(f"{name}: {text}" for name, text in PRESET_HELP.items()))
+                    help=" ".join(f"{name}: {text}" for name, text in PRESET_HELP.items()))
     for option, choices in OPTION_CHOICES.items():
         ev.add_argument(f"--{option.replace('_', '-')}", choices=choices,
                         help=OPTION_HELP[option] + " Overrides the preset.")
@@ -281,6 +281,10 @@ def _evaluate(args: argparse.Namespace) -> int:
     metrics = check_metrics([name for name in names if name not in BEYOND_METRICS]
                             ) if len(beyond) < len(names) or not names else ()
     cutoffs = _cutoffs(args)
+    if args.segment_by is not None:
+        # The segment table is one metric at one K: the overall table's choices do not apply.
+        _ignored_by_segments(args)
+        beyond, cutoffs = (), [segment_cutoff(args)]
     conventions = _conventions(args)
     limit = _decompressed_size(args.max_decompressed_size)
     column_overrides = {
@@ -327,6 +331,21 @@ def _evaluate(args: argparse.Namespace) -> int:
         return _write(segment_report(args, evaluation), args)
     table = _results(evaluation, metrics, beyond, cutoffs, args.per_user)
     return _write(_render(table, args, conventions, mapping, evaluation), args)
+
+
+def _ignored_by_segments(args: argparse.Namespace) -> None:
+    """Warn about the options of the overall table that --segment-by leaves unused."""
+    given = [flag for flag, used in (
+        ("--metrics", args.metrics != ",".join(MAIN_METRICS)),
+        ("--cutoffs", args.cutoffs is not None),
+        ("--max-cutoff", args.max_cutoff is not None),
+        ("--per-user", args.per_user),
+    ) if used]
+    if given:
+        _warn([f"--segment-by prints the segment table only ({args.segment_metric} at K = "
+               f"{args.segment_cutoff}), so {', '.join(given)} "
+               f"{'is' if len(given) == 1 else 'are'} not used: choose its metric and K with "
+               "--segment-metric and --segment-cutoff."])
 
 
 def _write(text: str, args: argparse.Namespace) -> int:

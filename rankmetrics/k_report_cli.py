@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from rankmetrics.conventions import OPTION_CHOICES, OPTION_HELP, PRESETS
+from rankmetrics.conventions import OPTION_CHOICES, OPTION_HELP, PRESET_HELP, PRESETS
 from rankmetrics.evaluate import evaluate
 from rankmetrics.io import read_run, read_truth
 from rankmetrics.k_report import k_report
@@ -56,12 +56,13 @@ def add_k_report_parser(commands: argparse._SubParsersAction) -> None:
                         help="relevance thresholds of the winner map (ratings with "
                         "--binary, grades otherwise), such as 3,4,5 (default: around the "
                         "current one)")
-    report.add_argument("--preset", choices=list(PRESETS), default="default")
+    report.add_argument("--preset", choices=list(PRESETS), default="default",
+                        help=" ".join(f"{name}: {text}" for name, text in PRESET_HELP.items()))
     for option, choices in OPTION_CHOICES.items():
         report.add_argument(f"--{option.replace('_', '-')}", choices=choices,
                             help=OPTION_HELP[option] + " Overrides the preset.")
     report.add_argument("--threshold-gains", choices=("yes", "no"),
-                        help=OPTION_HELP["threshold_gains"])
+                        help=OPTION_HELP["threshold_gains"] + " Overrides the preset.")
     report.add_argument("--threshold", type=float, metavar="T", help="grade >= T is relevant")
     report.add_argument("--grades", metavar="TABLE", help='graded mapping such as "5=3,4=2"')
     report.add_argument("--binary", type=float, metavar="R", help="rating >= R is relevant")

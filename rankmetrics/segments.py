@@ -572,7 +572,8 @@ def _warnings(segments: pd.DataFrame, overall_means: pd.Series, winner: str, sim
                    f"({share:.0%} of users), {how}.")
     tiny = segments[segments["too_few"]]
     if len(tiny):
-        names = ", ".join(f"{segment} ({users:,} users)" for segment, users
+        names = ", ".join(f"{segment} ({users:,} user{'' if users == 1 else 's'})"
+                          for segment, users
                           in zip(tiny["segment"], tiny["tested_users"], strict=True))
         out.append(f"Too few users to tell (fewer than {min_users} counted by every model, so "
                    f"not tested): {names}.")

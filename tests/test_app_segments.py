@@ -158,7 +158,10 @@ def test_uploaded_attributes_are_read_checked_and_offered():
 
 def test_users_significance_and_head_to_head_narrow_to_one_segment():
     at = start("movies", "app_pages/significance.py")
-    assert at.selectbox(key="segment_filter_choice").value is None
+    # the browser shows "Choose an option" for a selectbox whose value is None
+    assert at.selectbox(key="segment_filter_choice").value is not None
+    assert at.selectbox(key="segment_filter_choice").options[0] == "All users"
+    assert at.selectbox(key="segment_filter_choice").index == 0
     choose(at, "segment_filter_choice", ("plan", "premium"))
     models = table(at, "significance_models")
     assert set(models["Users"]) == {183}  # every premium user (all have a liked film)
@@ -173,7 +176,26 @@ def test_users_significance_and_head_to_head_narrow_to_one_segment():
     assert summary["Users"].max() == 183
     go(at, "app_pages/head_to_head.py")
     assert sum(figure(at, "h2h_outcomes")["data"][0]["x"]) <= 183
-    choose(at, "segment_filter_choice", None)
+    choose(at, "segment_filter_choice", ("", ""))
     go(at, "app_pages/users.py")
     summary = table(at, "users_summary")
     assert summary["Users"].max() == 2000 - 60  # users with a relevant item
+
+
+def test_compare_says_why_the_star_can_sit_on_a_lower_mean():
+    """Simpson demo: cautious has the higher mean over its own 310 users, thorough is marked
+    best on the users both count; the captions say which users each figure is over."""
+    at = start("simpson", "app_pages/compare.py")
+    captions = " ".join(plain(c.value) for c in at.caption)
+    assert "users a model returned nothing for are left out of that model's averages " \
+           "(cautious 290)" in captions
+    assert "so the marked model need not have the highest mean" in captions
+
+
+def test_compare_on_movies_lists_missing_users_counted_with_zero():
+    at = start("movies", "app_pages/compare.py")
+    captions = " ".join(plain(c.value) for c in at.caption)
+    assert "users a model returned nothing for are counted with 0 (top_heavy 20, random 10)" \
+        in captions
+    assert "need not have the highest mean" not in captions
+    assert "2,000 users in the ground truth; 60 of them have no relevant item" in captions

@@ -112,3 +112,20 @@ def test_activity_from_the_training_interactions(capsys):
     assert code == 1 and err.endswith("rankmetrics: error: --segment-by activity needs "
                                       "--interactions FILE: each user's training "
                                       "interactions.\n")
+
+
+def test_options_of_the_overall_table_are_said_to_be_unused(capsys):
+    code, out, err = run_cli(capsys, *movies_args(
+        "--segment-by", "plan", "--test", "t", "--metrics", "ndcg,coverage,novelty",
+        "--interactions", str(MOVIES / "train.csv")))
+    assert code == 0 and out.startswith("segment,users,share,")
+    assert ("rankmetrics: warning: --segment-by prints the segment table only (ndcg at K = "
+            "10), so --metrics is not used: choose its metric and K with --segment-metric and "
+            "--segment-cutoff.") in err
+    # the lists are 50 long: no warning about the overall table's default cutoffs (up to 100)
+    assert "fewer than 100 recommended items" not in err
+
+
+def test_no_unused_warning_without_overall_options(capsys):
+    code, _, err = run_cli(capsys, *movies_args("--segment-by", "plan", "--test", "t"))
+    assert code == 0 and "is not used" not in err and "are not used" not in err

@@ -327,3 +327,14 @@ def test_small_multiples_fade_tiny_segments_and_keep_the_model_colours():
     assert [a.text for a in fig.layout.annotations] == [
         "big (1,200 users)", "&lt;b&gt;tiny&lt;/b&gt; (3 users)<br>too few users to tell"]
     assert list(fig.data[2].y) == [0.1, 0.1]
+
+
+def test_a_one_user_segment_is_one_user_not_one_users():
+    from rankmetrics.segments import _warnings
+    segments = pd.DataFrame({"segment": ["big", "5"], "share": [0.9, 0.1],
+                             "winner": ["a", "a"], "significant": [True, False],
+                             "too_few": [False, True], "tested_users": [200, 1]})
+    warnings = _warnings(segments, pd.Series({"a": 0.5}), "a", False, "ndcg", 10, "plan",
+                         0.05, 30, "holm")
+    assert warnings == ["Too few users to tell (fewer than 30 counted by every model, so not "
+                        "tested): 5 (1 user)."]
