@@ -23,7 +23,6 @@ from itertools import combinations
 
 import numpy as np
 import pandas as pd
-from scipy import stats as _sps
 
 from rankmetrics.checks import check_int
 from rankmetrics.evaluate import Evaluation
@@ -144,6 +143,7 @@ def order_agreement(table: pd.DataFrame, chosen: int) -> pd.DataFrame:
     >>> order_agreement(table, 1)["kendall_tau"].tolist()
     [1.0, -1.0]
     """
+    from scipy import stats as _sps  # loaded when needed: 0.3 s
     table = _check_curves(table)
     if chosen not in table.index:
         raise ValueError(f"The chosen cutoff {chosen!r} is not among the curves' cutoffs "

@@ -30,7 +30,6 @@ from itertools import combinations
 
 import numpy as np
 import pandas as pd
-from scipy import stats as _sps
 
 from rankmetrics.checks import check_choice, check_int, check_optional_int, check_probability
 from rankmetrics.evaluate import Evaluation
@@ -169,6 +168,7 @@ def _moments(ev: Evaluation, metrics: Sequence[str], cutoffs: list[int],
 def _t_tests(mean: np.ndarray, squares: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     """Paired t statistics and two-sided p-values from each column's mean and sum of squared
     deviations, as ``scipy.stats.ttest_rel``."""
+    from scipy import stats as _sps  # loaded when needed: 0.3 s
     with np.errstate(divide="ignore", invalid="ignore"):
         standard_error = np.sqrt(squares / (n - 1) / n)
         statistic = mean / standard_error
@@ -187,6 +187,7 @@ def _wilcoxon(values: dict[str, np.ndarray], models: Sequence[str]
     (columns), as ``scipy.stats.wilcoxon(b, a, zero_method="wilcox")`` gives them one
     cutoff at a time: its normal approximation above :data:`WILCOXON_EXACT_USERS` users,
     scipy itself, cutoff by cutoff, for fewer (exact or permutation distributions)."""
+    from scipy import stats as _sps  # loaded when needed: 0.3 s
     pairs = _pairs(models)
     n_users, n_cutoffs = values[models[0]].shape
     statistic = np.empty((len(pairs), n_cutoffs))
@@ -219,6 +220,7 @@ def _wilcoxon_normal(diffs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
     Each column is sorted once (and its positive differences once), and the ranks are
     counted per distinct value, without ranking every user."""
+    from scipy import stats as _sps  # loaded when needed: 0.3 s
     magnitude = np.sort(np.abs(diffs), axis=0)
     positive = np.sort(np.where(diffs > 0, diffs, np.inf), axis=0)
     statistic = np.zeros(diffs.shape[1])
@@ -446,6 +448,7 @@ def difference_band(
 
     Returns ``cutoff, difference, ci_low, ci_high``.
     """
+    from scipy import stats as _sps  # loaded when needed: 0.3 s
     (metric,) = check_metrics([metric])
     confidence = check_probability("confidence", confidence)
     for name, model in (("model_a", model_a), ("model_b", model_b)):

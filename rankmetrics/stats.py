@@ -34,7 +34,6 @@ from typing import TypeVar
 
 import numpy as np
 import pandas as pd
-from scipy import stats as _sps
 
 from .checks import check_choice, check_int, check_optional_int, check_probability, plain
 from .errors import DataError
@@ -569,6 +568,7 @@ def _compare_pairs(
 ) -> tuple[pd.DataFrame, np.ndarray]:
     """:func:`paired_comparison`'s table, and the bootstrap means of each model column
     (n_bootstrap, n_models) its intervals come from."""
+    from scipy import stats as _sps  # loaded when needed: 0.3 s
     test = check_choice("test", test, TESTS)
     correction = check_choice("correction", correction, CORRECTIONS)
     n_permutations = check_int("n_permutations", n_permutations)
