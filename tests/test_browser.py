@@ -393,9 +393,6 @@ def test_choosing_k_summary_links_to_its_panels_and_follows_the_metric(page: Pag
     shoot(page, "13d_choosing_k_maps")
 
 
-# ----- a link to a page as the first request a new server gets ---------------------------
-
-# Every page's address, as people bookmark it, and its title (the default page's is the root).
 def test_beyond_accuracy_journey(page: Page):
     # the movies demo has training views and genres: every view is drawn at once
     go_to(page, "Beyond accuracy")
@@ -415,6 +412,7 @@ def test_beyond_accuracy_journey(page: Page):
     expect(page.locator(".js-plotly-plot .gtitle").nth(1)).to_have_text(
         ["NDCG@10 against Coverage@10; bars: 95% confidence intervals"])
     no_exception(page)
+    wait_idle(page)
     page.locator('[data-testid="stPlotlyChart"]').nth(2).scroll_into_view_if_needed()
     shoot(page, "14_beyond_tradeoff_coverage")
 
@@ -427,6 +425,9 @@ def test_beyond_accuracy_journey(page: Page):
     shoot(page, "15_data_optional_files")
 
 
+# ----- a link to a page as the first request a new server gets ---------------------------
+
+# Every page's address, as people bookmark it, and its title (the default page's is the root).
 LINKS = {
     "data-files": "Data",
     "": "Compare models",
