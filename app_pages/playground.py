@@ -57,6 +57,18 @@ SWITCHES = {
              {"item_desc": "item id descending (trec_eval)",
               "item_asc": "item id ascending", "input": "the order of the rows"}),
 }
+#: The list's arrow and remove buttons hold an icon only: without the usual side padding they
+#: keep it in sight in narrow columns (an 800 px window with the sidebar open), and the values
+#: at K shrink with the window instead of being cut.
+COMPACT_STYLE = """
+<style>
+[class*="st-key-playground_up_"] button, [class*="st-key-playground_down_"] button,
+[class*="st-key-playground_remove_"] button {
+    padding-left: 0; padding-right: 0; min-width: 1.9rem; width: 100%; }
+[data-testid="stMain"] [data-testid="stMetricValue"],
+[data-testid="stMain"] [data-testid="stMetricValue"] * { font-size: clamp(1.2rem, 2.2vw, 2.25rem); }
+</style>
+"""
 PRESENTATION_STYLE = """
 <style>
 [data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
@@ -171,6 +183,7 @@ if keys.PLAYGROUND not in state:
 # Inputs not drawn in the last run (presentation mode, another page) lost their state.
 sync_widgets(state[keys.PLAYGROUND])
 present = bool(state.get(keys.PLAYGROUND_PRESENT, False))
+st.html(COMPACT_STYLE)
 if present:
     st.html(PRESENTATION_STYLE)
 
@@ -180,8 +193,8 @@ if present:
 
 def scenario_buttons() -> None:
     every = list(all_scenarios().items())
-    for start in range(0, len(every), 3):
-        for column, (name, scenario) in zip(st.columns(3), every[start:start + 3],
+    for start in range(0, len(every), 2):  # two a row: the titles are read in full
+        for column, (name, scenario) in zip(st.columns(2), every[start:start + 2],
                                             strict=False):
             column.button(scenario.title, key=keys.playground_scenario(name), on_click=load,
                           args=(name,), use_container_width=True)
@@ -193,7 +206,9 @@ def list_editor(pg: Playground) -> None:
     st.markdown("**The ranked list** (grade 0: not relevant)")
     for rank, entry in enumerate(ranked, start=1):
         relevant = entry.grade >= pg.threshold
-        row = st.columns([0.45, 1.0, 1.5, 0.6, 0.6, 0.6], vertical_alignment="center")
+        # narrow gaps leave the arrow buttons room for their icons from 800 px wide windows up
+        row = st.columns([0.4, 0.9, 1.2, 0.7, 0.7, 0.7], vertical_alignment="center",
+                         gap="xxsmall")
         row[0].markdown(f"**{rank}**")
         name = md(entry.item)
         row[1].markdown(f":green[**{name}** ✓]" if relevant else name)
@@ -343,7 +358,7 @@ def lesson_area(present: bool) -> None:
             formula(pg, k)
             chosen = state[keys.PLAYGROUND_METRIC]
             metric_tiles(now_values.loc[k], at_k_before, k, 1, only=(chosen,))
-        metric_tiles(now_values.loc[k], at_k_before, k, 4 if not present else 3)
+        metric_tiles(now_values.loc[k], at_k_before, k, 3)  # values in full from 800 px up
         if not present:
             at_k_table(now_values.loc[k], at_k_before, k)
     if present:
@@ -360,7 +375,7 @@ def lesson_area(present: bool) -> None:
 
 # ----- the page ----------------------------------------------------------------------------
 
-title, toggle = st.columns([3, 1], vertical_alignment="bottom")
+title, toggle = st.columns([2, 1], vertical_alignment="bottom")
 title.title("Playground")
 toggle.toggle("Presentation mode", key=keys.PLAYGROUND_PRESENT,
               help="Larger type, no sidebar, the chosen metric's formula large.")
