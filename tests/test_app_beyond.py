@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.test_app import figure, frame, go, ok, plain, start, upload
+from tests.apptest import MOVIE_MODELS, figure, frame, go, ok, plain, start, upload
 
 PAGE = "app_pages/beyond.py"
-MOVIE_MODELS = ["popularity", "personalized", "top_heavy", "random"]
 
 
 def beyond_table(at):

@@ -14,8 +14,8 @@ from streamlit.testing.v1 import AppTest
 
 from rankmetrics import RelevanceMapping, evaluate, load_bundle
 from rankmetrics.io import read_run, read_truth
+from tests.apptest import APP, MOVIE_MODELS, PAGES, frame, go, ok, plain
 from tests.helpers import MOVIES
-from tests.test_app import APP, MOVIE_MODELS, PAGES, frame, go, ok, plain
 
 
 @pytest.fixture(scope="module")

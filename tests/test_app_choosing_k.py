@@ -3,38 +3,18 @@ linking to its panels, and the controls changing what the charts show."""
 
 from __future__ import annotations
 
-import json
 import re
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-ROOT = Path(__file__).resolve().parents[1]
-APP = str(ROOT / "app.py")
+from tests.apptest import APP, MOVIE_MODELS, UPLOADS, figure, ok, start
+
 PAGE = "app_pages/choosing_k.py"
-UPLOADS = Path(__file__).resolve().parent / "data" / "app"
-MOVIE_MODELS = ["popularity", "personalized", "top_heavy", "random"]
 
 
 def open_page(dataset: str = "movies") -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=120)
-    at.session_state["dataset"] = dataset
-    at.run()
-    at.switch_page(PAGE).run()
-    ok(at)
-    return at
-
-
-def ok(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-    assert [box.key for box in at.sidebar.selectbox if box.key == "dataset"], "no sidebar"
-
-
-def figure(at: AppTest, key: str) -> dict:
-    charts = [c for c in at.get("plotly_chart") if c.proto.id.endswith(f"-{key}")]
-    assert charts, f"no chart {key}"
-    return json.loads(charts[0].proto.spec)
+    return start(dataset, PAGE)
 
 
 def has_chart(at: AppTest, key: str) -> bool:

@@ -4,43 +4,13 @@ Significance and Head-to-head pages, in Streamlit's AppTest."""
 from __future__ import annotations
 
 import json
-import re
-from pathlib import Path
 
 import pandas as pd
 from streamlit.testing.v1 import AppTest
 
-ROOT = Path(__file__).resolve().parents[1]
-APP = str(ROOT / "app.py")
+from tests.apptest import MOVIE_MODELS, go, ok, plain, start, texts
+
 SEGMENTS = "app_pages/segments.py"
-MOVIE_MODELS = ["popularity", "personalized", "top_heavy", "random"]
-
-
-def start(dataset: str = "movies", page: str | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=120)
-    at.session_state["dataset"] = dataset
-    at.run()
-    if page:
-        go(at, page)
-    ok(at)
-    return at
-
-
-def go(at: AppTest, page: str) -> None:
-    at.switch_page(page).run()
-    ok(at)
-
-
-def ok(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-
-
-def plain(text: str) -> str:
-    return re.sub(r"\\(.)", r"\1", text)
-
-
-def texts(elements) -> list[str]:
-    return [plain(element.value) for element in elements]
 
 
 def figure(at: AppTest, key: str) -> dict:

@@ -6,38 +6,18 @@ from __future__ import annotations
 
 import json
 import math
-import re
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
+from tests.apptest import ok, plain, start
+
 PLAYGROUND = "app_pages/playground.py"
 EXPLAINED = "app_pages/explained.py"
 
 
 def log2(x: float) -> float:
     return math.log2(x)
-
-
-def start(page: str, dataset: str = "textbook") -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=90)
-    at.session_state["dataset"] = dataset
-    at.run()
-    at.switch_page(page).run()
-    ok(at)
-    return at
-
-
-def ok(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-    for element in at.markdown:
-        assert not element.proto.allow_html
-
-
-def plain(text: str) -> str:
-    return re.sub(r"\\(.)", r"\1", text)
 
 
 def tiles(at: AppTest) -> dict[str, str]:
@@ -63,7 +43,7 @@ def click(at: AppTest, key: str) -> None:
 
 
 def test_playground_starts_on_the_textbook_list():
-    at = start(PLAYGROUND)
+    at = start("textbook", PLAYGROUND)
     values = tiles(at)
     # A B C D E with A, C liked and X, Y, Z liked but missing: |R| = 5
     assert values["P@5"] == "0.4000" and values["R@5"] == "0.4000"
@@ -74,7 +54,7 @@ def test_playground_starts_on_the_textbook_list():
 
 
 def test_a_sequence_of_moves_shows_before_and_after():
-    at = start(PLAYGROUND)
+    at = start("textbook", PLAYGROUND)
     idcg = sum(1 / log2(i + 1) for i in range(1, 6))
     click(at, "playground_down_A")  # B A C D E: hits at ranks 2 and 3
     ndcg = (1 / log2(3) + 1 / log2(4)) / idcg
@@ -116,7 +96,7 @@ def test_a_sequence_of_moves_shows_before_and_after():
 
 
 def test_switches_are_the_pages_own():
-    at = start(PLAYGROUND)
+    at = start("textbook", PLAYGROUND)
     at.radio(key="playground_ap_denominator").set_value("hits").run()
     ok(at)
     assert sentence(at) == ("Switching ap denominator to hits raises AP@5 by 0.5000 and leaves "
@@ -136,7 +116,7 @@ def test_switches_are_the_pages_own():
 @pytest.mark.parametrize("name", ["textbook", "perfect", "reversed", "one_relevant",
                                   "many_vs_one", "ties"])
 def test_every_scenario_loads_in_one_click(name):
-    at = start(PLAYGROUND)
+    at = start("textbook", PLAYGROUND)
     click(at, f"playground_scenario_{name}")
     assert at.info, "the scenario says what it shows"
     if name == "one_relevant":
@@ -152,7 +132,7 @@ def test_every_scenario_loads_in_one_click(name):
 
 
 def test_presentation_mode_shows_the_formula_large():
-    at = start(PLAYGROUND)
+    at = start("textbook", PLAYGROUND)
     at.toggle(key="playground_present").set_value(True).run()
     ok(at)
     assert any("display: none" in h.proto.body for h in at.get("html"))  # no sidebar
@@ -177,7 +157,7 @@ def test_presentation_mode_shows_the_formula_large():
     ("map", "MAP@5", "0.3333", r"\frac{\frac{1}{1} + \frac{2}{3}}{5}"),
 ])
 def test_every_metric_explained_for_the_textbook_user(metric, label, value, line):
-    at = start(EXPLAINED)
+    at = start("textbook", EXPLAINED)
     at.selectbox(key="explain_model").set_value("recommended").run()
     at.selectbox(key="explain_metric").set_value(metric).run()
     ok(at)
@@ -190,7 +170,7 @@ def test_every_metric_explained_for_the_textbook_user(metric, label, value, line
 
 
 def test_ap_denominator_on_the_page_leaves_the_sidebar_alone():
-    at = start(EXPLAINED)
+    at = start("textbook", EXPLAINED)
     at.selectbox(key="explain_model").set_value("recommended").run()
     at.selectbox(key="explain_metric").set_value("map").run()
     at.radio(key="explained_ap_denominator").set_value("hits").run()
@@ -210,7 +190,7 @@ def test_ap_denominator_on_the_page_leaves_the_sidebar_alone():
 
 
 def test_ndcg_rows_show_both_gains_and_the_multiplier():
-    at = start(EXPLAINED, "textbook_graded")
+    at = start("textbook_graded", EXPLAINED)
     rows = table(at, "running_dcg")
     # d3, d1, d4, d5, d2 with grades 0, 3, 1, 0, 2
     assert rows["gain_linear"].tolist() == [0, 3, 1, 0, 2]

@@ -17,7 +17,7 @@ from streamlit.testing.v1 import AppTest
 from dashboard import budget as budget_module
 from dashboard.budget import READ_EXPANSION, MemoryBudget, limit_from_environment, size_of
 from dashboard.uploads import Uploads
-from tests.test_app import APP, UPLOADS, curves, ok, plain, upload
+from tests.apptest import APP, UPLOADS, curves, ok, plain, upload
 
 
 class Clock:

@@ -14,7 +14,7 @@ import pytest
 from rankmetrics import evaluate
 from rankmetrics.cache import BoundedCache
 from rankmetrics.metrics import CUTOFF_METRICS
-from tests.test_differential import random_data
+from tests.helpers import random_data
 
 evaluate_module = importlib.import_module("rankmetrics.evaluate")
 MAX_CUTOFF = 20

@@ -12,9 +12,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import dashboard.store
+from tests.apptest import APP, MOVIE_MODELS, go, ok, plain, upload
+from tests.apptest import UPLOADS as UPLOAD_FILES
 from tests.helpers import MOVIES
-from tests.test_app import APP, MOVIE_MODELS, go, ok, plain, upload
-from tests.test_app import UPLOADS as UPLOAD_FILES
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 

@@ -14,7 +14,7 @@ import pytest
 
 from rankmetrics import GroundTruth, RankedRun, matching
 from rankmetrics.io import _hashing, _ids, run_from_dataframe
-from tests.test_differential import random_data
+from tests.helpers import random_data
 
 
 def _expected_triples(truth, run, ties: str) -> set[tuple[int, int, int]]:

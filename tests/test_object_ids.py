@@ -12,7 +12,7 @@ import pytest
 
 from rankmetrics import Conventions, DataError, RelevanceMapping, evaluate
 from rankmetrics.io._ids import from_arrow, from_objects
-from tests.test_differential import random_data
+from tests.helpers import random_data
 
 STARS = RelevanceMapping.graded({5: 3, 4: 2, 3: 1})
 

@@ -12,8 +12,8 @@ import pytest
 
 from rankmetrics import Conventions, DataError, evaluate, load_bundle
 from rankmetrics.cli import main
+from tests.apptest import frame, go
 from tests.helpers import random_data
-from tests.test_app import frame, go
 from tests.test_app_bundle import compare_table, open_archive
 from tests.test_partition import COMBINATIONS, MAX_CUTOFF, STARS
 

@@ -28,8 +28,8 @@ from rankmetrics.figures_text import (
 from rankmetrics.io import read_run, read_truth
 from rankmetrics.stats import compare_models
 from rankmetrics.verdict import differences_from, leader_verdict
+from tests.apptest import figure, frame, go, ok, plain, start, upload, warnings
 from tests.helpers import MOVIE_MODELS, REPO
-from tests.test_app import figure, frame, go, ok, plain, start, upload, warnings
 
 # ----- the library: leaders and differences from a baseline ------------------------------
 
