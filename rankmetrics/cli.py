@@ -314,7 +314,8 @@ def _evaluate(args: argparse.Namespace) -> int:
                            columns=_only(column_overrides, ("user", "item", "score", "rank")),
                            max_decompressed_size=limit)
         _warn(run.warnings, said)
-        _warn(check_against_truth(run, truth, mapping=mapping, max_cutoff=max(cutoffs)), said)
+        chosen = max(cutoffs) if args.cutoffs or args.max_cutoff is not None else None
+        _warn(check_against_truth(run, truth, mapping=mapping, max_cutoff=chosen), said)
         runs[name] = run
     inputs = _beyond_inputs(args, beyond, limit)
     evaluation = evaluate(truth, runs, relevance=mapping, conventions=conventions,

@@ -151,6 +151,19 @@ def test_movies_demo_matches_the_library_on_the_same_files(capsys):
     assert set(table.users) == {1940}  # 60 of 2,000 users have no 4 or 5 star rating
 
 
+def test_default_cutoffs_warn_only_about_lists_shorter_than_the_others(capsys):
+    # every list of the demo is 50 long: the default cutoffs (up to 100) are not a choice to
+    # warn about; asking for K = 100 is
+    args = ["--truth", MOVIES / "ground_truth.csv", "--run", MOVIES / "popularity.parquet"]
+    code, out, err = run_cli(capsys, *args)
+    assert code == 0 and "popularity,precision,100," in out
+    assert "recommended items" not in err
+    code, _, err = run_cli(capsys, *args, "--cutoffs", "10,100")
+    assert code == 0
+    assert ("2000 of 2000 users in popularity.parquet have fewer than 100 recommended items "
+            "(the shortest list has 50)") in err
+
+
 def test_per_user_json_and_table_formats(capsys, tmp_path):
     args = ["--truth", IO_FILES / "qrels.txt", "--run", f"m={IO_FILES / 'run.csv'}",
             "--preset", "trec_eval", "--cutoffs", "2", "--metrics", "ndcg"]

@@ -13,7 +13,7 @@ STARS = RelevanceMapping.binary(4)  # rating >= 4 is relevant
 TRUTH = "user,item,rating\n12,7,5\n13,8,2\n14,9,4\n"  # user 13 has nothing relevant
 
 
-def check(run_text: str, truth_text: str = TRUTH, *, mapping=STARS, max_cutoff: int = 1,
+def check(run_text: str, truth_text: str = TRUTH, *, mapping=STARS, max_cutoff: int | None = 1,
           **options) -> list[str]:
     run = read_run(run_text.encode(), name="model_a.csv", **options)
     truth = read_truth(truth_text.encode(), name="ratings.csv", **options)
@@ -23,8 +23,8 @@ def check(run_text: str, truth_text: str = TRUTH, *, mapping=STARS, max_cutoff: 
 def test_matching_files_give_only_the_relevance_warning():
     assert check("user,item,score\n12,7,1\n13,8,1\n14,9,1\n") == [
         "1 of 3 ground-truth users has no relevant item under the relevance mapping (binary: "
-        "rating >= 4 is relevant) ('13'); the empty-users option decides whether they are "
-        "skipped or count as 0."
+        "rating >= 4 is relevant) ('13'); the Empty users convention (empty_users) decides "
+        "whether they are skipped or count as 0."
     ]
 
 
@@ -89,7 +89,8 @@ def test_users_on_one_side_only_are_counted():
         "2 of 3 users in model_a.csv are not in the ground truth ('15', '16'); they are left out "
         "of the metrics.",
         "2 of 3 ground-truth users have no recommendations in model_a.csv ('13', '14'); the "
-        "missing-users option decides whether they count as 0 or are left out.",
+        "Missing users convention (missing_users) decides whether they count as 0 or are left "
+        "out.",
     ]
 
 
@@ -124,6 +125,17 @@ def test_short_lists_are_counted_with_the_shortest_length():
         "2 of 3 users in model_a.csv have fewer than 3 recommended items (the shortest list has "
         "1); at cutoffs beyond a list's end the missing places count as misses."
     )
+
+
+def test_without_a_chosen_cutoff_only_lists_shorter_than_the_longest_are_counted():
+    run = "user,item,score\n12,7,1\n12,1,0.5\n12,2,0.2\n13,8,1\n14,9,1\n14,3,0.5\n"
+    assert check(run, max_cutoff=None)[-1] == (
+        "2 of 3 users in model_a.csv have fewer than 3 recommended items (the shortest list has "
+        "1); at cutoffs beyond a list's end the missing places count as misses."
+    )
+    same_length = "user,item,score\n12,7,1\n12,1,0.5\n13,8,1\n13,2,0.5\n14,9,1\n14,3,0.5\n"
+    assert not [w for w in check(same_length, max_cutoff=None) if "fewer than" in w]
+    assert [w for w in check(same_length, max_cutoff=3) if "fewer than 3" in w]
 
 
 def test_no_recommended_item_in_the_truth():

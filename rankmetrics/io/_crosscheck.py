@@ -26,7 +26,7 @@ def check_against_truth(
     truth: LoadedTable,
     *,
     mapping: RelevanceMapping,
-    max_cutoff: int,
+    max_cutoff: int | None,
 ) -> list[str]:
     """Check that a run and a ground truth belong together; return warnings worth showing.
 
@@ -37,6 +37,8 @@ def check_against_truth(
     Returns warnings, with counts, for: run users absent from the ground truth; ground-truth
     users absent from the run; ground-truth users with no relevant item under ``mapping``;
     run lists shorter than ``max_cutoff``; no recommended item appearing in the ground truth.
+    ``max_cutoff=None`` says no cutoff was chosen (a command line's default cutoffs): lists are
+    then compared with the run's longest list, so lists all of one length give no warning.
 
     Examples
     --------
@@ -46,15 +48,16 @@ def check_against_truth(
     >>> mapping = RelevanceMapping.identity()
     >>> for warning in check_against_truth(run, truth, mapping=mapping, max_cutoff=2):
     ...     print(warning)  # doctest: +NORMALIZE_WHITESPACE
-    1 of 2 ground-truth users has no recommendations in a.csv ('u2'); the missing-users
-    option decides whether they count as 0 or are left out.
+    1 of 2 ground-truth users has no recommendations in a.csv ('u2'); the Missing users
+    convention (missing_users) decides whether they count as 0 or are left out.
     """
     if run.kind != "run" or truth.kind != "truth":
         raise ValueError(
             "check_against_truth(run, truth) needs a run then a ground truth; got a "
             f"{run.kind} and a {truth.kind}."
         )
-    check_int("max_cutoff", max_cutoff)
+    if max_cutoff is not None:
+        check_int("max_cutoff", max_cutoff)
     # Each column's distinct ids in order of first appearance, kept from the reading.
     run_by_user, truth_by_user = id_index(run, "user"), id_index(truth, "user")
     run_users, truth_users = run_by_user.values, truth_by_user.values
@@ -85,8 +88,8 @@ def check_against_truth(
         warnings.append(
             f"{len(absent)} of {len(truth_users)} ground-truth users {_have(len(absent))} no "
             f"recommendations in "
-            f"{run.source} ({_examples(absent)}); the missing-users option decides whether "
-            "they count as 0 or are left out."
+            f"{run.source} ({_examples(absent)}); the Missing users convention (missing_users) "
+            "decides whether they count as 0 or are left out."
         )
     if not run_items.any_known:
         warnings.append(
@@ -230,12 +233,16 @@ def _without_relevant(truth: LoadedTable, by_user: IdIndex,
         f"{len(none)} of {n_users} ground-truth users {_have(len(none))} no relevant item "
         "under the "
         f"relevance mapping ({mapping.describe()}) ({_examples(none)}); the "
-        "empty-users option decides whether they are skipped or count as 0."
+        "Empty users convention (empty_users) decides whether they are skipped or count as 0."
     ]
 
 
-def _short_lists(run: LoadedTable, by_user: IdIndex, max_cutoff: int) -> list[str]:
+def _short_lists(run: LoadedTable, by_user: IdIndex, max_cutoff: int | None) -> list[str]:
     lengths = by_user.counts[by_user.present]  # rows per user, missing user ids left out
+    if max_cutoff is None:
+        if lengths.size == 0:
+            return []
+        max_cutoff = int(lengths.max())
     short = lengths[lengths < max_cutoff]
     if short.size == 0:
         return []
