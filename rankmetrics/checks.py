@@ -107,6 +107,20 @@ def check_finite(name: str, value: object) -> float:
     _fail(name, "a finite number", value)
 
 
+def check_instance(name: str, value: object, kind: type, *, hint: str = "") -> None:
+    """An object of one class; anything else is a TypeError naming what was given.
+
+    >>> check_instance("relevance", 4, dict, hint="Build one with dict(...).")
+    Traceback (most recent call last):
+    ...
+    TypeError: The 'relevance' argument must be a dict. Got int instead. Build one with dict(...).
+    """
+    if not isinstance(value, kind):
+        message = (f"The '{name}' argument must be a {kind.__name__}. "
+                   f"Got {type(value).__name__} instead.")
+        raise TypeError(f"{message} {hint}".rstrip())
+
+
 def plain(value: object) -> object:
     """A NumPy scalar as the Python scalar it holds, so messages show 5, not np.int64(5)."""
     return value.item() if isinstance(value, np.generic) else value

@@ -29,7 +29,7 @@ from rankmetrics.beyond import (
     prepare_beyond,
 )
 from rankmetrics.cache import BoundedCache
-from rankmetrics.checks import check_int
+from rankmetrics.checks import check_instance, check_int
 from rankmetrics.conventions import Conventions
 from rankmetrics.ground_truth import GroundTruth, named_columns
 from rankmetrics.io import (
@@ -62,6 +62,11 @@ PER_USER_CACHE_BYTES = 2**28
 #: :attr:`Evaluation.width`), so a large K costs no more than the longest list; the bound
 #: keeps K an exact count in every integer and float type the kernels use.
 MAX_CUTOFF = 10**9
+
+# what a caller who passed suggest_mapping's result (or a dict of grades) wants to read
+_MAPPING_HINT = ("Build one with RelevanceMapping.binary(4) or RelevanceMapping.graded({5: 3, "
+                 "4: 2, 3: 1}); from suggest_mapping(...), pass its .recommended mapping.")
+
 #: The most ranks of each list the beyond-accuracy metrics read (their values at larger
 #: cutoffs are those at this one, personalization's overlap divided by the larger K).
 BEYOND_WIDTH = 1_000
@@ -100,8 +105,11 @@ def evaluate(
         not RankedRun). ``catalogue="all"`` alone gives coverage, Gini, entropy and
         personalization.
     """
-    relevance = relevance or RelevanceMapping.identity(1)
-    conventions = conventions or Conventions()
+    relevance = RelevanceMapping.identity(1) if relevance is None else relevance
+    conventions = Conventions() if conventions is None else conventions
+    check_instance("relevance", relevance, RelevanceMapping, hint=_MAPPING_HINT)
+    check_instance("conventions", conventions, Conventions,
+                   hint="Use Conventions(...) or a preset: Conventions.preset('trec_eval').")
     check_int("max_cutoff", max_cutoff, high=MAX_CUTOFF)
     if not runs:
         raise ValueError("Give at least one model output to evaluate.")

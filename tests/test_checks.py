@@ -132,3 +132,19 @@ RUN = pd.DataFrame({"user": ["u"] * 3, "item": list("abc"), "score": [3.0, 2.0, 
 def test_public_functions_report_bad_arguments_in_one_style(call, expected):
     with pytest.raises(ValueError, match=expected):
         call()
+
+
+def test_a_mapping_suggestion_or_a_preset_name_is_a_type_error_that_says_what_to_pass():
+    from rankmetrics.relevance import suggest_mapping
+
+    suggestion = suggest_mapping(np.array([1, 2, 3, 4, 5]))
+    with pytest.raises(TypeError, match=re.escape(
+            "The 'relevance' argument must be a RelevanceMapping. Got MappingSuggestion "
+            "instead.") + ".*pass its .recommended mapping"):
+        evaluate(TRUTH, {"m": RUN}, relevance=suggestion)
+    with pytest.raises(TypeError, match=re.escape(
+            "The 'conventions' argument must be a Conventions. Got str instead.")):
+        evaluate(TRUTH, {"m": RUN}, conventions="trec_eval")
+    # the suggestion's own mapping is what it was for
+    assert evaluate(TRUTH, {"m": RUN}, relevance=suggestion.recommended).relevance is (
+        suggestion.recommended)
