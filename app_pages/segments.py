@@ -118,7 +118,8 @@ st.dataframe(
     .apply(lambda row: [GREY if row["Segment"] in too_few else ""] * len(row), axis=1),
     hide_index=True, key="segments_table",
 )
-download_table(table, file_name("segments", metric, "at", k, "by", by, suffix=".csv"),
+download_table(result.export_table(),
+               file_name("segments", metric, "at", k, "by", by, suffix=".csv"),
                "segments_table_csv")
 overall = result.overall_means
 st.caption(

@@ -328,6 +328,11 @@ class SegmentComparison:
                                                "yes", "no"))
         return out.reset_index()
 
+    def export_table(self) -> pd.DataFrame:
+        """:meth:`table` with the metric and K on every row, for a CSV that says what it holds
+        once it is away from the page or the command that made it."""
+        return self.table().assign(metric=self.metric, cutoff=self.cutoff)
+
 
 def compare_segments(
     evaluation: Evaluation,
@@ -553,23 +558,30 @@ def _warnings(segments: pd.DataFrame, overall_means: pd.Series, winner: str, sim
               correction: str) -> list[str]:
     label = METRICS[metric].label + (f"@{cutoff}" if cutoff is not None else "")
     out = []
-    if simpson:
-        out.append(
-            f"Simpson's paradox: {winner} has the highest {label} over all users "
-            f"({overall_means[winner]:.4f}), yet it is not the best in any segment of {by}. "
-            "Each model is averaged over different users (see the users each model counts): "
-            "the overall figure mixes the segments in different proportions for each model. "
-            "Trust the segments, or count every user for every model (missing users as zero)."
-        )
     columns = ("segment", "share", "winner", "significant", "too_few")
+    against = []  # segments whose best model is not the overall winner
     for segment, share, best, significant, too_few in zip(
             *(segments[column].tolist() for column in columns), strict=True):
         if too_few or best == winner or share < warn_share:
             continue
         how = ("significantly" if significant else
-               f"though not significantly ({CORRECTION_NAMES[correction]} correction)")
-        out.append(f"{winner} is best overall, but {best} is best for {by} = {segment} "
-                   f"({share:.0%} of users), {how}.")
+               f"though not significantly with the {CORRECTION_NAMES[correction]} correction")
+        against.append((best, segment, share, how))
+    if simpson:
+        # one message: each segment's own winner is part of the paradox, not news of its own
+        each = ", ".join(f"{best} for {segment} ({share:.0%} of users, {how})"
+                         for best, segment, share, how in against)
+        out.append(
+            f"Simpson's paradox: {winner} has the highest {label} over all users "
+            f"({overall_means[winner]:.4f}), yet it is not the best in any segment of {by}"
+            + (f": best is {each}" if each else "") + ". "
+            "Each model is averaged over different users (see the users each model counts): "
+            "the overall figure mixes the segments in different proportions for each model. "
+            "Trust the segments, or count every user for every model (missing users as zero)."
+        )
+    else:
+        out.extend(f"{winner} is best overall, but {best} is best for {by} = {segment} "
+                   f"({share:.0%} of users), {how}." for best, segment, share, how in against)
     tiny = segments[segments["too_few"]]
     if len(tiny):
         names = ", ".join(f"{segment} ({users:,} user{'' if users == 1 else 's'})"

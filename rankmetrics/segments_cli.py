@@ -119,9 +119,9 @@ def _limit(args: argparse.Namespace) -> int | None:
 def render(result: SegmentComparison, fmt: str, formulas: str = "quoted") -> str:
     """``csv``: :meth:`SegmentComparison.table`; ``json``: the segments, each model's row and
     the warnings; ``table``: the table as text, with how it was tested and the warnings."""
-    table = result.table()
     if fmt == "csv":
-        return to_csv(table, formulas=formulas)
+        return to_csv(result.export_table(), formulas=formulas)
+    table = result.table()
     if fmt == "json":
         document = {
             "segment_by": result.by, "metric": result.metric, "cutoff": result.cutoff,

@@ -43,6 +43,8 @@ def test_csv_table_is_the_librarys(capsys):
     pd.testing.assert_frame_equal(printed[list(MODELS)], expected[list(MODELS)],
                                   check_exact=False, rtol=1e-15)
     assert printed["winner"].tolist() == ["top_heavy", "personalized", "top_heavy"]
+    # each row says what it measured, so the file stands on its own
+    assert set(printed["metric"]) == {"ndcg"} and set(printed["cutoff"]) == {10}
     assert ("rankmetrics: warning: top_heavy is best overall, but personalized is best for "
             "plan = premium (9% of users), significantly.") in err
 

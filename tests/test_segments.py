@@ -159,6 +159,10 @@ def test_simpsons_paradox_is_named_on_the_teaching_example():
     assert result.segments["winner"].tolist() == ["thorough", "thorough"]
     assert result.warnings[0].startswith("Simpson's paradox: cautious has the highest NDCG@10 "
                                          "over all users (0.6355)")
+    # one message names each segment's winner; no second banner repeats it
+    assert "best is thorough for new (50% of users" in result.warnings[0]
+    assert "thorough for returning (50% of users" in result.warnings[0]
+    assert not [w for w in result.warnings if "best overall, but" in w]
 
 
 def test_no_paradox_when_every_model_counts_every_user():
