@@ -414,6 +414,31 @@ class Evaluation:
         table["cutoff"] = table["cutoff"].astype("Int64")
         return table
 
+    def user_block_values(
+        self, model: str, metrics: Sequence[str], start: int, stop: int,
+        cutoffs: Sequence[int],
+    ) -> dict[str, np.ndarray]:
+        """Each metric's values of ground-truth users ``start``..``stop - 1`` (ground-truth
+        order, every user whether counted or not) at ``cutoffs``: metric -> users x cutoffs.
+
+        For analyses that walk all users a block at a time (tests at every K), so that
+        users x cutoffs x metrics is never held for every user at once. One pass of the
+        kernel gives every metric, up to the largest cutoff asked for only.
+        """
+        names = check_metrics(list(metrics))
+        check_int("start", start, low=0, high=self.truth.n_users)
+        check_int("stop", stop, low=start, high=self.truth.n_users)
+        chosen = [self._check_cutoff(cutoff) for cutoff in cutoffs]
+        if not chosen or chosen != sorted(set(chosen)):
+            raise ValueError(f"The 'cutoffs' argument must be increasing cutoffs, at least one. "
+                             f"Got {list(cutoffs)!r} instead.")
+        width = min(chosen[-1], self.width)
+        values = self._block_values(model, names, start, stop, width=width)
+        if chosen == list(range(1, width + 1)):
+            return values
+        return {metric: self._extend(metric, block, chosen, computed_to=width)
+                for metric, block in values.items()}
+
     def per_user_table(
         self, metrics: Iterable[str] | None = None, cutoffs: Iterable[int] | None = None
     ) -> pd.DataFrame:

@@ -37,8 +37,8 @@ from rankmetrics.metrics import METRICS, check_metrics
 from rankmetrics.stats import (
     CORRECTIONS,
     TESTS,
-    _randomization_pvalues,
     correct_pvalues,
+    randomization_pvalues,
 )
 
 TEST_COLUMNS = ["cutoff", "model_a", "model_b", "mean_a", "mean_b", "difference", "statistic",
@@ -74,8 +74,6 @@ def _blocks(ev: Evaluation, metrics: Sequence[str], cutoffs: list[int], mask: np
     Each model's metrics come from one call of the evaluation's block kernel, so they share
     what they have in common (hits, DCG); the kernel runs only as far as the largest cutoff
     asked for."""
-    width = min(cutoffs[-1], ev.width)
-    every = cutoffs == list(range(1, width + 1))
     for start in range(0, ev.truth.n_users, USERS_PER_PASS):
         stop = min(start + USERS_PER_PASS, ev.truth.n_users)
         rows = mask[start:stop]
@@ -83,11 +81,9 @@ def _blocks(ev: Evaluation, metrics: Sequence[str], cutoffs: list[int], mask: np
             continue
         block: dict[str, dict[str, np.ndarray]] = {metric: {} for metric in metrics}
         for model in models or ev.models:
-            values = ev._block_values(model, tuple(metrics), start, stop, width=width)
+            values = ev.user_block_values(model, metrics, start, stop, cutoffs)
             for metric in metrics:
-                kept = values[metric][rows]
-                block[metric][model] = kept if every else ev._extend(
-                    metric, kept, cutoffs, computed_to=width)
+                block[metric][model] = values[metric][rows]
         yield block
 
 
@@ -254,7 +250,7 @@ def _randomization(values: dict[str, np.ndarray], models: Sequence[str], n_permu
     n_cutoffs = values[models[0]].shape[1]
     diffs = np.concatenate([values[models[b]] - values[models[a]] for a, b in pairs], axis=1)
     stream = np.random.SeedSequence(seed).spawn(1)[0]  # paired_comparison's stream
-    p_value = _randomization_pvalues(diffs, n_permutations, np.random.default_rng(stream))
+    p_value = randomization_pvalues(diffs, n_permutations, np.random.default_rng(stream))
     return (diffs.mean(axis=0).reshape(len(pairs), n_cutoffs),
             p_value.reshape(len(pairs), n_cutoffs))
 

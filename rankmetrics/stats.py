@@ -416,10 +416,12 @@ def confidence_bands(
 # Paired tests
 
 
-def _randomization_pvalues(
+def randomization_pvalues(
     diffs: np.ndarray, n_permutations: int, rng: np.random.Generator
 ) -> np.ndarray:
-    """Two-sided sign-flip randomization p-values, one per column of ``diffs`` (n, n_pairs).
+    """Two-sided sign-flip randomization p-values, one per column of ``diffs`` (n, n_pairs):
+    the test behind :func:`paired_comparison`'s ``test="randomization"``, for analyses that
+    test many columns at once (every pair at every K) with the same flips.
 
     Each permutation flips the sign of every user's difference with probability 1/2, the same
     flips for every pair; the statistic is the sum of the flipped differences. Signs come as
@@ -592,7 +594,7 @@ def _compare_pairs(
     all_zero = ~diffs.any(axis=0)
     if test == "randomization":
         stream = np.random.SeedSequence(seed).spawn(1)[0]
-        p_values = _randomization_pvalues(
+        p_values = randomization_pvalues(
             diffs, n_permutations, np.random.default_rng(stream)
         )
         statistics = diffs.mean(axis=0)

@@ -96,3 +96,20 @@ def test_threads_sharing_an_evaluation_get_the_right_values(monkeypatch):
     for model, frame in zip(["a", "b"] * 4, full, strict=True):
         pd.testing.assert_frame_equal(frame, serial.per_user(model, "ndcg"))
     assert shared._per_user_cache.nbytes <= 4 * 300 * 8
+
+
+def test_values_of_a_block_of_users_equal_the_per_user_values():
+    evaluation = _evaluation()
+    start, stop, cutoffs = 50, 200, [1, 3, 7, MAX_CUTOFF]
+    block = evaluation.user_block_values("b", ["ndcg", "precision"], start, stop, cutoffs)
+    counted = evaluation.included("b")[start:stop]
+    users = evaluation.truth.users[start:stop][counted]
+    for metric in ("ndcg", "precision"):
+        assert block[metric].shape == (stop - start, len(cutoffs))
+        for column, cutoff in enumerate(cutoffs):
+            expected = evaluation.per_user_at("b", metric, cutoff).loc[users].to_numpy()
+            np.testing.assert_array_equal(block[metric][counted, column], expected)
+    with pytest.raises(ValueError, match="'cutoffs' argument must be increasing"):
+        evaluation.user_block_values("b", ["ndcg"], 0, 10, [5, 3])
+    with pytest.raises(ValueError, match="'stop' argument"):
+        evaluation.user_block_values("b", ["ndcg"], 10, 5, [3])

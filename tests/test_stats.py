@@ -204,7 +204,7 @@ def test_randomization_counts_exact_ties_after_rounding():
     decimals = ("0.2", "-0.3", "-0.1", "0.4")
     exact = float(_exact_randomization_p([Fraction(x) for x in decimals]))
     d = np.array([[float(x)] for x in decimals])
-    p = stats._randomization_pvalues(d, 20_000, np.random.default_rng(0))[0]
+    p = stats.randomization_pvalues(d, 20_000, np.random.default_rng(0))[0]
     assert abs(p - exact) < _mc_tolerance(exact, 20_000)
 
 
@@ -215,8 +215,8 @@ def test_randomization_on_decimal_grid_counts_like_exact_integers():
     rng = np.random.default_rng(9)
     k = rng.integers(-2, 3, size=(3_000, 3)).astype(float)
     k[:, 2] = rng.choice([-1.0, 0.0, 1.0], size=3_000, p=[0.31, 0.33, 0.36])  # p near 0.05
-    on_grid = stats._randomization_pvalues(k * 0.1, 3_000, np.random.default_rng(1))
-    exact = stats._randomization_pvalues(k, 3_000, np.random.default_rng(1))
+    on_grid = stats.randomization_pvalues(k * 0.1, 3_000, np.random.default_rng(1))
+    exact = stats.randomization_pvalues(k, 3_000, np.random.default_rng(1))
     np.testing.assert_array_equal(on_grid, exact)
     assert exact.min() < 0.2
 
