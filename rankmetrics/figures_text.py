@@ -8,7 +8,8 @@ what it shows and its top line in a sentence or two.
 :func:`recolored` adapts a figure to the page it is shown on ("light" or "dark"), whose
 Plotly template gives the background, text and grid: colours that would vanish on a dark
 page (black lines) are swapped, and tick labels on a light page get at least 4.5:1 contrast
-(WCAG AA).
+(WCAG AA). It also gives every chart the same type sizes where its builder chose none, so
+the pages' charts read alike.
 """
 
 from __future__ import annotations
@@ -34,6 +35,10 @@ LIGHT_TICKS = "#737373"
 #: is lightened until it has it.
 ON_DARK = {"#000000": "#F0E442"}
 MARK_CONTRAST = 3.0
+#: Type sizes of every chart (px) where its builder chose none: the text, tick labels, axis
+#: titles, the legend and the chart's title. A builder that sets a larger text size (a chart
+#: for a projector) keeps its own.
+TYPE_SIZES = {"text": 14, "ticks": 13, "axis_titles": 14, "legend": 14, "title": 16}
 _TAGS = re.compile(r"<[^>]+>")
 _HEX = re.compile(r"#[0-9A-Fa-f]{6}\b")
 
@@ -64,6 +69,7 @@ def recolored(fig: go.Figure, theme: str) -> go.Figure:
     text and the grid."""
     theme = check_choice("theme", theme, THEMES)
     out = go.Figure(fig)
+    _house_type(out)
     if theme == "dark":
         _recolor_for_dark(out)
     else:
@@ -72,6 +78,24 @@ def recolored(fig: go.Figure, theme: str) -> go.Figure:
         out.update_annotations(font_color=LIGHT_TICKS)
         out.update_layout(legend_font_color=LIGHT_TICKS)
     return out
+
+
+def _house_type(fig: go.Figure) -> None:
+    """:data:`TYPE_SIZES` wherever ``fig`` has no size of its own (and its text is not
+    larger than the house size: then its unset parts inherit the builder's choice)."""
+    chosen = fig.layout.font.size
+    if chosen is not None and chosen > TYPE_SIZES["text"]:
+        return
+    fig.layout.font.size = chosen or TYPE_SIZES["text"]
+    for axis in [*fig.select_xaxes(), *fig.select_yaxes()]:
+        if axis.tickfont.size is None:
+            axis.tickfont.size = TYPE_SIZES["ticks"]
+        if axis.title.font.size is None:
+            axis.title.font.size = TYPE_SIZES["axis_titles"]
+    if fig.layout.legend.font.size is None:
+        fig.layout.legend.font.size = TYPE_SIZES["legend"]
+    if fig.layout.title.font.size is None:
+        fig.layout.title.font.size = TYPE_SIZES["title"]
 
 
 def on_dark(color: str) -> str:

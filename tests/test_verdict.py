@@ -241,6 +241,26 @@ def test_dark_charts_keep_models_distinguishable_and_light_ticks_readable():
     assert curves.layout.plot_bgcolor is None and curves.layout.paper_bgcolor is None
 
 
+def test_every_chart_gets_the_same_type_sizes_unless_its_builder_chose_larger_type():
+    from plotly.subplots import make_subplots
+
+    bare = make_subplots(rows=1, cols=2).add_bar(x=[1], y=[1], row=1, col=2)
+    shown = recolored(bare, "light")
+    sizes = {(axis.tickfont.size, axis.title.font.size)
+             for axis in [*shown.select_xaxes(), *shown.select_yaxes()]}
+    assert sizes == {(13, 14)}
+    assert (shown.layout.font.size, shown.layout.legend.font.size,
+            shown.layout.title.font.size) == (14, 14, 16)
+    # the curves' own builder already uses these sizes: recolouring changes none of them
+    curves = metric_curves({"m": {"ndcg": [0.5, 0.4]}}, ["ndcg"], 1, {"m": "#0072B2"})
+    assert recolored(curves, "light").layout.xaxis.tickfont.size == 13
+    # a chart made for a projector keeps its large type, an explicit size is kept
+    large = recolored(make_subplots(rows=1, cols=1).update_layout(font_size=24), "light")
+    assert large.layout.font.size == 24 and large.layout.xaxis.tickfont.size is None
+    own = recolored(make_subplots(rows=1, cols=1).update_xaxes(tickfont_size=20), "dark")
+    assert own.layout.xaxis.tickfont.size == 20 and own.layout.yaxis.tickfont.size == 13
+
+
 def test_the_theme_follows_the_system_and_developers_options_are_hidden():
     config = tomllib.loads((REPO / ".streamlit" / "config.toml").read_text())
     assert "base" not in config.get("theme", {})  # no fixed theme: the system's, or chosen
