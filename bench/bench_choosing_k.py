@@ -27,23 +27,22 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import LIST_LENGTH, MODELS, ROOT, check_app, print_table, timed, write_upload
+from common import (
+    LIST_LENGTH,
+    MODELS,
+    check_app,
+    print_table,
+    timed,
+    uploaded_app,
+    write_upload,
+)
 
 FOUR_MODELS = {**MODELS, "fourth": 1.0}
 PAGE_TARGET, METRIC_TARGET, RANDOMIZATION_TARGET = 10.0, 2.0, 20.0
 
 
 def bench(rows: list, paths: dict[str, Path], label: str) -> None:
-    from streamlit.testing.v1 import AppTest
-
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=900)
-    at.run()
-    at.switch_page("app_pages/data.py").run()
-    files = {name: path.read_bytes() for name, path in paths.items()}
-    at.file_uploader[0].set_value([(f"{name}.parquet", files[name], "application/octet-stream")
-                                   for name in FOUR_MODELS])
-    at.file_uploader[1].set_value(("ground_truth.parquet", files["truth"],
-                                   "application/octet-stream"))
+    at = uploaded_app(paths, FOUR_MODELS)
     at.run()
     check_app(at)
     at.switch_page("app_pages/compare.py").run()

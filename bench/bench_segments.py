@@ -35,12 +35,13 @@ import pandas as pd
 from common import (
     GIB,
     MODELS,
-    ROOT,
     check_app,
+    evaluation_of_upload,
     peak_rss_bytes,
     print_table,
     print_timings,
     timed,
+    uploaded_app,
     write_upload,
 )
 
@@ -70,15 +71,7 @@ def bench_pages(paths: dict[str, Path], attributes: Path, label: str, rows: list
                 cpu_rows: list) -> None:
     """Time each step as one app run: wall-clock seconds in ``rows`` and, in ``cpu_rows``,
     the CPU seconds of this process (every thread), which a busy machine does not inflate."""
-    from streamlit.testing.v1 import AppTest
-
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=900)
-    at.run()
-    at.switch_page("app_pages/data.py").run()
-    at.file_uploader[0].set_value([(f"{name}.parquet", paths[name].read_bytes(),
-                                    "application/octet-stream") for name in FOUR_MODELS])
-    at.file_uploader[1].set_value(("ground_truth.parquet", paths["truth"].read_bytes(),
-                                   "application/octet-stream"))
+    at = uploaded_app(paths, FOUR_MODELS)
     at.run()
     at.file_uploader(key="upload_user_attributes_0").set_value(
         ("users.csv", attributes.read_bytes(), "text/csv"))
@@ -113,16 +106,10 @@ def bench_pages(paths: dict[str, Path], attributes: Path, label: str, rows: list
 def bench_library(paths: dict[str, Path],
                   attributes: Path) -> list[tuple[str, float, float]]:
     """The Segments page's library calls, timed directly from a warm evaluation."""
-    from rankmetrics import GroundTruth, RankedRun, evaluate, suggest_mapping
-    from rankmetrics.io import read_attributes, read_run, read_truth
+    from rankmetrics.io import read_attributes
     from rankmetrics.segments import compare_segments, segment_curves, segment_users
 
-    truth = read_truth(paths["truth"])
-    prepared = GroundTruth.from_loaded(truth)
-    runs = {name: RankedRun.from_loaded(read_run(paths[name]), prepared)
-            for name in FOUR_MODELS}
-    mapping = suggest_mapping(truth.table["rating"].to_numpy()).recommended
-    evaluation = evaluate(prepared, runs, relevance=mapping, max_cutoff=50)
+    evaluation = evaluation_of_upload(paths, FOUR_MODELS)
     evaluation.means(["ndcg"])  # warm, as the Compare page leaves it
     out = []
 

@@ -32,12 +32,13 @@ from pathlib import Path
 from common import (
     GIB,
     MODELS,
-    ROOT,
     check_app,
+    evaluation_of_upload,
     peak_rss_bytes,
     print_table,
     print_timings,
     timed,
+    uploaded_app,
     write_upload,
 )
 
@@ -46,15 +47,7 @@ PAGE_TARGET, CHANGE_TARGET = 10.0, 3.0
 
 
 def bench_pages(paths: dict[str, Path], label: str, rows: list) -> None:
-    from streamlit.testing.v1 import AppTest
-
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=900)
-    at.run()
-    at.switch_page("app_pages/data.py").run()
-    at.file_uploader[0].set_value([(f"{name}.parquet", paths[name].read_bytes(),
-                                    "application/octet-stream") for name in FOUR_MODELS])
-    at.file_uploader[1].set_value(("ground_truth.parquet", paths["truth"].read_bytes(),
-                                   "application/octet-stream"))
+    at = uploaded_app(paths, FOUR_MODELS)
     rows.append((label, "upload, then first curves (Compare)",
                  timed(lambda: (at.run(), at.switch_page("app_pages/compare.py").run())), None))
     check_app(at)
@@ -90,16 +83,9 @@ def bench_pages(paths: dict[str, Path], label: str, rows: list) -> None:
 
 def bench_library(paths: dict[str, Path]) -> list[tuple[str, float]]:
     """The Significance page's library calls, timed directly."""
-    from rankmetrics import GroundTruth, RankedRun, evaluate, suggest_mapping
-    from rankmetrics.io import read_run, read_truth
     from rankmetrics.stats import compare_models
 
-    truth = read_truth(paths["truth"])
-    prepared = GroundTruth.from_loaded(truth)
-    runs = {name: RankedRun.from_loaded(read_run(paths[name]), prepared)
-            for name in FOUR_MODELS}
-    mapping = suggest_mapping(truth.table["rating"].to_numpy()).recommended
-    evaluation = evaluate(prepared, runs, relevance=mapping, max_cutoff=50)
+    evaluation = evaluation_of_upload(paths, FOUR_MODELS)
     out = []
     started = time.perf_counter()
     values = evaluation.paired("ndcg", 10)

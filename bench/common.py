@@ -204,3 +204,31 @@ def print_timings(rows: Sequence[tuple[str, str, float, float | None]]) -> None:
          "" if limit is None else ("yes" if seconds < limit else "NO"))
         for label, step, seconds, limit in rows
     ], left=2)
+
+
+def uploaded_app(paths: dict[str, Path], models: Sequence[str]):
+    """The dashboard in AppTest on its Data page with ``models``' files and the ground truth
+    chosen in the uploaders (as a user drops them), not yet run: the caller times the run."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=900)
+    at.run()
+    at.switch_page("app_pages/data.py").run()
+    at.file_uploader[0].set_value([(f"{name}.parquet", paths[name].read_bytes(),
+                                    "application/octet-stream") for name in models])
+    at.file_uploader[1].set_value(("ground_truth.parquet", paths["truth"].read_bytes(),
+                                   "application/octet-stream"))
+    return at
+
+
+def evaluation_of_upload(paths: dict[str, Path], models: Sequence[str], max_cutoff: int = 50):
+    """What the dashboard evaluates from the same files, built with the library directly:
+    the files read and checked, the suggested relevance mapping, cutoffs 1..``max_cutoff``."""
+    from rankmetrics import GroundTruth, RankedRun, evaluate, suggest_mapping
+    from rankmetrics.io import read_run, read_truth
+
+    truth = read_truth(paths["truth"])
+    prepared = GroundTruth.from_loaded(truth)
+    runs = {name: RankedRun.from_loaded(read_run(paths[name]), prepared) for name in models}
+    mapping = suggest_mapping(truth.table["rating"].to_numpy()).recommended
+    return evaluate(prepared, runs, relevance=mapping, max_cutoff=max_cutoff)
