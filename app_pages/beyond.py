@@ -45,6 +45,7 @@ if needs:
     st.page_link(PAGES["data"], label="Go to the Data page", icon=":material/upload:")
 
 state.setdefault(keys.BEYOND_METRICS, [m for m in FIRST_SHOWN if m in offered])
+state[keys.BEYOND_METRICS] = [m for m in state[keys.BEYOND_METRICS] if m in offered]
 chosen = st.pills(
     "Metrics", list(offered), selection_mode="multi", key=keys.BEYOND_METRICS,
     format_func=lambda metric: BEYOND_METRICS[metric].label,

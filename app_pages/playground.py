@@ -15,6 +15,8 @@ import streamlit as st
 
 from dashboard import cached, keys
 from dashboard.charts import show_chart
+from dashboard.links import write_link
+from dashboard.playground_link import PlaygroundView
 from dashboard.text import md
 from rankmetrics.conventions import AP_DENOMINATORS, GAINS, IDEALS, TIES
 from rankmetrics.explain import MetricArithmetic
@@ -125,7 +127,23 @@ def load(name: str) -> None:
     state[keys.PLAYGROUND_BEFORE] = keep(scenario.before.playground) if scenario.before else None
     state[keys.PLAYGROUND_WORDS] = scenario.before.words if scenario.before else None
     state[keys.PLAYGROUND_LESSON] = (scenario.title, scenario.lesson)
+    state[keys.PLAYGROUND_SCENARIO] = name
     state[keys.PLAYGROUND_CUTOFF] = scenario.cutoff
+    sync_widgets(state[keys.PLAYGROUND])
+
+
+def open_view(view: PlaygroundView) -> None:
+    """Start as a link described: its scenario, then its own list (the list before the change
+    is the scenario's only while the list is the scenario's), K and formula."""
+    load(view.scenario)
+    if view.playground is not None and view.playground != state[keys.PLAYGROUND]:
+        state[keys.PLAYGROUND] = view.playground
+        state[keys.PLAYGROUND_BEFORE] = state[keys.PLAYGROUND_WORDS] = None
+    if view.cutoff is not None:
+        state[keys.PLAYGROUND_CUTOFF] = view.cutoff
+    if view.formula is not None:
+        state[keys.PLAYGROUND_METRIC] = view.formula
+    state[keys.PLAYGROUND_PRESENT] = view.present
     sync_widgets(state[keys.PLAYGROUND])
 
 
@@ -178,7 +196,7 @@ def on_switch(option: str) -> None:
 
 
 if keys.PLAYGROUND not in state:
-    load("textbook")
+    open_view(state.pop(keys.PLAYGROUND_FROM_LINK, None) or PlaygroundView())
     state[keys.PLAYGROUND_SWAP_A], state[keys.PLAYGROUND_SWAP_B] = 1, 2
 # Inputs not drawn in the last run (presentation mode, another page) lost their state.
 sync_widgets(state[keys.PLAYGROUND])
@@ -331,7 +349,9 @@ def formula(pg: Playground, k: int) -> None:
 @st.fragment
 def lesson_area(present: bool) -> None:
     """The list, its values and everything they change: a fragment, so that a move reruns
-    this part of the page only (the sidebar and the scenarios stay as they are)."""
+    this part of the page only (the sidebar and the scenarios stay as they are), which
+    writes the list into the page's link itself."""
+    write_link(state.get(keys.PREPARED))
     pg: Playground = state[keys.PLAYGROUND]
     before: Playground | None = state.get(keys.PLAYGROUND_BEFORE)
     n = len(pg.items)

@@ -185,6 +185,8 @@ st.caption(
 )
 
 pairs = [(order[j], order[i]) for i in range(len(order)) for j in range(i + 1, len(order))]
+if tuple(reversed(state.get(keys.SIGNIFICANCE_PAIR) or ())) in pairs:  # as a link named it
+    state[keys.SIGNIFICANCE_PAIR] = tuple(reversed(state[keys.SIGNIFICANCE_PAIR]))
 ensure_choice(keys.SIGNIFICANCE_PAIR, pairs)
 pair_column, open_column = st.columns([3, 2], vertical_alignment="bottom")
 pair_column.selectbox("In words", pairs, key=keys.SIGNIFICANCE_PAIR,

@@ -258,3 +258,13 @@ BUNDLE_FROM_COMMAND_LINE = "_bundle_from_command_line"
 BUNDLE_PROBLEM = "_bundle_problem"
 BUNDLE_UPLOAD = "bundle_upload"
 BUNDLE_CUTOFF = "bundle_cutoff"
+
+
+# What a link says of the pages that keep their own choices
+#: The Playground's view a link described (a PlaygroundView), until the page first opens.
+PLAYGROUND_FROM_LINK = "_playground_from_link"
+#: The scenario the Playground's list started from.
+PLAYGROUND_SCENARIO = "playground_started_from"
+#: What the link says that is checked against the evaluated data (the one-segment filter,
+#: the Beyond accuracy metrics), waiting until the sidebar has set up the evaluation.
+LINK_VIEW_PENDING = "_link_view_pending"

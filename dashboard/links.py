@@ -21,10 +21,12 @@ from urllib.parse import urlencode
 import pandas as pd
 import streamlit as st
 
-from dashboard import keys
+from dashboard import cached, keys
 from dashboard.demos import DEMOS
+from dashboard.playground_link import PARAMS as PLAYGROUND_PARAMS
+from dashboard.playground_link import PlaygroundView, read_view, write_view
 from dashboard.prepared import Prepared
-from dashboard.segment_choice import attributes_spec, offered_segmentations
+from dashboard.segment_choice import attributes_spec, offered_segmentations, segment_labels
 from dashboard.settings import (
     BOOTSTRAP_SAMPLES,
     CONFIDENCE_LEVELS,
@@ -32,6 +34,7 @@ from dashboard.settings import (
     EDITABLE_RATINGS,
     PERMUTATIONS,
     PRESET_CUSTOM,
+    Settings,
     build_mapping,
 )
 from dashboard.store import DAY, workspace_store
@@ -119,6 +122,7 @@ SETTINGS = (
     Param("segment_correction", keys.SEGMENT_CORRECTION,
           choice(CORRECTIONS, "the correction")),
     Param("buckets", keys.SEGMENT_BUCKETS, choice(range(2, 11), "the buckets", int)),
+    Param("tradeoff_accuracy", keys.BEYOND_ACCURACY_METRIC, choice(MAIN_METRICS, "the metric")),
 )
 #: Settings naming a model of the data set.
 MODEL_PARAMS = {"model": keys.USERS_MODEL, "a": keys.H2H_A, "b": keys.H2H_B,
@@ -126,8 +130,14 @@ MODEL_PARAMS = {"model": keys.USERS_MODEL, "a": keys.H2H_A, "b": keys.H2H_B,
                 "baseline": keys.BASELINE}
 #: Settings naming a user of the ground truth.
 USER_PARAMS = {"user": keys.H2H_USER, "explain_user": keys.EXPLAIN_USER}
+#: The Significance page's pair of models, in words (the better one, the other).
+PAIR_PARAMS = ("pair_a", "pair_b")
 #: The relevance mapping and the cutoffs.
-DATA_PARAMS = ("rel", "grade_min", "kmax", "k", "segment_by", *MODEL_PARAMS, *USER_PARAMS)
+DATA_PARAMS = ("rel", "grade_min", "kmax", "k", "segment_by", *MODEL_PARAMS, *USER_PARAMS,
+               *PAIR_PARAMS)
+#: Settings checked against the evaluation (the segments of its users, the beyond-accuracy
+#: metrics its files allow).
+VIEW_PARAMS = ("users_by", "users_segment", "beyond_metrics", "tradeoff_against")
 
 
 # ----- reading a link ------------------------------------------------------------------------
@@ -155,17 +165,32 @@ def read_link() -> None:
         state[keys.CONFIDENCE_CHOICE] = state[keys.CONFIDENCE]
     state[keys.LINK_PENDING] = {name: params.pop(name) for name in DATA_PARAMS
                                 if name in params}
+    state[keys.LINK_VIEW_PENDING] = {name: params.pop(name) for name in VIEW_PARAMS
+                                     if name in params}
+    _take_playground({name: params.pop(name) for name in PLAYGROUND_PARAMS if name in params})
     for name, value in params.items():
         notice(f"the link's setting {_quoted(name)} = {_quoted(value)} is unknown; "
                "it was left out")
+
+
+def _take_playground(params: dict[str, str]) -> None:
+    if not params:
+        return
+    view, problems = read_view(params)
+    st.session_state[keys.PLAYGROUND_FROM_LINK] = view
+    for bad in problems:
+        _refuse(bad.name, bad.value, bad.why)
 
 
 def _take(param: Param, text: str) -> None:
     try:
         st.session_state[param.key] = param.read(text)
     except Refused as refused:
-        notice(f"the link's {param.name} = {_quoted(text)} was not used: {refused}; the "
-               "default is shown")
+        _refuse(param.name, text, str(refused))
+
+
+def _refuse(name: str, text: str, why: str) -> None:
+    notice(f"the link's {name} = {_quoted(text)} was not used: {md(why)}; the default is shown")
 
 
 def _open_workspace(workspace: str) -> dict[str, str]:
@@ -201,11 +226,62 @@ def apply_data_settings(prepared: Prepared, ratings: Sequence[float]) -> None:
                     _known(offered_segmentations(prepared, attributes_spec()),
                            "a column to split by")),
               pending["segment_by"])
+    if any(name in pending for name in PAIR_PARAMS):
+        _take_pair(pending.get("pair_a", ""), pending.get("pair_b", ""), prepared.models)
     users = prepared.ground_truth.users
     for name, key in USER_PARAMS.items():
         if name in pending:
             _take(Param(name, key, _known(users, "a user of this ground truth")),
                   pending[name])
+
+
+def _take_pair(first: str, second: str, models: Sequence[str]) -> None:
+    for name, model in zip(PAIR_PARAMS, (first, second), strict=True):
+        if model not in models:
+            _refuse(name, model, "it is not a model of this data set")
+            return
+    if first == second:
+        _refuse("pair_b", second, "a pair is two different models")
+        return
+    st.session_state[keys.SIGNIFICANCE_PAIR] = (first, second)
+
+
+def apply_view_settings(prepared: Prepared, settings: Settings) -> None:
+    """Take the link's one-segment filter and Beyond accuracy metrics, now that the
+    evaluation's settings are known (called by the sidebar once it has set them)."""
+    pending = st.session_state.pop(keys.LINK_VIEW_PENDING, None) or {}
+    if "users_by" in pending or "users_segment" in pending:
+        _take_segment(pending.get("users_by", ""), pending.get("users_segment", ""), prepared,
+                      settings)
+    if "beyond_metrics" in pending or "tradeoff_against" in pending:
+        offered = cached.beyond_metrics(prepared, settings)
+        if "beyond_metrics" in pending:
+            _take(Param("beyond_metrics", keys.BEYOND_METRICS, _metrics_of(offered)),
+                  pending["beyond_metrics"])
+        if "tradeoff_against" in pending:
+            _take(Param("tradeoff_against", keys.BEYOND_TRADEOFF_METRIC,
+                        _known(offered, "a beyond-accuracy metric of this data set")),
+                  pending["tradeoff_against"])
+
+
+def _take_segment(by: str, label: str, prepared: Prepared, settings: Settings) -> None:
+    spec = attributes_spec()
+    if by not in offered_segmentations(prepared, spec):
+        _refuse("users_by", by, "it is not a column to split by")
+        return
+    if label not in segment_labels(prepared, settings, spec, by):
+        _refuse("users_segment", label, f"it is not a segment of {by}")
+        return
+    st.session_state[keys.SEGMENT_FILTER] = (by, label)
+
+
+def _metrics_of(offered: Sequence[str]) -> Callable[[str], list[str]]:
+    def read(text: str) -> list[str]:
+        chosen = [part for part in text.split(",") if part]
+        if any(metric not in offered for metric in chosen):
+            raise Refused(f"this data set offers {', '.join(offered) or 'none'}")
+        return chosen
+    return read
 
 
 def whole_number(highest: int) -> Callable[[str], int]:
@@ -310,10 +386,40 @@ def current_params(prepared: Prepared | None) -> dict[str, str]:
     if prepared is not None:
         params.update(_relevance_params())
         params["kmax"], params["k"] = str(state[keys.MAX_CUTOFF]), str(state[keys.CUTOFF])
-        for name, key in {**MODEL_PARAMS, **USER_PARAMS, "segment_by": keys.SEGMENT_BY}.items():
+        for name, key in {**MODEL_PARAMS, **USER_PARAMS, "segment_by": keys.SEGMENT_BY,
+                          "tradeoff_against": keys.BEYOND_TRADEOFF_METRIC}.items():
             if state.get(key) is not None:
                 params[name] = str(state[key])
+        params.update(_view_params())
+    params.update(_playground_params())
     return params
+
+
+def _view_params() -> dict[str, str]:
+    """The Significance page's pair, the one-segment filter, the Beyond accuracy metrics."""
+    state = st.session_state
+    params: dict[str, str] = {}
+    if state.get(keys.SIGNIFICANCE_PAIR):
+        params.update(zip(PAIR_PARAMS, map(str, state[keys.SIGNIFICANCE_PAIR]), strict=True))
+    if state.get(keys.SEGMENT_FILTER):
+        params.update(zip(("users_by", "users_segment"), state[keys.SEGMENT_FILTER],
+                          strict=True))
+    if state.get(keys.BEYOND_METRICS) is not None:
+        params["beyond_metrics"] = ",".join(state[keys.BEYOND_METRICS])
+    return params
+
+
+def _playground_params() -> dict[str, str]:
+    """The Playground's list, switches and K (as the link said, until the page opens)."""
+    state = st.session_state
+    if keys.PLAYGROUND not in state:
+        pending = state.get(keys.PLAYGROUND_FROM_LINK)
+        return write_view(pending) if pending is not None else {}
+    return write_view(PlaygroundView(
+        scenario=state.get(keys.PLAYGROUND_SCENARIO, "textbook"),
+        playground=state[keys.PLAYGROUND], cutoff=state.get(keys.PLAYGROUND_CUTOFF),
+        formula=state.get(keys.PLAYGROUND_METRIC),
+        present=bool(state.get(keys.PLAYGROUND_PRESENT))))
 
 
 def _relevance_params() -> dict[str, str]:
@@ -332,6 +438,7 @@ def write_link(prepared: Prepared | None) -> dict[str, str]:
     state = st.session_state
     params = current_params(prepared)
     params.update(state.get(keys.LINK_PENDING) or {})  # still to be read: kept in the link
+    params.update(state.get(keys.LINK_VIEW_PENDING) or {})
     if params != st.query_params.to_dict():
         st.query_params.from_dict(params)
         if state.get(keys.WORKSPACE):

@@ -128,6 +128,13 @@ def offered_segmentations(prepared: Prepared, spec: FileSpec | None) -> list[str
     return segmentation_names(attributes, cached.training_counts(prepared))
 
 
+def segment_labels(prepared: Prepared, settings: Settings, spec: FileSpec | None,
+                   by: str) -> list[str]:
+    """The segments of the users split by ``by`` (numbers cut into the chosen buckets)."""
+    split = cached.segmentation(prepared, settings, spec, by, _buckets())
+    return [str(label) for label in split.sizes().index]
+
+
 def segment_filter(prepared: Prepared, settings: Settings) -> Prepared:
     """A selector "Users: all, or one segment"; the data set of the chosen segment's users
     (or ``prepared`` itself for all users; always, for a saved evaluation)."""

@@ -11,7 +11,7 @@ from dashboard import cached, keys
 from dashboard.controls import file_name
 from dashboard.demos import DEMOS
 from dashboard.files import FileSpec
-from dashboard.links import dismiss_notices, link, notices, write_link
+from dashboard.links import apply_view_settings, dismiss_notices, link, notices, write_link
 from dashboard.prepared import Prepared
 from dashboard.settings import Settings
 from dashboard.verdict import significance_choice
@@ -22,6 +22,9 @@ CHART_FORMATS = {"png": "PNG", "svg": "SVG"}
 
 def share_controls(status_area, prepared: Prepared | None) -> None:
     """Write this view into the URL and offer it to copy; show the link's notices."""
+    settings = st.session_state.get(keys.SETTINGS)
+    if prepared is not None and settings is not None:
+        apply_view_settings(prepared, settings)
     params = write_link(prepared)
     st.divider()
     st.subheader("Share")
@@ -29,7 +32,6 @@ def share_controls(status_area, prepared: Prepared | None) -> None:
         st.caption("This link reopens this page with these settings and files on this server "
                    "(the copy icon is at the right of the link).")
         st.code(link(params), language=None, wrap_lines=True)
-    settings = st.session_state.get(keys.SETTINGS)
     if (prepared is not None and settings is not None and len(prepared.models) > 1
             and cached.paired_users(prepared, settings, "ndcg") > 1):
         report_button(prepared, settings)

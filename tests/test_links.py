@@ -101,6 +101,21 @@ def test_a_session_without_the_link_sees_none_of_the_uploads():
     ({"segment_by": "planet"}, "segment_by = “planet” was not used"),
     ({"baseline": "nobody"}, "baseline = “nobody” was not used"),
     ({"buckets": "99"}, "buckets = “99” was not used"),
+    ({"users_by": "planet", "users_segment": "mars"}, "users_by = “planet” was not used"),
+    ({"users_by": "plan", "users_segment": "<i>gold</i>"},
+     "users_segment = “<i>gold</i>” was not used: it is not a segment of plan"),
+    ({"beyond_metrics": "coverage,ndcg"}, "beyond_metrics = “coverage,ndcg” was not used"),
+    ({"tradeoff_against": "fame"}, "tradeoff_against = “fame” was not used"),
+    ({"tradeoff_accuracy": "fame"}, "tradeoff_accuracy = “fame” was not used"),
+    ({"pair_a": "nobody", "pair_b": "random"}, "pair_a = “nobody” was not used"),
+    ({"pair_a": "random", "pair_b": "random"}, "pair_b = “random” was not used: a pair is two"),
+    ({"pg_scenario": "chess"}, "pg_scenario = “chess” was not used: the scenarios are"),
+    ({"pg_list": "A:1:1,B:99:0"}, "pg_list = “A:1:1,B:99:0” was not used: a grade is a whole"),
+    ({"pg_list": "A:1:1,A:0:0"}, "was not used: Each item appears once"),
+    ({"pg_list": "A:1:inf"}, "a score is a finite number"),
+    ({"pg_list": "A:1:1", "pg_gain": "cubic"}, "pg_gain = “cubic” was not used"),
+    ({"pg_k": "0"}, "pg_k = “0” was not used: K is a whole number from 1 to 30"),
+    ({"pg_formula": "auc"}, "pg_formula = “auc” was not used"),
 ])
 def test_a_bad_value_in_a_link_falls_back_with_a_notice(params, said):
     at = opened(params, "app_pages/head_to_head.py")
@@ -229,3 +244,73 @@ def test_the_optional_files_come_back_with_the_workspace():
     assert again.session_state["user_attributes"].data == people
     assert again.session_state["beyond_files"]["interactions"].data == train
     assert again.session_state["beyond_files"]["interactions"].file_name == "train.csv"
+
+
+def test_the_one_segment_filter_comes_back_from_a_link():
+    at = opened({}, "app_pages/users.py")
+    at.selectbox(key="segment_filter_choice").set_value(("plan", "premium")).run()
+    ok(at)
+    params = link_of(at)
+    assert (params["users_by"], params["users_segment"]) == ("plan", "premium")
+    again = opened(params, "app_pages/users.py")
+    assert notices(again) == []
+    assert again.selectbox(key="segment_filter_choice").value == ("plan", "premium")
+    assert again.session_state["segment_filter"] == ("plan", "premium")
+
+
+def test_the_beyond_accuracy_metrics_come_back_from_a_link():
+    at = opened({}, "app_pages/beyond.py")
+    at.session_state["beyond_metrics"] = ["novelty", "coverage"]
+    at.selectbox(key="beyond_tradeoff_metric").set_value("gini").run()
+    at.selectbox(key="beyond_accuracy_metric").set_value("recall").run()
+    ok(at)
+    params = link_of(at)
+    assert (params["beyond_metrics"], params["tradeoff_against"],
+            params["tradeoff_accuracy"]) == ("novelty,coverage", "gini", "recall")
+    again = opened(params, "app_pages/beyond.py")
+    assert notices(again) == []
+    panels = [note["text"] for note in json.loads(
+        again.get("plotly_chart")[0].proto.spec)["layout"]["annotations"]]
+    assert panels == ["Coverage@K", "Novelty@K"]  # of the six shown at first
+    assert again.selectbox(key="beyond_tradeoff_metric").value == "gini"
+    assert again.selectbox(key="beyond_accuracy_metric").value == "recall"
+
+
+def test_the_significance_pair_comes_back_from_a_link():
+    at = opened({}, "app_pages/significance.py")
+    assert at.selectbox(key="significance_pair").options[4] == "personalized vs random"
+    at.selectbox(key="significance_pair").set_value(("random", "personalized")).run()
+    at.run()  # the link follows the page's choice at the next run
+    params = link_of(at)
+    assert (params["pair_a"], params["pair_b"]) == ("random", "personalized")
+    again = opened(params, "app_pages/significance.py")
+    assert notices(again) == []
+    assert again.selectbox(key="significance_pair").value == ("random", "personalized")
+    assert "personalized" in again.info[-1].value and "random" in again.info[-1].value
+    swapped = opened({**params, "pair_a": "personalized", "pair_b": "random"},
+                     "app_pages/significance.py")  # either order names the same pair
+    assert swapped.session_state["significance_pair"] == ("random", "personalized")
+
+
+def test_the_playground_comes_back_from_a_link():
+    at = opened({}, "app_pages/playground.py")
+    at.button(key="playground_scenario_reversed").click().run()
+    at.button(key="playground_up_C").click().run()  # an edit after the scenario
+    at.radio(key="playground_gain").set_value("linear").run()
+    at.number_input(key="playground_beyond").set_value(2).run()
+    at.slider(key="playground_cutoff").set_value(4).run()
+    ok(at)
+    edited = at.session_state["_playground"]
+    params = link_of(at)
+    assert params["pg_scenario"] == "reversed" and params["pg_gain"] == "linear"
+    assert params["pg_k"] == "4" and params["pg_missing"] == "1,1"
+    again = opened(params, "app_pages/playground.py")
+    assert notices(again) == []
+    assert again.session_state["_playground"] == edited
+    assert again.slider(key="playground_cutoff").value == 4
+    assert again.radio(key="playground_gain").value == "linear"
+    assert [m.value for m in again.metric] == [m.value for m in at.metric]
+    assert "reversed list" in again.info[0].value  # the scenario's lesson
+    scenario = opened({"pg_scenario": "one_relevant"}, "app_pages/playground.py")
+    assert scenario.session_state["playground_cutoff"] == 10
+    assert scenario.success, "the scenario's change before and after"
