@@ -16,7 +16,6 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from urllib.parse import urlencode
 
 import pandas as pd
 import streamlit as st
@@ -447,8 +446,3 @@ def write_link(prepared: Prepared | None) -> dict[str, str]:
                 store.save_settings(state[keys.WORKSPACE], params)
     return params
 
-
-def link(params: dict[str, str]) -> str:
-    """The address of this view (the page's URL with the settings)."""
-    base = (st.context.url or "").split("?")[0]
-    return f"{base}?{urlencode(params)}"

@@ -11,7 +11,7 @@ from dashboard import cached, keys
 from dashboard.controls import file_name
 from dashboard.demos import DEMOS
 from dashboard.files import FileSpec
-from dashboard.links import apply_view_settings, dismiss_notices, link, notices, write_link
+from dashboard.links import apply_view_settings, dismiss_notices, notices, write_link
 from dashboard.prepared import Prepared
 from dashboard.settings import Settings
 from dashboard.verdict import significance_choice
@@ -19,19 +19,82 @@ from rankmetrics.report import build_report, fingerprint
 
 CHART_FORMATS = {"png": "PNG", "svg": "SVG"}
 
+#: "Copy link": one click copies the page's address as the browser shows it (the URL holds
+#: every setting, see dashboard.links). Where the browser refuses the clipboard (a server
+#: reached over plain http is not a secure context), the link appears selected in a text
+#: field, copied by the browser's copy command if it allows that, else by Ctrl+C.
+#: Nothing from a user's file is in this HTML: it is the same for every session.
+COPY_LINK = """
+<style>
+.rm-copy-link button { width: 100%; min-height: 2.5rem; padding: 0.25rem 0.75rem;
+  display: inline-flex; align-items: center; justify-content: center; gap: 0.5rem;
+  border-radius: 0.5rem; border: 1px solid rgba(128, 128, 128, 0.45);
+  background: transparent; color: inherit; font: inherit; font-size: 0.875rem;
+  cursor: pointer; }
+.rm-copy-link button::before { content: ""; width: 1.1rem; height: 1.1rem;
+  background-color: currentColor; -webkit-mask: var(--rm-link-icon) center / contain no-repeat;
+  mask: var(--rm-link-icon) center / contain no-repeat; }
+.rm-copy-link { --rm-link-icon: url("data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' \
+viewBox='0 0 24 24'%3E%3Cpath d='M3.9 12c0-1.71 1.39-3.1 3.1-3.1h4V7H7c-2.76 0-5 2.24-5 5s2.24 5 5 \
+5h4v-1.9H7c-1.71 0-3.1-1.39-3.1-3.1zM8 13h8v-2H8v2zm9-6h-4v1.9h4c1.71 0 3.1 1.39 3.1 3.1s-1.39 \
+3.1-3.1 3.1h-4V17h4c2.76 0 5-2.24 5-5s-2.24-5-5-5z'/%3E%3C/svg%3E"); }
+.rm-copy-link button:hover { border-color: #ff4b4b; color: #ff4b4b; }
+.rm-copy-link input { width: 100%; margin-top: 0.4rem; font-size: 0.8rem; }
+.rm-copy-link [role="status"] { font-size: 0.875rem; min-height: 1.2rem; margin-top: 0.2rem; }
+</style>
+<div class="rm-copy-link">
+  <button type="button" id="rm-copy-link"
+          title="Copy this page's link: it reopens this view, with these settings and files,
+on this server">Copy link</button>
+  <input id="rm-copy-link-field" type="text" readonly hidden
+         aria-label="The link to this view">
+  <div id="rm-copy-link-status" role="status" aria-live="polite"></div>
+</div>
+<script>
+(() => {
+  const button = document.getElementById("rm-copy-link");
+  if (!button || button.dataset.ready) return;
+  button.dataset.ready = "yes";
+  const field = document.getElementById("rm-copy-link-field");
+  const status = document.getElementById("rm-copy-link-status");
+  let timer = null;
+  const say = (text) => {
+    status.textContent = text;
+    clearTimeout(timer);
+    timer = setTimeout(() => { status.textContent = ""; }, 6000);
+  };
+  const byHand = (url) => {
+    field.hidden = false;
+    field.value = url;
+    field.focus();
+    field.select();
+    let copied = false;
+    try { copied = document.execCommand("copy"); } catch (error) { copied = false; }
+    say(copied ? "Link copied" : "Press Ctrl+C (\u2318C on a Mac) to copy the selected link");
+  };
+  button.addEventListener("click", () => {
+    const url = window.location.href;
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(url).then(
+        () => { field.hidden = true; say("Link copied"); }, () => byHand(url));
+    } else {
+      byHand(url);
+    }
+  });
+})();
+</script>
+"""
+
 
 def share_controls(status_area, prepared: Prepared | None) -> None:
     """Write this view into the URL and offer it to copy; show the link's notices."""
     settings = st.session_state.get(keys.SETTINGS)
     if prepared is not None and settings is not None:
         apply_view_settings(prepared, settings)
-    params = write_link(prepared)
+    write_link(prepared)
     st.divider()
     st.subheader("Share")
-    with st.popover("Copy link", icon=":material/link:", use_container_width=True):
-        st.caption("This link reopens this page with these settings and files on this server "
-                   "(the copy icon is at the right of the link).")
-        st.code(link(params), language=None, wrap_lines=True)
+    st.html(COPY_LINK, unsafe_allow_javascript=True)
     if (prepared is not None and settings is not None and len(prepared.models) > 1
             and cached.paired_users(prepared, settings, "ndcg") > 1):
         report_button(prepared, settings)
