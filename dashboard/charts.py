@@ -2,7 +2,9 @@
 settings menu or their system says), with its text alternative for screen readers.
 
 Every page draws its Plotly figures through :func:`show_chart`, so that charts follow the
-theme and none lacks words.
+theme, none lacks words, and each chart's camera icon saves it as PNG or SVG, as the small
+control under that chart says (Plotly's image button takes one format per chart, and a
+chart in a paper wants SVG where the same chart in a slide wants PNG).
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 import streamlit as st
 
-from dashboard.controls import chart_config
+from dashboard import keys
+from dashboard.controls import CHART_FORMATS, chart_config
 from rankmetrics.figures_text import recolored, text_alternative
 
 
@@ -24,6 +27,16 @@ def page_theme() -> str:
 def show_chart(figure: go.Figure, key: str, *, where=st, name: Sequence[object] = ()) -> None:
     """Draw ``figure`` in the page's theme, its gist in words as the chart's text
     alternative; its camera icon saves it as an image named after ``name`` (the words that
-    say what it shows; ``key`` when none)."""
-    where.plotly_chart(recolored(figure, page_theme()), key=key, theme="streamlit",
-                       config=chart_config(*(name or (key,))), alt=text_alternative(figure))
+    say what it shows; ``key`` when none), in the format chosen under the chart."""
+    image_format = keys.chart_format(key)
+    st.session_state.setdefault(image_format, "png")
+    chart_area = where.container()
+    where.segmented_control(
+        "Camera icon saves", list(CHART_FORMATS), key=image_format, required=True,
+        format_func=CHART_FORMATS.get, persist_state="session",
+        help="The camera icon at the top right of the chart saves it at publication size: "
+        "PNG for slides and documents, SVG to scale without blur in a paper.")
+    chart_area.plotly_chart(recolored(figure, page_theme()), key=key, theme="streamlit",
+                            config=chart_config(st.session_state[image_format],
+                                                *(name or (key,))),
+                            alt=text_alternative(figure))

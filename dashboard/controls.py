@@ -68,6 +68,7 @@ def table_csv(frame: pd.DataFrame) -> str:
 
 #: Charts saved from the browser (the camera icon) at a size for a paper or a slide.
 CHART_WIDTH, CHART_HEIGHT, PNG_SCALE = 1200, 700, 2
+CHART_FORMATS = {"png": "PNG", "svg": "SVG"}
 
 
 def file_name(*parts: object, suffix: str = "") -> str:
@@ -81,10 +82,9 @@ def file_name(*parts: object, suffix: str = "") -> str:
     return "_".join(word for word in words if word)[:120] + suffix
 
 
-def chart_config(*name: object) -> dict:
-    """A chart's Plotly settings: its camera icon saves it, named after ``name``, as PNG or
-    SVG (the sidebar's choice) at publication size, drawn by the browser."""
-    image_format = st.session_state.get(keys.CHART_FORMAT, "png")
+def chart_config(image_format: str, *name: object) -> dict:
+    """A chart's Plotly settings: its camera icon saves it, named after ``name``, as
+    ``image_format`` (one of CHART_FORMATS) at publication size, drawn by the browser."""
     return {
         "displaylogo": False,
         "toImageButtonOptions": {

@@ -245,8 +245,11 @@ WORKSPACE_NOTE = "_workspace_note"
 LINK_PENDING = "_link_pending"
 #: Why values of the link were not used (shown once, then dropped).
 LINK_NOTICES = "_link_notices"
-#: The image format of the charts' download button.
-CHART_FORMAT = "chart_format"
+
+
+def chart_format(chart: str) -> str:
+    """The image format (png, svg) the camera icon of one chart saves it in."""
+    return f"chart_format_{chart}"
 
 
 # A saved evaluation (bundle) opened in the dashboard

@@ -1,5 +1,5 @@
-"""The sidebar's "Share" section: the link to this view, the report of the comparison, the
-charts' image format, and why parts of an opened link were not used."""
+"""The sidebar's "Share" section: the link to this view, the report of the comparison, and
+why parts of an opened link were not used."""
 
 from __future__ import annotations
 
@@ -16,8 +16,6 @@ from dashboard.prepared import Prepared
 from dashboard.settings import Settings
 from dashboard.verdict import significance_choice
 from rankmetrics.report import build_report, fingerprint
-
-CHART_FORMATS = {"png": "PNG", "svg": "SVG"}
 
 #: "Copy link": one click copies the page's address as the browser shows it (the URL holds
 #: every setting, see dashboard.links). Where the browser refuses the clipboard (a server
@@ -98,10 +96,6 @@ def share_controls(status_area, prepared: Prepared | None) -> None:
     if (prepared is not None and settings is not None and len(prepared.models) > 1
             and cached.paired_users(prepared, settings, "ndcg") > 1):
         report_button(prepared, settings)
-    st.session_state.setdefault(keys.CHART_FORMAT, "png")
-    st.radio("Charts download as", list(CHART_FORMATS), key=keys.CHART_FORMAT, horizontal=True,
-             format_func=CHART_FORMATS.get, persist_state="session",
-             help="The camera icon above a chart saves it as an image of publication size.")
     shown = notices()
     if shown:
         with status_area.container(border=True):

@@ -171,15 +171,26 @@ def test_every_users_value_downloads_for_every_model(downloaded, movie_evaluatio
             expected.sort_index().to_numpy(), rel=1e-9)  # written with 10 digits
 
 
-def test_charts_save_as_png_or_svg_at_publication_size():
+def image_options(at: AppTest, chart: int) -> dict:
+    return json.loads(at.get("plotly_chart")[chart].proto.config)["toImageButtonOptions"]
+
+
+def test_each_chart_saves_as_png_or_svg_of_its_own_at_publication_size():
     at = opened({}, "app_pages/users.py")
-    options = json.loads(at.get("plotly_chart")[0].proto.config)["toImageButtonOptions"]
-    assert options == {"format": "png", "filename": "distribution_NDCG_10", "width": 1200,
-                       "height": 700, "scale": 2}
-    at.sidebar.radio(key="chart_format").set_value("svg").run()
-    options = json.loads(at.get("plotly_chart")[0].proto.config)["toImageButtonOptions"]
-    assert options["format"] == "svg" and options["scale"] == 1
+    assert image_options(at, 0) == {"format": "png", "filename": "distribution_NDCG_10",
+                                    "width": 1200, "height": 700, "scale": 2}
+    assert image_options(at, 1)["format"] == "png"
+    formats = [group for group in at.get("button_group")
+               if group.proto.label == "Camera icon saves"]
+    assert len(formats) == 2  # one control under each chart
+    at.session_state["chart_format_users_distribution"] = "svg"
+    at.run()
+    assert image_options(at, 0)["format"] == "svg" and image_options(at, 0)["scale"] == 1
+    assert image_options(at, 1)["format"] == "png"  # the other chart keeps its own
     assert link_of(at)["chart"] == "histogram"
+    go(at, "app_pages/compare.py")
+    go(at, "app_pages/users.py")  # the choice stays with the chart for the session
+    assert image_options(at, 0)["format"] == "svg"
 
 
 def test_the_compare_page_opens_with_the_decision_and_offers_the_report():
