@@ -22,6 +22,7 @@ from dashboard.links import read_link
 from dashboard.navigation import PAGES
 from dashboard.prepared import Prepared
 from dashboard.settings import Settings, default_mapping, default_max_cutoff
+from dashboard.store import workspace_store
 from dashboard.text import md
 from dashboard.uploads import DATASET as UPLOADED
 from dashboard.uploads import Uploads, upload_specs
@@ -43,6 +44,7 @@ def init_session() -> None:
     state.setdefault(keys.SURPRISE_SEED, 0)
     state.setdefault(keys.GRADE_NONCE, 0)
     if keys.LINK_NOTICES not in state:  # the session's first run: the URL's settings
+        workspace_store().sweep()  # workspaces past their days go, opened or not
         read_link()
     open_from_command_line()
 

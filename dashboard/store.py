@@ -13,6 +13,9 @@ only way in is the id.
   model name, read options, order) and settings, and each content's size.
 - Limits (environment variables, shown on the Data page): the bytes one workspace may hold,
   how many workspaces the server keeps, and the days a workspace is kept without use.
+- Workspaces past their days are removed by a sweep that needs nobody to open them: the
+  first session after the server starts sweeps, then a new session at most once an hour
+  (``sweep``: a look at the clock when no sweep is due).
 
 The folder is ``RANKMETRICS_WORKSPACES`` or ``data/workspaces`` (ignored by git).
 """
@@ -41,6 +44,8 @@ DEFAULT_SIZE_MB, DEFAULT_COUNT, DEFAULT_EXPIRY_DAYS = 2_000.0, 200, 30.0
 MB, DAY = 1_000_000, 86_400
 #: Id length in random bytes (``token_urlsafe`` gives 4 characters per 3 bytes).
 ID_BYTES = 18
+#: Seconds between two sweeps of expired workspaces.
+SWEEP_SECONDS = 3_600
 
 #: The kinds of file a workspace holds. A new kind of upload plugs in with one line here.
 KINDS = (
@@ -80,6 +85,10 @@ CREATE TABLE IF NOT EXISTS files (
 
 class WorkspaceFull(Exception):
     """An upload or a new workspace the limits do not allow; the message says which limit."""
+
+
+class FilesTooLarge(WorkspaceFull):
+    """Files that would take more than a workspace may hold."""
 
 
 @dataclass(frozen=True)
@@ -144,6 +153,7 @@ class WorkspaceStore:
         self.limits, self.clock = limits, clock
         (self.root / "blobs").mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()
+        self._last_sweep: float | None = None
         self._db = sqlite3.connect(self.root / "index.sqlite3", check_same_thread=False,
                                    isolation_level=None)
         self._db.execute("PRAGMA foreign_keys = ON")
@@ -208,6 +218,22 @@ class WorkspaceStore:
             self._drop_unused_blobs()
         return len(old)
 
+    def sweep(self) -> int:
+        """Remove expired workspaces if no sweep ran in the last ``SWEEP_SECONDS`` (the first
+        call always sweeps); how many went."""
+        with self._lock:
+            now = self.clock()
+            if self._last_sweep is not None and now - self._last_sweep < SWEEP_SECONDS:
+                return 0
+            self._last_sweep = now
+        return self.expire()
+
+    def count(self) -> int:
+        """How many workspaces the server keeps."""
+        with self._lock:
+            (count,) = self._db.execute("SELECT COUNT(*) FROM workspaces").fetchone()
+        return int(count)
+
     # ----- files ---------------------------------------------------------------------------
 
     def files(self, workspace: str) -> list[StoredFile]:
@@ -249,7 +275,7 @@ class WorkspaceStore:
         sizes = {stored.digest: self._size_of(stored.digest, contents) for stored in files}
         total = sum(sizes.values())
         if total > self.limits.workspace_bytes:
-            raise WorkspaceFull(
+            raise FilesTooLarge(
                 f"These files take {total / MB:,.1f} MB; a workspace on this server holds at "
                 f"most {self.limits.workspace_bytes / MB:,.0f} MB ({SIZE_VARIABLE}). Remove a "
                 "file first.")

@@ -18,7 +18,13 @@ from dashboard import keys
 from dashboard.budget import BUDGET
 from dashboard.cached import read_file
 from dashboard.files import FileSpec, digest
-from dashboard.store import StoredFile, WorkspaceFull, workspace_store
+from dashboard.store import (
+    FilesTooLarge,
+    StoredFile,
+    WorkspaceFull,
+    WorkspaceStore,
+    workspace_store,
+)
 from rankmetrics.io import file_stem
 
 DATASET = "uploads"  # the data selector's choice for the uploaded files
@@ -191,7 +197,7 @@ def set_optional_file(kind: str, spec: FileSpec | None) -> None:
     state[key] = {name: held for name, held in files.items() if held is not None}
 
 
-def keep() -> str | None:
+def keep() -> WorkspaceFull | None:
     """Save the uploads in the session's workspace (made on the first upload); why they
     cannot be kept, if they cannot (they stay in this session then)."""
     state = st.session_state
@@ -205,16 +211,28 @@ def keep() -> str | None:
     if not files and state.get(keys.WORKSPACE) is None:
         return None  # nothing to keep
     try:
-        if state.get(keys.WORKSPACE) is None:
-            state[keys.WORKSPACE] = store.create()
-        try:
-            store.save_files(state[keys.WORKSPACE], files, contents)
-        except KeyError:  # deleted or expired meanwhile: start a new one
-            state[keys.WORKSPACE] = store.create()
-            store.save_files(state[keys.WORKSPACE], files, contents)
+        if state.get(keys.WORKSPACE) is not None:
+            try:
+                store.save_files(state[keys.WORKSPACE], files, contents)
+                return None
+            except KeyError:  # deleted or expired meanwhile: start a new one
+                del state[keys.WORKSPACE]
+        state[keys.WORKSPACE] = _new_workspace(store, files, contents)
     except WorkspaceFull as full:
-        return str(full)
+        return full
     return None
+
+
+def _new_workspace(store: WorkspaceStore, files: list[StoredFile],
+                   contents: dict[str, bytes]) -> str:
+    """A new workspace holding ``files``; none is left behind when they are refused."""
+    workspace = store.create()
+    try:
+        store.save_files(workspace, files, contents)
+    except WorkspaceFull:
+        store.delete(workspace)
+        raise
+    return workspace
 
 
 def restore(files: Sequence[StoredFile], content: Callable[[str], bytes]) -> None:
@@ -265,11 +283,11 @@ def take_uploads() -> None:
     before = uploads().copy()
     uploads().add(runs, new_truth)
     refusal = keep()
-    if refusal and state.get(keys.WORKSPACE) is not None:  # over the workspace's size
+    if isinstance(refusal, FilesTooLarge):  # over a workspace's size: refused
         uploads().take(before)
-        state[keys.UPLOAD_REFUSED] = refusal
+        state[keys.UPLOAD_REFUSED] = str(refusal)
         return
-    state[keys.WORKSPACE_NOTE] = refusal
+    state[keys.WORKSPACE_NOTE] = str(refusal) if refusal else None  # kept in this tab only
     state[keys.DATASET] = DATASET
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import time
 
 import pandas as pd
 import pytest
@@ -209,9 +210,9 @@ def test_the_compare_page_opens_with_the_decision_and_offers_the_report():
 @pytest.fixture
 def small_store(tmp_path, monkeypatch):
     """A store of tiny limits for one test (the app's store is put back afterwards)."""
-    def make(limits):
+    def make(limits, clock=time.time):
         monkeypatch.setattr(dashboard.store, "_STORE",
-                            dashboard.store.WorkspaceStore(tmp_path, limits))
+                            dashboard.store.WorkspaceStore(tmp_path, limits, clock=clock))
         monkeypatch.setenv("RANKMETRICS_WORKSPACES", str(tmp_path))
     yield make
     dashboard.store._STORE = None
@@ -226,6 +227,25 @@ def test_an_upload_over_the_workspace_size_is_refused_and_the_files_stay(small_s
     assert any("a workspace on this server holds at most" in e.value for e in at.error)
     assert at.session_state["uploads"].runs == []
     assert at.session_state["uploads"].truth.file_name == "ratings.csv"
+
+
+def test_an_over_limit_first_upload_leaves_no_workspace_behind(small_store):
+    small_store(dashboard.store.Limits(100, 10, dashboard.store.DAY))  # under any file
+    at = opened({}, "app_pages/data.py")
+    upload(at, 1, "ratings.csv")
+    assert any("a workspace on this server holds at most" in e.value for e in at.error)
+    assert dashboard.store.workspace_store().count() == 0
+    assert "workspace" not in at.session_state and "ws" not in link_of(at)
+
+
+def test_a_new_session_sweeps_away_workspaces_past_their_days(small_store):
+    clock = [1_000_000.0]
+    small_store(dashboard.store.Limits(10**9, 10, dashboard.store.DAY), clock=lambda: clock[0])
+    at, workspace = uploaded_workspace()
+    clock[0] += 2 * dashboard.store.DAY  # nobody opens it for two days
+    opened({})  # somebody else's session, on another data set
+    assert dashboard.store.workspace_store().count() == 0
+    assert dashboard.store.workspace_store().files(workspace) == []
 
 
 def test_when_the_server_keeps_no_more_workspaces_uploads_stay_in_the_tab(small_store):

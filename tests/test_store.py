@@ -6,7 +6,16 @@ from __future__ import annotations
 import pytest
 
 from dashboard.files import digest
-from dashboard.store import DAY, KINDS, MB, Limits, StoredFile, WorkspaceFull, WorkspaceStore
+from dashboard.store import (
+    DAY,
+    KINDS,
+    MB,
+    SWEEP_SECONDS,
+    Limits,
+    StoredFile,
+    WorkspaceFull,
+    WorkspaceStore,
+)
 
 TRUTH = b"user,item,rating\nu1,a,5\nu2,b,4\n"
 RUN = b"user,item,score\nu1,a,0.9\nu2,c,0.5\n"
@@ -110,6 +119,34 @@ def test_count_limit_and_expiry(tmp_path):
     third = store.create()
     assert not store.open(old) and store.open(recent) and store.open(third)
     assert blobs(store) == []
+
+
+def test_a_sweep_removes_expired_workspaces_nobody_opens(tmp_path):
+    clock = Clock()
+    store = WorkspaceStore(tmp_path, Limits(MB, 5, 10 * DAY), clock=clock)
+    forgotten, used = store.create(), store.create()
+    store.save_files(forgotten, [stored("run", RUN)], {digest(RUN): RUN})
+    assert store.sweep() == 0  # the first sweep: nothing has expired yet
+    clock.now += 9 * DAY
+    store.save_settings(used, {"k": "5"})  # used: its days start again
+    clock.now += 2 * DAY  # forgotten: 11 days unused, used: 2
+    restarted = WorkspaceStore(tmp_path, store.limits, clock=clock)  # the server restarts
+    assert restarted.sweep() == 1  # its first sweep, before anybody opens anything
+    assert restarted.count() == 1 and restarted.files(forgotten) == [] and blobs(store) == []
+    assert restarted.settings(used) == {"k": "5"}
+
+
+def test_sweeps_come_at_most_once_an_hour(tmp_path):
+    clock = Clock()
+    store = WorkspaceStore(tmp_path, Limits(MB, 5, 10 * DAY), clock=clock)
+    store.sweep()
+    store.create()
+    clock.now += 10 * DAY - 60
+    store.sweep()  # a sweep 10 days on: the workspace has one minute left
+    clock.now += 120
+    assert store.sweep() == 0 and store.count() == 1  # expired, but the last sweep is recent
+    clock.now += SWEEP_SECONDS
+    assert store.sweep() == 1 and store.count() == 0
 
 
 def test_opening_keeps_a_workspace_alive(tmp_path):
