@@ -13,9 +13,11 @@ from dashboard.demos import DEMOS
 from dashboard.files import FileSpec
 from dashboard.links import apply_view_settings, dismiss_notices, notices, write_link
 from dashboard.prepared import Prepared
+from dashboard.segment_choice import attributes_spec
 from dashboard.settings import Settings
 from dashboard.verdict import significance_choice
 from rankmetrics.report import build_report, fingerprint
+from rankmetrics.segments import GROUND_TRUTH_SIZE, N_BUCKETS
 
 #: "Copy link": one click copies the page's address as the browser shows it (the URL holds
 #: every setting, see dashboard.links). Where the browser refuses the clipboard (a server
@@ -114,15 +116,24 @@ def report_button(prepared: Prepared, settings: Settings) -> None:
     counts = {role: cached.counts(spec) for role, spec in specs.items()}
     source = DEMOS[prepared.source].label if prepared.source in DEMOS else "your files"
     title = f"Model comparison: {source}"
+    by, buckets = _segments_shown()
+    segments = (None if by is None else
+                cached.segmentation(prepared, settings, attributes_spec(), by, buckets))
+    extras = _extra_files(prepared, by)
 
-    def write() -> str:
+    def write() -> str:  # when clicked, outside the page's run: no session state here
         inputs = [fingerprint(role, spec.file_name, _content(spec), counts[role][0],
-                              counts[role][1]) for role, spec in specs.items()]
+                              counts[role][1], columns=spec.columns, format=spec.format)
+                  for role, spec in specs.items()]
+        extra_inputs = [fingerprint(role, spec.file_name, _content(spec), rows, users,
+                                    columns=spec.columns, format=spec.format)
+                        for role, spec, rows, users in extras]
         return build_report(evaluation, inputs, cutoff=settings.cutoff, metric=metric,
                             test=choice.test, correction=choice.correction,
                             confidence=choice.confidence, n_permutations=choice.n_permutations,
                             n_bootstrap=choice.n_bootstrap, title=title,
-                            colors=prepared.colors)
+                            colors=prepared.colors, extras=extra_inputs, segments=segments,
+                            buckets=buckets)
 
     st.download_button(
         "Download report", write, mime="text/html", key="report_html", on_click="ignore",
@@ -130,8 +141,40 @@ def report_button(prepared: Prepared, settings: Settings) -> None:
                             suffix=".html"),
         icon=":material/description:", use_container_width=True,
         help="One HTML file that opens offline: the decision in words, the curves, the table "
-        "at K, the distributions, the significance matrix, the conventions, each file's "
+        "at K, the distributions, the significance matrix, the models by segment, the "
+        "beyond-accuracy metrics when their files are there, the conventions, each file's "
         "fingerprint and the command line that computes the same numbers.")
+
+
+def _segments_shown() -> tuple[str | None, int]:
+    """The Segments page's split of the users (None: the report's own, by ground-truth size
+    in the default buckets) and its buckets."""
+    state = st.session_state
+    by, buckets = state.get(keys.SEGMENT_BY), int(state.get(keys.SEGMENT_BUCKETS, N_BUCKETS))
+    if by in (None, GROUND_TRUTH_SIZE) and buckets == N_BUCKETS:
+        return None, buckets
+    return by or GROUND_TRUTH_SIZE, buckets
+
+
+def _extra_files(prepared: Prepared, by: str | None
+                 ) -> list[tuple[str, FileSpec, int, int]]:
+    """The optional files the report's numbers depend on, with their rows and users:
+    training interactions and item attributes (the beyond-accuracy metrics, activity and
+    cold start), and the user attributes when the segments come from one of their columns."""
+    extras = []
+    for kind, role in (("interactions", "training interactions"),
+                       ("attributes", "item attributes")):
+        spec = prepared.extras.get(kind)
+        table = cached.read_file(spec).table if spec is not None else None
+        if spec is not None and table is not None:
+            rows, users = ((table.n_rows, table.n_users) if kind == "interactions"
+                           else (len(table.table),) * 2)
+            extras.append((role, spec, rows, users))
+    spec = attributes_spec()
+    attributes = cached.user_attributes(spec)[0] if spec is not None else None
+    if spec is not None and attributes is not None and by in attributes.kinds:
+        extras.append(("user attributes", spec, len(attributes.table), len(attributes.table)))
+    return extras
 
 
 def _content(spec: FileSpec) -> bytes:

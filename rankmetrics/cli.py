@@ -31,6 +31,7 @@ from rankmetrics.evaluate import MAX_CUTOFF, Evaluation, evaluate
 from rankmetrics.export import FORMULA_MODES, to_csv
 from rankmetrics.io import (
     check_against_truth,
+    interaction_counts,
     parse_size,
     read_attributes,
     read_interactions,
@@ -41,7 +42,9 @@ from rankmetrics.k_report_cli import add_k_report_parser, run_k_report
 from rankmetrics.latex import latex_table
 from rankmetrics.metrics import MAIN_METRICS, METRICS, check_metrics
 from rankmetrics.relevance import RelevanceMapping, parse_grade_table, suggest_mapping
+from rankmetrics.report_cli import EXTRA_FILES, add_report_inputs, extra_files, read_choices
 from rankmetrics.runtime import prefer_ordinary_pages
+from rankmetrics.segments import GROUND_TRUTH_SIZE, N_BUCKETS, segment_users
 from rankmetrics.segments_cli import add_segment_options, segment_cutoff, segment_report
 from rankmetrics.stats import CORRECTIONS, TESTS
 
@@ -204,6 +207,7 @@ def _report_parser(commands) -> None:
     report.add_argument("--grades", metavar="TABLE", help="as for evaluate")
     report.add_argument("--binary", type=float, metavar="R", help="as for evaluate")
     _significance_options(report)
+    add_report_inputs(report)
 
 
 def _report(args: argparse.Namespace) -> int:
@@ -216,30 +220,77 @@ def _report(args: argparse.Namespace) -> int:
     max_cutoff = _cutoff("--max-cutoff", str(args.max_cutoff), MAX_CURVE_CUTOFF)
     cutoff = _cutoff("--cutoff", str(args.cutoff), max_cutoff)
     conventions = _conventions(args)
+    choices = read_choices(args, [_run_spec(spec)[0] for spec in args.run])
     with _option(f"--truth {args.truth}", args.truth):
-        truth = read_truth(args.truth)
+        truth = read_truth(args.truth, columns=choices["truth"][0], format=choices["truth"][1])
     _warn(truth.warnings)
     mapping = _mapping(args, truth.numbers())
     inputs = [fingerprint("ground truth", Path(args.truth).name, Path(args.truth).read_bytes(),
-                          truth.n_rows, truth.n_users)]
+                          truth.n_rows, truth.n_users, columns=_pairs(choices["truth"][0]),
+                          format=choices["truth"][1])]
     runs = {}
     for spec in args.run:
         name, path = _run_spec(spec)
         if name in runs:
             raise ValueError(f"Two runs are named {name!r}: name them with NAME=FILE.")
+        columns, fmt = choices[f"run:{name}"]
         with _option(f"--run {spec}", path, after=spec[: len(spec) - len(path)]):
-            runs[name] = read_run(path, name=name)
+            runs[name] = read_run(path, name=name, columns=columns, format=fmt)
         _warn(runs[name].warnings)
         inputs.append(fingerprint(name, Path(path).name, Path(path).read_bytes(),
-                                  runs[name].n_rows, runs[name].n_users))
+                                  runs[name].n_rows, runs[name].n_users,
+                                  columns=_pairs(columns), format=fmt))
+    extras, read = _report_extras(args, choices)
+    beyond: dict[str, Any] = {key: read[key] for key in ("interactions", "item_attributes")
+                              if key in read}
+    if beyond or args.catalogue is not None:
+        beyond["catalogue"] = read.get("catalogue", args.catalogue)
     evaluation = evaluate(truth, runs, relevance=mapping, conventions=conventions,
-                          max_cutoff=max_cutoff)
+                          max_cutoff=max_cutoff, **beyond)
+    segments = None
+    if args.segment_by != GROUND_TRUTH_SIZE or args.buckets != N_BUCKETS:
+        counts = interaction_counts(read["interactions"]) if "interactions" in read else None
+        segments = segment_users(evaluation, args.segment_by, attributes=read.get("segments"),
+                                 training_counts=counts, n_buckets=args.buckets)
     text = build_report(evaluation, inputs, cutoff=cutoff, metric=args.metric,
                         test=args.test, correction=args.correction,
-                        confidence=args.confidence, title=args.title)
+                        confidence=args.confidence, title=args.title, extras=extras,
+                        segments=segments, buckets=args.buckets)
     Path(args.output).write_text(text, encoding="utf-8")
     print(f"rankmetrics: report written to {args.output}", file=sys.stderr)
     return 0
+
+
+def _report_extras(args: argparse.Namespace, choices: dict) -> tuple[list, dict[str, Any]]:
+    """The report's optional files read (by evaluate's and segment_users' names) and their
+    fingerprints."""
+    from rankmetrics.report import fingerprint
+
+    fingerprints = []
+    read: dict[str, Any] = {}
+    for which, path in extra_files(args):
+        option, role = EXTRA_FILES[which]
+        columns, fmt = choices[which]
+        with _option(f"{option} {path}", path):
+            if which == "interactions":
+                table = read_interactions(path, columns=columns, format=fmt)
+                read["interactions"], rows, users = table, table.n_rows, table.n_users
+                _warn(table.warnings)
+            else:
+                key = "user" if which == "segments" else "item"
+                attributes = read_attributes(path, key=key, columns=columns, format=fmt)
+                rows = users = len(attributes.table)
+                _warn(attributes.warnings)
+                read[{"segments": "segments", "item-attributes": "item_attributes",
+                      "catalogue": "catalogue"}[which]] = (
+                    attributes.ids.tolist() if which == "catalogue" else attributes)
+        fingerprints.append(fingerprint(role, Path(path).name, Path(path).read_bytes(), rows,
+                                        users, columns=_pairs(columns), format=fmt))
+    return fingerprints, read
+
+
+def _pairs(columns: dict[str, str] | None) -> list[tuple[str, str]]:
+    return list((columns or {}).items())
 
 
 def _significance_options(command: argparse.ArgumentParser) -> None:

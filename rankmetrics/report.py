@@ -3,9 +3,12 @@
 The report opens offline in any browser (plotly.js is inside the file, so its charts stay
 interactive), and says everything needed to trust and reproduce it: the decision in words
 (:mod:`rankmetrics.decision`), the curves over K, the table at K, the distributions of
-per-user values, the significance matrix, the relevance mapping and every convention, each
-input file's fingerprint (rows, users, SHA-256 of the content), the rankmetrics version and
-the command line that computes the same numbers again.
+per-user values, the significance matrix, the models in each segment of users, the
+beyond-accuracy metrics (when their inputs were given), the relevance mapping and every
+convention, each input file's fingerprint (rows, users, SHA-256 of the content), the
+rankmetrics version and the command line that computes the same numbers again: with every
+file's hand-chosen columns and format, and the optional files (user attributes, training
+interactions, item attributes, catalogue) that the numbers depend on.
 
 Every string that comes from a user's file (model names, user and item ids, file names) is
 escaped before it enters the HTML, and the figures' JSON cannot close its script element.
@@ -29,10 +32,23 @@ from rankmetrics import __version__
 from rankmetrics.conventions import OPTION_HELP
 from rankmetrics.decision import decision_summary, describe_across_segments, label
 from rankmetrics.evaluate import Evaluation
-from rankmetrics.figures import distribution, ecdf, metric_curves, model_colors, pairwise_matrix
+from rankmetrics.figures import (
+    distribution,
+    ecdf,
+    metric_curves,
+    metric_label,
+    model_colors,
+    pairwise_matrix,
+)
 from rankmetrics.metrics import MAIN_METRICS, METRICS, check_metrics
 from rankmetrics.relevance import RelevanceMapping
-from rankmetrics.segments import GROUND_TRUTH_SIZE, compare_segments, segment_users
+from rankmetrics.segments import (
+    GROUND_TRUTH_SIZE,
+    N_BUCKETS,
+    Segmentation,
+    compare_segments,
+    segment_users,
+)
 from rankmetrics.stats import CORRECTION_NAMES, TEST_NAMES, compare_models
 
 #: Charts in the report: drawn by the plotly.js inside the file, saved from it as PNG.
@@ -41,45 +57,65 @@ CHART_CONFIG: dict[str, Any] = {"displaylogo": False, "responsive": True,
                                          "scale": 2}}
 
 
+#: The optional inputs a report can name, by role, and the command line's option of each.
+EXTRA_INPUTS = {"user attributes": "--segments", "training interactions": "--interactions",
+                "item attributes": "--item-attributes", "catalogue": "--catalogue"}
+
+
 @dataclass(frozen=True)
 class InputFile:
-    """What identifies one input: its role (``ground truth`` or a model's name), file name,
-    rows, distinct users and the SHA-256 of its bytes."""
+    """What identifies one input: its role (``ground truth``, a model's name, or one of
+    :data:`EXTRA_INPUTS`), file name, rows, distinct users, the SHA-256 of its bytes, and
+    how it was read when not as detected: ``columns`` as (role, column) pairs and
+    ``format``."""
 
     role: str
     file_name: str
     rows: int
     users: int
     sha256: str
+    columns: tuple[tuple[str, str], ...] = ()
+    format: str | None = None
 
 
-def fingerprint(role: str, file_name: str, content: bytes, rows: int, users: int) -> InputFile:
+def fingerprint(role: str, file_name: str, content: bytes, rows: int, users: int, *,
+                columns: Sequence[tuple[str, str]] = (), format: str | None = None
+                ) -> InputFile:
     """The fingerprint of one input from its bytes and the counts its reading gave."""
-    return InputFile(role, file_name, int(rows), int(users), hashlib.sha256(content).hexdigest())
+    return InputFile(role, file_name, int(rows), int(users), hashlib.sha256(content).hexdigest(),
+                     tuple((str(r), str(c)) for r, c in columns), format)
 
 
 def regenerate_command(inputs: Sequence[InputFile], relevance: RelevanceMapping,
                        evaluation: Evaluation, cutoff: int, metric: str, *, test: str,
-                       correction: str, confidence: float) -> str:
+                       correction: str, confidence: float, extras: Sequence[InputFile] = (),
+                       segment_by: str | None = None, buckets: int = N_BUCKETS) -> str:
     """The ``rankmetrics report`` command that computes these numbers from the same files
     (run where the files are; every convention spelled out, so no default can drift).
 
     >>> from rankmetrics import Conventions
     >>> class Ev:  # what the command needs of an evaluation
     ...     conventions, max_cutoff = Conventions(), 20
-    >>> files = [InputFile("ground truth", "truth.csv", 3, 2, "0"),
-    ...          InputFile("my model", "run 1.csv", 3, 2, "0")]
+    >>> files = [InputFile("ground truth", "truth.csv", 3, 2, "0", (("user", "who"),)),
+    ...          InputFile("my model", "run 1.csv", 3, 2, "0", format="tsv")]
     >>> print(regenerate_command(files, RelevanceMapping.binary(4), Ev(), 10, "ndcg",
     ...       test="t", correction="holm", confidence=0.95))  # doctest: +NORMALIZE_WHITESPACE
-    rankmetrics report --truth truth.csv --run 'my model=run 1.csv' --binary 4
+    rankmetrics report --truth truth.csv --columns truth:user=who
+    --run 'my model=run 1.csv' --file-format 'run:my model:tsv' --binary 4
     --gain exponential --ideal ground_truth --ap-denominator relevant --threshold-gains no
     --empty-users skip --missing-users zero --ties item_desc --cutoff 10 --max-cutoff 20
     --metric ndcg --test t --correction holm --confidence 0.95 --output report.html
     """
     truth, runs = inputs[0], inputs[1:]
-    words = ["rankmetrics", "report", "--truth", truth.file_name]
+    words = ["rankmetrics", "report", "--truth", truth.file_name,
+             *_read_options("truth", truth)]
     for run in runs:
-        words += ["--run", f"{run.role}={run.file_name}"]
+        words += ["--run", f"{run.role}={run.file_name}", *_read_options(f"run:{run.role}", run)]
+    for extra in extras:
+        option = EXTRA_INPUTS[extra.role]
+        words += [option, extra.file_name, *_read_options(option.removeprefix("--"), extra)]
+    if segment_by is not None:
+        words += ["--segment-by", segment_by, "--buckets", str(buckets)]
     words += _relevance_options(relevance)
     for option, value in evaluation.conventions.as_dict().items():
         if isinstance(value, bool):
@@ -89,6 +125,18 @@ def regenerate_command(inputs: Sequence[InputFile], relevance: RelevanceMapping,
               "--metric", metric, "--test", test, "--correction", correction,
               "--confidence", f"{confidence:g}", "--output", "report.html"]
     return shlex.join(words)
+
+
+def _read_options(which: str, read: InputFile) -> list[str]:
+    """The command line's options that read one file as it was read (``which``: truth,
+    run:NAME, segments, interactions, item-attributes, catalogue)."""
+    words = []
+    if read.columns:
+        words += ["--columns", f"{which}:" + ",".join(f"{role}={column}"
+                                                      for role, column in read.columns)]
+    if read.format:
+        words += ["--file-format", f"{which}:{read.format}"]
+    return words
 
 
 def _relevance_options(relevance: RelevanceMapping) -> list[str]:
@@ -115,6 +163,9 @@ def build_report(
     title: str = "Model comparison",
     colors: dict[str, str] | None = None,
     command: str | None = None,
+    extras: Sequence[InputFile] = (),
+    segments: Segmentation | None = None,
+    buckets: int = N_BUCKETS,
 ) -> str:
     """The report as one HTML document (a string to write to a ``.html`` file).
 
@@ -138,6 +189,14 @@ def build_report(
         Model -> colour, as the dashboard draws them.
     command : str, optional
         The command line that regenerates the report (default: :func:`regenerate_command`).
+    extras : sequence of InputFile
+        The optional files the numbers depend on (roles of :data:`EXTRA_INPUTS`), listed
+        with the inputs and named in the command.
+    segments : Segmentation, optional
+        The users' segments of the table per segment and of the sentence on whether the
+        decision holds across segments (default: the users by ground-truth size).
+    buckets : int
+        The quantile buckets ``segments`` cut numbers into (for the command).
     """
     metrics = check_metrics(list(metrics))
     check_metrics([metric])
@@ -159,21 +218,22 @@ def build_report(
                                 n_permutations=n_permutations, n_bootstrap=n_bootstrap,
                                 test=test, correction=correction, confidence=confidence)
     order = comparison.models["model"].tolist()
-    segments = compare_segments(evaluation, segment_users(evaluation, GROUND_TRUTH_SIZE), metric,
-                                metric_cutoff, test=test, correction=correction,
-                                confidence=confidence, n_permutations=n_permutations,
-                                n_bootstrap=n_bootstrap)
+    split = segments or segment_users(evaluation, GROUND_TRUTH_SIZE)
+    by_segment = compare_segments(evaluation, split, metric, metric_cutoff, test=test,
+                                  correction=correction, confidence=confidence,
+                                  n_permutations=n_permutations, n_bootstrap=n_bootstrap)
     values = {model: cast(Sequence[float],
                           evaluation.per_user_at(model, metric, metric_cutoff).to_numpy())
               for model in evaluation.models}
     curves = {model: {m: list(v) for m, v in by_metric.items()}
               for model, by_metric in evaluation.means(metrics).items()}
-    command = command or regenerate_command(inputs, evaluation.relevance, evaluation, cutoff,
-                                            metric, test=test, correction=correction,
-                                            confidence=confidence)
+    command = command or regenerate_command(
+        inputs, evaluation.relevance, evaluation, cutoff, metric, test=test,
+        correction=correction, confidence=confidence, extras=extras,
+        segment_by=segments.name if segments is not None else None, buckets=buckets)
     sections = [
         _section("The decision", _decision(summary, test, correction, confidence)
-                 + _paragraph(describe_across_segments(segments))),
+                 + _paragraph(describe_across_segments(by_segment))),
         _section("Every metric over K", _figure(metric_curves(curves, metrics, cutoff, colors),
                                                  "curves")),
         _section(f"Every metric at K = {cutoff}", _table_at(evaluation, metrics, cutoff)),
@@ -187,8 +247,12 @@ def build_report(
                               f" correction, significance level {1 - confidence:.2g}, on the "
                               f"{len(evaluation.paired(metric, metric_cutoff)):,} users every "
                               "model counts. Each cell: the row's model minus the column's.")),
+        _section(f"{label(metric, metric_cutoff)} by segment: {split.name}",
+                 _segment_table(by_segment)),
+        *([_section(f"Beyond accuracy at K = {cutoff}", _beyond_table(evaluation, cutoff))]
+          if evaluation.beyond is not None else []),
         _section("Relevance and conventions", _settings(evaluation)),
-        _section("Inputs", _inputs(inputs)),
+        _section("Inputs", _inputs([*inputs, *extras])),
         _section("Reproduce", _reproduce(command)),
     ]
     return _page(title, "\n".join(sections))
@@ -252,6 +316,37 @@ def _table_at(evaluation: Evaluation, metrics: Sequence[str], cutoff: int) -> st
             f"<tbody>{body}</tbody></table>"
             + _paragraph("Bold: the best model for each metric. Means over the users each "
                          "model counts (see the conventions)."))
+
+
+def _segment_table(comparison) -> str:
+    """Each segment's users and each model's mean in it (the winner's in bold)."""
+    means = comparison.models.pivot(index="segment", columns="model", values="mean")
+    segments = comparison.segments.set_index("segment")
+    models = [model for model in comparison.overall_means.index if model in means.columns]
+    head = "".join(f"<th>{_e(model)}</th>" for model in models)
+    body = "".join(
+        f"<tr><th>{_e(segment)}</th><td>{int(segments.loc[segment, 'users']):,}</td>" + "".join(
+            f"<td class='{'best' if model == segments.loc[segment, 'winner'] else ''}'>"
+            f"{means.loc[segment, model]:.4f}</td>" for model in models) + "</tr>"
+        for segment in segments.index)
+    return (f"<table><thead><tr><th>Segment</th><th>Users</th>{head}</tr></thead>"
+            f"<tbody>{body}</tbody></table>"
+            + _paragraph("Each model's mean over the segment's users it counts; bold: the "
+                         "segment's highest."))
+
+
+def _beyond_table(evaluation: Evaluation, cutoff: int) -> str:
+    """Every beyond-accuracy metric the inputs allow, for each model at K."""
+    beyond = evaluation.beyond
+    if beyond is None:
+        return ""
+    head = "".join(f"<th>{_e(metric_label(metric, cutoff))}</th>" for metric in beyond.metrics)
+    body = "".join(
+        f"<tr><th>{_e(model)}</th>" + "".join(
+            f"<td>{float(beyond.curve(model, metric)[cutoff - 1]):.4f}</td>"
+            for metric in beyond.metrics) + "</tr>"
+        for model in evaluation.models)
+    return f"<table><thead><tr><th>Model</th>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
 def _settings(evaluation: Evaluation) -> str:

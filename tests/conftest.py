@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import app_test
 
@@ -116,14 +117,24 @@ def downloaded(monkeypatch):
             super().__init__(*args, **kwargs)
             stores.append(self)
 
+    managers = []
+
+    class KeptManager(MediaFileManager):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            managers.append(self)
+
     monkeypatch.setattr(app_test, "MemoryMediaFileStorage", KeptStorage)
+    monkeypatch.setattr(app_test, "MediaFileManager", KeptManager)
 
     def read(at, key: str, *, name: bool = False) -> str:
-        """The file's text (its file name with ``name``)."""
-        button = at.get("download_button")
-        found = [b.proto.url for b in button if b.proto.id.endswith(f"-{key}")]
-        assert found, f"no download button {key}"
-        saved = stores[-1].get_file(found[0].rsplit("/", 1)[-1])
+        """The file's text (its file name with ``name``); a file written on click is
+        written as a click would."""
+        button = [b.proto for b in at.get("download_button") if b.proto.id.endswith(f"-{key}")]
+        assert button, f"no download button {key}"
+        url = (managers[-1].execute_deferred(button[0].deferred_file_id)
+               if button[0].deferred_file_id else button[0].url)
+        saved = stores[-1].get_file(url.rsplit("/", 1)[-1])
         return saved.filename if name else saved.content.decode()
 
     return read

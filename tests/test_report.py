@@ -88,3 +88,19 @@ def test_the_command_line_says_what_is_wrong(tmp_path, capsys):
                  str(MOVIES / "random.parquet"), "--output", str(tmp_path / "r.html")])
     assert code == 1
     assert "A report compares models: got 1, give at least two." in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("option", "said"), [
+    (["--columns", "nobody:user=a"], "--columns nobody:user=a: it should start with one of "
+                                     "truth, run:random, run:popularity, segments"),
+    (["--columns", "truth:user"], "write the columns as ROLE=COLUMN"),
+    (["--file-format", "run:random:"], "no format given after run:random:"),
+    (["--segment-by", "plan"], "plan"),
+])
+def test_the_reports_read_choices_and_segments_say_what_is_wrong(tmp_path, capsys, option,
+                                                                 said):
+    code = main(["report", "--truth", str(MOVIES / "ground_truth.csv"), "--run",
+                 str(MOVIES / "random.parquet"), "--run", str(MOVIES / "popularity.parquet"),
+                 "--output", str(tmp_path / "r.html"), *option])
+    assert code == 1
+    assert said in capsys.readouterr().err
