@@ -152,6 +152,7 @@ models_table = result.models.rename(columns={"model": "Model", "group": "Group",
 models_table = models_table.join(difference_columns(result, base), on="Model")
 st.dataframe(
     models_table, hide_index=True, key="significance_models",
+    placeholder="–",  # the baseline's difference from itself has no interval
     column_config={
         **DIFFERENCE_COLUMNS,
         "mean": st.column_config.NumberColumn(f"Mean {label}", format="%.4f"),

@@ -62,6 +62,7 @@ st.dataframe(
     summary.style.format("{:.4f}", subset=numbers, na_rep="–")
     .format("{:.1%}", subset=["Share at 0"]).format("{:,}", subset=["Users"]),
     key="users_summary", column_config=DIFFERENCE_COLUMNS,
+    placeholder="–",  # the baseline's difference from itself has no interval
 )
 download_table(summary, f"users_{metric}_at_{k}.csv", "users_summary_csv")
 if result is not None:

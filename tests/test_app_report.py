@@ -78,3 +78,14 @@ def test_the_reports_command_writes_the_tables_the_dashboard_showed(downloaded, 
     assert "Novelty@5" in section(shown, "Beyond accuracy at K = 5")
     for name in files:
         assert name in section(shown, "Inputs")
+
+
+@pytest.mark.parametrize(("page", "column"), [("app_pages/users.py", "Share at 0"),
+                                              ("app_pages/significance.py", "Group")])
+def test_the_baselines_interval_cells_show_a_dash(page, column):
+    at = opened({}, page)
+    table = [d for d in at.main.dataframe if column in d.value.columns][0]
+    baseline = table.value.set_index(table.value.columns[0]).loc["popularity"] \
+        if "Model" in table.value.columns else table.value.loc["popularity"]
+    assert baseline[["Difference: low", "Difference: high"]].isna().all()  # no interval
+    assert table.proto.placeholder == "–"  # shown as a dash, not "None"
