@@ -346,7 +346,8 @@ def _beyond_table(evaluation: Evaluation, cutoff: int) -> str:
             f"<td>{float(beyond.curve(model, metric)[cutoff - 1]):.4f}</td>"
             for metric in beyond.metrics) + "</tr>"
         for model in evaluation.models)
-    return f"<table><thead><tr><th>Model</th>{head}</tr></thead><tbody>{body}</tbody></table>"
+    return (f"<div class='wide'><table><thead><tr><th>Model</th>{head}</tr></thead>"
+            f"<tbody>{body}</tbody></table></div>")
 
 
 def _settings(evaluation: Evaluation) -> str:
@@ -400,6 +401,7 @@ td { font-variant-numeric: tabular-nums; } td.best { font-weight: bold; backgrou
 .decision li { margin-bottom: .6rem; } .decision p { margin: 0; } .k { color: #555; }
 pre { background: #f5f5f5; padding: .8rem; white-space: pre-wrap; word-break: break-all; }
 .chart { width: 100%; min-height: 460px; }
+.wide { overflow-x: auto; }
 """
 
 
