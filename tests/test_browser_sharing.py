@@ -161,6 +161,24 @@ def test_a_link_reopens_the_same_view_after_a_restart(browser, own_server, tmp_p
     assert "ratings.csv" in report and "als_model.csv" in report
     (tmp_path / "report.html").write_text(report)
 
+    # each chart its own image format: SVG for the first, the second stays PNG
+    tab.locator('[data-testid="stButtonGroup"]').first.get_by_text("SVG", exact=True).click()
+    camera = '.modebar-btn[data-title^="Download plot"]'
+    first_chart, second_chart = (tab.locator('[data-testid="stPlotlyChart"]').nth(i)
+                                 for i in (0, 1))
+    expect(first_chart.locator('.modebar-btn[data-title="Download plot"]')).to_have_count(1)
+    wait_idle(tab)
+    first_chart.hover()
+    with tab.expect_download() as info:
+        first_chart.locator(camera).click()
+    assert info.value.suggested_filename == "distribution_MAP_10.svg"
+    assert Path(info.value.path()).read_text().startswith("<svg")
+    second_chart.hover()
+    with tab.expect_download() as info:
+        second_chart.locator(camera).click()
+    assert info.value.suggested_filename.endswith(".png")
+    assert Path(info.value.path()).read_bytes()[:4] == b"\x89PNG"
+
     link = copied_link(tab)  # one click: the page's address, settings and workspace
     assert link == tab.url and "users_metric=map" in link
     tab.screenshot(path=shots / "1_users_view.png")
