@@ -101,3 +101,19 @@ def warnings(at: AppTest) -> list[str]:
 
 def texts(elements) -> list[str]:
     return [plain(element.value) for element in elements]
+
+
+def opened(params: dict[str, str], page: str | None = None) -> AppTest:
+    """A new session opening a link with ``params`` (on ``page``)."""
+    at = AppTest.from_file(APP, default_timeout=90)
+    at.query_params.update(params)
+    at.run()
+    if page:
+        go(at, page)
+    ok(at)
+    return at
+
+
+def uploader(at: AppTest, label: str):
+    """The file uploader whose label starts with ``label``."""
+    return next(u for u in at.file_uploader if u.label.startswith(label))

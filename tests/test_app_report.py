@@ -12,9 +12,8 @@ import shlex
 import pytest
 
 from rankmetrics.cli import main
+from tests.apptest import UPLOADS, go, ok, opened, upload, uploader
 from tests.helpers import MOVIES
-from tests.test_app import UPLOADS, go, ok, upload
-from tests.test_links import opened, uploader
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 

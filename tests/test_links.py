@@ -13,22 +13,11 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import dashboard.store
-from tests.apptest import APP, MOVIE_MODELS, go, ok, plain, upload
+from tests.apptest import MOVIE_MODELS, go, ok, opened, plain, upload, uploader
 from tests.apptest import UPLOADS as UPLOAD_FILES
 from tests.helpers import MOVIES
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
-
-
-def opened(params: dict[str, str], page: str | None = None) -> AppTest:
-    """A new session opening a link with ``params`` (on ``page``)."""
-    at = AppTest.from_file(APP, default_timeout=90)
-    at.query_params.update(params)
-    at.run()
-    if page:
-        go(at, page)
-    ok(at)
-    return at
 
 
 def notices(at: AppTest) -> list[str]:
@@ -256,10 +245,6 @@ def test_when_the_server_keeps_no_more_workspaces_uploads_stay_in_the_tab(small_
     assert "workspace" not in at.session_state and "ws" not in link_of(at)
     assert any("already keeps 1 workspace, its limit" in plain(w.value) for w in at.warning)
     assert at.session_state["uploads"].truth_candidate or at.session_state["uploads"].truth
-
-
-def uploader(at: AppTest, label: str):
-    return next(u for u in at.file_uploader if u.label.startswith(label))
 
 
 def test_the_optional_files_come_back_with_the_workspace():
