@@ -48,6 +48,7 @@ state.setdefault(keys.BEYOND_METRICS, [m for m in FIRST_SHOWN if m in offered])
 state[keys.BEYOND_METRICS] = [m for m in state[keys.BEYOND_METRICS] if m in offered]
 chosen = st.pills(
     "Metrics", list(offered), selection_mode="multi", key=keys.BEYOND_METRICS,
+    persist_state="session",
     format_func=lambda metric: BEYOND_METRICS[metric].label,
     help="\n\n".join(f"**{BEYOND_METRICS[m].label}**: {BEYOND_METRICS[m].description}"
                      for m in offered),
@@ -80,12 +81,14 @@ st.subheader(f"Trade-off at K = {k}")
 left, middle, right = st.columns([2, 2, 1], vertical_alignment="bottom")
 state.setdefault(keys.BEYOND_ACCURACY_METRIC, "ndcg")
 left.selectbox("Accuracy", list(MAIN_METRICS), key=keys.BEYOND_ACCURACY_METRIC,
+               persist_state="session",
                format_func=lambda m: metric_label(m, k))
 state.setdefault(keys.BEYOND_TRADEOFF_METRIC,
                  next((m for m in FIRST_TRADEOFF if m in offered), offered[0]))
 if state[keys.BEYOND_TRADEOFF_METRIC] not in offered:
     state[keys.BEYOND_TRADEOFF_METRIC] = offered[0]
 middle.selectbox("Against", list(offered), key=keys.BEYOND_TRADEOFF_METRIC,
+                 persist_state="session",
                  format_func=lambda m: metric_label(m, k))
 level = confidence_control(right)
 accuracy, against = state[keys.BEYOND_ACCURACY_METRIC], state[keys.BEYOND_TRADEOFF_METRIC]

@@ -336,7 +336,7 @@ def switches(pg: Playground, k: int) -> None:
 def formula(pg: Playground, k: int) -> None:
     state.setdefault(keys.PLAYGROUND_METRIC, "ndcg")
     st.selectbox("Formula of", EXPLAINED, key=keys.PLAYGROUND_METRIC,
-                 format_func=lambda m: LABELS[m])
+                 format_func=lambda m: LABELS[m], persist_state="session")
     metric = state[keys.PLAYGROUND_METRIC]
     shown = cached.playground_arithmetic(pg, metric, k)
     lines = shown.latex()
@@ -368,7 +368,8 @@ def lesson_area(present: bool) -> None:
             more_controls(pg)
     with right:
         if n > 1:
-            st.slider("K", min_value=1, max_value=n, key=keys.PLAYGROUND_CUTOFF)
+            st.slider("K", min_value=1, max_value=n, key=keys.PLAYGROUND_CUTOFF,
+                      persist_state="session")
         k = min(int(state.get(keys.PLAYGROUND_CUTOFF, n)), n)
         words = state.get(keys.PLAYGROUND_WORDS)
         if before_values is not None and words:
@@ -397,7 +398,7 @@ def lesson_area(present: bool) -> None:
 
 title, toggle = st.columns([2, 1], vertical_alignment="bottom")
 title.title("Playground")
-toggle.toggle("Presentation mode", key=keys.PLAYGROUND_PRESENT,
+toggle.toggle("Presentation mode", key=keys.PLAYGROUND_PRESENT, persist_state="session",
               help="Larger type, no sidebar, the chosen metric's formula large.")
 if not present:
     st.markdown("Build one user's ranked list, move items, change grades and conventions, and "

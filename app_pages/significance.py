@@ -191,7 +191,7 @@ if tuple(reversed(state.get(keys.SIGNIFICANCE_PAIR) or ())) in pairs:  # as a li
 ensure_choice(keys.SIGNIFICANCE_PAIR, pairs)
 pair_column, open_column = st.columns([3, 2], vertical_alignment="bottom")
 pair_column.selectbox("In words", pairs, key=keys.SIGNIFICANCE_PAIR,
-                      format_func=lambda pair: f"{pair[1]} vs {pair[0]}",
+                      format_func=lambda pair: f"{pair[1]} vs {pair[0]}", persist_state="session",
                       help="Pairs listed with the model with the higher mean first.")
 model_a, model_b = state[keys.SIGNIFICANCE_PAIR]
 st.info(md(describe_pair(result.pair(model_a, model_b), label, correction)))

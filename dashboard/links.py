@@ -6,8 +6,11 @@ the page is the URL's path. A value the app cannot use (a model or user the data
 have, a K out of range, an unknown metric, a grade table that does not make sense) is
 dropped with a notice saying so, and the default stays: a link never breaks the app.
 
-Settings that depend on the data (relevance, cutoffs, models, users) are checked once the
-data set is prepared (``apply_data_settings``); the others at once.
+Settings that depend on the data (relevance, cutoffs, models, users, the Significance
+page's pair) are checked once the data set is prepared (``apply_data_settings``); those that
+depend on its evaluation (the one-segment filter, the Beyond accuracy metrics) once the
+sidebar has set it up (``apply_view_settings``); the Playground's list when the session
+starts (``dashboard.playground_link``), for the page to open with; the others at once.
 """
 
 from __future__ import annotations

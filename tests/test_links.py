@@ -265,7 +265,7 @@ def test_the_optional_files_come_back_with_the_workspace():
 def test_the_one_segment_filter_comes_back_from_a_link():
     at = opened({}, "app_pages/users.py")
     at.selectbox(key="segment_filter_choice").set_value(("plan", "premium")).run()
-    ok(at)
+    go(at, "app_pages/compare.py")  # the link keeps it on every page
     params = link_of(at)
     assert (params["users_by"], params["users_segment"]) == ("plan", "premium")
     again = opened(params, "app_pages/users.py")
@@ -279,7 +279,7 @@ def test_the_beyond_accuracy_metrics_come_back_from_a_link():
     at.session_state["beyond_metrics"] = ["novelty", "coverage"]
     at.selectbox(key="beyond_tradeoff_metric").set_value("gini").run()
     at.selectbox(key="beyond_accuracy_metric").set_value("recall").run()
-    ok(at)
+    go(at, "app_pages/compare.py")  # the link keeps them on every page
     params = link_of(at)
     assert (params["beyond_metrics"], params["tradeoff_against"],
             params["tradeoff_accuracy"]) == ("novelty,coverage", "gini", "recall")
@@ -296,7 +296,7 @@ def test_the_significance_pair_comes_back_from_a_link():
     at = opened({}, "app_pages/significance.py")
     assert at.selectbox(key="significance_pair").options[4] == "personalized vs random"
     at.selectbox(key="significance_pair").set_value(("random", "personalized")).run()
-    at.run()  # the link follows the page's choice at the next run
+    go(at, "app_pages/compare.py")  # the link keeps it on every page
     params = link_of(at)
     assert (params["pair_a"], params["pair_b"]) == ("random", "personalized")
     again = opened(params, "app_pages/significance.py")
@@ -316,7 +316,8 @@ def test_the_playground_comes_back_from_a_link():
     at.number_input(key="playground_beyond").set_value(2).run()
     at.slider(key="playground_cutoff").set_value(4).run()
     ok(at)
-    edited = at.session_state["_playground"]
+    edited, tiles = at.session_state["_playground"], [m.value for m in at.metric]
+    go(at, "app_pages/compare.py")  # the link keeps it on every page
     params = link_of(at)
     assert params["pg_scenario"] == "reversed" and params["pg_gain"] == "linear"
     assert params["pg_k"] == "4" and params["pg_missing"] == "1,1"
@@ -325,7 +326,7 @@ def test_the_playground_comes_back_from_a_link():
     assert again.session_state["_playground"] == edited
     assert again.slider(key="playground_cutoff").value == 4
     assert again.radio(key="playground_gain").value == "linear"
-    assert [m.value for m in again.metric] == [m.value for m in at.metric]
+    assert [m.value for m in again.metric] == tiles
     assert "reversed list" in again.info[0].value  # the scenario's lesson
     scenario = opened({"pg_scenario": "one_relevant"}, "app_pages/playground.py")
     assert scenario.session_state["playground_cutoff"] == 10
