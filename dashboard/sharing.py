@@ -16,6 +16,7 @@ from dashboard.prepared import Prepared
 from dashboard.segment_choice import attributes_spec
 from dashboard.settings import Settings
 from dashboard.verdict import significance_choice
+from rankmetrics.metrics import MAIN_METRICS, METRICS
 from rankmetrics.report import build_report, fingerprint
 from rankmetrics.segments import GROUND_TRUTH_SIZE, N_BUCKETS
 
@@ -109,7 +110,8 @@ def share_controls(status_area, prepared: Prepared | None) -> None:
 def report_button(prepared: Prepared, settings: Settings) -> None:
     """"Download report": the HTML report of this comparison, written when clicked."""
     choice = significance_choice()
-    metric = st.session_state.get(keys.SIGNIFICANCE_METRIC, "ndcg")
+    chosen = st.session_state.get(keys.SIGNIFICANCE_METRIC, "ndcg")
+    metric = chosen if chosen in MAIN_METRICS else "ndcg"  # the report's tests need accuracy
     evaluation = cached.report_evaluation(prepared, settings)
     specs = {"ground truth": prepared.truth_spec,
              **{model: prepared.specs[model] for model in prepared.models}}
@@ -143,7 +145,10 @@ def report_button(prepared: Prepared, settings: Settings) -> None:
         help="One HTML file that opens offline: the decision in words, the curves, the table "
         "at K, the distributions, the significance matrix, the models by segment, the "
         "beyond-accuracy metrics when their files are there, the conventions, each file's "
-        "fingerprint and the command line that computes the same numbers.")
+        "fingerprint and the command line that computes the same numbers."
+        + ("" if metric == chosen else
+           f" Its distributions and tests are on {METRICS[metric].label}: the Significance "
+           "page's beyond-accuracy metric is in its table of those metrics."))
 
 
 def _segments_shown() -> tuple[str | None, int]:

@@ -88,3 +88,14 @@ def test_the_baselines_interval_cells_show_a_dash(page, column):
         if "Model" in table.value.columns else table.value.loc["popularity"]
     assert baseline[["Difference: low", "Difference: high"]].isna().all()  # no interval
     assert table.proto.placeholder == "–"  # shown as a dash, not "None"
+
+
+def test_a_report_on_a_beyond_accuracy_metric_tests_ndcg_and_says_so(downloaded):
+    at = opened({}, "app_pages/significance.py")
+    at.selectbox(key="significance_metric").set_value("novelty").run()
+    ok(at)
+    shown = downloaded(at, "report_html")
+    assert "<h2>How NDCG@10 is spread over users</h2>" in shown
+    assert "Novelty@10" in section(shown, "Beyond accuracy at K = 10")
+    button = [b for b in at.get("download_button") if b.proto.id.endswith("-report_html")][0]
+    assert "Its distributions and tests are on NDCG" in button.proto.help
