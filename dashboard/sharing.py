@@ -13,7 +13,7 @@ from dashboard.demos import DEMOS
 from dashboard.files import FileSpec
 from dashboard.links import apply_view_settings, dismiss_notices, notices, write_link
 from dashboard.prepared import Prepared
-from dashboard.segment_choice import attributes_spec
+from dashboard.segment_choice import attributes_spec, offered_segmentations
 from dashboard.settings import Settings
 from dashboard.verdict import significance_choice
 from rankmetrics.metrics import MAIN_METRICS, METRICS
@@ -118,7 +118,7 @@ def report_button(prepared: Prepared, settings: Settings) -> None:
     counts = {role: cached.counts(spec) for role, spec in specs.items()}
     source = DEMOS[prepared.source].label if prepared.source in DEMOS else "your files"
     title = f"Model comparison: {source}"
-    by, buckets = _segments_shown()
+    by, buckets = _segments_shown(prepared)
     segments = (None if by is None else
                 cached.segmentation(prepared, settings, attributes_spec(), by, buckets))
     extras = _extra_files(prepared, by)
@@ -151,11 +151,14 @@ def report_button(prepared: Prepared, settings: Settings) -> None:
            "page's beyond-accuracy metric is in its table of those metrics."))
 
 
-def _segments_shown() -> tuple[str | None, int]:
+def _segments_shown(prepared: Prepared) -> tuple[str | None, int]:
     """The Segments page's split of the users (None: the report's own, by ground-truth size
-    in the default buckets) and its buckets."""
+    in the default buckets) and its buckets. A split the data set does not offer (the page
+    last showed another data set) is not used."""
     state = st.session_state
     by, buckets = state.get(keys.SEGMENT_BY), int(state.get(keys.SEGMENT_BUCKETS, N_BUCKETS))
+    if by not in offered_segmentations(prepared, attributes_spec()):
+        by = None
     if by in (None, GROUND_TRUTH_SIZE) and buckets == N_BUCKETS:
         return None, buckets
     return by or GROUND_TRUTH_SIZE, buckets
