@@ -43,6 +43,7 @@ from dashboard.store import DAY, workspace_store
 from dashboard.text import md
 from dashboard.uploads import DATASET as UPLOADED
 from dashboard.uploads import restore
+from rankmetrics.beyond import BEYOND_METRICS
 from rankmetrics.conventions import OPTION_CHOICES, PRESETS
 from rankmetrics.metrics import MAIN_METRICS
 from rankmetrics.stats import CORRECTIONS, TESTS
@@ -140,6 +141,9 @@ DATA_PARAMS = ("rel", "grade_min", "kmax", "k", "segment_by", *MODEL_PARAMS, *US
 #: Settings checked against the evaluation (the segments of its users, the beyond-accuracy
 #: metrics its files allow).
 VIEW_PARAMS = ("users_by", "users_segment", "beyond_metrics", "tradeoff_against")
+#: The metric choices that may name a per-user beyond-accuracy metric (offered when the data
+#: set has the files it needs): such a value is checked against the evaluation.
+PER_USER_PARAMS = {"users_metric": keys.USERS_METRIC, "metric": keys.SIGNIFICANCE_METRIC}
 
 
 # ----- reading a link ------------------------------------------------------------------------
@@ -157,6 +161,8 @@ def read_link() -> None:
         params.pop(WORKSPACE_PARAM, None)
         if state.get(keys.WORKSPACE) and "data" not in params:
             params["data"] = UPLOADED
+    later = {name: params.pop(name) for name in PER_USER_PARAMS
+             if params.get(name) in BEYOND_METRICS}
     for param in SETTINGS:
         if param.name in params:
             _take(param, params.pop(param.name))
@@ -167,8 +173,8 @@ def read_link() -> None:
         state[keys.CONFIDENCE_CHOICE] = state[keys.CONFIDENCE]
     state[keys.LINK_PENDING] = {name: params.pop(name) for name in DATA_PARAMS
                                 if name in params}
-    state[keys.LINK_VIEW_PENDING] = {name: params.pop(name) for name in VIEW_PARAMS
-                                     if name in params}
+    state[keys.LINK_VIEW_PENDING] = {**later, **{name: params.pop(name) for name in VIEW_PARAMS
+                                                 if name in params}}
     _take_playground({name: params.pop(name) for name in PLAYGROUND_PARAMS if name in params})
     for name, value in params.items():
         notice(f"the link's setting {_quoted(name)} = {_quoted(value)} is unknown; "
@@ -255,6 +261,10 @@ def apply_view_settings(prepared: Prepared, settings: Settings) -> None:
     if "users_by" in pending or "users_segment" in pending:
         _take_segment(pending.get("users_by", ""), pending.get("users_segment", ""), prepared,
                       settings)
+    for name, key in PER_USER_PARAMS.items():
+        if name in pending:
+            offered = [*MAIN_METRICS, *cached.beyond_per_user_metrics(prepared, settings)]
+            _take(Param(name, key, _known(offered, "a metric of this data set")), pending[name])
     if "beyond_metrics" in pending or "tradeoff_against" in pending:
         offered = cached.beyond_metrics(prepared, settings)
         if "beyond_metrics" in pending:

@@ -331,3 +331,20 @@ def test_the_playground_comes_back_from_a_link():
     scenario = opened({"pg_scenario": "one_relevant"}, "app_pages/playground.py")
     assert scenario.session_state["playground_cutoff"] == 10
     assert scenario.success, "the scenario's change before and after"
+
+
+def test_a_per_user_beyond_accuracy_metric_comes_back_where_the_data_set_offers_it():
+    at = opened({}, "app_pages/significance.py")
+    at.selectbox(key="significance_metric").set_value("novelty").run()
+    go(at, "app_pages/users.py")
+    at.selectbox(key="users_metric").set_value("aplt").run()
+    params = link_of(at)
+    assert (params["metric"], params["users_metric"]) == ("novelty", "aplt")
+    again = opened(params, "app_pages/users.py")
+    assert notices(again) == []
+    assert again.selectbox(key="users_metric").value == "aplt"
+    assert again.session_state["significance_metric"] == "novelty"
+    textbook = opened({**params, "data": "textbook"})  # no training interactions: no novelty
+    assert any("metric = “novelty” was not used: it is not a metric of this data set" in text
+               for text in notices(textbook)), notices(textbook)
+    assert "significance_metric" not in textbook.session_state  # the page's default
