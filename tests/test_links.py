@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+import dashboard.sharing
 import dashboard.store
 from tests.apptest import MOVIE_MODELS, go, ok, opened, plain, upload, uploader
 from tests.apptest import UPLOADS as UPLOAD_FILES
@@ -348,3 +349,13 @@ def test_a_per_user_beyond_accuracy_metric_comes_back_where_the_data_set_offers_
     assert any("metric = “novelty” was not used: it is not a metric of this data set" in text
                for text in notices(textbook)), notices(textbook)
     assert "significance_metric" not in textbook.session_state  # the page's default
+
+
+def test_copy_link_is_one_button_whose_page_is_the_same_for_everyone():
+    at, _ = uploaded_workspace()  # a session with its own files and settings
+    buttons = [element for element in at.sidebar.get("html")
+               if 'id="rm-copy-link"' in element.proto.body]
+    assert len(buttons) == 1 and buttons[0].proto.unsafe_allow_javascript
+    assert buttons[0].proto.body == dashboard.sharing.COPY_LINK.strip()  # no user text
+    assert "navigator.clipboard.writeText(url)" in buttons[0].proto.body
+    assert "window.location.href" in buttons[0].proto.body  # the address, as the URL has it
