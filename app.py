@@ -6,6 +6,8 @@ the session and draws the sidebar shared by every page (data, relevance, convent
 
 import streamlit as st
 
+from dashboard import keys
+from dashboard.links import write_link
 from dashboard.navigation import PAGES, ndcg_explained
 from dashboard.session import init_session
 from dashboard.sidebar import sidebar
@@ -53,3 +55,6 @@ with st.sidebar:
     sidebar(status_area)
 
 navigation.run()
+# What the page itself chose in this run (a pair, a filter) goes into the link now, not on the
+# next run: a link copied right after a choice must hold it.
+write_link(st.session_state.get(keys.PREPARED))

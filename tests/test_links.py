@@ -295,8 +295,13 @@ def test_the_beyond_accuracy_metrics_come_back_from_a_link():
 
 def test_the_significance_pair_comes_back_from_a_link():
     at = opened({}, "app_pages/significance.py")
+    # the pair the page starts on is in the link of that very run
+    shown = at.session_state["significance_pair"]
+    assert (link_of(at)["pair_a"], link_of(at)["pair_b"]) == tuple(shown)
     assert at.selectbox(key="significance_pair").options[4] == "personalized vs random"
     at.selectbox(key="significance_pair").set_value(("random", "personalized")).run()
+    chosen = link_of(at)  # in the link at once, for a copy right after the choice
+    assert (chosen["pair_a"], chosen["pair_b"]) == ("random", "personalized")
     go(at, "app_pages/compare.py")  # the link keeps it on every page
     params = link_of(at)
     assert (params["pair_a"], params["pair_b"]) == ("random", "personalized")
