@@ -98,8 +98,7 @@ def prepare_beyond(
                        catalogue=catalogue, options=options)
     lists = {}
     for name, top in tops.items():
-        longest = int(top.rank.max(initial=-1)) + 1
-        lists[name] = top.matrix(facts.codes(top), truth.n_users)[:, :max(longest, 1)]
+        lists[name] = top.matrix(facts.codes(top), truth.n_users)[:, :max(top.longest, 1)]
     return BeyondInputs(facts, lists, options)
 
 
