@@ -364,6 +364,30 @@ def test_ild_jaccard_against_every_pair(n_categories):
             assert values.loc[user, cutoff] == pytest.approx(expected, abs=1e-12)
 
 
+@pytest.mark.parametrize("seed", [4, 5, 6])
+def test_summed_popularity_means_equal_the_mean_of_per_user_values(seed):
+    """ARP, APLT, ACLT and novelty are averaged from sums over users (no users x K matrix):
+    the same as the mean of every user's values, with lists of 0 to 12 items, K past the
+    longest list, and for a part of the users."""
+    rng = np.random.default_rng(seed)
+    items = [f"i{n}" for n in range(30)]
+    train = pd.DataFrame({"user": rng.integers(0, 20, 200).astype(str),
+                          "item": np.array(items)[rng.zipf(1.5, 200) % 30]})
+    rows = [(f"u{u}", item, float(-rank)) for u in range(40)
+            for rank, item in enumerate(rng.choice(items, rng.integers(0, 13), replace=False))]
+    run = pd.DataFrame(rows, columns=["user", "item", "score"])
+    truth = pd.DataFrame({"user": [f"u{u}" for u in range(40)], "item": "i0", "rating": 1})
+    ev = evaluate(truth, {"m": run}, max_cutoff=15, interactions=train)
+    part = rng.random(40) < 0.5
+    for metric in ("arp", "aplt", "aclt", "novelty"):
+        values = ev.per_user("m", metric)
+        assert ev.curve("m", metric) == pytest.approx(values.mean(axis=0).to_numpy(),
+                                                      abs=1e-12)
+        within = ev.means([metric], within=part)["m"][metric]
+        chosen = values.loc[ev.truth.users[part]]
+        assert within == pytest.approx(chosen.mean(axis=0).to_numpy(), abs=1e-12)
+
+
 # ----- the libraries' definitions, transcribed ----------------------------------------------
 
 def _random_full_lists(seed: int):

@@ -30,8 +30,10 @@ from rankmetrics.beyond._declared import (
 from rankmetrics.beyond._items import ItemFacts, item_facts
 from rankmetrics.beyond._kernels import (
     COUNT_CELLS,
+    ITEM_MEANS,
     counts_at,
     per_user,
+    summed_item_means,
     system_curves,
     system_values,
 )
@@ -165,6 +167,18 @@ class BeyondAccuracy:
         if lists.shape[1] < width:
             lists = np.pad(lists, ((0, 0), (0, width - lists.shape[1])), constant_values=-1)
         return per_user(metric, lists, self.facts)
+
+    def summed(self, model: str, metric: str, mask: np.ndarray, width: int
+               ) -> np.ndarray | None:
+        """Sums over the users in ``mask`` at cutoffs 1..width, for the metrics that have a
+        summed form (ARP, APLT, ACLT, novelty: see :func:`summed_item_means`); else None."""
+        if metric not in ITEM_MEANS:
+            return None
+        lists = self.inputs.lists[model][:, :width]
+        sums = summed_item_means(metric, lists, mask.astype(np.float64), self.facts)
+        if len(sums) < width:  # past the longest list: ARP and the others stay as they were
+            sums = np.concatenate([sums, np.full(width - len(sums), sums[-1])])
+        return sums
 
     def curve(self, model: str, metric: str) -> np.ndarray:
         """Values at every cutoff 1..max_cutoff: the mean over counted users for a per-user

@@ -33,13 +33,53 @@ def per_user(metric: str, lists: np.ndarray, facts: ItemFacts) -> np.ndarray:
         if metric == "categories":
             return distinct_categories(lists, attributes)
         return intra_list_diversity(lists, listed, attributes)
+    summed = np.cumsum(item_values(metric, facts)[lists], axis=1)
+    return summed if metric == "aclt" else safe_divide(summed, listed)
+
+
+#: The per-user metrics that average (or, ACLT, add up) one value per recommended item.
+ITEM_MEANS = ("arp", "aplt", "aclt", "novelty")
+#: Users whose items are read at a time when summing them.
+USERS_PER_SUM = 8192
+
+
+def item_values(metric: str, facts: ItemFacts) -> np.ndarray:
+    """Each item's value for ARP, APLT, ACLT or novelty, and a last 0 for code -1."""
     popularity = facts.popularity
     if popularity is None:
         raise ValueError(f"{metric} needs training interactions.")
     per_item = {"arp": popularity.counts, "novelty": popularity.self_information,
                 "aplt": popularity.long_tail, "aclt": popularity.long_tail}[metric]
-    summed = np.cumsum(padded(per_item.astype(np.float64))[lists], axis=1)
-    return summed if metric == "aclt" else safe_divide(summed, listed)
+    return padded(per_item.astype(np.float64))
+
+
+def summed_item_means(metric: str, lists: np.ndarray, weights: np.ndarray,
+                      facts: ItemFacts) -> np.ndarray:
+    """The sum over users (user u counted ``weights[u]`` times) of ARP, APLT, ACLT or
+    novelty at every cutoff 1..K, without a users x K matrix of values.
+
+    A user with L items has sum_{j<=k} v_j / k at k <= L and t / L past it (t: the sum of
+    all L values). With C_k the weighted sum of every user's first k values (items past a
+    list's end are worth 0) and T_k, M_k the weighted sums of t and t / L over the users
+    with L < k, the sum over users is (C_k - T_k) / k + M_k (ACLT, not divided: C_k).
+    """
+    values = item_values(metric, facts)
+    width = lists.shape[1]
+    by_rank = np.zeros(width)
+    for first in range(0, len(lists), USERS_PER_SUM):
+        block = slice(first, first + USERS_PER_SUM)
+        by_rank += weights[block] @ values[lists[block]]
+    reached = np.cumsum(by_rank)
+    if metric == "aclt":
+        return reached
+    lengths = np.count_nonzero(lists >= 0, axis=1)
+    short = np.flatnonzero((lengths < width) & (weights != 0))
+    totals = values[lists[short]].sum(axis=1) * weights[short]
+    ended = np.bincount(lengths[short] + 1, weights=totals, minlength=width + 1)
+    ended_mean = np.bincount(lengths[short] + 1, minlength=width + 1,
+                             weights=safe_divide(totals, lengths[short].astype(np.float64)))
+    cutoffs = np.arange(1.0, width + 1)
+    return (reached - np.cumsum(ended)[1:]) / cutoffs + np.cumsum(ended_mean)[1:]
 
 
 def _needs(attributes: ItemTraits | None, metric: str) -> ItemTraits:
