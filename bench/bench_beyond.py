@@ -41,6 +41,7 @@ from rankmetrics.beyond import BEYOND_METRICS, prepare_beyond
 from rankmetrics.evaluate import Evaluation
 from rankmetrics.io import read_attributes, read_interactions, read_run, read_truth
 from rankmetrics.metrics import METRICS
+from rankmetrics.runtime import prefer_ordinary_pages
 
 N_ITEMS = 20_011  # a prime: a user's items start + stride * k are distinct
 N_GENRES = 20
@@ -150,6 +151,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3,
                         help="runs of the 100,000-user data (the median is kept)")
     args = parser.parse_args()
+    prefer_ordinary_pages()  # as the command line and the dashboard's server do
     sizes = ([(args.users, args.list_length, args.repeats)] if args.users
              else [(100_000, 100, args.repeats), (1_000_000, 20, 1)])
     rows, cpu_rows = [], []

@@ -334,12 +334,16 @@ def test_per_user_bounds(data, genres):
     assert (ev.per_user("m", "categories").to_numpy() <= 3).all()
 
 
-@pytest.mark.parametrize("n_categories", [12, 70])  # one word of bits, or a table of sets
+# one word of bits; 64 categories, and none a category of its own, take two words: then, as
+# for 70, a table of the distinct sets
+@pytest.mark.parametrize("n_categories", [12, 63, 64, 70])
 def test_ild_jaccard_against_every_pair(n_categories):
     rng = np.random.default_rng(n_categories)
     items = [f"i{n}" for n in range(40)]
     genres = {item: frozenset(f"g{g}" for g in rng.choice(n_categories, rng.integers(0, 4),
                                                             replace=False)) for item in items}
+    for n in range(29):  # every category is some item's
+        genres[items[n]] |= {f"g{g}" for g in (n, n + 29, n + 58) if g < n_categories}
     rows = [(f"u{u}", item, float(-rank)) for u in range(30)
             for rank, item in enumerate(rng.choice(items, rng.integers(0, 12), replace=False))]
     run = pd.DataFrame(rows, columns=["user", "item", "score"])
@@ -347,6 +351,7 @@ def test_ild_jaccard_against_every_pair(n_categories):
     attributes = pd.DataFrame({"item": items[:35],  # five items without genres
                                "genres": [tuple(sorted(genres[i])) or None for i in items[:35]]})
     ev = evaluate(truth, {"m": run}, max_cutoff=11, item_attributes=attributes)
+    assert ev.beyond.facts.attributes.category_bits.shape[1] == (1 if n_categories < 64 else 2)
     values = ev.per_user("m", "ild")
     known = {item: genres[item] for item in items[:35]}
 

@@ -103,47 +103,57 @@ def intra_list_diversity(lists: np.ndarray, listed: np.ndarray,
     bits = attributes.category_bits
     if bits is None:
         raise ValueError("ILD by Jaccard distance needs item categories.")
-    if bits.shape[1] == 1:
-        similar = _similar_pairs_by_bits(padded(bits[:, 0])[lists], lists >= 0)
+    marked = _marked_empty_sets(bits)
+    if marked is not None:
+        similar = _similar_pairs_by_bits(padded(marked)[lists], lists >= 0)
     else:
         similar = _similar_pairs_by_table(lists, attributes)
     return np.where(pairs > 0, 1.0 - safe_divide(similar, pairs), 0.0)
 
 
+def _marked_empty_sets(bits: np.ndarray) -> np.ndarray | None:
+    """Each item's categories as one word of bits, an item without any holding one category
+    of its own ("none", the bit after the last category): two items without categories are
+    then alike (similarity 1) and unlike any other, as the definition has it, with no case
+    apart. None when that takes more than one 64-bit word."""
+    if bits.shape[1] != 1:
+        return None
+    words = bits[:, 0]
+    none = int(np.bitwise_or.reduce(words, initial=np.uint64(0))).bit_length()
+    if none >= 64:
+        return None
+    return np.where(words == 0, np.uint64(1 << none), words)
+
+
 #: Users whose pairs are compared at a time (their temporaries stay in the processor's cache).
 USERS_PER_PASS = 2048
-#: JACCARD[i, s] = i / (s - i): the similarity of two sets sharing i categories whose sizes
-#: add up to s (their union holds s - i; two empty sets: 1, the same unknown).
-SHARED, SIZES = np.arange(65.0)[:, None], np.arange(129.0)[None, :]
-JACCARD = safe_divide(SHARED, np.maximum(SIZES - SHARED, 0.0))
-JACCARD[0, 0] = 1.0
-JACCARD_FLAT = JACCARD.ravel()
 
 
 def _similar_pairs_by_bits(bits: np.ndarray, present: np.ndarray) -> np.ndarray:
-    """Users x K: the summed Jaccard similarity of the pairs of the top k, categories held
-    as the bits of one word per item (at most 64 categories): counted with bit operations
-    and a table of i / (s - i), rank by rank, into buffers made once per pass."""
+    """Users x K: the summed Jaccard similarity |A & B| / |A | B| of the pairs of the top k,
+    categories held as the bits of one word per item (no set empty): counted with bit
+    operations and one division a pair, rank by rank, into buffers made once per pass."""
     narrow = bits.astype(np.min_scalar_type(int(bits.max(initial=0))))
-    size = np.bitwise_count(narrow).astype(np.uint16)
+    size = np.bitwise_count(narrow)  # uint8: at most 64
     out = np.zeros(bits.shape)
-    width = JACCARD.shape[1]
     for first in range(0, len(bits), USERS_PER_PASS):
         rows = slice(first, first + USERS_PER_PASS)
         by_rank, sizes = np.ascontiguousarray(narrow[rows].T), np.ascontiguousarray(size[rows].T)
         shown = present[rows].T
         common = np.empty_like(by_rank)
         shared = np.empty(by_rank.shape, dtype=np.uint8)
-        index = np.empty(by_rank.shape, dtype=np.uint16)
+        union = np.empty(by_rank.shape, dtype=np.uint8)
+        similarity = np.empty(by_rank.shape)
         running = np.zeros(by_rank.shape)
-        for k in range(1, by_rank.shape[0]):
-            np.bitwise_and(by_rank[:k], by_rank[k], out=common[:k])
-            np.bitwise_count(common[:k], out=shared[:k])
-            np.multiply(shared[:k], width, out=index[:k], dtype=np.uint16)
-            index[:k] += sizes[:k]
-            index[:k] += sizes[k]
-            found = np.take(JACCARD_FLAT, index[:k]).sum(axis=0, dtype=np.float64)
-            running[k] = running[k - 1] + np.where(shown[k], found, 0.0)
+        with np.errstate(invalid="ignore", divide="ignore"):  # 0 / 0 past a list's end
+            for k in range(1, by_rank.shape[0]):
+                np.bitwise_and(by_rank[:k], by_rank[k], out=common[:k])
+                np.bitwise_count(common[:k], out=shared[:k])
+                np.add(sizes[:k], sizes[k], out=union[:k])
+                union[:k] -= shared[:k]
+                np.divide(shared[:k], union[:k], out=similarity[:k])
+                found = similarity[:k].sum(axis=0)
+                running[k] = running[k - 1] + np.where(shown[k], found, 0.0)
         out[rows] = running.T
     return out
 
