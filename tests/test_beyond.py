@@ -370,10 +370,11 @@ def test_ild_jaccard_against_every_pair(n_categories):
 
 
 @pytest.mark.parametrize("seed", [4, 5, 6])
-def test_summed_popularity_means_equal_the_mean_of_per_user_values(seed):
-    """ARP, APLT, ACLT and novelty are averaged from sums over users (no users x K matrix):
-    the same as the mean of every user's values, with lists of 0 to 12 items, K past the
-    longest list, and for a part of the users."""
+def test_summed_means_equal_the_mean_of_per_user_values(seed):
+    """ARP, APLT, ACLT, novelty and categories are averaged from sums over users (no users x
+    K matrix of values): the same as the mean of every user's values, with lists of 0 to 12
+    items, K past the longest list, and for a part of the users; categories in one word of
+    bits or in two."""
     rng = np.random.default_rng(seed)
     items = [f"i{n}" for n in range(30)]
     train = pd.DataFrame({"user": rng.integers(0, 20, 200).astype(str),
@@ -382,9 +383,15 @@ def test_summed_popularity_means_equal_the_mean_of_per_user_values(seed):
             for rank, item in enumerate(rng.choice(items, rng.integers(0, 13), replace=False))]
     run = pd.DataFrame(rows, columns=["user", "item", "score"])
     truth = pd.DataFrame({"user": [f"u{u}" for u in range(40)], "item": "i0", "rating": 1})
-    ev = evaluate(truth, {"m": run}, max_cutoff=15, interactions=train)
+    words = 1 + seed % 2  # more than 64 categories for an odd seed
+    genres = pd.DataFrame({"item": items[:25], "genres": [
+        tuple(f"g{g}" for g in rng.choice(10 * words ** 4, rng.integers(4 * words - 4, 4 * words),
+                                          replace=False))
+        or None for _ in range(25)]})
+    ev = evaluate(truth, {"m": run}, max_cutoff=15, interactions=train, item_attributes=genres)
+    assert ev.beyond.facts.attributes.category_bits.shape[1] == words
     part = rng.random(40) < 0.5
-    for metric in ("arp", "aplt", "aclt", "novelty"):
+    for metric in ("arp", "aplt", "aclt", "novelty", "categories"):
         values = ev.per_user("m", metric)
         assert ev.curve("m", metric) == pytest.approx(values.mean(axis=0).to_numpy(),
                                                       abs=1e-12)

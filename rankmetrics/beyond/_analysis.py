@@ -33,6 +33,7 @@ from rankmetrics.beyond._kernels import (
     ITEM_MEANS,
     counts_at,
     per_user,
+    summed_categories,
     summed_item_means,
     system_curves,
     system_values,
@@ -171,11 +172,15 @@ class BeyondAccuracy:
     def summed(self, model: str, metric: str, mask: np.ndarray, width: int
                ) -> np.ndarray | None:
         """Sums over the users in ``mask`` at cutoffs 1..width, for the metrics that have a
-        summed form (ARP, APLT, ACLT, novelty: see :func:`summed_item_means`); else None."""
-        if metric not in ITEM_MEANS:
-            return None
+        summed form (ARP, APLT, ACLT, novelty: see :func:`summed_item_means`; categories,
+        added up in integers); else None."""
         lists = self.inputs.lists[model][:, :width]
-        sums = summed_item_means(metric, lists, mask.astype(np.float64), self.facts)
+        if metric in ITEM_MEANS:
+            sums = summed_item_means(metric, lists, mask.astype(np.float64), self.facts)
+        elif metric == "categories" and self.facts.attributes is not None:
+            sums = summed_categories(lists, mask, self.facts.attributes)
+        else:
+            return None
         if len(sums) < width:  # past the longest list: ARP and the others stay as they were
             sums = np.concatenate([sums, np.full(width - len(sums), sums[-1])])
         return sums

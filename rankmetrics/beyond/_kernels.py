@@ -176,11 +176,33 @@ def _similar_pairs_by_table(lists: np.ndarray, attributes: ItemTraits) -> np.nda
 
 def distinct_categories(lists: np.ndarray, attributes: ItemTraits) -> np.ndarray:
     """How many categories the items of the top K have between them."""
-    if attributes.category_bits is None:
+    return _category_counts(lists, attributes).astype(np.float64)
+
+
+def summed_categories(lists: np.ndarray, mask: np.ndarray, attributes: ItemTraits
+                      ) -> np.ndarray:
+    """The sum over the users in ``mask`` of :func:`distinct_categories` at every cutoff,
+    counted in integers a block of users at a time."""
+    total = np.zeros(lists.shape[1], dtype=np.int64)
+    for first in range(0, len(lists), USERS_PER_SUM):
+        block = slice(first, first + USERS_PER_SUM)
+        total += _category_counts(lists[block][mask[block]], attributes).sum(
+            axis=0, dtype=np.int64)
+    return total.astype(np.float64)
+
+
+def _category_counts(lists: np.ndarray, attributes: ItemTraits) -> np.ndarray:
+    """Users x K: how many categories the items of each top k have between them, as
+    integers."""
+    bits = attributes.category_bits
+    if bits is None:
         raise ValueError("categories needs item attributes with categories (text or lists "
                          "of categories), not only numeric features.")
-    bits = np.bitwise_or.accumulate(padded(attributes.category_bits)[lists], axis=1)
-    return np.bitwise_count(bits).sum(axis=2).astype(np.float64)
+    if bits.shape[1] == 1:  # one word: held in the narrowest type that holds it
+        word = bits[:, 0].astype(np.min_scalar_type(int(bits.max(initial=0))))
+        return np.bitwise_count(np.bitwise_or.accumulate(padded(word)[lists], axis=1))
+    held = np.bitwise_or.accumulate(padded(bits)[lists], axis=1)
+    return np.bitwise_count(held).sum(axis=2, dtype=np.int64)
 
 
 # System metrics ----------------------------------------------------------------------------
@@ -199,11 +221,12 @@ def system_curves(lists: np.ndarray, facts: ItemFacts, distribution: str
     running = np.zeros(n_items)
     parts: dict[str, list[np.ndarray]] = {name: [] for name in SYSTEM_NAMES}
     step = max(1, COUNT_CELLS // max(n_items, 1))
+    by_rank = np.ascontiguousarray(lists.T)  # one rank's items side by side in memory
     for first in range(0, width, step):
         ranks = range(first, min(width, first + step))
         counts = np.empty((len(ranks), n_items))
         for row, k in enumerate(ranks):
-            column = lists[:, k]
+            column = by_rank[k]
             running += np.bincount(column[column >= 0], minlength=n_items)
             counts[row] = running
         cutoffs = np.arange(first + 1, first + len(ranks) + 1)
