@@ -37,41 +37,52 @@ def per_user(metric: str, lists: np.ndarray, facts: ItemFacts) -> np.ndarray:
     return summed if metric == "aclt" else safe_divide(summed, listed)
 
 
-#: The per-user metrics that average (or, ACLT, add up) one value per recommended item.
-ITEM_MEANS = ("arp", "aplt", "aclt", "novelty")
-#: Users whose items are read at a time when summing them.
-USERS_PER_SUM = 8192
+#: The per-user metrics that average (or, ACLT, add up) one value per recommended item, and
+#: the column of :func:`item_value_table` each reads.
+ITEM_MEANS = {"arp": 0, "aplt": 1, "aclt": 1, "novelty": 2}
 
 
 def item_values(metric: str, facts: ItemFacts) -> np.ndarray:
     """Each item's value for ARP, APLT, ACLT or novelty, and a last 0 for code -1."""
+    return item_value_table(facts)[:, ITEM_MEANS[metric]]
+
+
+def item_value_table(facts: ItemFacts) -> np.ndarray:
+    """Items (and a last row of 0 for code -1) x (popularity, in the long tail,
+    self-information)."""
     popularity = facts.popularity
     if popularity is None:
-        raise ValueError(f"{metric} needs training interactions.")
-    per_item = {"arp": popularity.counts, "novelty": popularity.self_information,
-                "aplt": popularity.long_tail, "aclt": popularity.long_tail}[metric]
-    return padded(per_item.astype(np.float64))
+        raise ValueError("ARP, APLT, ACLT and novelty need training interactions.")
+    return padded(np.column_stack([popularity.counts, popularity.long_tail,
+                                   popularity.self_information]).astype(np.float64))
+
+
+def rank_sums(lists: np.ndarray, weights: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """K x columns: at each rank, the sum over users (user u counted ``weights[u]`` times)
+    of the ``table`` row of the item there (the last row for no item), from how often each
+    item sits at that rank."""
+    by_rank = np.ascontiguousarray(lists.T)  # one rank's items side by side in memory
+    np.remainder(by_rank, len(table), out=by_rank)  # code -1: the last row
+    return np.stack([np.bincount(items, weights=weights, minlength=len(table)) @ table
+                     for items in by_rank]) if len(by_rank) else np.zeros((0, table.shape[1]))
 
 
 def summed_item_means(metric: str, lists: np.ndarray, weights: np.ndarray,
-                      facts: ItemFacts) -> np.ndarray:
+                      facts: ItemFacts, by_rank: np.ndarray) -> np.ndarray:
     """The sum over users (user u counted ``weights[u]`` times) of ARP, APLT, ACLT or
-    novelty at every cutoff 1..K, without a users x K matrix of values.
+    novelty at every cutoff 1..K, from ``by_rank`` (each rank's weighted sum of the item
+    values: a column of :func:`rank_sums`), without a users x K matrix of values.
 
     A user with L items has sum_{j<=k} v_j / k at k <= L and t / L past it (t: the sum of
     all L values). With C_k the weighted sum of every user's first k values (items past a
     list's end are worth 0) and T_k, M_k the weighted sums of t and t / L over the users
     with L < k, the sum over users is (C_k - T_k) / k + M_k (ACLT, not divided: C_k).
     """
-    values = item_values(metric, facts)
     width = lists.shape[1]
-    by_rank = np.zeros(width)
-    for first in range(0, len(lists), USERS_PER_SUM):
-        block = slice(first, first + USERS_PER_SUM)
-        by_rank += weights[block] @ values[lists[block]]
     reached = np.cumsum(by_rank)
     if metric == "aclt":
         return reached
+    values = item_values(metric, facts)
     lengths = np.count_nonzero(lists >= 0, axis=1)
     short = np.flatnonzero((lengths < width) & (weights != 0))
     totals = values[lists[short]].sum(axis=1) * weights[short]
@@ -104,8 +115,9 @@ def intra_list_diversity(lists: np.ndarray, listed: np.ndarray,
     if bits is None:
         raise ValueError("ILD by Jaccard distance needs item categories.")
     marked = _marked_empty_sets(bits)
-    if marked is not None:
-        similar = _similar_pairs_by_bits(padded(marked)[lists], lists >= 0)
+    if marked is not None:  # read in the narrowest type that holds the bits
+        narrow = marked.astype(np.min_scalar_type(int(marked.max(initial=0))))
+        similar = _similar_pairs_by_bits(padded(narrow)[lists], lists >= 0)
     else:
         similar = _similar_pairs_by_table(lists, attributes)
     return np.where(pairs > 0, 1.0 - safe_divide(similar, pairs), 0.0)
@@ -133,12 +145,11 @@ def _similar_pairs_by_bits(bits: np.ndarray, present: np.ndarray) -> np.ndarray:
     """Users x K: the summed Jaccard similarity |A & B| / |A | B| of the pairs of the top k,
     categories held as the bits of one word per item (no set empty): counted with bit
     operations and one division a pair, rank by rank, into buffers made once per pass."""
-    narrow = bits.astype(np.min_scalar_type(int(bits.max(initial=0))))
-    size = np.bitwise_count(narrow)  # uint8: at most 64
+    size = np.bitwise_count(bits)  # uint8: at most 64
     out = np.zeros(bits.shape)
     for first in range(0, len(bits), USERS_PER_PASS):
         rows = slice(first, first + USERS_PER_PASS)
-        by_rank, sizes = np.ascontiguousarray(narrow[rows].T), np.ascontiguousarray(size[rows].T)
+        by_rank, sizes = np.ascontiguousarray(bits[rows].T), np.ascontiguousarray(size[rows].T)
         shown = present[rows].T
         common = np.empty_like(by_rank)
         shared = np.empty(by_rank.shape, dtype=np.uint8)
@@ -177,6 +188,10 @@ def _similar_pairs_by_table(lists: np.ndarray, attributes: ItemTraits) -> np.nda
 def distinct_categories(lists: np.ndarray, attributes: ItemTraits) -> np.ndarray:
     """How many categories the items of the top K have between them."""
     return _category_counts(lists, attributes).astype(np.float64)
+
+
+#: Users whose categories are counted at a time when summing them.
+USERS_PER_SUM = 8192
 
 
 def summed_categories(lists: np.ndarray, mask: np.ndarray, attributes: ItemTraits
