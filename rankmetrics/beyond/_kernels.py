@@ -117,7 +117,7 @@ def intra_list_diversity(lists: np.ndarray, listed: np.ndarray,
     marked = _marked_empty_sets(bits)
     if marked is not None:  # read in the narrowest type that holds the bits
         narrow = marked.astype(np.min_scalar_type(int(marked.max(initial=0))))
-        similar = _similar_pairs_by_bits(padded(narrow)[lists], lists >= 0)
+        similar = _similar_pairs_by_bits(lists, narrow)
     else:
         similar = _similar_pairs_by_table(lists, attributes)
     return np.where(pairs > 0, 1.0 - safe_divide(similar, pairs), 0.0)
@@ -141,31 +141,34 @@ def _marked_empty_sets(bits: np.ndarray) -> np.ndarray | None:
 USERS_PER_PASS = 2048
 
 
-def _similar_pairs_by_bits(bits: np.ndarray, present: np.ndarray) -> np.ndarray:
+def _similar_pairs_by_bits(lists: np.ndarray, bits: np.ndarray) -> np.ndarray:
     """Users x K: the summed Jaccard similarity |A & B| / |A | B| of the pairs of the top k,
-    categories held as the bits of one word per item (no set empty): counted with bit
-    operations and one division a pair, rank by rank, into buffers made once per pass."""
-    size = np.bitwise_count(bits)  # uint8: at most 64
-    out = np.zeros(bits.shape)
-    for first in range(0, len(bits), USERS_PER_PASS):
-        rows = slice(first, first + USERS_PER_PASS)
-        by_rank, sizes = np.ascontiguousarray(bits[rows].T), np.ascontiguousarray(size[rows].T)
-        shown = present[rows].T
+    ``bits`` holding each item's categories in one word (no set empty): counted with bit
+    operations and one division a pair, rank by rank, into buffers made once per pass.
+
+    Past a list's end the item has no categories and counts as having one, so its pairs
+    are worth 0 / (its size + 1), 0, with no case apart.
+    """
+    words = padded(bits)
+    sizes_of = np.bitwise_count(words)  # uint8: at most 64
+    sizes_of[-1] = 1
+    out = np.empty(lists.shape)
+    for first in range(0, len(lists), USERS_PER_PASS):
+        codes = np.ascontiguousarray(lists[first:first + USERS_PER_PASS].T)  # ranks x users
+        by_rank, sizes = words[codes], sizes_of[codes]
         common = np.empty_like(by_rank)
         shared = np.empty(by_rank.shape, dtype=np.uint8)
         union = np.empty(by_rank.shape, dtype=np.uint8)
         similarity = np.empty(by_rank.shape)
-        running = np.zeros(by_rank.shape)
-        with np.errstate(invalid="ignore", divide="ignore"):  # 0 / 0 past a list's end
-            for k in range(1, by_rank.shape[0]):
-                np.bitwise_and(by_rank[:k], by_rank[k], out=common[:k])
-                np.bitwise_count(common[:k], out=shared[:k])
-                np.add(sizes[:k], sizes[k], out=union[:k])
-                union[:k] -= shared[:k]
-                np.divide(shared[:k], union[:k], out=similarity[:k])
-                found = similarity[:k].sum(axis=0)
-                running[k] = running[k - 1] + np.where(shown[k], found, 0.0)
-        out[rows] = running.T
+        found = np.zeros(by_rank.shape)
+        for k in range(1, by_rank.shape[0]):
+            np.bitwise_and(by_rank[:k], by_rank[k], out=common[:k])
+            np.bitwise_count(common[:k], out=shared[:k])
+            np.add(sizes[:k], sizes[k], out=union[:k])
+            union[:k] -= shared[:k]
+            np.divide(shared[:k], union[:k], out=similarity[:k])
+            similarity[:k].sum(axis=0, out=found[k])
+        out[first:first + USERS_PER_PASS] = np.cumsum(found, axis=0).T
     return out
 
 
