@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rankmetrics import evaluate
-from rankmetrics.beyond import BEYOND_METRICS, BeyondOptions
+from rankmetrics.beyond import BEYOND_METRICS, LIST_METRICS, BeyondOptions
 from rankmetrics.io import interactions_from_dataframe
 
 # Training: x saw a twice and b; y saw a and c; z saw a and d.
@@ -462,3 +462,6 @@ def test_every_metric_is_declared_with_words():
     for metric in BEYOND_METRICS.values():
         assert metric.description and metric.formula and metric.label
         assert metric.help().startswith(f"**{metric.label}**")
+    # what a higher value means, for every metric compared user by user
+    for name in LIST_METRICS:
+        assert BEYOND_METRICS[name].higher.startswith("recommends ")
