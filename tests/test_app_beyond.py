@@ -9,8 +9,9 @@ import json
 
 import pyarrow as pa
 import pytest
+from streamlit.testing.v1 import AppTest
 
-from tests.apptest import MOVIE_MODELS, figure, frame, go, ok, plain, start, upload
+from tests.apptest import APP, MOVIE_MODELS, figure, frame, go, ok, plain, start, upload
 
 PAGE = "app_pages/beyond.py"
 
@@ -203,3 +204,16 @@ def test_head_to_head_without_optional_files_offers_accuracy_metrics_only():
     at = start("textbook", H2H)
     options = at.selectbox(key="h2h_metric").options
     assert "NDCG@5" in options and not any(o.startswith("ARP") for o in options)
+
+
+def test_a_link_reopens_head_to_head_on_a_beyond_accuracy_metric():
+    at = AppTest.from_file(APP, default_timeout=90)
+    at.query_params.update({"data": "movies", "h2h_metric": "novelty"})
+    at.run()
+    go(at, H2H)
+    ok(at)
+    assert not [w for w in at.warning if "link" in w.value]
+    assert at.session_state["h2h_metric"] == "novelty"
+    assert "Who recommends more novel (less often seen) items to each user" in (
+        figure(at, "h2h_outcomes")["layout"]["title"]["text"])
+
