@@ -41,6 +41,11 @@ def users_text(count: int) -> str:
     return "1 user" if count == 1 else f"{count:,} users"
 
 
+def same_text(count: int) -> str:
+    """Who gets the same value from both models: "no user gets", "3 users get"."""
+    return {0: "no user gets", 1: "1 user gets"}.get(count, f"{count:,} users get")
+
+
 def swap() -> None:
     state[keys.H2H_A], state[keys.H2H_B] = state[keys.H2H_B], state[keys.H2H_A]
 
@@ -90,7 +95,7 @@ if higher is None:
                "whether the difference in means is more than chance.")
 else:
     st.caption(f"On the {len(pairs):,} users both models count: {b} {higher} to "
-               f"{users_text(wins)}, {a} to {users_text(losses)}, and {users_text(ties)} get "
+               f"{users_text(wins)}, {a} to {users_text(losses)}, and {same_text(ties)} "
                f"the same {label} from both. A higher {label} is not better in itself: it says "
                "what the lists hold, and whether that is wanted is yours to judge. The "
                "Significance page tells whether the difference in means is more than chance.")
