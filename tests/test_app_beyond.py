@@ -218,3 +218,19 @@ def test_a_link_reopens_head_to_head_on_a_beyond_accuracy_metric():
     assert "Who recommends more novel (less often seen) items to each user" in (
         figure(at, "h2h_outcomes")["layout"]["title"]["text"])
 
+
+
+def test_the_users_page_words_a_beyond_accuracy_metric_by_what_higher_means():
+    at = start("movies", "app_pages/users.py")
+    at.selectbox(key="users_metric").set_value("arp").run()
+    ok(at)
+    headings = [plain(h.value) for h in at.main.subheader]
+    assert "Users with a model's lowest ARP@10" in headings
+    captions = " ".join(plain(c.value) for c in at.main.caption)
+    assert "A model whose curve lies further right recommends more popular items" in captions
+    assert "is better" not in captions and "serve best" not in captions
+    tables = [d for d in at.main.dataframe if d.key == "worst_table"]
+    formats = {column: config["type_config"].get("format")
+               for column, config in json.loads(tables[0].proto.columns).items()
+               if "type_config" in config and column in MOVIE_MODELS}
+    assert set(formats.values()) == {"%.2f"}
