@@ -465,3 +465,28 @@ def test_every_metric_is_declared_with_words():
     # what a higher value means, for every metric compared user by user
     for name in LIST_METRICS:
         assert BEYOND_METRICS[name].higher.startswith("recommends ")
+
+
+@pytest.mark.parametrize("seed", [21, 22])
+def test_ild_jaccard_with_one_category_an_item_against_every_pair(seed):
+    """One category an item (some items none): pairs are alike when they share it, and
+    counted without comparing them."""
+    rng = np.random.default_rng(seed)
+    items = [f"i{n}" for n in range(30)]
+    category = {item: f"c{rng.integers(0, 5)}" for item in items[:25]}  # i25.. have none
+    rows = [(f"u{u}", item, float(-rank)) for u in range(25)
+            for rank, item in enumerate(rng.choice(items, rng.integers(0, 13), replace=False))]
+    run = pd.DataFrame(rows, columns=["user", "item", "score"])
+    truth = pd.DataFrame({"user": [f"u{u}" for u in range(25)], "item": "i0", "rating": 1})
+    attributes = pd.DataFrame({"item": items[:27], "genre": [category.get(i) for i in
+                                                             items[:27]]})
+    ev = evaluate(truth, {"m": run}, max_cutoff=13, item_attributes=attributes)
+    values = ev.per_user("m", "ild")
+    for user, group in run.groupby("user"):
+        listed = group["item"].tolist()
+        for cutoff in range(1, 14):
+            pairs = list(itertools.combinations(listed[:cutoff], 2))
+            # Jaccard distance of one category each: 0 when the same (or both none), else 1
+            expected = (np.mean([category.get(a) != category.get(b) for a, b in pairs])
+                        if pairs else 0.0)
+            assert values.loc[user, cutoff] == pytest.approx(expected, abs=1e-12)

@@ -115,7 +115,10 @@ def intra_list_diversity(lists: np.ndarray, listed: np.ndarray,
     if bits is None:
         raise ValueError("ILD by Jaccard distance needs item categories.")
     marked = _marked_empty_sets(bits)
-    if marked is not None:  # read in the narrowest type that holds the bits
+    if marked is not None and (np.bitwise_count(marked) == 1).all():
+        # one category an item: Jaccard similarity is 1 for the same category, else 0
+        similar = _same_category_pairs(lists, np.bitwise_count(marked - np.uint64(1)))
+    elif marked is not None:  # read in the narrowest type that holds the bits
         narrow = marked.astype(np.min_scalar_type(int(marked.max(initial=0))))
         similar = _similar_pairs_by_bits(lists, narrow)
     else:
@@ -139,6 +142,27 @@ def _marked_empty_sets(bits: np.ndarray) -> np.ndarray | None:
 
 #: Users whose pairs are compared at a time (their temporaries stay in the processor's cache).
 USERS_PER_PASS = 2048
+
+
+def _same_category_pairs(lists: np.ndarray, category: np.ndarray) -> np.ndarray:
+    """Users x K: how many pairs of the top k share their one category (``category``: each
+    item's), with no pair compared: the item at rank k pairs with as many earlier items as
+    already hold its category, a running count per user and category."""
+    kinds = int(category.max(initial=0)) + 2  # the last: no item
+    codes = padded(category.astype(np.int64), kinds - 1)[lists]
+    out = np.empty(lists.shape)
+    for first in range(0, len(lists), USERS_PER_PASS):
+        block = codes[first:first + USERS_PER_PASS]
+        # each (user, category)'s place in one flat array of running counts, rank by rank
+        cells = np.ascontiguousarray((block + kinds * np.arange(len(block))[:, None]).T)
+        held = np.zeros(len(block) * kinds)
+        found = np.empty(cells.shape)
+        for k, at in enumerate(cells):
+            np.take(held, at, out=found[k])
+            held[at] = found[k] + 1
+        found *= (lists[first:first + USERS_PER_PASS] >= 0).T  # past a list's end: no pairs
+        out[first:first + USERS_PER_PASS] = np.cumsum(found, axis=0).T
+    return out
 
 
 def _similar_pairs_by_bits(lists: np.ndarray, bits: np.ndarray) -> np.ndarray:
