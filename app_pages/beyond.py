@@ -1,6 +1,8 @@
 """Beyond accuracy: coverage, popularity bias, novelty, diversity and personalization over K,
 the trade-off with accuracy at the chosen K, and where the lists fall by item popularity."""
 
+from functools import partial
+
 import streamlit as st
 
 from dashboard import bundles, cached, keys
@@ -10,7 +12,7 @@ from dashboard.extras import EXTRA_KINDS
 from dashboard.navigation import PAGES
 from dashboard.session import header, require_data
 from dashboard.text import md
-from rankmetrics.beyond import BEYOND_METRICS, SYSTEM_METRICS
+from rankmetrics.beyond import BEYOND_METRICS, SYSTEM_METRICS, value_text
 from rankmetrics.figures import metric_label
 from rankmetrics.figures_beyond import beyond_curves, popularity_deciles, tradeoff
 from rankmetrics.metrics import MAIN_METRICS, METRICS
@@ -112,5 +114,8 @@ if "aplt" in offered:
 
 st.subheader(f"Every beyond-accuracy metric at K = {k}")
 table = cached.beyond_table_at(prepared, settings)
-st.dataframe(table.style.format("{:.4f}", na_rep="–"), key="beyond_table")
+# shares with four decimals, popularity with two, whole counts without decimals
+shown = {metric_label(metric, k): partial(value_text, metric) for metric in offered}
+st.dataframe(table.style.format({column: shown[column] for column in table.columns}),
+             key="beyond_table")
 download_table(table, f"beyond_accuracy_at_{k}.csv", "beyond_table_csv")

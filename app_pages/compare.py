@@ -1,5 +1,7 @@
 """Compare models: every metric as a curve over K, and a table at the chosen K."""
 
+from functools import partial
+
 import streamlit as st
 
 from dashboard import cached, keys
@@ -17,6 +19,7 @@ from dashboard.verdict import (
     mark_leaders,
     significance_choice,
 )
+from rankmetrics.beyond import value_text
 from rankmetrics.decision import describe_verdict, verdict
 from rankmetrics.figures import metric_curves, metric_label
 from rankmetrics.latex import latex_table
@@ -82,8 +85,11 @@ choice = significance_choice()
 with st.spinner("Testing which differences between the models are more than chance…"):
     results = {metric: comparison(prepared, settings, metric, choice, quick=True)
                for metric in MAIN_METRICS}
-styled = table.style.format("{:.4f}", subset=metric_columns + beyond_columns, na_rep="–").format(
+styled = table.style.format("{:.4f}", subset=metric_columns, na_rep="–").format(
     "{:,}", subset=["Users averaged"])
+if beyond_columns:  # popularity with two decimals, whole counts without decimals
+    styled = styled.format({metric_label(metric, k): partial(value_text, metric)
+                            for metric in cached.beyond_metrics(prepared, settings)})
 for metric, result in results.items():
     if result is not None:
         styled = mark_leaders(styled, leader_verdict(result), metric_label(metric, k))

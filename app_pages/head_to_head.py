@@ -13,6 +13,7 @@ from dashboard.segment_choice import segment_filter
 from dashboard.session import header, require_data
 from dashboard.settings import USER_LIST_LIMIT
 from dashboard.text import md
+from rankmetrics.beyond import higher_says, number_format, value_text
 from rankmetrics.figures import head_to_head_scatter, metric_label, win_tie_loss
 from rankmetrics.metrics import MAIN_METRICS
 from rankmetrics.users import outcome_counts
@@ -36,6 +37,15 @@ if len(models) < 2:
     st.stop()
 
 
+def users_text(count: int) -> str:
+    return "1 user" if count == 1 else f"{count:,} users"
+
+
+def same_text(count: int) -> str:
+    """Who gets the same value from both models: "no user gets", "3 users get"."""
+    return {0: "no user gets", 1: "1 user gets"}.get(count, f"{count:,} users get")
+
+
 def swap() -> None:
     state[keys.H2H_A], state[keys.H2H_B] = state[keys.H2H_B], state[keys.H2H_A]
 
@@ -47,8 +57,13 @@ def pick_user(key: str, table: pd.DataFrame) -> None:
         state[keys.H2H_USER] = str(table["user"].iloc[rows[0]])
 
 
-state.setdefault(keys.H2H_METRIC, "ndcg")
-ranking = cached.best_first(prepared, settings, state[keys.H2H_METRIC])
+# the per-user beyond-accuracy metrics too, when the data set has their files
+metric_options = [*MAIN_METRICS, *cached.beyond_per_user_metrics(prepared, settings)]
+ensure_choice(keys.H2H_METRIC, metric_options, default="ndcg")
+# the default pair: the two most accurate models (a higher ARP is not "best")
+chosen_metric = state[keys.H2H_METRIC]
+ranking = cached.best_first(prepared, settings,
+                            chosen_metric if higher_says(chosen_metric) is None else "ndcg")
 ensure_choice(keys.H2H_A, models, default=ranking[1])
 a_column, b_column, swap_column, metric_column = st.columns([3, 3, 1.3, 3],
                                                             vertical_alignment="bottom")
@@ -58,12 +73,14 @@ ensure_choice(keys.H2H_B, others, default=ranking[0] if ranking[0] in others els
 b_column.selectbox("Model B", others, key=keys.H2H_B, persist_state="session")
 swap_column.button("Swap", icon=":material/swap_horiz:", on_click=swap,
                    help="Exchange models A and B.")
-metric_column.selectbox("Metric", list(MAIN_METRICS), key=keys.H2H_METRIC,
+metric_column.selectbox("Metric", metric_options, key=keys.H2H_METRIC,
                         format_func=lambda m: metric_label(m, k), persist_state="session",
                         help="The cutoff K comes from the sidebar.")
 model_a, model_b, metric = state[keys.H2H_A], state[keys.H2H_B], state[keys.H2H_METRIC]
 label = metric_label(metric, k)
 a, b = md(model_a), md(model_b)
+# for a metric where higher is not better (ARP, ILD...), what a higher value says of a list
+higher = higher_says(metric)
 
 pairs, b_ahead, a_ahead = cached.duel(prepared, settings, model_a, model_b, metric)
 if pairs.empty:
@@ -71,26 +88,38 @@ if pairs.empty:
     st.stop()
 wins, ties, losses = outcome_counts(pairs)
 colors = {model_a: prepared.colors[model_a], model_b: prepared.colors[model_b]}
-show_chart(win_tie_loss(wins, ties, losses, model_a, model_b, label, colors), "h2h_outcomes",
-           name=(model_b, "vs", model_a, "users", label))
-st.caption(f"On the {len(pairs):,} users both models count. The Significance page tells "
-           "whether the difference in means is more than chance.")
+show_chart(win_tie_loss(wins, ties, losses, model_a, model_b, label, colors, higher=higher),
+           "h2h_outcomes", name=(model_b, "vs", model_a, "users", label))
+if higher is None:
+    st.caption(f"On the {len(pairs):,} users both models count. The Significance page tells "
+               "whether the difference in means is more than chance.")
+else:
+    st.caption(f"On the {len(pairs):,} users both models count: {b} {higher} to "
+               f"{users_text(wins)}, {a} to {users_text(losses)}, and {same_text(ties)} "
+               f"the same {label} from both. A higher {label} is not better in itself: it says "
+               "what the lists hold, and whether that is wanted is yours to judge. The "
+               "Significance page tells whether the difference in means is more than chance.")
 
 chart_column, tables_column = st.columns([3, 2])
-show_chart(head_to_head_scatter(pairs, model_a, model_b, label, colors), "h2h_scatter",
-           where=chart_column, name=(model_b, "vs", model_a, "scatter", label))
+show_chart(head_to_head_scatter(pairs, model_a, model_b, label, colors, higher=higher),
+           "h2h_scatter", where=chart_column, name=(model_b, "vs", model_a, "scatter", label))
+above = (f"{b} does better, below it {a}" if higher is None
+         else f"{b} {higher}, below it {a} does")
 chart_column.caption(f"Each dot is the users with these two values: {a}'s across, {b}'s up. "
-                     f"Above the dashed diagonal {b} does better, below it {a}.")
+                     f"Above the dashed diagonal {above}.")
 value_columns = {
     "user": st.column_config.TextColumn("User"),
-    "value_a": st.column_config.NumberColumn(f"{model_a}", format="%.4f"),
-    "value_b": st.column_config.NumberColumn(f"{model_b}", format="%.4f"),
-    "difference": st.column_config.NumberColumn("B − A", format="%+.4f"),
+    "value_a": st.column_config.NumberColumn(f"{model_a}", format=number_format(metric)),
+    "value_b": st.column_config.NumberColumn(f"{model_b}", format=number_format(metric)),
+    "difference": st.column_config.NumberColumn("B − A",
+                                                format=number_format(metric, signed=True)),
 }
 csv_columns = {"value_a": f"{model_a} (A)", "value_b": f"{model_b} (B)", "difference": "B − A"}
 for title, table, key, name in (
-        (f"Where {b} beats {a} most", b_ahead, keys.H2H_B_AHEAD, "b_beats_a"),
-        (f"Where {a} beats {b} most", a_ahead, keys.H2H_A_AHEAD, "a_beats_b")):
+        (f"Where {b} beats {a} most" if higher is None
+         else f"Largest gaps where {b} {higher}", b_ahead, keys.H2H_B_AHEAD, "b_beats_a"),
+        (f"Where {a} beats {b} most" if higher is None
+         else f"Largest gaps where {a} {higher}", a_ahead, keys.H2H_A_AHEAD, "a_beats_b")):
     tables_column.markdown(f"**{title}**")
     if table.empty:
         tables_column.caption("No such user.")
@@ -121,10 +150,12 @@ user_column.selectbox("User", options, key=keys.H2H_USER, persist_state="session
                       help="The users in the tables above first. Type to search.")
 user = state[keys.H2H_USER]
 row = pairs.loc[pairs["user"].astype(str) == user].iloc[0]
-value_a_column.metric(f"{model_a}: {label}", f"{row['value_a']:.4f}")
-value_b_column.metric(f"{model_b}: {label}", f"{row['value_b']:.4f}",
-                      delta=f"{row['difference']:+.4f} vs A", delta_color="normal"
-                      if row["difference"] else "off")
+value_a_column.metric(f"{model_a}: {label}", value_text(metric, row["value_a"]))
+value_b_column.metric(f"{model_b}: {label}", value_text(metric, row["value_b"]),
+                      delta=f"{'+' if row['difference'] >= 0 else '-'}"
+                            f"{value_text(metric, abs(row['difference']))} vs A",
+                      delta_color="normal"
+                      if row["difference"] and higher is None else "off")
 
 both = cached.both_lists(prepared, settings, model_a, model_b, user)
 

@@ -1,5 +1,7 @@
 """Users: how each model's per-user values are spread, and whom each model serves worst."""
 
+from functools import partial
+
 import streamlit as st
 
 from dashboard import cached, keys
@@ -16,7 +18,7 @@ from dashboard.verdict import (
     difference_columns,
     significance_choice,
 )
-from rankmetrics.beyond import declared
+from rankmetrics.beyond import declared, higher_says, number_format, value_text
 from rankmetrics.figures import distribution, ecdf, metric_label
 from rankmetrics.metrics import MAIN_METRICS
 from rankmetrics.verdict import how_tested
@@ -46,6 +48,8 @@ chart_column.radio("Chart", ["histogram", "box"], key=keys.USERS_CHART, horizont
                    persist_state="session")
 metric = state[keys.USERS_METRIC]
 label = metric_label(metric, k)
+# for a metric where higher is not better (ARP, ILD...), what a higher value says of a list
+higher = higher_says(metric)
 st.caption(declared(metric).description)
 
 values = cached.per_user(prepared, settings, metric)
@@ -59,7 +63,7 @@ if result is not None:
     base = baseline(prepared)
     summary = summary.join(difference_columns(result, base))
 st.dataframe(
-    summary.style.format("{:.4f}", subset=numbers, na_rep="–")
+    summary.style.format(partial(value_text, metric), subset=numbers)
     .format("{:.1%}", subset=["Share at 0"]).format("{:,}", subset=["Users"]),
     key="users_summary", column_config=DIFFERENCE_COLUMNS,
     placeholder="–",  # the baseline's difference from itself has no interval
@@ -79,27 +83,36 @@ show_chart(distribution(values, metric, k, prepared.colors, kind=state[keys.USER
            "users_distribution", where=left, name=("distribution", label))
 show_chart(ecdf(values, metric, k, prepared.colors), "users_ecdf", where=right,
            name=("ecdf", label))
-st.caption("Right: the share of users scoring at most x. A curve further right is better; "
-           "where it starts above 0 at x = 0, that share of users gets nothing relevant.")
+if higher is None:
+    st.caption("Right: the share of users scoring at most x. A curve further right is better; "
+               "where it starts above 0 at x = 0, that share of users gets nothing relevant.")
+else:
+    st.caption(f"Right: the share of users whose {label} is at most x. A model whose curve "
+               f"lies further right {higher}: not better in itself.")
 
-st.subheader(f"Users a model serves worst at {label}")
+st.subheader(f"Users a model serves worst at {label}" if higher is None
+             else f"Users with a model's lowest {label}")
 ensure_choice(keys.USERS_MODEL, prepared.models)
 st.selectbox("Model", prepared.models, key=keys.USERS_MODEL, persist_state="session")
 model = state[keys.USERS_MODEL]
 worst = cached.worst(prepared, settings, model, metric, WORST_SHOWN)
 event = st.dataframe(
     worst, key=keys.WORST_TABLE, hide_index=True, on_select="rerun",
-    selection_mode="single-row", alt=f"The {len(worst)} users {model} serves worst at {label}",
+    selection_mode="single-row",
+    alt=(f"The {len(worst)} users {model} serves worst at {label}" if higher is None
+         else f"The {len(worst)} users with {model}'s lowest {label}"),
     column_config={
         "user": st.column_config.TextColumn("User"),
         "relevant": st.column_config.NumberColumn("Relevant items", format="%d"),
-        **{name: st.column_config.NumberColumn(f"{name}: {label}", format="%.4f")
+        **{name: st.column_config.NumberColumn(f"{name}: {label}", format=number_format(metric))
            for name in prepared.models},
     },
 )
 download_table(worst, f"worst_users_{metric}_at_{k}.csv", "worst_table_csv")
-st.caption(f"Lowest {label} for {md(model)} first; among equal values, users the other "
-           "models serve best come first. Select a row, then explain that user's metrics.")
+others_first = ("users the other models serve best come first" if higher is None
+                else "users with the other models' highest values come first")
+st.caption(f"Lowest {label} for {md(model)} first; among equal values, {others_first}. "
+           "Select a row, then explain that user's metrics.")
 if not worst.empty:
     rows = event.selection.rows
     chosen = str(worst["user"].iloc[rows[0] if rows else 0])

@@ -143,7 +143,8 @@ DATA_PARAMS = ("rel", "grade_min", "kmax", "k", "segment_by", *MODEL_PARAMS, *US
 VIEW_PARAMS = ("users_by", "users_segment", "beyond_metrics", "tradeoff_against")
 #: The metric choices that may name a per-user beyond-accuracy metric (offered when the data
 #: set has the files it needs): such a value is checked against the evaluation.
-PER_USER_PARAMS = {"users_metric": keys.USERS_METRIC, "metric": keys.SIGNIFICANCE_METRIC}
+PER_USER_PARAMS = {"users_metric": keys.USERS_METRIC, "metric": keys.SIGNIFICANCE_METRIC,
+                   "h2h_metric": keys.H2H_METRIC}
 
 
 # ----- reading a link ------------------------------------------------------------------------

@@ -16,12 +16,13 @@ import json
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from rankmetrics.beyond import BEYOND_METRICS, LIST_METRICS, BeyondOptions
+from rankmetrics.beyond import BEYOND_METRICS, LIST_METRICS, BeyondOptions, value_text
 from rankmetrics.beyond._declared import DISTRIBUTION, LONG_TAIL, POPULARITY
 from rankmetrics.beyond._items import CATALOGUE
 from rankmetrics.bundle import Fingerprint
@@ -682,4 +683,6 @@ def _render(
                              sort=False)
     users = evaluation.user_counts().set_index("model")["users"]
     header = "users averaged: " + ", ".join(f"{m} {users[m]}" for m in evaluation.models)
-    return header + "\n" + wide.to_string(float_format=lambda v: f"{v:.4f}") + "\n"
+    # four decimals; fewer where a metric declares fewer (popularity), none for whole counts
+    texts = wide.apply(lambda row: row.map(partial(value_text, row.name[0])), axis=1)
+    return header + "\n" + texts.to_string() + "\n"

@@ -571,6 +571,8 @@ class Evaluation:
         for metric in metrics:
             summed = self._declared(metric).summed
             total = None if summed is None else summed(items, self.conventions)
+            if total is None and self.beyond is not None and metric not in METRICS:
+                total = self.beyond.summed(model, metric, mask, self.width)
             if total is not None:
                 sums[metric] = total
         rest = tuple(metric for metric in metrics if metric not in sums)

@@ -450,6 +450,7 @@ def head_to_head_scatter(
     colors: Mapping[str, str] | None = None,
     *,
     max_points: int = SCATTER_POINTS,
+    higher: str | None = None,
 ) -> go.Figure:
     """Each user's value under model A (x) against model B (y), the diagonal marked.
 
@@ -466,6 +467,9 @@ def head_to_head_scatter(
     model_a, model_b : the two models' names
     label : the metric as shown, e.g. "NDCG@10"
     colors : model -> colour (default :func:`model_colors` of the two)
+    higher : what a higher value says of a model's list, for a metric where higher is not
+        better (:func:`rankmetrics.beyond.higher_says`): the sides are named with it
+        ("B recommends more popular items") instead of "B better"
 
     Traces carry ``meta = {"role": "users", "outcome": "b_better" | "a_better" | "tie"}``
     (``customdata``: users in the dot, an example user) and ``{"role": "diagonal"}``.
@@ -484,8 +488,8 @@ def head_to_head_scatter(
     peak = 1
     groups: list[tuple[str, str, str, np.ndarray, np.ndarray, np.ndarray]] = []
     for sign, key, color, name in (
-        (1, "b_better", colors[model_b], f"{name_b} better"),
-        (-1, "a_better", colors[model_a], f"{name_a} better"),
+        (1, "b_better", colors[model_b], _ahead(name_b, higher)),
+        (-1, "a_better", colors[model_a], _ahead(name_a, higher)),
         (0, "tie", TIE_COLOR, "same value"),
     ):
         chosen = np.flatnonzero(outcome == sign)
@@ -519,8 +523,8 @@ def head_to_head_scatter(
         line={"color": "#555555", "dash": "dash", "width": 1.5}, hoverinfo="skip",
         meta={"role": "diagonal"},
     ))
-    for text, xa, ya, anchor in ((f"↖ {name_b} better", 0.02, 0.98, "left"),
-                                 (f"{name_a} better ↘", 0.98, 0.02, "right")):
+    for text, xa, ya, anchor in ((f"↖ {_ahead(name_b, higher)}", 0.02, 0.98, "left"),
+                                 (f"{_ahead(name_a, higher)} ↘", 0.98, 0.02, "right")):
         fig.add_annotation(text=text, x=xa, y=ya, xref="x domain", yref="y domain",
                            xanchor=anchor, yanchor="top" if ya > 0.5 else "bottom",
                            showarrow=False, font={"color": "#333333"},
@@ -544,9 +548,15 @@ def win_tie_loss(
     model_b: str,
     label: str,
     colors: Mapping[str, str] | None = None,
+    *,
+    higher: str | None = None,
 ) -> go.Figure:
     """One bar split into the users model B serves better (``wins``), the users both serve
     equally (``ties``) and those A serves better (``losses``), in the models' colours.
+
+    ``higher``: what a higher value says of a model's list, for a metric where higher is
+    not better (:func:`rankmetrics.beyond.higher_says`): the parts and the title are worded
+    with it ("B recommends more popular items") instead of "better".
 
     Traces carry ``meta = {"role": "outcome", "outcome": "b_better" | "tie" | "a_better"}``
     and ``x = [count]``.
@@ -556,9 +566,9 @@ def win_tie_loss(
     name_a, name_b = _plain(model_a), _plain(model_b)
     fig = go.Figure()
     for key, count, color, name in (
-        ("b_better", wins, colors[model_b], f"{name_b} better"),
+        ("b_better", wins, colors[model_b], _ahead(name_b, higher)),
         ("tie", ties, TIE_COLOR, "same value"),
-        ("a_better", losses, colors[model_a], f"{name_a} better"),
+        ("a_better", losses, colors[model_a], _ahead(name_a, higher)),
     ):
         fig.add_trace(go.Bar(
             x=[int(count)], y=[""], orientation="h", name=name, marker_color=color,
@@ -569,9 +579,16 @@ def win_tie_loss(
         ))
     fig.update_layout(barmode="stack", xaxis={"title": "Users", "range": [0, total]},
                       yaxis={"showticklabels": False}, legend={"traceorder": "normal"})
-    _titled(fig, f"Who serves each user better at {label}", height=230)
+    _titled(fig, f"Who serves each user better at {label}" if higher is None
+            else f"Who {higher} to each user, at {label}", height=230)
     fig.update_layout(margin={"t": 95, "b": 45, "l": 20, "r": 20})
     return fig
+
+
+def _ahead(name: str, higher: str | None) -> str:
+    """A side of a comparison: "B better", or "B recommends more popular items" for a metric
+    where a higher value is not better."""
+    return f"{name} better" if higher is None else f"{name} {higher}"
 
 
 def _rounded(values: np.ndarray, step: float | None) -> np.ndarray:

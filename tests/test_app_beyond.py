@@ -1,12 +1,17 @@
 """The Beyond accuracy page and the optional files in AppTest: the demo's curves, trade-off
 and deciles; a data set without optional files; uploads that enable metrics and their
-removal; the per-user metrics on the Users and Significance pages."""
+removal; the per-user metrics on the Users, Significance and Head-to-head pages, worded by
+what a higher value means; values shown with the digits they need."""
 
 from __future__ import annotations
 
-import pytest
+import json
 
-from tests.apptest import MOVIE_MODELS, figure, frame, go, ok, plain, start, upload
+import pyarrow as pa
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.apptest import APP, MOVIE_MODELS, figure, frame, go, ok, plain, start, upload
 
 PAGE = "app_pages/beyond.py"
 
@@ -124,3 +129,108 @@ def test_per_user_beyond_metrics_on_the_users_and_significance_pages():
     ok(at)
     assert any("share of the items" in plain(c.value).lower() for c in at.caption)
     assert any("APLT@10 is a beyond-accuracy metric" in plain(i.value) for i in at.info)
+
+
+def shown_values(at, first_column: str):
+    """The table whose first column starts ``first_column``, as the page shows its cells
+    (the Styler's text, read from the element)."""
+    tables = [d for d in at.main.dataframe if str(d.value.columns[0]).startswith(first_column)]
+    assert tables, f"no table starting with {first_column}"
+    styler = tables[0].proto.arrow_data.styler
+    return pa.ipc.open_stream(styler.display_values).read_all().to_pandas()
+
+
+def test_counts_show_as_whole_numbers_and_popularity_with_two_decimals():
+    at = start("movies", PAGE)
+    values = beyond_table(at)
+    cells = shown_values(at, "Coverage@")
+    # the popularity model gives everyone the same ten films: 12 genres between them
+    assert values.loc["popularity", "Categories@10"] == 12.0
+    assert cells.loc["popularity", "Categories@10"] == "12"
+    assert cells.loc["random", "Categories@10"] == f"{values.loc['random', 'Categories@10']:.2f}"
+    assert cells.loc["popularity", "ARP@10"] == f"{values.loc['popularity', 'ARP@10']:,.2f}"
+    assert cells.loc["top_heavy", "Coverage@10"] == (
+        f"{values.loc['top_heavy', 'Coverage@10']:.4f}")
+
+
+H2H = "app_pages/head_to_head.py"
+
+
+def test_head_to_head_offers_the_per_user_beyond_metrics_worded_by_what_higher_means():
+    at = start("movies", H2H)
+    box = at.selectbox(key="h2h_metric")
+    assert {"ARP@10", "APLT@10", "ACLT@10", "Novelty@10", "ILD@10",
+            "Categories@10"} <= set(box.options)
+    assert "Coverage@10" not in box.options  # one value for all users: no user to compare
+    box.set_value("arp").run()
+    ok(at)
+    model_a, model_b = at.session_state["h2h_a"], at.session_state["h2h_b"]
+    bar = figure(at, "h2h_outcomes")
+    parts = {trace["meta"]["outcome"]: trace for trace in bar["data"]}
+    assert parts["b_better"]["name"] == f"{model_b} recommends more popular items"
+    assert parts["a_better"]["name"] == f"{model_a} recommends more popular items"
+    assert "Who recommends more popular items to each user, at ARP@10" in (
+        bar["layout"]["title"]["text"])
+    more_b, same, more_a = (parts[key]["x"][0] for key in ("b_better", "tie", "a_better"))
+    caption = next(plain(c.value) for c in at.caption
+                   if "recommends more popular items to" in plain(c.value))
+    same_users = {0: "no user gets", 1: "1 user gets"}.get(same, f"{same:,} users get")
+    assert (f"{model_b} recommends more popular items to {more_b:,} users, {model_a} to "
+            f"{more_a:,} users, and {same_users} the same ARP@10 from both") in caption
+    assert "not better in itself" in caption
+    words = " ".join([*(plain(m.value) for m in at.main.markdown),
+                      *(plain(c.value) for c in at.main.caption)])
+    assert "beats" not in words and "does better" not in words
+    assert f"Largest gaps where {model_b} recommends more popular items" in words
+    ahead = frame(at, "h2h_b_ahead")
+    assert (ahead["value_b"] > ahead["value_a"]).all()
+    scatter = figure(at, "h2h_scatter")
+    assert all("better" not in a["text"] for a in scatter["layout"]["annotations"])
+
+
+def test_head_to_head_shows_counts_as_whole_numbers():
+    at = start("movies", H2H)
+    at.selectbox(key="h2h_metric").set_value("categories").run()
+    ok(at)
+    tables = [d for d in at.main.dataframe if d.key == "h2h_b_ahead"]
+    formats = {column: config["type_config"].get("format")
+               for column, config in json.loads(tables[0].proto.columns).items()
+               if "type_config" in config}
+    assert formats == {"user": None, "value_a": "%d", "value_b": "%d", "difference": "%+d"}
+    assert "Who recommends items of more categories to each user" in (
+        figure(at, "h2h_outcomes")["layout"]["title"]["text"])
+
+
+def test_head_to_head_without_optional_files_offers_accuracy_metrics_only():
+    at = start("textbook", H2H)
+    options = at.selectbox(key="h2h_metric").options
+    assert "NDCG@5" in options and not any(o.startswith("ARP") for o in options)
+
+
+def test_a_link_reopens_head_to_head_on_a_beyond_accuracy_metric():
+    at = AppTest.from_file(APP, default_timeout=90)
+    at.query_params.update({"data": "movies", "h2h_metric": "novelty"})
+    at.run()
+    go(at, H2H)
+    ok(at)
+    assert not [w for w in at.warning if "link" in w.value]
+    assert at.session_state["h2h_metric"] == "novelty"
+    assert "Who recommends more novel (less often seen) items to each user" in (
+        figure(at, "h2h_outcomes")["layout"]["title"]["text"])
+
+
+
+def test_the_users_page_words_a_beyond_accuracy_metric_by_what_higher_means():
+    at = start("movies", "app_pages/users.py")
+    at.selectbox(key="users_metric").set_value("arp").run()
+    ok(at)
+    headings = [plain(h.value) for h in at.main.subheader]
+    assert "Users with a model's lowest ARP@10" in headings
+    captions = " ".join(plain(c.value) for c in at.main.caption)
+    assert "A model whose curve lies further right recommends more popular items" in captions
+    assert "is better" not in captions and "serve best" not in captions
+    tables = [d for d in at.main.dataframe if d.key == "worst_table"]
+    formats = {column: config["type_config"].get("format")
+               for column, config in json.loads(tables[0].proto.columns).items()
+               if "type_config" in config and column in MOVIE_MODELS}
+    assert set(formats.values()) == {"%.2f"}

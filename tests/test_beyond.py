@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rankmetrics import evaluate
-from rankmetrics.beyond import BEYOND_METRICS, BeyondOptions
+from rankmetrics.beyond import BEYOND_METRICS, LIST_METRICS, BeyondOptions
 from rankmetrics.io import interactions_from_dataframe
 
 # Training: x saw a twice and b; y saw a and c; z saw a and d.
@@ -334,12 +334,16 @@ def test_per_user_bounds(data, genres):
     assert (ev.per_user("m", "categories").to_numpy() <= 3).all()
 
 
-@pytest.mark.parametrize("n_categories", [12, 70])  # one word of bits, or a table of sets
+# one word of bits; 64 categories, and none a category of its own, take two words: then, as
+# for 70, a table of the distinct sets
+@pytest.mark.parametrize("n_categories", [12, 63, 64, 70])
 def test_ild_jaccard_against_every_pair(n_categories):
     rng = np.random.default_rng(n_categories)
     items = [f"i{n}" for n in range(40)]
     genres = {item: frozenset(f"g{g}" for g in rng.choice(n_categories, rng.integers(0, 4),
                                                             replace=False)) for item in items}
+    for n in range(29):  # every category is some item's
+        genres[items[n]] |= {f"g{g}" for g in (n, n + 29, n + 58) if g < n_categories}
     rows = [(f"u{u}", item, float(-rank)) for u in range(30)
             for rank, item in enumerate(rng.choice(items, rng.integers(0, 12), replace=False))]
     run = pd.DataFrame(rows, columns=["user", "item", "score"])
@@ -347,6 +351,7 @@ def test_ild_jaccard_against_every_pair(n_categories):
     attributes = pd.DataFrame({"item": items[:35],  # five items without genres
                                "genres": [tuple(sorted(genres[i])) or None for i in items[:35]]})
     ev = evaluate(truth, {"m": run}, max_cutoff=11, item_attributes=attributes)
+    assert ev.beyond.facts.attributes.category_bits.shape[1] == (1 if n_categories < 64 else 2)
     values = ev.per_user("m", "ild")
     known = {item: genres[item] for item in items[:35]}
 
@@ -362,6 +367,37 @@ def test_ild_jaccard_against_every_pair(n_categories):
             pairs = list(itertools.combinations(top, 2))
             expected = np.mean([distance(a, b) for a, b in pairs]) if pairs else 0.0
             assert values.loc[user, cutoff] == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", [4, 5, 6])
+def test_summed_means_equal_the_mean_of_per_user_values(seed):
+    """ARP, APLT, ACLT, novelty and categories are averaged from sums over users (no users x
+    K matrix of values): the same as the mean of every user's values, with lists of 0 to 12
+    items, K past the longest list, and for a part of the users; categories in one word of
+    bits or in two."""
+    rng = np.random.default_rng(seed)
+    items = [f"i{n}" for n in range(30)]
+    train = pd.DataFrame({"user": rng.integers(0, 20, 200).astype(str),
+                          "item": np.array(items)[rng.zipf(1.5, 200) % 30]})
+    rows = [(f"u{u}", item, float(-rank)) for u in range(40)
+            for rank, item in enumerate(rng.choice(items, rng.integers(0, 13), replace=False))]
+    run = pd.DataFrame(rows, columns=["user", "item", "score"])
+    truth = pd.DataFrame({"user": [f"u{u}" for u in range(40)], "item": "i0", "rating": 1})
+    words = 1 + seed % 2  # more than 64 categories for an odd seed
+    genres = pd.DataFrame({"item": items[:25], "genres": [
+        tuple(f"g{g}" for g in rng.choice(10 * words ** 4, rng.integers(4 * words - 4, 4 * words),
+                                          replace=False))
+        or None for _ in range(25)]})
+    ev = evaluate(truth, {"m": run}, max_cutoff=15, interactions=train, item_attributes=genres)
+    assert ev.beyond.facts.attributes.category_bits.shape[1] == words
+    part = rng.random(40) < 0.5
+    for metric in ("arp", "aplt", "aclt", "novelty", "categories"):
+        values = ev.per_user("m", metric)
+        assert ev.curve("m", metric) == pytest.approx(values.mean(axis=0).to_numpy(),
+                                                      abs=1e-12)
+        within = ev.means([metric], within=part)["m"][metric]
+        chosen = values.loc[ev.truth.users[part]]
+        assert within == pytest.approx(chosen.mean(axis=0).to_numpy(), abs=1e-12)
 
 
 # ----- the libraries' definitions, transcribed ----------------------------------------------
@@ -426,3 +462,31 @@ def test_every_metric_is_declared_with_words():
     for metric in BEYOND_METRICS.values():
         assert metric.description and metric.formula and metric.label
         assert metric.help().startswith(f"**{metric.label}**")
+    # what a higher value means, for every metric compared user by user
+    for name in LIST_METRICS:
+        assert BEYOND_METRICS[name].higher.startswith("recommends ")
+
+
+@pytest.mark.parametrize("seed", [21, 22])
+def test_ild_jaccard_with_one_category_an_item_against_every_pair(seed):
+    """One category an item (some items none): pairs are alike when they share it, and
+    counted without comparing them."""
+    rng = np.random.default_rng(seed)
+    items = [f"i{n}" for n in range(30)]
+    category = {item: f"c{rng.integers(0, 5)}" for item in items[:25]}  # i25.. have none
+    rows = [(f"u{u}", item, float(-rank)) for u in range(25)
+            for rank, item in enumerate(rng.choice(items, rng.integers(0, 13), replace=False))]
+    run = pd.DataFrame(rows, columns=["user", "item", "score"])
+    truth = pd.DataFrame({"user": [f"u{u}" for u in range(25)], "item": "i0", "rating": 1})
+    attributes = pd.DataFrame({"item": items[:27], "genre": [category.get(i) for i in
+                                                             items[:27]]})
+    ev = evaluate(truth, {"m": run}, max_cutoff=13, item_attributes=attributes)
+    values = ev.per_user("m", "ild")
+    for user, group in run.groupby("user"):
+        listed = group["item"].tolist()
+        for cutoff in range(1, 14):
+            pairs = list(itertools.combinations(listed[:cutoff], 2))
+            # Jaccard distance of one category each: 0 when the same (or both none), else 1
+            expected = (np.mean([category.get(a) != category.get(b) for a, b in pairs])
+                        if pairs else 0.0)
+            assert values.loc[user, cutoff] == pytest.approx(expected, abs=1e-12)

@@ -424,6 +424,16 @@ def test_beyond_accuracy_journey(page: Page):
     no_exception(page)
     shoot(page, "15_data_optional_files")
 
+    # Head-to-head on ARP says what a higher value means, never "better"
+    go_to(page, "Head-to-head")
+    page.get_by_role("combobox", name="Metric").click()
+    page.get_by_role("option", name="ARP@10", exact=True).click()
+    expect(page.locator(".js-plotly-plot .gtitle").first).to_contain_text(
+        "Who recommends more popular items to each user, at ARP@10")
+    expect(page.get_by_text("A higher ARP@10 is not better in itself")).to_be_visible()
+    no_exception(page)
+    shoot(page, "16_head_to_head_arp")
+
 
 # ----- a link to a page as the first request a new server gets ---------------------------
 

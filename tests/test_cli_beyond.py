@@ -99,3 +99,16 @@ def test_the_listing_has_the_beyond_accuracy_metrics():
     from rankmetrics.cli import metric_listing
     listing = json.loads(metric_listing("json"))
     assert {"coverage", "novelty", "personalization"} <= {row["name"] for row in listing}
+
+
+def test_the_table_shows_counts_as_whole_numbers(capsys):
+    code, out, err = run_cli(capsys, "--metrics", "ndcg,categories,arp", "--cutoffs", "10",
+                             "--interactions", MOVIES / "train.csv",
+                             "--item-attributes", MOVIES / "items.csv", "--format", "table")
+    assert code == 0, err
+    rows = {line.split()[0]: line.split()[2:] for line in out.splitlines()[3:]}
+    # the popularity model's ten films hold 12 genres between them; the personalized
+    # model's lists a mean of some categories, with two decimals
+    assert rows["categories"][0] == "12" and len(rows["categories"][1].split(".")[1]) == 2
+    assert len(rows["arp"][0].split(".")[1]) == 2
+    assert len(rows["ndcg"][0].split(".")[1]) == 4

@@ -359,3 +359,20 @@ def test_win_tie_loss_bar():
     assert parts["b_better"]["name"] == "B better"
     assert fig.layout.barmode == "stack"
     assert "NDCG@10" in fig.layout.title.text
+
+
+def test_comparisons_of_a_metric_where_higher_is_not_better_say_what_higher_means():
+    higher = "recommends more popular items"
+    bar = win_tie_loss(5, 1, 3, "A", "B", "ARP@10", higher=higher)
+    parts = {t["meta"]["outcome"]: t["name"] for t in traces(bar, "outcome")}
+    assert parts == {"b_better": "B recommends more popular items", "tie": "same value",
+                     "a_better": "A recommends more popular items"}
+    assert bar.layout.title.text.startswith(
+        "Who recommends more popular items to each user, at ARP@10")
+    scatter = head_to_head_scatter(duel([3.0, 9.0], [7.0, 2.0]), "A", "B", "ARP@10",
+                                   higher=higher)
+    names = {t["meta"]["outcome"]: t["name"] for t in traces(scatter, "users")}
+    assert names["b_better"] == "B recommends more popular items: 1 user"
+    words = " ".join([*names.values(), *(a.text for a in scatter.layout.annotations)])
+    assert "better" not in words
+

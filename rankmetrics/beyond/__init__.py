@@ -32,6 +32,9 @@ from rankmetrics.beyond._declared import (
     BeyondMetric,
     BeyondOptions,
     declared,
+    higher_says,
+    number_format,
+    value_text,
 )
 
 __all__ = [
@@ -44,5 +47,8 @@ __all__ = [
     "BeyondMetric",
     "BeyondOptions",
     "declared",
+    "higher_says",
+    "number_format",
     "prepare_beyond",
+    "value_text",
 ]

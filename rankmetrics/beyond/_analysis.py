@@ -11,6 +11,7 @@ deciles, as tables.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -30,8 +31,13 @@ from rankmetrics.beyond._declared import (
 from rankmetrics.beyond._items import ItemFacts, item_facts
 from rankmetrics.beyond._kernels import (
     COUNT_CELLS,
+    ITEM_MEANS,
     counts_at,
+    item_value_table,
     per_user,
+    rank_sums,
+    summed_categories,
+    summed_item_means,
     system_curves,
     system_values,
 )
@@ -44,6 +50,8 @@ if TYPE_CHECKING:
     from rankmetrics.evaluate import Evaluation
 
 DECILES = 10
+#: Item-value sums by rank kept per model and set of users.
+KEPT_SUMS = 8
 
 
 @dataclass(frozen=True)
@@ -98,8 +106,7 @@ def prepare_beyond(
                        catalogue=catalogue, options=options)
     lists = {}
     for name, top in tops.items():
-        longest = int(top.rank.max(initial=-1)) + 1
-        lists[name] = top.matrix(facts.codes(top), truth.n_users)[:, :max(longest, 1)]
+        lists[name] = top.matrix(facts.codes(top), truth.n_users)[:, :max(top.longest, 1)]
     return BeyondInputs(facts, lists, options)
 
 
@@ -116,6 +123,7 @@ class BeyondAccuracy:
         self.facts = inputs.facts
         self.options = inputs.options
         self._curves: dict[str, dict[str, np.ndarray]] = {}
+        self._item_sums: dict[tuple[str, int, str], np.ndarray] = {}
         self._lock = threading.Lock()
 
     # ----- what is offered ----------------------------------------------------------------
@@ -166,6 +174,24 @@ class BeyondAccuracy:
         if lists.shape[1] < width:
             lists = np.pad(lists, ((0, 0), (0, width - lists.shape[1])), constant_values=-1)
         return per_user(metric, lists, self.facts)
+
+    def summed(self, model: str, metric: str, mask: np.ndarray, width: int
+               ) -> np.ndarray | None:
+        """Sums over the users in ``mask`` at cutoffs 1..width, for the metrics that have a
+        summed form (ARP, APLT, ACLT, novelty: see :func:`summed_item_means`; categories,
+        added up in integers); else None."""
+        lists = self.inputs.lists[model][:, :width]
+        if metric in ITEM_MEANS:
+            by_rank = self._rank_sums(model, lists, mask)[:, ITEM_MEANS[metric]]
+            sums = summed_item_means(metric, lists, mask.astype(np.float64), self.facts,
+                                     by_rank)
+        elif metric == "categories" and self.facts.attributes is not None:
+            sums = summed_categories(lists, mask, self.facts.attributes)
+        else:
+            return None
+        if len(sums) < width:  # past the longest list: ARP and the others stay as they were
+            sums = np.concatenate([sums, np.full(width - len(sums), sums[-1])])
+        return sums
 
     def curve(self, model: str, metric: str) -> np.ndarray:
         """Values at every cutoff 1..max_cutoff: the mean over counted users for a per-user
@@ -280,6 +306,18 @@ class BeyondAccuracy:
                 self._curves[model] = system_curves(lists, self.facts,
                                                     self.options.distribution)
             return self._curves[model]
+
+    def _rank_sums(self, model: str, lists: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """:func:`rank_sums` of the item values for the users in ``mask`` (kept for the
+        last few masks: ARP, APLT, ACLT and novelty are asked for one after another)."""
+        key = (model, lists.shape[1], hashlib.sha1(np.packbits(mask).tobytes()).hexdigest())
+        with self._lock:
+            if key not in self._item_sums:
+                if len(self._item_sums) >= KEPT_SUMS:
+                    self._item_sums.pop(next(iter(self._item_sums)))
+                self._item_sums[key] = rank_sums(lists, mask.astype(np.float64),
+                                                 item_value_table(self.facts))
+            return self._item_sums[key]
 
     def _extend_system(self, metric: str, values: np.ndarray) -> np.ndarray:
         """Values at cutoffs 1..max_cutoff from those at 1..width: past the longest list

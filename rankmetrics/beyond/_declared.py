@@ -9,6 +9,7 @@ picker that lists the main registry may offer all of it.
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
 
 from rankmetrics.checks import check_choice, check_probability
@@ -36,6 +37,16 @@ class BeyondMetric:
         The input without which the metric is not offered.
     highest : float or None
         The largest value, when there is one.
+    higher : str or None
+        What a higher value says of a model's top K for a user, as a predicate ("recommends
+        more popular items"), for the per-user metrics: a higher value is not better in
+        itself, so comparisons are worded with it rather than with "better".
+    decimals : int
+        Decimals a value is shown with (popularity and self-information need fewer than a
+        share between 0 and 1).
+    whole : bool
+        One user's value is a whole number (a count); a mean that is whole is shown
+        without decimals.
     """
 
     name: str
@@ -46,6 +57,9 @@ class BeyondMetric:
     per_user: bool
     needs: str
     highest: float | None = 1.0
+    higher: str | None = None
+    decimals: int = 4
+    whole: bool = False
     # Read by Evaluation as for the accuracy metrics: none of these has a summed form, and
     # each keeps its value past the longest list.
     has_cutoff: bool = True
@@ -128,32 +142,36 @@ BEYOND_METRICS: dict[str, BeyondMetric] = {metric.name: metric for metric in (
         "arp", "ARP",
         "Average popularity of the items in each user's top K (training interactions).",
         rf"\mathrm{{ARP@K}} = \frac{{1}}{{|L_u^K|}} \sum_{{i \in L_u^K}} {_P}", 150, True,
-        "interactions", highest=None),
+        "interactions", highest=None, higher="recommends more popular items",
+        decimals=2),
     BeyondMetric(
         "aplt", "APLT",
         "Share of the items in each user's top K that are in the long tail.",
-        r"\mathrm{APLT@K} = \frac{|L_u^K \cap \Gamma|}{|L_u^K|}", 160, True, "interactions"),
+        r"\mathrm{APLT@K} = \frac{|L_u^K \cap \Gamma|}{|L_u^K|}", 160, True, "interactions",
+        higher="recommends a larger share of long-tail items"),
     BeyondMetric(
         "aclt", "ACLT",
         "Number of long-tail items in each user's top K.",
-        r"\mathrm{ACLT@K} = |L_u^K \cap \Gamma|", 170, True, "interactions", highest=None),
+        r"\mathrm{ACLT@K} = |L_u^K \cap \Gamma|", 170, True, "interactions", highest=None,
+        higher="recommends more long-tail items", decimals=2, whole=True),
     BeyondMetric(
         "novelty", "Novelty",
         "Mean self-information of the items in each user's top K: rarely seen items are "
         "novel.",
         r"\mathrm{Nov@K} = \frac{1}{|L_u^K|} \sum_{i \in L_u^K} -\log_2 p(i)", 180, True,
-        "interactions", highest=None),
+        "interactions", highest=None, higher="recommends more novel (less often seen) items",
+        decimals=3),
     BeyondMetric(
         "ild", "ILD",
         "Intra-list diversity: mean distance between two items of the top K (Jaccard on "
         "category sets, cosine on numeric features), over the pairs.",
         r"\mathrm{ILD@K} = \frac{2}{|L|(|L| - 1)} \sum_{i < j \in L_u^K} d(i, j)", 190, True,
-        "attributes"),
+        "attributes", higher="recommends more varied lists"),
     BeyondMetric(
         "categories", "Categories",
         "Number of distinct categories among the items of each user's top K.",
         r"\mathrm{Cat@K} = |\bigcup_{i \in L_u^K} \mathrm{cat}(i)|", 200, True, "attributes",
-        highest=None),
+        highest=None, higher="recommends items of more categories", decimals=2, whole=True),
     BeyondMetric(
         "recall_long_tail", "Recall (long tail)",
         "Recall with the ground truth restricted to long-tail items: accuracy where "
@@ -173,6 +191,46 @@ BEYOND_METRICS: dict[str, BeyondMetric] = {metric.name: metric for metric in (
 LIST_METRICS = ("arp", "aplt", "aclt", "novelty", "ild", "categories")
 SYSTEM_METRICS = ("coverage", "gini", "entropy", "personalization")
 LONG_TAIL_METRICS = {"recall_long_tail": "recall", "ndcg_long_tail": "ndcg"}
+
+
+def higher_says(name: str) -> str | None:
+    """What a higher value of a metric says of a model's top K for a user, as a predicate;
+    None for an accuracy metric, where higher is better.
+
+    >>> higher_says("arp"), higher_says("ndcg")
+    ('recommends more popular items', None)
+    """
+    spec = declared(name)
+    return spec.higher if isinstance(spec, BeyondMetric) else None
+
+
+def value_text(name: str, value: float) -> str:
+    """A metric's value as shown in a table: four decimals, fewer where the metric declares
+    fewer, none for a whole count; "–" for no value.
+
+    >>> value_text("ndcg", 0.5), value_text("categories", 12.0), value_text("arp", 1234.567)
+    ('0.5000', '12', '1,234.57')
+    """
+    if value is None or math.isnan(value):
+        return "–"
+    spec = declared(name)
+    if isinstance(spec, BeyondMetric) and spec.whole and float(value).is_integer():
+        return f"{value:,.0f}"
+    return f"{value:,.{spec.decimals if isinstance(spec, BeyondMetric) else 4}f}"
+
+
+def number_format(name: str, *, signed: bool = False) -> str:
+    """The printf-style format of one user's value of a metric (a count: a whole number),
+    for a table column; ``signed`` for a difference.
+
+    >>> number_format("ndcg"), number_format("aclt", signed=True), number_format("arp")
+    ('%.4f', '%+d', '%.2f')
+    """
+    spec = declared(name)
+    sign = "+" if signed else ""
+    if isinstance(spec, BeyondMetric):
+        return f"%{sign}d" if spec.whole else f"%{sign}.{spec.decimals}f"
+    return f"%{sign}.4f"
 
 
 def declared(name: str) -> Metric | BeyondMetric:

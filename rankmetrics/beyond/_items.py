@@ -234,7 +234,8 @@ def _categories(attributes: pd.DataFrame, columns: list[str], codes: np.ndarray,
     found = pd.concat(pieces) if pieces else pd.Series(dtype=str)
     category, _ = pd.factorize(found, sort=False)
     item = found.index.to_numpy(dtype=np.int64)
-    words = max(1, (int(category.max(initial=-1)) + 64) // 64)
+    # room for one bit more, which ILD gives the items without a category
+    words = (int(category.max(initial=-1)) + 1 + 64) // 64
     bits = np.zeros((n_items, words), dtype=np.uint64)
     np.bitwise_or.at(bits, (item, category // 64),
                      np.left_shift(np.uint64(1), (category % 64).astype(np.uint64)))

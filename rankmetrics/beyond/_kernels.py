@@ -33,13 +33,64 @@ def per_user(metric: str, lists: np.ndarray, facts: ItemFacts) -> np.ndarray:
         if metric == "categories":
             return distinct_categories(lists, attributes)
         return intra_list_diversity(lists, listed, attributes)
+    summed = np.cumsum(item_values(metric, facts)[lists], axis=1)
+    return summed if metric == "aclt" else safe_divide(summed, listed)
+
+
+#: The per-user metrics that average (or, ACLT, add up) one value per recommended item, and
+#: the column of :func:`item_value_table` each reads.
+ITEM_MEANS = {"arp": 0, "aplt": 1, "aclt": 1, "novelty": 2}
+
+
+def item_values(metric: str, facts: ItemFacts) -> np.ndarray:
+    """Each item's value for ARP, APLT, ACLT or novelty, and a last 0 for code -1."""
+    return item_value_table(facts)[:, ITEM_MEANS[metric]]
+
+
+def item_value_table(facts: ItemFacts) -> np.ndarray:
+    """Items (and a last row of 0 for code -1) x (popularity, in the long tail,
+    self-information)."""
     popularity = facts.popularity
     if popularity is None:
-        raise ValueError(f"{metric} needs training interactions.")
-    per_item = {"arp": popularity.counts, "novelty": popularity.self_information,
-                "aplt": popularity.long_tail, "aclt": popularity.long_tail}[metric]
-    summed = np.cumsum(padded(per_item.astype(np.float64))[lists], axis=1)
-    return summed if metric == "aclt" else safe_divide(summed, listed)
+        raise ValueError("ARP, APLT, ACLT and novelty need training interactions.")
+    return padded(np.column_stack([popularity.counts, popularity.long_tail,
+                                   popularity.self_information]).astype(np.float64))
+
+
+def rank_sums(lists: np.ndarray, weights: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """K x columns: at each rank, the sum over users (user u counted ``weights[u]`` times)
+    of the ``table`` row of the item there (the last row for no item), from how often each
+    item sits at that rank."""
+    by_rank = np.ascontiguousarray(lists.T)  # one rank's items side by side in memory
+    np.remainder(by_rank, len(table), out=by_rank)  # code -1: the last row
+    return np.stack([np.bincount(items, weights=weights, minlength=len(table)) @ table
+                     for items in by_rank]) if len(by_rank) else np.zeros((0, table.shape[1]))
+
+
+def summed_item_means(metric: str, lists: np.ndarray, weights: np.ndarray,
+                      facts: ItemFacts, by_rank: np.ndarray) -> np.ndarray:
+    """The sum over users (user u counted ``weights[u]`` times) of ARP, APLT, ACLT or
+    novelty at every cutoff 1..K, from ``by_rank`` (each rank's weighted sum of the item
+    values: a column of :func:`rank_sums`), without a users x K matrix of values.
+
+    A user with L items has sum_{j<=k} v_j / k at k <= L and t / L past it (t: the sum of
+    all L values). With C_k the weighted sum of every user's first k values (items past a
+    list's end are worth 0) and T_k, M_k the weighted sums of t and t / L over the users
+    with L < k, the sum over users is (C_k - T_k) / k + M_k (ACLT, not divided: C_k).
+    """
+    width = lists.shape[1]
+    reached = np.cumsum(by_rank)
+    if metric == "aclt":
+        return reached
+    values = item_values(metric, facts)
+    lengths = np.count_nonzero(lists >= 0, axis=1)
+    short = np.flatnonzero((lengths < width) & (weights != 0))
+    totals = values[lists[short]].sum(axis=1) * weights[short]
+    ended = np.bincount(lengths[short] + 1, weights=totals, minlength=width + 1)
+    ended_mean = np.bincount(lengths[short] + 1, minlength=width + 1,
+                             weights=safe_divide(totals, lengths[short].astype(np.float64)))
+    cutoffs = np.arange(1.0, width + 1)
+    return (reached - np.cumsum(ended)[1:]) / cutoffs + np.cumsum(ended_mean)[1:]
 
 
 def _needs(attributes: ItemTraits | None, metric: str) -> ItemTraits:
@@ -63,48 +114,85 @@ def intra_list_diversity(lists: np.ndarray, listed: np.ndarray,
     bits = attributes.category_bits
     if bits is None:
         raise ValueError("ILD by Jaccard distance needs item categories.")
-    if bits.shape[1] == 1:
-        similar = _similar_pairs_by_bits(padded(bits[:, 0])[lists], lists >= 0)
+    marked = _marked_empty_sets(bits)
+    if marked is not None and (np.bitwise_count(marked) == 1).all():
+        # one category an item: Jaccard similarity is 1 for the same category, else 0
+        similar = _same_category_pairs(lists, np.bitwise_count(marked - np.uint64(1)))
+    elif marked is not None:  # read in the narrowest type that holds the bits
+        narrow = marked.astype(np.min_scalar_type(int(marked.max(initial=0))))
+        similar = _similar_pairs_by_bits(lists, narrow)
     else:
         similar = _similar_pairs_by_table(lists, attributes)
     return np.where(pairs > 0, 1.0 - safe_divide(similar, pairs), 0.0)
 
 
+def _marked_empty_sets(bits: np.ndarray) -> np.ndarray | None:
+    """Each item's categories as one word of bits, an item without any holding one category
+    of its own ("none", the bit after the last category): two items without categories are
+    then alike (similarity 1) and unlike any other, as the definition has it, with no case
+    apart. None when that takes more than one 64-bit word."""
+    if bits.shape[1] != 1:
+        return None
+    words = bits[:, 0]
+    none = int(np.bitwise_or.reduce(words, initial=np.uint64(0))).bit_length()
+    if none >= 64:
+        return None
+    return np.where(words == 0, np.uint64(1 << none), words)
+
+
 #: Users whose pairs are compared at a time (their temporaries stay in the processor's cache).
 USERS_PER_PASS = 2048
-#: JACCARD[i, s] = i / (s - i): the similarity of two sets sharing i categories whose sizes
-#: add up to s (their union holds s - i; two empty sets: 1, the same unknown).
-SHARED, SIZES = np.arange(65.0)[:, None], np.arange(129.0)[None, :]
-JACCARD = safe_divide(SHARED, np.maximum(SIZES - SHARED, 0.0))
-JACCARD[0, 0] = 1.0
-JACCARD_FLAT = JACCARD.ravel()
 
 
-def _similar_pairs_by_bits(bits: np.ndarray, present: np.ndarray) -> np.ndarray:
-    """Users x K: the summed Jaccard similarity of the pairs of the top k, categories held
-    as the bits of one word per item (at most 64 categories): counted with bit operations
-    and a table of i / (s - i), rank by rank, into buffers made once per pass."""
-    narrow = bits.astype(np.min_scalar_type(int(bits.max(initial=0))))
-    size = np.bitwise_count(narrow).astype(np.uint16)
-    out = np.zeros(bits.shape)
-    width = JACCARD.shape[1]
-    for first in range(0, len(bits), USERS_PER_PASS):
-        rows = slice(first, first + USERS_PER_PASS)
-        by_rank, sizes = np.ascontiguousarray(narrow[rows].T), np.ascontiguousarray(size[rows].T)
-        shown = present[rows].T
+def _same_category_pairs(lists: np.ndarray, category: np.ndarray) -> np.ndarray:
+    """Users x K: how many pairs of the top k share their one category (``category``: each
+    item's), with no pair compared: the item at rank k pairs with as many earlier items as
+    already hold its category, a running count per user and category."""
+    kinds = int(category.max(initial=0)) + 2  # the last: no item
+    codes = padded(category.astype(np.int64), kinds - 1)[lists]
+    out = np.empty(lists.shape)
+    for first in range(0, len(lists), USERS_PER_PASS):
+        block = codes[first:first + USERS_PER_PASS]
+        # each (user, category)'s place in one flat array of running counts, rank by rank
+        cells = np.ascontiguousarray((block + kinds * np.arange(len(block))[:, None]).T)
+        held = np.zeros(len(block) * kinds)
+        found = np.empty(cells.shape)
+        for k, at in enumerate(cells):
+            np.take(held, at, out=found[k])
+            held[at] = found[k] + 1
+        found *= (lists[first:first + USERS_PER_PASS] >= 0).T  # past a list's end: no pairs
+        out[first:first + USERS_PER_PASS] = np.cumsum(found, axis=0).T
+    return out
+
+
+def _similar_pairs_by_bits(lists: np.ndarray, bits: np.ndarray) -> np.ndarray:
+    """Users x K: the summed Jaccard similarity |A & B| / |A | B| of the pairs of the top k,
+    ``bits`` holding each item's categories in one word (no set empty): counted with bit
+    operations and one division a pair, rank by rank, into buffers made once per pass.
+
+    Past a list's end the item has no categories and counts as having one, so its pairs
+    are worth 0 / (its size + 1), 0, with no case apart.
+    """
+    words = padded(bits)
+    sizes_of = np.bitwise_count(words)  # uint8: at most 64
+    sizes_of[-1] = 1
+    out = np.empty(lists.shape)
+    for first in range(0, len(lists), USERS_PER_PASS):
+        codes = np.ascontiguousarray(lists[first:first + USERS_PER_PASS].T)  # ranks x users
+        by_rank, sizes = words[codes], sizes_of[codes]
         common = np.empty_like(by_rank)
         shared = np.empty(by_rank.shape, dtype=np.uint8)
-        index = np.empty(by_rank.shape, dtype=np.uint16)
-        running = np.zeros(by_rank.shape)
+        union = np.empty(by_rank.shape, dtype=np.uint8)
+        similarity = np.empty(by_rank.shape)
+        found = np.zeros(by_rank.shape)
         for k in range(1, by_rank.shape[0]):
             np.bitwise_and(by_rank[:k], by_rank[k], out=common[:k])
             np.bitwise_count(common[:k], out=shared[:k])
-            np.multiply(shared[:k], width, out=index[:k], dtype=np.uint16)
-            index[:k] += sizes[:k]
-            index[:k] += sizes[k]
-            found = np.take(JACCARD_FLAT, index[:k]).sum(axis=0, dtype=np.float64)
-            running[k] = running[k - 1] + np.where(shown[k], found, 0.0)
-        out[rows] = running.T
+            np.add(sizes[:k], sizes[k], out=union[:k])
+            union[:k] -= shared[:k]
+            np.divide(shared[:k], union[:k], out=similarity[:k])
+            similarity[:k].sum(axis=0, out=found[k])
+        out[first:first + USERS_PER_PASS] = np.cumsum(found, axis=0).T
     return out
 
 
@@ -126,11 +214,37 @@ def _similar_pairs_by_table(lists: np.ndarray, attributes: ItemTraits) -> np.nda
 
 def distinct_categories(lists: np.ndarray, attributes: ItemTraits) -> np.ndarray:
     """How many categories the items of the top K have between them."""
-    if attributes.category_bits is None:
+    return _category_counts(lists, attributes).astype(np.float64)
+
+
+#: Users whose categories are counted at a time when summing them.
+USERS_PER_SUM = 8192
+
+
+def summed_categories(lists: np.ndarray, mask: np.ndarray, attributes: ItemTraits
+                      ) -> np.ndarray:
+    """The sum over the users in ``mask`` of :func:`distinct_categories` at every cutoff,
+    counted in integers a block of users at a time."""
+    total = np.zeros(lists.shape[1], dtype=np.int64)
+    for first in range(0, len(lists), USERS_PER_SUM):
+        block = slice(first, first + USERS_PER_SUM)
+        total += _category_counts(lists[block][mask[block]], attributes).sum(
+            axis=0, dtype=np.int64)
+    return total.astype(np.float64)
+
+
+def _category_counts(lists: np.ndarray, attributes: ItemTraits) -> np.ndarray:
+    """Users x K: how many categories the items of each top k have between them, as
+    integers."""
+    bits = attributes.category_bits
+    if bits is None:
         raise ValueError("categories needs item attributes with categories (text or lists "
                          "of categories), not only numeric features.")
-    bits = np.bitwise_or.accumulate(padded(attributes.category_bits)[lists], axis=1)
-    return np.bitwise_count(bits).sum(axis=2).astype(np.float64)
+    if bits.shape[1] == 1:  # one word: held in the narrowest type that holds it
+        word = bits[:, 0].astype(np.min_scalar_type(int(bits.max(initial=0))))
+        return np.bitwise_count(np.bitwise_or.accumulate(padded(word)[lists], axis=1))
+    held = np.bitwise_or.accumulate(padded(bits)[lists], axis=1)
+    return np.bitwise_count(held).sum(axis=2, dtype=np.int64)
 
 
 # System metrics ----------------------------------------------------------------------------
@@ -149,11 +263,12 @@ def system_curves(lists: np.ndarray, facts: ItemFacts, distribution: str
     running = np.zeros(n_items)
     parts: dict[str, list[np.ndarray]] = {name: [] for name in SYSTEM_NAMES}
     step = max(1, COUNT_CELLS // max(n_items, 1))
+    by_rank = np.ascontiguousarray(lists.T)  # one rank's items side by side in memory
     for first in range(0, width, step):
         ranks = range(first, min(width, first + step))
         counts = np.empty((len(ranks), n_items))
         for row, k in enumerate(ranks):
-            column = lists[:, k]
+            column = by_rank[k]
             running += np.bincount(column[column >= 0], minlength=n_items)
             counts[row] = running
         cutoffs = np.arange(first + 1, first + len(ranks) + 1)

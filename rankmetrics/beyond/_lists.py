@@ -20,20 +20,25 @@ from rankmetrics.ranked_run import _run_starts, order_rows
 
 @dataclass(frozen=True)
 class TopItems:
-    """The first ``width`` items of each list: ground-truth user, 0-based rank and item of
-    each (a position in ``distinct``, the distinct item ids), sorted by user, then rank."""
+    """The first ``width`` items of each list: where each sits in a users x ``width`` matrix
+    (``cell``: ground-truth user x width + 0-based rank) and its item (a position in
+    ``distinct``, the distinct item ids), sorted by user, then rank."""
 
-    user: np.ndarray
-    rank: np.ndarray
+    cell: np.ndarray
     item: np.ndarray
     distinct: pa.Array
     width: int
 
+    @property
+    def longest(self) -> int:
+        """The longest list read (at most ``width``)."""
+        return int((self.cell % self.width).max(initial=-1)) + 1 if self.width else 0
+
     def matrix(self, codes: np.ndarray, n_users: int) -> np.ndarray:
         """Users x width item codes (``codes`` gives each entry's), -1 past a list's end."""
-        out = np.full((n_users, self.width), -1, dtype=np.int32)
-        out[self.user, self.rank] = codes
-        return out
+        out = np.full(n_users * self.width, -1, dtype=np.int32)
+        out[self.cell] = codes
+        return out.reshape(n_users, self.width)
 
 
 def top_items(run: LoadedTable, truth: GroundTruth, *, ties: str, width: int) -> TopItems:
@@ -41,18 +46,24 @@ def top_items(run: LoadedTable, truth: GroundTruth, *, ties: str, width: int) ->
     :func:`rankmetrics.ranked_run.order_rows`)."""
     ordered = order_rows(run, truth, ties)
     starts = _run_starts(ordered.user)
-    lengths = np.minimum(np.diff(starts), width)
-    firsts = starts[:-1]
-    within = np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(
-        np.cumsum(lengths) - lengths, lengths)
-    positions = np.repeat(firsts, lengths) + within
-    rows = positions if ordered.order is None else ordered.order[positions]
+    sizes = np.diff(starts)
+    user = ordered.user[starts[:-1]].astype(np.int64)
+    # each row's place in the matrix: its user's first cell plus its rank
+    cell = np.arange(len(ordered.user), dtype=np.int64)
+    cell += np.repeat(user * width - starts[:-1], sizes)
+    positions = None
+    if len(sizes) and sizes.max() > width:  # rows past rank width are left out
+        positions = np.flatnonzero(cell - np.repeat(user * width, sizes) < width)
+        cell = cell[positions]
+    rows = positions if ordered.order is None else (
+        ordered.order if positions is None else ordered.order[positions])
     items = ordered.items
     if items.numbered is not None:  # numbered while reading: no text to read again
-        distinct, item = items.numbered.values, items.numbered.codes[rows]
+        distinct = items.numbered.values
+        item = items.numbered.codes if rows is None else items.numbered.codes[rows]
     else:
-        encoded = pc.dictionary_encode(items.rows(rows))
+        encoded = pc.dictionary_encode(items.rows(
+            np.arange(len(cell)) if rows is None else rows))
         distinct = encoded.dictionary
         item = encoded.indices.to_numpy(zero_copy_only=False)
-    return TopItems(user=ordered.user[positions].astype(np.int64), rank=within,
-                    item=item.astype(np.int64), distinct=distinct, width=width)
+    return TopItems(cell=cell, item=item, distinct=distinct, width=width)
