@@ -15,7 +15,7 @@ from dashboard.verdict import (
     baseline,
     baseline_differences,
     bounded_note,
-    comparison,
+    comparisons,
     mark_leaders,
     significance_choice,
 )
@@ -83,8 +83,7 @@ if prepared.extras:  # the data set's optional files allow the beyond-accuracy m
     table = table.join(beyond)
 choice = significance_choice()
 with st.spinner("Testing which differences between the models are more than chance…"):
-    results = {metric: comparison(prepared, settings, metric, choice, quick=True)
-               for metric in MAIN_METRICS}
+    results = comparisons(prepared, settings, MAIN_METRICS, choice)
 styled = table.style.format("{:.4f}", subset=metric_columns, na_rep="–").format(
     "{:,}", subset=["Users averaged"])
 if beyond_columns:  # popularity with two decimals, whole counts without decimals

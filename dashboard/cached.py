@@ -47,7 +47,7 @@ from rankmetrics.beyond import (
 )
 from rankmetrics.choosing_k import crossovers, leaderboard, order_agreement
 from rankmetrics.conventions import Conventions
-from rankmetrics.decision import describe_across_cutoffs, leader_by_cutoff
+from rankmetrics.decision import describe_across_cutoffs, leaders_by_cutoff
 from rankmetrics.errors import DataError
 from rankmetrics.evaluate import BEYOND_WIDTH, Evaluation, band_cutoffs, evaluate
 from rankmetrics.explain import (
@@ -103,7 +103,7 @@ from rankmetrics.segments import (
     segment_curves,
     segment_users,
 )
-from rankmetrics.stats import ModelComparison, compare_models
+from rankmetrics.stats import ModelComparison, compare_models, compare_models_together
 from rankmetrics.tie_bounds import tie_bounds
 from rankmetrics.users import (
     Disagreement,
@@ -420,28 +420,68 @@ def bands(prepared: Prepared, settings: Settings, metrics: tuple[str, ...],
     return table, cutoffs
 
 
-@st.cache_data(max_entries=32, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+# Values at one K do not depend on the largest K for curves: what is computed from them is
+# keyed on the relevance, the conventions and K (``_settings``, not hashed, only gives the
+# evaluation to read them from), so raising the largest K reuses the tests already run.
+
+
 def paired_users(prepared: Prepared, settings: Settings, metric: str) -> int:
     """How many users every model counts (the users the paired tests compare)."""
-    return len(_evaluation(prepared, settings).paired(metric, settings.cutoff))
+    return _paired_users(prepared, settings.relevance, settings.conventions, settings.cutoff,
+                         metric, settings)
 
 
-@st.cache_data(max_entries=16, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+@st.cache_data(max_entries=32, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def _paired_users(prepared: Prepared, relevance: RelevanceMapping, conventions: Conventions,
+                  cutoff: int, metric: str, _settings: Settings) -> int:
+    return len(_evaluation(prepared, _settings).paired(metric, cutoff))
+
+
 def comparison(prepared: Prepared, settings: Settings, metric: str, test: str,
                n_permutations: int, n_bootstrap: int, confidence: float) -> ModelComparison:
     """Every model's mean, interval and letters and every pair's test (Holm correction; use
     ``with_correction`` for another: it does not resample)."""
-    values = _evaluation(prepared, settings).paired(metric, settings.cutoff)
+    return _comparison(prepared, settings.relevance, settings.conventions, settings.cutoff,
+                       metric, test, n_permutations, n_bootstrap, confidence, settings)
+
+
+@st.cache_data(max_entries=16, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def _comparison(prepared: Prepared, relevance: RelevanceMapping, conventions: Conventions,
+                cutoff: int, metric: str, test: str, n_permutations: int, n_bootstrap: int,
+                confidence: float, _settings: Settings) -> ModelComparison:
+    values = _evaluation(prepared, _settings).paired(metric, cutoff)
     return compare_models(values, test=test, correction="holm",
                           n_permutations=n_permutations, n_bootstrap=n_bootstrap,
                           confidence=confidence)
 
 
-@st.cache_data(max_entries=32, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def comparisons(prepared: Prepared, settings: Settings, metrics: tuple[str, ...], test: str,
+                n_permutations: int, n_bootstrap: int,
+                confidence: float) -> dict[str, ModelComparison]:
+    """:func:`comparison` of several metrics at once: the users are resampled once for all
+    of them (``compare_models_together``)."""
+    return _comparisons(prepared, settings.relevance, settings.conventions, settings.cutoff,
+                        metrics, test, n_permutations, n_bootstrap, confidence, settings)
+
+
+@st.cache_data(max_entries=16, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def _comparisons(prepared: Prepared, relevance: RelevanceMapping, conventions: Conventions,
+                 cutoff: int, metrics: tuple[str, ...], test: str, n_permutations: int,
+                 n_bootstrap: int, confidence: float,
+                 _settings: Settings) -> dict[str, ModelComparison]:
+    evaluation = _evaluation(prepared, _settings)
+    return compare_models_together(
+        {metric: evaluation.paired(metric, cutoff) for metric in metrics}, test=test,
+        correction="holm", n_permutations=n_permutations, n_bootstrap=n_bootstrap,
+        confidence=confidence)
+
+
 def leader_across_k(prepared: Prepared, settings: Settings, metric: str) -> str:
-    """Whether the model with the highest mean of ``metric`` changes with K, in words."""
-    evaluation = _evaluation(prepared, settings)
-    return describe_across_cutoffs(metric, leader_by_cutoff(evaluation, metric))
+    """Whether the model with the highest mean of ``metric`` changes with K, in words (from
+    the curves: no other pass over the users)."""
+    means = curves(prepared, settings)
+    return describe_across_cutoffs(metric, leaders_by_cutoff(
+        {model: by_metric[metric] for model, by_metric in means.items()}))
 
 
 def report_evaluation(prepared: Prepared, settings: Settings) -> Evaluation:

@@ -8,6 +8,7 @@ the Compare, Users and Significance pages agree.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import pandas as pd
@@ -88,6 +89,26 @@ def comparison(prepared: Prepared, settings: Settings, metric: str,
     return cached.comparison(prepared, settings, metric, choice.test, choice.n_permutations,
                              choice.n_bootstrap, choice.confidence
                              ).with_correction(choice.correction)
+
+
+def comparisons(prepared: Prepared, settings: Settings, metrics: Sequence[str],
+                choice: SignificanceChoice) -> dict[str, ModelComparison | None]:
+    """:func:`comparison` with ``quick`` of each of ``metrics``, the users resampled once
+    for the metrics tested with the same bounds."""
+    bounds: dict[SignificanceChoice, list[str]] = {}
+    out: dict[str, ModelComparison | None] = {}
+    for metric in metrics:
+        n_users = cached.paired_users(prepared, settings, metric)
+        if len(prepared.models) < 2 or n_users < 2:
+            out[metric] = None
+        else:
+            bounds.setdefault(bounded(choice, n_users), []).append(metric)
+    for quick, tested in bounds.items():
+        found = cached.comparisons(prepared, settings, tuple(tested), quick.test,
+                                   quick.n_permutations, quick.n_bootstrap, quick.confidence)
+        out.update({metric: result.with_correction(choice.correction)
+                    for metric, result in found.items()})
+    return {metric: out[metric] for metric in metrics}
 
 
 def bounded(choice: SignificanceChoice, n_users: int) -> SignificanceChoice:

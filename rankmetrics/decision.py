@@ -11,8 +11,10 @@ changes with K.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+
+import numpy as np
 
 from rankmetrics.evaluate import Evaluation
 from rankmetrics.metrics import METRICS
@@ -112,13 +114,25 @@ def leader_by_cutoff(evaluation: Evaluation, metric: str,
     """The models with the highest mean of ``metric`` at each cutoff (one, unless several
     share it), at ``CHECKED_CUTOFFS`` up to the evaluation's largest K, and that K
     by default."""
-    if cutoffs is None:
-        cutoffs = sorted({k for k in CHECKED_CUTOFFS if k <= evaluation.max_cutoff}
-                         | {evaluation.max_cutoff})
     means = evaluation.means([metric])
+    return leaders_by_cutoff({model: means[model][metric] for model in evaluation.models},
+                             cutoffs)
+
+
+def leaders_by_cutoff(curves: Mapping[str, Sequence[float] | np.ndarray],
+                      cutoffs: Sequence[int] | None = None) -> list[tuple[int, tuple[str, ...]]]:
+    """:func:`leader_by_cutoff` from the curves already computed: model -> mean at
+    K = 1..max_cutoff (the curves' length).
+
+    >>> leaders_by_cutoff({"A": [0.5, 0.4, 0.3], "B": [0.2, 0.4, 0.6]})
+    [(1, ('A',)), (3, ('B',))]
+    """
+    largest = len(next(iter(curves.values())))
+    if cutoffs is None:
+        cutoffs = sorted({k for k in CHECKED_CUTOFFS if k <= largest} | {largest})
     out = []
     for k in cutoffs:
-        values = {model: means[model][metric][k - 1] for model in evaluation.models}
+        values = {model: curve[k - 1] for model, curve in curves.items()}
         top = max(values.values())
         out.append((k, tuple(model for model, value in values.items() if value == top)))
     return out
