@@ -469,9 +469,9 @@ def _comparisons(prepared: Prepared, relevance: RelevanceMapping, conventions: C
                  cutoff: int, metrics: tuple[str, ...], test: str, n_permutations: int,
                  n_bootstrap: int, confidence: float,
                  _settings: Settings) -> dict[str, ModelComparison]:
-    evaluation = _evaluation(prepared, _settings)
+    tables = _evaluation(prepared, _settings).paired_tables(metrics, cutoff)
     return compare_models_together(
-        {metric: evaluation.paired(metric, cutoff) for metric in metrics}, test=test,
+        tables, test=test,
         correction="holm", n_permutations=n_permutations, n_bootstrap=n_bootstrap,
         confidence=confidence)
 

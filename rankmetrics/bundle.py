@@ -460,6 +460,9 @@ class SavedEvaluation:
         columns = [self.per_user_at(model, metric, cutoff) for model in self.models]
         return pd.concat(columns, axis=1, join="inner")
 
+    def paired_tables(self, metrics: Iterable[str], cutoff: int) -> dict[str, pd.DataFrame]:
+        return {metric: self.paired(metric, cutoff) for metric in metrics}
+
     def per_user_table(self, metrics: Iterable[str] | None = None,
                        cutoffs: Iterable[int] | None = None) -> pd.DataFrame:
         """Long table ``model, user, metric, cutoff, value`` at saved cutoffs."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -292,7 +292,37 @@ class Evaluation:
         """Users x models values at one cutoff, on the users every model counts (for tests
         of differences, which need the same users for every model)."""
         columns = [self.per_user_at(model, metric, cutoff) for model in self.models]
+        users = columns[0].index
+        if all(column.index.equals(users) for column in columns[1:]):
+            # Every model counts the same users (the usual case): nothing to align.
+            return pd.DataFrame({column.name: column.to_numpy() for column in columns},
+                                index=users)
         return pd.concat(columns, axis=1, join="inner")
+
+    def paired_tables(self, metrics: Iterable[str], cutoff: int) -> dict[str, pd.DataFrame]:
+        """:meth:`paired` of several metrics at one cutoff. Values not computed yet are
+        computed for all of them in one pass over each model's lists (the metrics share
+        the ranks' relevance and gains)."""
+        metrics = self._check_metrics(list(metrics))
+        cutoff = self._check_cutoff(cutoff)
+        computed = min(cutoff, self.width)
+        for model in self.models:
+            wanted = tuple(metric for metric in metrics
+                           if self._declared(metric).has_cutoff
+                           and (model, metric) not in self._per_user_cache
+                           and (model, metric, computed) not in self._per_user_cache)
+            if len(wanted) < 2:
+                continue  # per_user_at computes a single one just as fast
+            found = {metric: np.empty((self.truth.n_users, 1)) for metric in wanted}
+            for start in range(0, self.truth.n_users, USERS_PER_BLOCK):  # bounded memory
+                stop = min(start + USERS_PER_BLOCK, self.truth.n_users)
+                block = self._block_values(model, wanted, start, stop, width=computed)
+                for metric in wanted:
+                    found[metric][start:stop] = block[metric][:, -1:]
+            for metric, values in found.items():
+                self._per_user_cache.get_or_compute((model, metric, computed),
+                                                    partial(np.asarray, values))
+        return {metric: self.paired(metric, cutoff) for metric in metrics}
 
     def confidence_bands(
         self,

@@ -1,0 +1,76 @@
+"""Work shared between metrics gives each metric the numbers it gets alone: per-user values
+of several metrics computed in one pass, tests of several metrics resampling the users once,
+and the leader across K read from curves already computed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from rankmetrics import Conventions, RelevanceMapping, evaluate
+from rankmetrics.decision import leader_by_cutoff, leaders_by_cutoff
+from rankmetrics.metrics import MAIN_METRICS
+from rankmetrics.stats import compare_models, compare_models_together
+from tests.helpers import random_data
+
+
+def two_models(seed: int, conventions: Conventions, max_cutoff: int = 12):
+    truth, run = random_data(seed, n_users=60)
+    other = run.assign(score=run["score"].to_numpy()[::-1])  # another order of the items
+    other = other.loc[~other["user"].isin(["u2", "u3", "u4"])]  # and users it leaves out
+    return evaluate(truth, {"a": run, "b": other}, relevance=RelevanceMapping.graded(
+        {1: 1, 2: 2, 3: 3}), conventions=conventions, max_cutoff=max_cutoff)
+
+
+# Users without relevant items and users missing from a model: counted (every model counts
+# the same users) or left out (the models count different users, so the tables are aligned).
+@pytest.mark.parametrize("conventions", [
+    Conventions(), Conventions(empty_users="skip", missing_users="skip")])
+@pytest.mark.parametrize("cutoff", [1, 5, 12])
+def test_paired_tables_equal_each_metric_alone(conventions, cutoff):
+    together = two_models(3, conventions).paired_tables(MAIN_METRICS, cutoff)
+    alone = two_models(3, conventions)
+    for metric in MAIN_METRICS:
+        pd.testing.assert_frame_equal(together[metric], alone.paired(metric, cutoff))
+
+
+def test_paired_tables_at_a_cutoff_beyond_the_longest_list():
+    # The lists hold at most 30 items: at K = 40 Precision falls as 1/K, the others stay.
+    evaluation = two_models(4, Conventions(), max_cutoff=40)
+    together = evaluation.paired_tables(["precision", "recall"], 40)
+    at_30 = two_models(4, Conventions(), max_cutoff=40).paired_tables(["precision", "recall"], 30)
+    np.testing.assert_allclose(together["precision"], at_30["precision"] * 30 / 40, rtol=1e-12)
+    np.testing.assert_array_equal(together["recall"], at_30["recall"])
+
+
+def test_comparisons_together_equal_each_alone():
+    evaluation = two_models(5, Conventions(empty_users="skip", missing_users="skip"))
+    tables = evaluation.paired_tables(MAIN_METRICS, 10)
+    options = {"test": "t", "n_bootstrap": 300, "confidence": 0.9, "seed": 7}
+    together = compare_models_together(tables, **options)
+    assert list(together) == list(MAIN_METRICS)
+    for metric, table in tables.items():
+        alone = compare_models(table, **options)
+        pd.testing.assert_frame_equal(together[metric].models, alone.models, rtol=0, atol=1e-12)
+        pd.testing.assert_frame_equal(together[metric].pairs, alone.pairs, rtol=0, atol=1e-12)
+
+
+def test_comparisons_of_other_users_are_resampled_apart():
+    users = pd.Index([f"u{n}" for n in range(30)], name="user")
+    rng = np.random.default_rng(0)
+    first = pd.DataFrame(rng.random((30, 2)), index=users, columns=["a", "b"])
+    second = pd.DataFrame(rng.random((20, 2)), index=users[:20], columns=["a", "b"])
+    together = compare_models_together({"first": first, "second": second}, test="t",
+                                       n_bootstrap=200)
+    for name, table in (("first", first), ("second", second)):
+        alone = compare_models(table, test="t", n_bootstrap=200)
+        pd.testing.assert_frame_equal(together[name].models, alone.models, rtol=0, atol=1e-12)
+
+
+def test_leaders_from_curves_equal_leaders_from_the_evaluation():
+    evaluation = two_models(6, Conventions(), max_cutoff=30)
+    means = evaluation.means(MAIN_METRICS)
+    for metric in MAIN_METRICS:
+        curves = {model: by_metric[metric] for model, by_metric in means.items()}
+        assert leaders_by_cutoff(curves) == leader_by_cutoff(evaluation, metric)
