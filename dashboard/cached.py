@@ -437,6 +437,20 @@ def _paired_users(prepared: Prepared, relevance: RelevanceMapping, conventions: 
     return len(_evaluation(prepared, _settings).paired(metric, cutoff))
 
 
+def paired_counts(prepared: Prepared, settings: Settings,
+                  metrics: tuple[str, ...]) -> dict[str, int]:
+    """:func:`paired_users` of each of ``metrics``, their values computed in one pass."""
+    return _paired_counts(prepared, settings.relevance, settings.conventions, settings.cutoff,
+                          metrics, settings)
+
+
+@st.cache_data(max_entries=32, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def _paired_counts(prepared: Prepared, relevance: RelevanceMapping, conventions: Conventions,
+                   cutoff: int, metrics: tuple[str, ...], _settings: Settings) -> dict[str, int]:
+    tables = _evaluation(prepared, _settings).paired_tables(metrics, cutoff)
+    return {metric: len(table) for metric, table in tables.items()}
+
+
 def comparison(prepared: Prepared, settings: Settings, metric: str, test: str,
                n_permutations: int, n_bootstrap: int, confidence: float) -> ModelComparison:
     """Every model's mean, interval and letters and every pair's test (Holm correction; use

@@ -97,8 +97,8 @@ def comparisons(prepared: Prepared, settings: Settings, metrics: Sequence[str],
     for the metrics tested with the same bounds."""
     bounds: dict[SignificanceChoice, list[str]] = {}
     out: dict[str, ModelComparison | None] = {}
-    for metric in metrics:
-        n_users = cached.paired_users(prepared, settings, metric)
+    counts = cached.paired_counts(prepared, settings, tuple(metrics))
+    for metric, n_users in counts.items():
         if len(prepared.models) < 2 or n_users < 2:
             out[metric] = None
         else:
