@@ -479,7 +479,11 @@ class Evaluation:
         for model in self.models:
             for metric in metrics:
                 has_cutoff = self._declared(metric).has_cutoff
-                frame = self._per_user_frame(model, metric, chosen if has_cutoff else None)
+                if has_cutoff and len(chosen) == 1 and (model, metric) not in self._per_user_cache:
+                    # One cutoff: its values alone (the first K ranks), not every cutoff's.
+                    frame = self.per_user_at(model, metric, chosen[0]).to_frame()
+                else:
+                    frame = self._per_user_frame(model, metric, chosen if has_cutoff else None)
                 labels: Sequence[int | None] = chosen if has_cutoff else [None]
                 parts.append(pd.DataFrame({
                     "model": model,

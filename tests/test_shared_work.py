@@ -74,3 +74,15 @@ def test_leaders_from_curves_equal_leaders_from_the_evaluation():
     for metric in MAIN_METRICS:
         curves = {model: by_metric[metric] for model, by_metric in means.items()}
         assert leaders_by_cutoff(curves) == leader_by_cutoff(evaluation, metric)
+
+
+@pytest.mark.parametrize("cutoff", [1, 7, 12])
+def test_per_user_table_at_one_cutoff_equals_the_table_at_several(cutoff):
+    conventions = Conventions(empty_users="skip", missing_users="skip")
+    alone = two_models(7, conventions).per_user_table(MAIN_METRICS, [cutoff])
+    several = two_models(7, conventions).per_user_table(MAIN_METRICS, [cutoff, 3])
+    several = several.loc[several["cutoff"] == cutoff].reset_index(drop=True)
+    pd.testing.assert_frame_equal(alone.sort_values(["model", "metric", "user"],
+                                                    ignore_index=True),
+                                  several.sort_values(["model", "metric", "user"],
+                                                      ignore_index=True))
