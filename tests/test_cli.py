@@ -262,3 +262,27 @@ def test_our_programs_ask_numpy_for_ordinary_pages(monkeypatch):
     assert prefer_ordinary_pages() and calls == [False]
     monkeypatch.setenv("NUMPY_MADVISE_HUGEPAGE", "1")
     assert not prefer_ordinary_pages() and calls == [False]
+
+
+def test_model_files_warnings_and_errors_come_in_the_order_of_the_files(capsys, tmp_path):
+    # Each model file is checked against the ground truth while the next one is read: the
+    # messages still come file by file, and a check's error wins over a later file's problem.
+    truth = tmp_path / "truth.csv"
+    truth.write_text("user,item,rating\nu1,a,1\nu2,b,1\nu3,c,1\n")
+    one = tmp_path / "one.csv"  # a user the ground truth does not have
+    one.write_text("user,item,score\nu1,a,1\nu2,b,1\nu3,c,1\nstranger,a,1\n")
+    two = tmp_path / "two.csv"  # no list for u3
+    two.write_text("user,item,score\nu1,a,1\nu2,b,1\n")
+    for files, expected in (((one, two), ["stranger", "'u3'"]), ((two, one), ["'u3'", "stranger"])):
+        runs = sum((["--run", f"{path.stem}={path}"] for path in files), [])
+        code, _, err = run_cli(capsys, "--truth", truth, *runs, "--cutoffs", "1")
+        assert code == 0
+        warnings = [line for line in err.splitlines() if line.startswith("rankmetrics: warning")]
+        assert len(warnings) == 2
+        assert [word in line for word, line in zip(expected, warnings, strict=True)] == [True] * 2
+    strangers = tmp_path / "strangers.csv"
+    strangers.write_text("user,item,score\nnobody,a,1\n")
+    code, _, err = run_cli(capsys, "--truth", truth, "--run", f"s={strangers}",
+                           "--run", f"gone={tmp_path / 'missing.csv'}", "--cutoffs", "1")
+    assert code == 1
+    assert "none of the 1 users in strangers.csv" in err and "missing.csv" not in err
