@@ -29,12 +29,14 @@ import warnings
 from collections.abc import Callable, Collection, Hashable, Iterable, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, replace
+from functools import partial
 from itertools import combinations
 from typing import TypeVar
 
 import numpy as np
 import pandas as pd
 
+from .cache import BoundedCache
 from .checks import check_choice, check_int, check_optional_int, check_probability, plain
 from .errors import DataError
 
@@ -259,6 +261,53 @@ def _bootstrap_means(array: np.ndarray, n_bootstrap: int, rng: np.random.Generat
             means[start : start + rows] = counts[:rows] @ array
     means /= n
     return means
+
+
+#: Recent bootstraps' resampling counts (uint8), by (users, resamples, seed): a page that
+#: tests again after a change of K or of a threshold resamples the same users with the same
+#: seed, and drawing the counts is most of a bootstrap's time. Shared by every caller (and
+#: every session of the dashboard), so locked and bounded; the counts are read-only.
+_RESAMPLE_COUNTS = BoundedCache(max_bytes=64 * 2**20)
+
+
+def _seeded_bootstrap_means(array: np.ndarray, n_bootstrap: int,
+                            seed: int | None) -> np.ndarray:
+    """:func:`_bootstrap_means` with ``default_rng(seed)``: the same numbers, from the
+    resampling counts kept in ``_RESAMPLE_COUNTS`` when they are there (or fit there)."""
+    n = array.shape[0]
+    if seed is None or n_bootstrap * n > _RESAMPLE_COUNTS.max_bytes:
+        return _bootstrap_means(array, n_bootstrap, np.random.default_rng(seed))
+    try:
+        counts = _RESAMPLE_COUNTS.get_or_compute(
+            (n, n_bootstrap, seed), partial(_resample_counts, n, n_bootstrap, seed))
+    except OverflowError:
+        return _bootstrap_means(array, n_bootstrap, np.random.default_rng(seed))
+    chunk = max(1, _CHUNK_ENTRIES // n)
+    means = np.empty((n_bootstrap, array.shape[1]))
+    with _one_blas_thread():
+        for start in range(0, n_bootstrap, chunk):  # the chunks of _bootstrap_means
+            rows = counts[start:start + chunk].astype(np.float64)
+            means[start:start + len(rows)] = rows @ array
+    means /= n
+    return means
+
+
+def _resample_counts(n: int, n_bootstrap: int, seed: int) -> np.ndarray:
+    """How often each of n users is drawn in each resample: the counts
+    :func:`_bootstrap_means` draws with ``default_rng(seed)``, as uint8 (a user drawn more
+    than 255 times in one resample of 1 / n draws does not happen; checked all the same)."""
+    rng = np.random.default_rng(seed)
+    chunk = max(1, _CHUNK_ENTRIES // n)
+    counts = np.empty((n_bootstrap, n), dtype=np.uint8)
+    for start in range(0, n_bootstrap, chunk):
+        rows = min(chunk, n_bootstrap - start)
+        drawn = rng.integers(0, n, size=(rows, n))
+        for r in range(rows):
+            row = np.bincount(drawn[r], minlength=n)
+            if row.max(initial=0) > 255:
+                raise OverflowError("a user drawn over 255 times in one resample")
+            counts[start + r] = row
+    return counts
 
 
 def _one_blas_thread() -> AbstractContextManager:
@@ -590,7 +639,7 @@ def _compare_pairs(
 
     alpha = 1.0 - confidence
     if boot is None:
-        boot = _bootstrap_means(array, n_bootstrap, np.random.default_rng(seed))
+        boot = _seeded_bootstrap_means(array, n_bootstrap, seed)
     boot_diffs = boot[:, second] - boot[:, first]
     ci_low, ci_high = np.quantile(boot_diffs, [alpha / 2, 1 - alpha / 2], axis=0)
 
@@ -996,7 +1045,7 @@ def compare_models_together(
     out: dict[str, ModelComparison] = {}
     for names in _same_users(tables):
         arrays = [_check_values(tables[name]) for name in names]
-        boot = _bootstrap_means(np.hstack(arrays), n_bootstrap, np.random.default_rng(seed))
+        boot = _seeded_bootstrap_means(np.hstack(arrays), n_bootstrap, seed)
         edges = np.cumsum([0, *(array.shape[1] for array in arrays)])
         for name, low, high in zip(names, edges[:-1], edges[1:], strict=True):
             out[name] = _compare_models(tables[name], test, correction, n_permutations,
