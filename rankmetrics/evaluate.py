@@ -46,6 +46,7 @@ from rankmetrics.kernels import JudgedItems, UserBlock, judge
 from rankmetrics.metrics import METRICS, Metric, check_metrics
 from rankmetrics.ranked_run import RankedRun
 from rankmetrics.relevance import RelevanceMapping
+from rankmetrics.runtime import one_blas_thread
 from rankmetrics.sums import COUNTS, UserSums, extend_values
 
 if TYPE_CHECKING:
@@ -629,13 +630,14 @@ class Evaluation:
         """Sums over the users in ``mask`` of each metric at every cutoff, computed a block
         of users at a time."""
         sums: dict[str, np.ndarray] = {}
-        for start in range(0, self.truth.n_users, USERS_PER_BLOCK):
-            stop = min(start + USERS_PER_BLOCK, self.truth.n_users)
-            weights = mask[start:stop].astype(np.float64)
-            block = self._block_values(model, metrics, start, stop)
-            for metric in metrics:
-                part = weights @ block[metric]
-                sums[metric] = sums[metric] + part if metric in sums else part
+        with one_blas_thread():  # small products: threads would only wait for each other
+            for start in range(0, self.truth.n_users, USERS_PER_BLOCK):
+                stop = min(start + USERS_PER_BLOCK, self.truth.n_users)
+                weights = mask[start:stop].astype(np.float64)
+                block = self._block_values(model, metrics, start, stop)
+                for metric in metrics:
+                    part = weights @ block[metric]
+                    sums[metric] = sums[metric] + part if metric in sums else part
         return sums
 
     def _block_values(

@@ -8,13 +8,24 @@ to compact memory so a 2 MiB page can be handed out. Evaluating 10 million rows 
 few gigabytes of short-lived arrays, and on a machine whose memory is fragmented those stalls
 cost seconds of system time in some runs and none in others (measured: the same command took
 1.7 s or 3.4 s). Ordinary pages make every run as fast as the best one.
+
+BLAS threads (:func:`one_blas_thread`, for one computation, not the process): OpenBLAS splits
+a matrix product over its threads, which spin-wait for each other. For the flat products of
+the bootstrap and of sums over a block of users that costs more than it gains, and on a busy
+2-core machine it made them 5 to 10 times slower than one thread (bench/bench_stats.py).
 """
 
 from __future__ import annotations
 
 import os
+from contextlib import AbstractContextManager, nullcontext
 
 import numpy as np
+
+try:
+    from threadpoolctl import threadpool_limits
+except ImportError:  # only speed on a busy machine depends on it
+    threadpool_limits = None
 
 
 def prefer_ordinary_pages() -> bool:
@@ -29,3 +40,10 @@ def prefer_ordinary_pages() -> bool:
         return False
     setter(False)
     return True
+
+
+def one_blas_thread() -> AbstractContextManager:
+    """Run the matrix products inside the ``with`` block on one BLAS thread."""
+    if threadpool_limits is None:
+        return nullcontext()
+    return threadpool_limits(limits=1, user_api="blas")

@@ -27,7 +27,6 @@ import math
 import string
 import warnings
 from collections.abc import Callable, Collection, Hashable, Iterable, Mapping
-from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, replace
 from functools import partial
 from itertools import combinations
@@ -39,11 +38,7 @@ import pandas as pd
 from .cache import BoundedCache
 from .checks import check_choice, check_int, check_optional_int, check_probability, plain
 from .errors import DataError
-
-try:
-    from threadpoolctl import threadpool_limits
-except ImportError:  # only the bootstrap's speed on a busy machine depends on it
-    threadpool_limits = None
+from .runtime import one_blas_thread
 
 TESTS = ("t", "wilcoxon", "randomization")
 CORRECTIONS = ("holm", "bonferroni", "bh")
@@ -252,7 +247,7 @@ def _bootstrap_means(array: np.ndarray, n_bootstrap: int, rng: np.random.Generat
     chunk = max(1, _CHUNK_ENTRIES // n)
     means = np.empty((n_bootstrap, array.shape[1]))
     counts = np.empty((min(chunk, n_bootstrap), n))
-    with _one_blas_thread():
+    with one_blas_thread():
         for start in range(0, n_bootstrap, chunk):
             rows = min(chunk, n_bootstrap - start)
             drawn = rng.integers(0, n, size=(rows, n))
@@ -284,7 +279,7 @@ def _seeded_bootstrap_means(array: np.ndarray, n_bootstrap: int,
         return _bootstrap_means(array, n_bootstrap, np.random.default_rng(seed))
     chunk = max(1, _CHUNK_ENTRIES // n)
     means = np.empty((n_bootstrap, array.shape[1]))
-    with _one_blas_thread():
+    with one_blas_thread():
         for start in range(0, n_bootstrap, chunk):  # the chunks of _bootstrap_means
             rows = counts[start:start + chunk].astype(np.float64)
             means[start:start + len(rows)] = rows @ array
@@ -308,16 +303,6 @@ def _resample_counts(n: int, n_bootstrap: int, seed: int) -> np.ndarray:
                 raise OverflowError("a user drawn over 255 times in one resample")
             counts[start + r] = row
     return counts
-
-
-def _one_blas_thread() -> AbstractContextManager:
-    """Run matrix products on one BLAS thread. The bootstrap's products are wide and flat
-    (a few dozen resamples by 100,000 users); OpenBLAS splits them over its threads, which
-    spin-wait for each other, and on a busy 2-core machine that made them 5 to 10 times
-    slower than one thread (bench/bench_stats.py)."""
-    if threadpool_limits is None:
-        return nullcontext()
-    return threadpool_limits(limits=1, user_api="blas")
 
 
 def bootstrap_ci(

@@ -265,8 +265,8 @@ def test_our_programs_ask_numpy_for_ordinary_pages(monkeypatch):
 
 
 def test_model_files_warnings_and_errors_come_in_the_order_of_the_files(capsys, tmp_path):
-    # Each model file is checked against the ground truth while the next one is read: the
-    # messages still come file by file, and a check's error wins over a later file's problem.
+    # Each model file's own warnings and its check against the ground truth come file by
+    # file, and a check's error stops the command before a later file's problem.
     truth = tmp_path / "truth.csv"
     truth.write_text("user,item,rating\nu1,a,1\nu2,b,1\nu3,c,1\n")
     one = tmp_path / "one.csv"  # a user the ground truth does not have
