@@ -437,6 +437,23 @@ def _paired_users(prepared: Prepared, relevance: RelevanceMapping, conventions: 
     return len(_evaluation(prepared, _settings).paired(metric, cutoff))
 
 
+def users_every_model_counts(prepared: Prepared, settings: Settings) -> int:
+    """How many users every model counts, read from the conventions' masks without computing
+    a metric (a saved evaluation: from its NDCG values at K)."""
+    return _users_every_model_counts(prepared, settings.relevance, settings.conventions,
+                                     settings)
+
+
+@st.cache_data(max_entries=32, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def _users_every_model_counts(prepared: Prepared, relevance: RelevanceMapping,
+                              conventions: Conventions, _settings: Settings) -> int:
+    evaluation = _evaluation(prepared, _settings)
+    if isinstance(evaluation, SavedEvaluation):
+        return len(evaluation.paired("ndcg", _settings.cutoff))
+    counted = np.logical_and.reduce([evaluation.included(model) for model in evaluation.models])
+    return int(np.count_nonzero(counted))
+
+
 def paired_counts(prepared: Prepared, settings: Settings,
                   metrics: tuple[str, ...]) -> dict[str, int]:
     """:func:`paired_users` of each of ``metrics``, their values computed in one pass."""

@@ -97,7 +97,7 @@ def share_controls(status_area, prepared: Prepared | None) -> None:
     st.subheader("Share")
     st.html(COPY_LINK, unsafe_allow_javascript=True)
     if (prepared is not None and settings is not None and len(prepared.models) > 1
-            and cached.paired_users(prepared, settings, "ndcg") > 1):
+            and cached.users_every_model_counts(prepared, settings) > 1):
         report_button(prepared, settings)
     shown = notices()
     if shown:

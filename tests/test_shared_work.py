@@ -97,3 +97,13 @@ def test_kept_resampling_counts_give_the_same_resamples(n_users, n_bootstrap):
     drawn = _bootstrap_means(values, n_bootstrap, np.random.default_rng(11))
     for _ in range(2):
         np.testing.assert_array_equal(_seeded_bootstrap_means(values, n_bootstrap, 11), drawn)
+
+
+@pytest.mark.parametrize("conventions", [
+    Conventions(), Conventions(empty_users="skip", missing_users="skip")])
+def test_the_users_every_model_counts_are_those_the_paired_tests_compare(conventions):
+    # The sidebar's report button reads the count from the masks, without computing a metric.
+    evaluation = two_models(8, conventions)
+    counted = np.logical_and.reduce([evaluation.included(model) for model in evaluation.models])
+    for metric in MAIN_METRICS:
+        assert np.count_nonzero(counted) == len(evaluation.paired(metric, 5))
