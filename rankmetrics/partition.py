@@ -202,15 +202,23 @@ class Problem:
 def partition_problems(truth: pa.Table, runs: Mapping[str, pa.Table]) -> list[Problem]:
     """What the single-machine checks would refuse or warn about in one partition, named by
     user and item ids."""
+    return _problems(truth, runs, repeats=True)
+
+
+def _problems(truth: pa.Table, runs: Mapping[str, pa.Table], *, repeats: bool
+              ) -> list[Problem]:
+    """The problems found; ``repeats=False`` leaves out repeated items and conflicting
+    ratings (a grouping of every row by user and item, the costly part: the single-machine
+    code refuses them too, so they are looked for by id when it does)."""
     problems = [*_missing_ids(truth, "ground truth"),
                 *_not_numbers(truth, "rating", "ground truth"),
-                *_conflicting_ratings(truth)]
+                *(_conflicting_ratings(truth) if repeats else [])]
     truth_users = pc.unique(truth["user"])
     for name, table in runs.items():
         source = f"model {name!r}"
         problems += _missing_ids(table, source)
         problems += _not_numbers(table, _value_column(table, name), source)
-        problems += _repeated_items(table, source)
+        problems += _repeated_items(table, source) if repeats else []
         run_users = pc.unique(table["user"])
         missing = pc.filter(truth_users, pc.invert(pc.is_in(truth_users, value_set=run_users)))
         problems += _found(source, "warning", "ground-truth users it has no list for",
@@ -226,23 +234,31 @@ def partition_output(
     """What an engine collects from one partition: its problems and, when none is an error,
     its sums (:func:`partition_sums` with ``options``), as one Arrow table
     (:data:`SUMS_SCHEMA`)."""
-    problems = partition_problems(truth, runs)
-    rows = pa.Table.from_pylist([
+    problems = _problems(truth, runs, repeats=False)
+    if not _has_error(problems):
+        try:
+            return pa.concat_tables([sums_to_arrow(partition_sums(truth, runs, **options)),
+                                     _problem_rows(problems)])
+        except DataError as error:  # repeated items, conflicting ratings, ranks below 1, ...
+            problems = partition_problems(truth, runs)  # named by user and item ids
+            if not _has_error(problems):
+                problems.append(Problem("data", "error",
+                                        f"in one partition of the users: {error}", 1, ()))
+            return _problem_rows(problems)
+    return _problem_rows(partition_problems(truth, runs))
+
+
+def _has_error(problems: list[Problem]) -> bool:
+    return any(problem.severity == "error" for problem in problems)
+
+
+def _problem_rows(problems: list[Problem]) -> pa.Table:
+    return pa.Table.from_pylist([
         {"model": problem.source, "problem": problem.what, "severity": problem.severity,
          "problem_count": problem.count, "examples": list(problem.examples), "width": 0,
          "sums": [], **dict.fromkeys(COUNTS, 0)}
         for problem in problems
     ], schema=SUMS_SCHEMA)
-    if any(problem.severity == "error" for problem in problems):
-        return rows
-    try:
-        sums = partition_sums(truth, runs, **options)
-    except DataError as error:  # what the checks above do not look for (ranks below 1, ...)
-        return pa.concat_tables([rows, pa.Table.from_pylist([
-            {"model": "data", "problem": f"in one partition of the users: {error}",
-             "severity": "error", "problem_count": 1, "examples": [], "width": 0, "sums": [],
-             **dict.fromkeys(COUNTS, 0)}], schema=SUMS_SCHEMA)])
-    return pa.concat_tables([sums_to_arrow(sums), rows])
 
 
 def reduce_output(table: pa.Table, models: Sequence[str], metrics: Sequence[str]

@@ -19,6 +19,7 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
+from pyspark import StorageLevel
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
@@ -192,28 +193,41 @@ class SparkEvaluation:
 
 
 class _Grouped:
-    """The ground truth and every model's rows, each row tagged with its user's group."""
+    """The ground truth and every model's rows in one frame (the ground truth's rows have no
+    model), spread over ``partitions`` by a hash of the user id once and kept (memory, then
+    disk), so the sums, the per-user values, the fingerprints and the sample read the same
+    co-partitioned rows without reading the files or moving rows again."""
 
     def __init__(self, truth: DataFrame, runs: DataFrame, ranking: dict[str, str],
                  partitions: int):
-        self.truth, self.runs, self.ranking = truth, runs, ranking
+        self.ranking = ranking
         self.models = list(ranking)
         self.partitions = partitions
+        every = truth.select(F.lit(None).cast("string").alias("model"), "*").unionByName(
+            runs, allowMissingColumns=True)
+        self.rows = every.repartition(partitions, "user").persist(StorageLevel.MEMORY_AND_DISK)
+        self.truth = self.rows.where(F.col("model").isNull())
+        self.runs = self.rows.where(F.col("model").isNotNull())
 
     def map(self, function, schema: pa.Schema) -> DataFrame:
-        """``function(truth_table, {model: run_table})`` over every group of users."""
+        """``function(truth_table, {model: run_table})`` over every partition of users."""
         ranking = self.ranking
-        ordered = "order" in self.runs.columns
+        columns = self.rows.columns
+        ordered = "order" in columns
+        empty = pa.schema([pa.field(name, pa.string() if name in ("model", "user", "item")
+                                    else pa.int64() if name == "order" else pa.float64())
+                           for name in columns])
 
-        def per_group(truth: pa.Table, runs: pa.Table) -> pa.Table:
+        def per_partition(batches: Iterable[pa.RecordBatch]) -> Iterable[pa.RecordBatch]:
+            rows = pa.Table.from_batches(list(batches), empty)
+            is_truth = pc.is_null(rows["model"])
+            truth = rows.filter(is_truth).select(["user", "item", "rating"])
+            runs = rows.filter(pc.invert(is_truth))
             split = {model: _rows_of(runs, model, value, ordered)
                      for model, value in ranking.items()}
-            truth = truth.select(["user", "item", "rating"])
-            return function(truth, split).select(schema.names).cast(schema)
+            yield from function(truth, split).select(schema.names).cast(schema).to_batches()
 
-        left = self.truth.withColumn("group", _group(self.partitions)).groupBy("group")
-        right = self.runs.withColumn("group", _group(self.partitions)).groupBy("group")
-        return left.cogroup(right).applyInArrow(per_group, _spark_schema(schema))
+        return self.rows.mapInArrow(per_partition, _spark_schema(schema))
 
     def sample(self, count: int) -> tuple[pd.DataFrame, pd.DataFrame]:
         """The ground-truth rows and every model's rows of the sampled users (the users
@@ -227,32 +241,36 @@ class _Grouped:
                  .mapInArrow(keys, "user string, key long")
                  .orderBy("key", "user").limit(count).select("user"))
         chosen = [row["user"] for row in users.collect()]
-        truth = self.truth.where(F.col("user").isin(chosen)).select("user", "item", "rating")
         score = F.lit(None).cast("double")
         for model, value in self.ranking.items():  # a rank r is the score -r, as on one machine
             own = F.col(value) if value == "score" else -F.col(value)
             score = F.when(F.col("model") == model, own).otherwise(score)
-        runs = self.runs.where(F.col("user").isin(chosen)).select(
-            "model", "user", "item", score.alias("score"))
-        return truth.toArrow().to_pandas(), runs.toArrow().to_pandas()
+        rows = self.rows.where(F.col("user").isin(chosen)).select(
+            "model", "user", "item", "rating", score.alias("score")).toArrow()
+        is_truth = pc.is_null(rows["model"])
+        truth = rows.filter(is_truth).select(["user", "item", "rating"])
+        runs = rows.filter(pc.invert(is_truth)).select(["model", "user", "item", "score"])
+        return truth.to_pandas(), runs.to_pandas()
 
     def fingerprints(self) -> dict[str, Fingerprint]:
-        """Rows, users and the XOR of Spark's xxhash64 of every row, per input (one pass
-        each, no shuffle of rows)."""
+        """Rows, users and the XOR of Spark's xxhash64 of every row, per input (one pass over
+        the kept rows; each user's rows are in one partition, so no row moves)."""
         kind = "xor of Spark xxhash64 over every row"
+        value = F.col("rating")
+        for model, column in self.ranking.items():
+            value = F.when(F.col("model") == model, F.col(column)).otherwise(value)
+        found = {row["model"]: row for row in self.rows.groupBy("model").agg(
+            F.count(F.lit(1)).alias("rows"), F.countDistinct("user").alias("users"),
+            F.bit_xor(F.xxhash64("user", "item", value)).alias("hash")).collect()}
 
-        def of(frame: DataFrame, columns: list[str]) -> Fingerprint:
-            row = frame.agg(F.count(F.lit(1)).alias("rows"),
-                            F.countDistinct("user").alias("users"),
-                            F.bit_xor(F.xxhash64(*columns)).alias("hash")).collect()[0]
+        def of(model: str | None) -> Fingerprint:
+            row = found.get(model)
+            if row is None:
+                return Fingerprint(0, 0, format(0, "016x"), kind)
             return Fingerprint(int(row["rows"]), int(row["users"]),
                                format(int(row["hash"] or 0) & (2**64 - 1), "016x"), kind)
 
-        prints = {"ground_truth": of(self.truth, ["user", "item", "rating"])}
-        for model, value in self.ranking.items():
-            prints[model] = of(self.runs.where(F.col("model") == model),
-                               ["user", "item", value])
-        return prints
+        return {"ground_truth": of(None)} | {model: of(model) for model in self.ranking}
 
 
 def spark_session():
@@ -286,10 +304,6 @@ def _rows_of(runs: pa.Table, model: str, value: str, ordered: bool) -> pa.Table:
                          value: pa.array([], pa.float64()),
                          **({"order": pa.array([], pa.int64())} if ordered else {})})
     return runs.filter(pc.equal(runs["model"], model)).select(columns)
-
-
-def _group(partitions: int):
-    return F.pmod(F.xxhash64("user"), F.lit(partitions))
 
 
 def _spark_schema(schema: pa.Schema) -> str:
