@@ -4,7 +4,7 @@ from functools import partial
 
 import streamlit as st
 
-from dashboard import cached, keys
+from dashboard import bundles, cached, keys
 from dashboard.charts import show_chart
 from dashboard.controls import confidence_control, confidence_level, download_table
 from dashboard.session import header, require_data
@@ -131,8 +131,10 @@ if len(missing):
                         in zip(missing["model"], missing["missing_from_model"], strict=True))
     notes.append(f"users a model returned nothing for are {policy} ({listing})")
 policy_noted = bool(counts["no_relevant_items"]) or len(missing) > 0
-st.caption("; ".join(notes) + (". Change this under Conventions › Advanced in the sidebar."
-                               if policy_noted else ".")
+how_to_change = (". These are the saved evaluation's conventions: evaluate the data again to "
+                 "change them." if bundles.full_evaluation(prepared) is not None
+                 else ". Change this under Conventions › Advanced in the sidebar.")
+st.caption("; ".join(notes) + (how_to_change if policy_noted else ".")
            + (" The beyond-accuracy columns after Users averaged are explained on the Beyond "
               "accuracy page (higher is not always better there)." if beyond_columns else ""))
 

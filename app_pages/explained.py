@@ -142,6 +142,12 @@ else:
     options = list(users)
 if state.get(keys.EXPLAIN_USER) in users and state[keys.EXPLAIN_USER] not in options:
     options.insert(0, state[keys.EXPLAIN_USER])
+asked = state.get(keys.EXPLAIN_USER)
+if (bundles.full_evaluation(prepared) is not None and asked is not None
+        and asked not in set(users)):
+    st.info(f"User **{md(str(asked))}** is not among the {len(users):,} sampled users whose "
+            "lists this saved evaluation holds, so their list cannot be shown: showing a "
+            "sampled user instead.", icon=":material/info:")
 ensure_choice(keys.EXPLAIN_USER, options)
 if not options:
     user_column.warning("No user id contains that text.")
@@ -169,18 +175,28 @@ elif found and found[2] is None:
     st.info("The two models share no counted user.")
 
 model, user = state[keys.EXPLAIN_MODEL], state[keys.EXPLAIN_USER]
-mine = page_conventions(settings, metric)  # before the radios: it gives them their start
 local = LOCAL_OPTIONS.get(metric, ())
-for column, option in zip(st.columns(max(len(local), 1)), local, strict=False):
-    label, choices, words = OPTION_CONTROLS[option]
-    column.radio(label, list(choices), key=keys.explained_convention(option),
-                 horizontal=True, format_func=words.get, help="What if: changes this page only.")
-if mine.conventions != settings.conventions:
-    note, apply = st.columns([3, 1], vertical_alignment="center")
-    note.info(f"What if: this page uses {what_if(mine, settings, local)}; every other page "
-              "keeps the sidebar's conventions.")
-    apply.button("Use these on every page", on_click=apply_everywhere, args=(metric,),
-                 icon=":material/done_all:")
+if bundles.full_evaluation(prepared) is not None:  # a saved evaluation's conventions are fixed
+    mine = settings
+    if local:
+        st.caption("**Conventions of this saved evaluation** (fixed when it was saved; "
+                   "evaluate the data again to change them): " + "; ".join(
+                       f"{OPTION_CONTROLS[option][0].lower()}: "
+                       f"{OPTION_CONTROLS[option][2][getattr(settings.conventions, option)]}"
+                       for option in local) + ".")
+else:
+    mine = page_conventions(settings, metric)  # before the radios: it gives them their start
+    for column, option in zip(st.columns(max(len(local), 1)), local, strict=False):
+        label, choices, words = OPTION_CONTROLS[option]
+        column.radio(label, list(choices), key=keys.explained_convention(option),
+                     horizontal=True, format_func=words.get,
+                     help="What if: changes this page only.")
+    if mine.conventions != settings.conventions:
+        note, apply = st.columns([3, 1], vertical_alignment="center")
+        note.info(f"What if: this page uses {what_if(mine, settings, local)}; every other page "
+                  "keeps the sidebar's conventions.")
+        apply.button("Use these on every page", on_click=apply_everywhere, args=(metric,),
+                     icon=":material/done_all:")
 
 
 def notes(list_length: int, n_relevant: int) -> None:
