@@ -23,7 +23,14 @@ header(
     "own winner, tested user by user.",
 )
 prepared, settings = require_data()
-bundles.not_in_bundles(prepared, "This page")
+saved = bundles.full_evaluation(prepared)
+if saved is not None:
+    st.info("This is a saved evaluation: segments split the users it holds (those some "
+            "model counts), from their "
+            f"per-user values at K = {', '.join(map(str, saved.cutoffs))} (the curves over K "
+            "show those cutoffs only). It holds each user's number of relevant items, not "
+            "their ground truth: split by relevant items, or upload user attributes on the "
+            "Data page.", icon=":material/info:")
 state = st.session_state
 k = settings.cutoff
 models = prepared.models

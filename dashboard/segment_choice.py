@@ -125,7 +125,8 @@ def offered_segmentations(prepared: Prepared, spec: FileSpec | None) -> list[str
     """The attribute columns of the file (when it reads), then the automatic segmentations
     (activity and cold start when the data set has training interactions)."""
     attributes = None if spec is None else cached.user_attributes(spec)[0]
-    return segmentation_names(attributes, cached.training_counts(prepared))
+    return segmentation_names(attributes, cached.training_counts(prepared),
+                              saved=full_evaluation(prepared) is not None)
 
 
 def segment_labels(prepared: Prepared, settings: Settings, spec: FileSpec | None,

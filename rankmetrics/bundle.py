@@ -456,6 +456,13 @@ class SavedEvaluation:
         series.name = model
         return series
 
+    def included(self, model: str) -> np.ndarray:
+        """Which users (in the order of ``truth.users``) the model's means count."""
+        rows = self._per_user.get(self._model(model))
+        if rows is None:
+            return np.zeros(len(self.truth.users), dtype=bool)
+        return self.truth.users.isin(rows.index.astype("str"))
+
     def paired(self, metric: str, cutoff: int | None) -> pd.DataFrame:
         columns = [self.per_user_at(model, metric, cutoff) for model in self.models]
         return pd.concat(columns, axis=1, join="inner")

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
+from rankmetrics.bundle import SavedEvaluation
 from rankmetrics.checks import check_choice, check_int, check_probability
 from rankmetrics.evaluate import Evaluation
 from rankmetrics.io import Attributes
@@ -49,6 +50,9 @@ MAX_SEGMENTS = 30
 OTHER = "(other values)"
 #: The automatic segmentations, always offered (the last two need training counts).
 GROUND_TRUTH_SIZE = "ground-truth size"
+#: What a saved evaluation offers instead of the ground-truth size (it holds each user's
+#: number of relevant items, not their ground truth).
+RELEVANT_ITEMS = "relevant items"
 ACTIVITY = "activity"
 COLD_START = "cold start"
 #: Segments with fewer users are shown, but not tested: too few users to tell.
@@ -85,16 +89,19 @@ class Segmentation:
 
 
 def segmentation_names(attributes: Attributes | None = None,
-                       training_counts: pd.Series | None = None) -> list[str]:
-    """The segmentations on offer: the attribute columns, then the automatic ones."""
+                       training_counts: pd.Series | None = None, *,
+                       saved: bool = False) -> list[str]:
+    """The segmentations on offer: the attribute columns, then the automatic ones (for a
+    saved evaluation, ``saved=True``: the number of relevant items instead of the
+    ground-truth size)."""
     names = list(attributes.attribute_names) if attributes is not None else []
-    automatic = [GROUND_TRUTH_SIZE] + ([ACTIVITY, COLD_START] if training_counts is not None
-                                       else [])
+    automatic = ([RELEVANT_ITEMS] if saved else [GROUND_TRUTH_SIZE]) + (
+        [ACTIVITY, COLD_START] if training_counts is not None else [])
     return names + [name for name in automatic if name not in names]
 
 
 def segment_users(
-    evaluation: Evaluation,
+    evaluation: Evaluation | SavedEvaluation,
     by: str,
     *,
     attributes: Attributes | None = None,
@@ -112,6 +119,8 @@ def segment_users(
         categories: one segment per category, overlapping; beyond 30 values the smallest are
         merged into ``"(other values)"``; a number: ``n_buckets`` quantile buckets), or
         ``"ground-truth size"`` (items in each user's ground truth, in quantile buckets),
+        ``"relevant items"`` (each user's relevant items, in quantile buckets; what a saved
+        evaluation offers),
         ``"activity"`` (training interactions, in quantile buckets) or
         ``"cold start"`` (no training interaction, fewer than ``cold_start_below``, or more).
     attributes : Attributes, optional
@@ -146,7 +155,13 @@ def segment_users(
         if kind == "categories":
             return _overlapping(by, values.to_numpy())
         return _categories(by, values.to_numpy(dtype=object))
+    if by == RELEVANT_ITEMS:
+        return _buckets(by, evaluation.n_relevant.astype(np.float64), n_buckets)
     if by == GROUND_TRUTH_SIZE:
+        if isinstance(evaluation, SavedEvaluation):
+            raise ValueError(f"A saved evaluation does not hold each user's ground truth: "
+                             f"split by '{RELEVANT_ITEMS}' (or an attribute) instead of "
+                             f"'{by}'.")
         sizes = np.bincount(evaluation.truth.user_index, minlength=evaluation.truth.n_users)
         return _buckets(by, sizes.astype(np.float64), n_buckets)
     if by in (ACTIVITY, COLD_START) and training_counts is not None:
@@ -335,7 +350,7 @@ class SegmentComparison:
 
 
 def compare_segments(
-    evaluation: Evaluation,
+    evaluation: Evaluation | SavedEvaluation,
     segmentation: Segmentation,
     metric: str,
     cutoff: int | None,
@@ -419,14 +434,17 @@ def compare_segments(
                              pairs, overall_means, tuple(warnings), simpson, comparisons)
 
 
-def segment_curves(evaluation: Evaluation, segmentation: Segmentation,
+def segment_curves(evaluation: Evaluation | SavedEvaluation, segmentation: Segmentation,
                    metric: str) -> pd.DataFrame:
-    """Each segment's mean of ``metric`` for each model at every cutoff 1..max_cutoff.
+    """Each segment's mean of ``metric`` for each model at every cutoff 1..max_cutoff (a
+    saved evaluation: at its saved cutoffs, the only ones it holds per user).
 
     Returns a long table ``segment, model, cutoff, value`` (cutoff None for a metric without
     one); each value equals evaluating the segment's users alone.
     """
     metric = check_metrics([metric])[0]
+    if isinstance(evaluation, SavedEvaluation):
+        return _saved_segment_curves(evaluation, segmentation, metric)
     cutoffs = (list(range(1, evaluation.max_cutoff + 1)) if METRICS[metric].has_cutoff
                else [None])
     parts = []
@@ -440,10 +458,25 @@ def segment_curves(evaluation: Evaluation, segmentation: Segmentation,
     return table
 
 
-def _per_user_values(evaluation: Evaluation, metric: str,
+def _saved_segment_curves(evaluation: SavedEvaluation, segmentation: Segmentation,
+                          metric: str) -> pd.DataFrame:
+    cutoffs: list[int | None] = (list(evaluation.cutoffs) if METRICS[metric].has_cutoff
+                                 else [None])
+    columns = {cutoff: _per_user_values(evaluation, metric, cutoff) for cutoff in cutoffs}
+    rows = [{"segment": label, "model": model, "cutoff": cutoff,
+             "value": _mean(values[i], counted[i] & member)}
+            for label, member in zip(segmentation.labels, segmentation.members, strict=True)
+            for i, model in enumerate(evaluation.models)
+            for cutoff, (values, counted) in columns.items()]
+    table = pd.DataFrame(rows, columns=["segment", "model", "cutoff", "value"])
+    table["cutoff"] = table["cutoff"].astype("Int64")
+    return table
+
+
+def _per_user_values(evaluation: Evaluation | SavedEvaluation, metric: str,
                      cutoff: int | None) -> tuple[np.ndarray, np.ndarray]:
     """Models x ground-truth users values (NaN where not counted) and the counted mask."""
-    n_users = evaluation.truth.n_users
+    n_users = len(evaluation.truth.users)
     values = np.full((len(evaluation.models), n_users), np.nan)
     counted = np.zeros((len(evaluation.models), n_users), dtype=bool)
     for i, model in enumerate(evaluation.models):
@@ -457,7 +490,7 @@ def _mean(values: np.ndarray, mask: np.ndarray) -> float:
 
 
 def _paired(values: np.ndarray, mask: np.ndarray, models: list[str],
-            evaluation: Evaluation) -> pd.DataFrame:
+            evaluation: Evaluation | SavedEvaluation) -> pd.DataFrame:
     return pd.DataFrame(values[:, mask].T, columns=models,
                         index=pd.Index(evaluation.truth.users[mask], name="user"))
 

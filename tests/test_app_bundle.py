@@ -16,6 +16,7 @@ from rankmetrics import RelevanceMapping, evaluate, load_bundle
 from rankmetrics.io import read_run, read_truth
 from tests.apptest import APP, MOVIE_MODELS, PAGES, frame, go, ok, plain
 from tests.helpers import MOVIES
+from tests.test_app_segments import table
 
 
 @pytest.fixture(scope="module")
@@ -86,3 +87,52 @@ def test_an_archive_that_is_not_a_bundle_is_refused_with_a_message(tmp_path):
     at = open_archive(path.read_bytes(), "other.zip")
     assert any("no evaluation.json found" in plain(box.value) for box in at.error)
     assert at.session_state["dataset"] == "movies"
+
+
+def segments_table(at: AppTest) -> pd.DataFrame:
+    go(at, "app_pages/segments.py")
+    return table(at, "segments_table")
+
+
+def test_segments_split_every_saved_user_by_relevant_items_or_uploaded_attributes(archive):
+    from rankmetrics.segments import (
+        NO_VALUE,
+        RELEVANT_ITEMS,
+        compare_segments,
+        segment_users,
+    )
+
+    at = open_archive(archive.read_bytes())
+    shown = segments_table(at)
+    assert at.selectbox(key="segment_by").options == [RELEVANT_ITEMS]
+    assert any("K = 1, 3, 5, 10, 20" in plain(box.value) for box in at.info)
+    # the same as splitting the evaluated users (all of them, not the sample) on one machine
+    truth = read_truth(MOVIES / "ground_truth.csv")
+    runs = {name: read_run(MOVIES / f"{name}.parquet") for name in MOVIE_MODELS}
+    evaluation = evaluate(truth, runs, relevance=RelevanceMapping.binary(4), max_cutoff=20)
+    saved = load_bundle(archive)
+    expected = compare_segments(evaluation, segment_users(evaluation, RELEVANT_ITEMS), "ndcg",
+                                10).table()
+    # a bundle holds the users some model counts: those without a relevant item are not in
+    # it (they fall in the first segment on one machine, and no model's mean counts them)
+    uncounted = int((evaluation.n_relevant == 0).sum())
+    assert uncounted > 0
+    assert (expected["users"] - shown["Users"]).tolist() == [uncounted, 0, 0, 0]
+    assert shown["Users"].sum() == len(saved.truth.users)
+    np.testing.assert_allclose(shown[MOVIE_MODELS].to_numpy(dtype=float),
+                               expected[MOVIE_MODELS].to_numpy(dtype=float), rtol=0,
+                               atol=1e-12)
+    # user attributes uploaded next to the opened bundle split its users too
+    go(at, "app_pages/data.py")
+    at.file_uploader(key="upload_user_attributes_0").set_value(
+        ("users.csv", (MOVIES / "users.csv").read_bytes(), "text/csv")).run()
+    ok(at)
+    shown = segments_table(at)
+    assert at.selectbox(key="segment_by").options[-1] == RELEVANT_ITEMS
+    at.selectbox(key="segment_by").set_value("plan").run()
+    ok(at)
+    shown = table(at, "segments_table")
+    plans = pd.read_csv(MOVIES / "users.csv").set_index("user")["plan"]
+    counted = plans.reindex(saved.truth.users).fillna(NO_VALUE)
+    assert dict(zip(shown["Segment"], shown["Users"], strict=True)) == \
+        counted.value_counts().to_dict()
