@@ -8,11 +8,13 @@ rated items per user, one model), then the command line runs end to end, the way
         --run strong='DATA/part-*/strong.parquet' --max-cutoff 100 --save BUNDLE
 
 every metric at every K 1..100, with Spark on ``local[2]`` and a bundle saved. It reports the
-seconds, the peak memory of the driver (the Python process), of the JVM (in local mode the
-driver's and the executors' JVM are one) and of the Python workers the executors run (the
-largest sum at one moment), the per-million-users cost (linear growth keeps it flat), and the
-bundle's size. At the first size it also runs the single-machine command line on the same
-files (one file per input at a million users) with ``--save``, for Spark's overhead.
+seconds (wall, and the CPU seconds of every process it started; and the machine's load average
+after it, since a shared machine slows it), the peak memory of the driver (the Python
+process), of the JVM (in local mode the driver's and the executors' JVM are one) and of the
+Python workers the executors run (the largest sum at one moment), the per-million-users cost
+(linear growth keeps it flat), and the bundle's size. At the first size it also runs the
+single-machine command line on the same files (one file per input at a million users) with
+``--save``, for Spark's overhead.
 
     python bench/bench_spark.py                        # 1M, 2M, 4M users
     python bench/bench_spark.py --users 1000000 --driver-memory 6g
@@ -55,6 +57,15 @@ def _children(pid: int) -> list[int]:
     return found
 
 
+def _cpu_seconds(pid: int) -> float:
+    """The process's CPU seconds so far (user and system; 0 when it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _rss(pid: int) -> tuple[str, int]:
     """The process's command name and resident bytes (0 when it is gone)."""
     try:
@@ -67,11 +78,12 @@ def _rss(pid: int) -> tuple[str, int]:
 class TreeMemory:
     """Samples the resident memory of a process and its descendants every 0.2 s: the peak
     of the process itself, of its JVM children and of the sum of the other Python processes
-    (Spark's Python workers)."""
+    (Spark's Python workers); and the CPU seconds of all of them (the last reading of each)."""
 
     def __init__(self, pid: int) -> None:
         self.pid = pid
         self.peaks = {"driver": 0, "jvm": 0, "workers": 0}
+        self.cpu: dict[int, float] = {}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
@@ -79,9 +91,11 @@ class TreeMemory:
     def _run(self) -> None:
         while not self._stop.is_set():
             now = {"driver": _rss(self.pid)[1], "jvm": 0, "workers": 0}
+            self.cpu[self.pid] = max(self.cpu.get(self.pid, 0.0), _cpu_seconds(self.pid))
             todo = _children(self.pid)
             while todo:
                 pid = todo.pop()
+                self.cpu[pid] = max(self.cpu.get(pid, 0.0), _cpu_seconds(pid))
                 name, rss = _rss(pid)
                 now["jvm" if name == "java" else "workers"] += rss
                 todo.extend(_children(pid))
@@ -89,13 +103,14 @@ class TreeMemory:
                 self.peaks[key] = max(self.peaks[key], value)
             time.sleep(0.2)
 
-    def stop(self) -> dict[str, int]:
+    def stop(self) -> dict[str, float]:
         self._stop.set()
         self._thread.join()
-        return self.peaks
+        return {**self.peaks, "cpu": sum(self.cpu.values())}
 
 
-def run_cli(arguments: list[str], environment: dict[str, str]) -> tuple[float, dict[str, int]]:
+def run_cli(arguments: list[str], environment: dict[str, str]
+            ) -> tuple[float, dict[str, float]]:
     started = time.perf_counter()
     process = subprocess.Popen([sys.executable, "-m", "rankmetrics", "evaluate", *arguments],
                                cwd=ROOT, env=environment, stdout=subprocess.DEVNULL,
@@ -139,6 +154,7 @@ def main() -> None:
                  "--max-cutoff", "100", "--save", str(bundle)], environment)
             size = folder_bytes(bundle)
             rows.append((f"{n_users:,}", "spark local[2]", f"{seconds:.1f}",
+                         f"{peaks['cpu']:.0f}", f"{os.getloadavg()[0]:.1f}",
                          f"{seconds / n_users * 1e6:.1f}", f"{peaks['driver'] / GIB:.2f}",
                          f"{peaks['jvm'] / GIB:.2f}", f"{peaks['workers'] / GIB:.2f}",
                          f"{size / 2**20:.1f}", f"{size / n_users:.1f}"))
@@ -150,12 +166,14 @@ def main() -> None:
                      "--run", f"strong={part / 'strong.parquet'}", "--max-cutoff", "100",
                      "--save", str(Path(scratch) / "single")], environment)
                 rows.append((f"{n_users:,}", "single machine", f"{single:.1f}",
+                             f"{peaks['cpu']:.0f}", f"{os.getloadavg()[0]:.1f}",
                              f"{single / n_users * 1e6:.1f}", f"{peaks['driver'] / GIB:.2f}",
                              "-", "-", f"{folder_bytes(Path(scratch) / 'single') / 2**20:.1f}",
                              "-"))
                 print(*rows[-1], f"(spark / single: {seconds / single:.2f}x)", sep=" | ",
                       flush=True)
-    print_table(["users", "engine", "seconds", "s per 1M users", "driver GiB", "JVM GiB",
+    print_table(["users", "engine", "seconds", "CPU seconds", "load (1 min) after",
+                 "s per 1M users", "driver GiB", "JVM GiB",
                  "Python workers GiB", "bundle MiB", "bundle bytes per user"], rows, left=2)
 
 

@@ -486,8 +486,10 @@ def _evaluate_on_spark(args: argparse.Namespace, metrics: Sequence[str], cutoffs
             raise ValueError(f"Two runs are named {name!r}: name them with NAME=FILE.")
         runs[name] = spark.read.parquet(path)
     mapping = _mapping(args, distinct_ratings(truth, columns))
+    saved_cutoffs = [*DEFAULT_CUTOFFS, *(cutoffs if args.cutoffs else []), max(cutoffs)]
     evaluation = evaluate_spark(truth, runs, relevance=mapping, conventions=conventions,
-                                max_cutoff=max(cutoffs), metrics=metrics, columns=columns)
+                                max_cutoff=max(cutoffs), metrics=metrics, columns=columns,
+                                per_user_cutoffs=saved_cutoffs if args.save else None)
     _warn([warning.describe() for warning in evaluation.warnings])
     print(f"rankmetrics: conventions: {conventions.describe()}", file=sys.stderr)
     text = _render(evaluation.summary(metrics, cutoffs), args, conventions, mapping, evaluation)

@@ -127,10 +127,7 @@ def partition_per_user(
     metrics = check_metrics(list(metrics) if metrics is not None else list(METRICS))
     evaluation = evaluate_partition(truth, runs, relevance=relevance, conventions=conventions,
                                     max_cutoff=max_cutoff)
-    schema = pa.schema([pa.field("model", pa.string()), pa.field("user", pa.string()),
-                        pa.field("relevant", pa.int64())]
-                       + [pa.field(name, pa.float64())
-                          for name in per_user_columns(metrics, cutoffs)])
+    schema = per_user_schema(metrics, cutoffs)
     if evaluation is None:
         return schema.empty_table()
     return pa.Table.from_pandas(per_user_values(evaluation, metrics, cutoffs), schema=schema,
@@ -234,18 +231,69 @@ def partition_output(
     """What an engine collects from one partition: its problems and, when none is an error,
     its sums (:func:`partition_sums` with ``options``), as one Arrow table
     (:data:`SUMS_SCHEMA`)."""
+    return _output(truth, runs, None, **options)
+
+
+def output_schema(metrics: Sequence[str], cutoffs: Sequence[int]) -> pa.Schema:
+    """What :func:`partition_output_and_values` writes: the rows of :data:`SUMS_SCHEMA`
+    (``user`` null) and a row per model and user with its values (``user`` set)."""
+    taken = set(SUMS_SCHEMA.names)
+    return pa.schema(list(SUMS_SCHEMA) + [
+        field for field in per_user_schema(metrics, cutoffs) if field.name not in taken])
+
+
+def per_user_schema(metrics: Sequence[str], cutoffs: Sequence[int]) -> pa.Schema:
+    """The columns of per-user values (:func:`partition_per_user`)."""
+    return pa.schema([pa.field("model", pa.string()), pa.field("user", pa.string()),
+                      pa.field("relevant", pa.int64())]
+                     + [pa.field(name, pa.float64())
+                        for name in per_user_columns(metrics, cutoffs)])
+
+
+def partition_output_and_values(
+    truth: pa.Table,
+    runs: Mapping[str, pa.Table],
+    *,
+    cutoffs: Sequence[int],
+    **options,
+) -> pa.Table:
+    """:func:`partition_output` and :func:`partition_per_user` at ``cutoffs`` from one
+    evaluation of the partition, as one table (:func:`output_schema`): an engine that saves a
+    bundle keeps it and reads the sums (``user`` null) and the values (``user`` set) apart."""
+    return _output(truth, runs, list(cutoffs), **options)
+
+
+def _output(truth: pa.Table, runs: Mapping[str, pa.Table], cutoffs: list[int] | None, *,
+            metrics: Iterable[str] | None = None, relevance: RelevanceMapping | None = None,
+            conventions: Conventions | None = None, max_cutoff: int = 100) -> pa.Table:
+    chosen = check_metrics(list(metrics) if metrics is not None else list(METRICS))
+    schema = SUMS_SCHEMA if cutoffs is None else output_schema(chosen, cutoffs)
     problems = _problems(truth, runs, repeats=False)
-    if not _has_error(problems):
-        try:
-            return pa.concat_tables([sums_to_arrow(partition_sums(truth, runs, **options)),
-                                     _problem_rows(problems)])
-        except DataError as error:  # repeated items, conflicting ratings, ranks below 1, ...
-            problems = partition_problems(truth, runs)  # named by user and item ids
-            if not _has_error(problems):
-                problems.append(Problem("data", "error",
-                                        f"in one partition of the users: {error}", 1, ()))
-            return _problem_rows(problems)
-    return _problem_rows(partition_problems(truth, runs))
+    if _has_error(problems):
+        return _widened(_problem_rows(partition_problems(truth, runs)), schema)
+    try:
+        evaluation = evaluate_partition(truth, runs, relevance=relevance,
+                                        conventions=conventions, max_cutoff=max_cutoff)
+    except DataError as error:  # repeated items, conflicting ratings, ranks below 1, ...
+        problems = partition_problems(truth, runs)  # named by user and item ids
+        if not _has_error(problems):
+            problems.append(Problem("data", "error", f"in one partition of the users: {error}",
+                                    1, ()))
+        return _widened(_problem_rows(problems), schema)
+    sums = _no_user_sums(runs, chosen) if evaluation is None else evaluation.sums(chosen)
+    parts = [sums_to_arrow(sums), _problem_rows(problems)]
+    if cutoffs is not None and evaluation is not None:
+        parts.append(pa.Table.from_pandas(per_user_values(evaluation, chosen, cutoffs),
+                                          schema=per_user_schema(chosen, cutoffs),
+                                          preserve_index=False))
+    return pa.concat_tables([_widened(part, schema) for part in parts])
+
+
+def _widened(table: pa.Table, schema: pa.Schema) -> pa.Table:
+    """``table`` with the columns of ``schema`` it lacks, null."""
+    return pa.table({field.name: table[field.name] if field.name in table.column_names
+                     else pa.nulls(table.num_rows, field.type) for field in schema},
+                    schema=schema)
 
 
 def _has_error(problems: list[Problem]) -> bool:

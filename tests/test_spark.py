@@ -100,16 +100,18 @@ def test_problems_are_named_by_user_and_item(spark):
         in message
 
 
+@pytest.mark.parametrize("kept", [None, [1, 3, 5, 7, 10, 20, 50]],
+                         ids=["values in a pass of their own", "values kept with the means"])
 def test_a_spark_bundle_and_a_single_machine_bundle_hold_the_same_numbers(spark, data,
-                                                                          tmp_path):
+                                                                          tmp_path, kept):
     from rankmetrics.spark import evaluate_spark
 
     truth, runs, paths = data["stars"]
     options = {"relevance": STARS, "max_cutoff": MAX_CUTOFF}
     evaluate(truth, runs, **options).save(tmp_path / "one.zip", chosen_cutoff=7, sample=20)
     spark_truth, spark_runs = _spark_frames(spark, paths)
-    evaluate_spark(spark_truth, spark_runs, partitions=PARTITIONS, **options).save(
-        tmp_path / "spark.zip", chosen_cutoff=7, sample=20)
+    evaluate_spark(spark_truth, spark_runs, partitions=PARTITIONS, per_user_cutoffs=kept,
+                   **options).save(tmp_path / "spark.zip", chosen_cutoff=7, sample=20)
     one, other = load_bundle(tmp_path / "one.zip"), load_bundle(tmp_path / "spark.zip")
     assert (one.engine, other.engine) == ("single machine", "spark")
     assert one.cutoffs == other.cutoffs == [1, 3, 5, 7, 10, 20]

@@ -31,7 +31,6 @@ from rankmetrics.bundle import (
     archive,
     bundle_cutoffs,
     metadata,
-    per_user_columns,
     sample_order,
     write_bundle,
 )
@@ -44,8 +43,11 @@ from rankmetrics.metrics import METRICS, check_metrics
 from rankmetrics.partition import (
     SUMS_SCHEMA,
     Problem,
+    output_schema,
     partition_output,
+    partition_output_and_values,
     partition_per_user,
+    per_user_schema,
     reduce_output,
 )
 from rankmetrics.relevance import RelevanceMapping
@@ -66,6 +68,7 @@ def evaluate_spark(
     metrics: Iterable[str] | None = None,
     columns: Mapping[str, str] | None = None,
     partitions: int | None = None,
+    per_user_cutoffs: Iterable[int] | None = None,
 ) -> SparkEvaluation:
     """Evaluate each model's output against the ground truth, on Spark.
 
@@ -80,6 +83,9 @@ def evaluate_spark(
         (roles ``user``, ``item``, ``rating``, ``score``, ``rank``)
     partitions : how many groups of users (default: one per 5 million model rows, at least
         twice Spark's default parallelism)
+    per_user_cutoffs : the cutoffs a bundle will be saved with (``save(cutoffs=...)``, with
+        the chosen K): their per-user values are computed in the same pass as the means and
+        kept by Spark, so :meth:`SparkEvaluation.save` does not evaluate again
 
     Raises :class:`rankmetrics.DataError` naming users and items when the data has what one
     machine refuses (missing ids, ratings or scores that are not numbers, an item twice in
@@ -107,10 +113,25 @@ def evaluate_spark(
     options = {"relevance": relevance, "conventions": conventions, "max_cutoff": max_cutoff,
                "metrics": chosen}
     grouped = _Grouped(truth_rows, every_run, ranking, count)
-    sums, warnings = reduce_output(
-        grouped.map(lambda t, r: partition_output(t, r, **options), SUMS_SCHEMA).toArrow(),
-        list(runs), chosen)
-    return SparkEvaluation(grouped, sums, warnings, options, chosen)
+    if per_user_cutoffs is None:
+        output = grouped.map(lambda t, r: partition_output(t, r, **options), SUMS_SCHEMA)
+        kept = None
+    else:
+        cutoffs = bundle_cutoffs(max_cutoff, (), per_user_cutoffs)
+        output = grouped.map(
+            lambda t, r: partition_output_and_values(t, r, cutoffs=cutoffs, **options),
+            output_schema(chosen, cutoffs)).persist(StorageLevel.MEMORY_AND_DISK)
+        kept = _KeptValues(cutoffs, output.where(F.col("user").isNotNull()))
+        output = output.where(F.col("user").isNull()).select(*SUMS_SCHEMA.names)
+    sums, warnings = reduce_output(output.toArrow(), list(runs), chosen)
+    return SparkEvaluation(grouped, sums, warnings, options, chosen, kept)
+
+
+class _KeptValues:
+    """Per-user values computed with the means, at ``cutoffs``, kept by Spark."""
+
+    def __init__(self, cutoffs: list[int], rows: DataFrame) -> None:
+        self.cutoffs, self.rows = cutoffs, rows
 
 
 class SparkEvaluation:
@@ -118,8 +139,9 @@ class SparkEvaluation:
     summed part), and what saving a bundle needs (the co-partitioned inputs)."""
 
     def __init__(self, grouped: _Grouped, sums: UserSums, warnings: list[Problem],
-                 options: dict, metrics: list[str]) -> None:
+                 options: dict, metrics: list[str], kept: _KeptValues | None = None) -> None:
         self._grouped = grouped
+        self._kept = kept
         self.sums = sums
         self.warnings = warnings
         self._options = options
@@ -172,13 +194,7 @@ class SparkEvaluation:
                            target)
 
     def _write(self, folder: Path, cutoffs: list[int], sample: int) -> Path:
-        options = dict(self._options)
-        names = per_user_columns(self.metrics, cutoffs)
-        schema = pa.schema([pa.field("model", pa.string()), pa.field("user", pa.string()),
-                            pa.field("relevant", pa.int64())]
-                           + [pa.field(name, pa.float64()) for name in names])
-        values = self._grouped.map(
-            lambda t, r: partition_per_user(t, r, cutoffs=cutoffs, **options), schema)
+        values = self._per_user(cutoffs)
         folder.mkdir(parents=True, exist_ok=True)
         values.write.mode("overwrite").parquet(str((folder / PER_USER).resolve()))
         truth_rows, run_rows = self._grouped.sample(sample)
@@ -190,6 +206,17 @@ class SparkEvaluation:
         )
         return write_bundle(folder, metadata=info, means=self.summary(), per_user=None,
                             sample_truth=truth_rows, sample_runs=run_rows)
+
+
+    def _per_user(self, cutoffs: list[int]) -> DataFrame:
+        """The per-user values at ``cutoffs``: those kept with the means when they hold these
+        cutoffs, else computed in a pass of their own."""
+        schema = per_user_schema(self.metrics, cutoffs)
+        if self._kept is not None and set(cutoffs) <= set(self._kept.cutoffs):
+            return self._kept.rows.select(*schema.names)
+        options = dict(self._options)
+        return self._grouped.map(
+            lambda t, r: partition_per_user(t, r, cutoffs=cutoffs, **options), schema)
 
 
 class _Grouped:
