@@ -17,6 +17,7 @@ from rankmetrics.figures_k import (
     winner_map_figure,
 )
 from rankmetrics.k_report import PANELS, cutoffs_tested, map_cutoffs, parse_cutoffs
+from rankmetrics.k_significance import discriminative_power
 from rankmetrics.metrics import MAIN_METRICS, METRICS
 from rankmetrics.stats import CORRECTION_NAMES, CORRECTIONS, TEST_NAMES, TESTS
 from rankmetrics.tie_bounds import tie_flags
@@ -37,7 +38,7 @@ header(
     "threshold or tied scores could change the verdict.",
 )
 prepared, settings = require_data()
-bundles.not_in_bundles(prepared, "This page")
+saved = bundles.full_evaluation(prepared)
 state = st.session_state
 k = settings.cutoff
 
@@ -68,10 +69,11 @@ with st.expander("Confidence level, random flips, relevance thresholds"):
     flips_column.select_slider("Random sign flips (randomization test)", PERMUTATIONS,
                                key=keys.CHOOSING_K_PERMUTATIONS, format_func="{:,}".format,
                                disabled=test != "randomization", persist_state="session")
-    st.multiselect("Relevance thresholds to compare", every_threshold,
-                   key=keys.CHOOSING_K_THRESHOLDS,
-                   help="The rows of the winner map over relevance: the sidebar's mapping "
-                   "with each of these thresholds.")
+    if saved is None:  # a saved evaluation's relevance is fixed
+        st.multiselect("Relevance thresholds to compare", every_threshold,
+                       key=keys.CHOOSING_K_THRESHOLDS,
+                       help="The rows of the winner map over relevance: the sidebar's mapping "
+                       "with each of these thresholds.")
 thresholds = tuple(name for name in every_threshold if name in state[keys.CHOOSING_K_THRESHOLDS])
 options = (test, correction, confidence, state[keys.CHOOSING_K_PERMUTATIONS])
 label = METRICS[metric].label
@@ -79,6 +81,66 @@ paired_users = cached.paired_users(prepared, settings, metric)
 several = len(prepared.models) >= 2 and paired_users >= 2
 tested = cutoffs_tested(test, settings.max_cutoff, k)
 mapped = map_cutoffs(test, settings.max_cutoff, k)
+
+
+def order_panel() -> None:
+    """Where the order of the models changes over K, from the means at every K."""
+    st.subheader(PANEL_TITLES["order"], anchor=PANELS["order"])
+    table, found, agreement = cached.k_order(prepared, settings, metric)
+    show_chart(order_figure(table, found, metric, k, prepared.colors), "k_order",
+               name=("choosing K", "order", "K", k))
+    if found.empty:
+        st.caption(f"No two models cross on {label} between K = 1 and {settings.max_cutoff}.")
+    else:
+        st.dataframe(found.rename(columns={
+            "cutoff": "K", "ahead": "Passes", "behind": "Model passed",
+            "value_ahead": f"{label} of the one passing", "value_behind": f"{label} of the other",
+            "tied_from": "Equal from K"}), hide_index=True, key="k_crossings")
+    show_chart(tau_figure(agreement, k), "k_tau",
+               name=("choosing K", "tau", "K", k))
+    st.caption(f"Kendall's tau compares the order of the models at each K with their order at "
+               f"K = {k}: 1 is the same order, −1 the reverse.")
+    with st.expander("The leaderboard at every K"):
+        board = cached.k_leaderboard(prepared, settings, metric)
+        st.dataframe(board, hide_index=True, key="k_leaderboard")
+        download_table(board, f"leaderboard_{metric}.csv", "k_leaderboard_csv")
+
+
+
+def saved_panels() -> None:
+    """A saved evaluation: the order over every K, and the tests at its saved cutoffs."""
+    cutoffs = ", ".join(map(str, saved.cutoffs))
+    st.info(f"This is a saved evaluation: the order of the models follows its means at every "
+            f"K up to {settings.max_cutoff}; the tests run on its per-user values, held at "
+            f"K = {cutoffs} only. The winners by metric and by relevance threshold, the ties "
+            "and the table of cutoffs need every user's lists: evaluate the data here to see "
+            "them.", icon=":material/info:")
+    order_panel()
+    if not several:
+        st.info("The tests over K need at least two models and two users every model counts.")
+        return
+    st.subheader(PANEL_TITLES["significance"], anchor=PANELS["significance"])
+    tests = cached.k_saved_tests(prepared, settings, metric, options)
+    if len(prepared.models) == 2:
+        show_chart(p_value_figure(tests, 1 - confidence, k, label), "k_p_value",
+                   name=("choosing K", "p_value", "K", k))
+        st.caption(f"With two models: the corrected p-value of their difference at each saved "
+                   f"K ({TEST_NAMES[test]}, K = {cutoffs}); below the dashed line they differ "
+                   "significantly.")
+    else:
+        show_chart(power_figure({label: discriminative_power(tests)}, k), "k_power",
+                   name=("choosing K", "power", "K", k))
+        st.caption(f"At each saved K ({cutoffs}), the share of the pairs of models whose "
+                   f"difference is significant ({TEST_NAMES[test]}, "
+                   f"{CORRECTION_NAMES[correction]} correction over the pairs), on the users "
+                   "every model counts.")
+    st.dataframe(tests, hide_index=True, key="k_saved_tests")
+    download_table(tests, f"tests_over_k_{metric}.csv", "k_saved_tests_csv")
+
+
+if saved is not None:
+    saved_panels()
+    st.stop()
 
 st.subheader("In short")
 with st.spinner("Following the models over every K…", show_time=True):
@@ -89,25 +151,7 @@ st.markdown("\n".join(
                                 if sentence.kind in shown else "")
     for sentence in summary))
 
-st.subheader(PANEL_TITLES["order"], anchor=PANELS["order"])
-table, found, agreement = cached.k_order(prepared, settings, metric)
-show_chart(order_figure(table, found, metric, k, prepared.colors), "k_order",
-           name=("choosing K", "order", "K", k))
-if found.empty:
-    st.caption(f"No two models cross on {label} between K = 1 and {settings.max_cutoff}.")
-else:
-    st.dataframe(found.rename(columns={
-        "cutoff": "K", "ahead": "Passes", "behind": "Model passed",
-        "value_ahead": f"{label} of the one passing", "value_behind": f"{label} of the other",
-        "tied_from": "Equal from K"}), hide_index=True, key="k_crossings")
-show_chart(tau_figure(agreement, k), "k_tau",
-           name=("choosing K", "tau", "K", k))
-st.caption(f"Kendall's tau compares the order of the models at each K with their order at "
-           f"K = {k}: 1 is the same order, −1 the reverse.")
-with st.expander("The leaderboard at every K"):
-    board = cached.k_leaderboard(prepared, settings, metric)
-    st.dataframe(board, hide_index=True, key="k_leaderboard")
-    download_table(board, f"leaderboard_{metric}.csv", "k_leaderboard_csv")
+order_panel()
 
 if len(prepared.models) < 2:
     st.info("With one model there is nothing to compare: add another model's output on the "

@@ -84,6 +84,7 @@ from rankmetrics.k_report import (
     significance_sentence,
     ties_sentence,
 )
+from rankmetrics.k_saved import saved_significance_over_k
 from rankmetrics.k_significance import (
     cutoff_table,
     difference_band,
@@ -876,6 +877,19 @@ def k_cutoff_table(prepared: Prepared, settings: Settings, cutoffs: tuple[int, .
 def k_leaderboard(prepared: Prepared, settings: Settings, metric: str) -> pd.DataFrame:
     """The models at every K, best first (place, model, mean)."""
     return leaderboard(k_curves(prepared, settings, metric))
+
+
+@st.cache_data(max_entries=16, ttl=HOUR, show_spinner="Testing at the saved cutoffs…",
+               hash_funcs=HASH)
+def k_saved_tests(prepared: Prepared, settings: Settings, metric: str,
+                  options: tuple[str, str, float, int]) -> pd.DataFrame:
+    """A saved evaluation's pairs tested at each of its saved cutoffs."""
+    saved = full_evaluation(prepared)
+    if saved is None:
+        raise ValueError("The tests at saved cutoffs need a saved evaluation.")
+    test, correction, confidence, n_permutations = options
+    return saved_significance_over_k(saved, metric, test=test, correction=correction,
+                                     confidence=confidence, n_permutations=n_permutations)
 
 
 @st.cache_data(max_entries=32, ttl=HOUR, show_spinner=False, hash_funcs=HASH)

@@ -136,3 +136,30 @@ def test_segments_split_every_saved_user_by_relevant_items_or_uploaded_attribute
     counted = plans.reindex(saved.truth.users).fillna(NO_VALUE)
     assert dict(zip(shown["Segment"], shown["Users"], strict=True)) == \
         counted.value_counts().to_dict()
+
+
+def test_choosing_k_follows_the_saved_means_and_tests_at_the_saved_cutoffs(archive):
+    from rankmetrics.choosing_k import curves, leaderboard
+    from rankmetrics.k_significance import significance_over_k
+
+    at = open_archive(archive.read_bytes())
+    go(at, "app_pages/choosing_k.py")
+    assert any("held at K = 1, 3, 5, 10, 20 only" in plain(box.value) for box in at.info)
+    saved = load_bundle(archive)
+    truth = read_truth(MOVIES / "ground_truth.csv")
+    runs = {name: read_run(MOVIES / f"{name}.parquet") for name in MOVIE_MODELS}
+    evaluation = evaluate(truth, runs, relevance=RelevanceMapping.binary(4), max_cutoff=20)
+    # the leaderboard at every K, from the saved means, is the one of every user evaluated
+    expected_board = leaderboard(curves(evaluation, "ndcg"))
+    board = next(d.value for d in at.main.dataframe
+                 if list(d.value.columns) == list(expected_board.columns))
+    assert len(board) == 20 * len(MOVIE_MODELS)
+    pd.testing.assert_frame_equal(board.reset_index(drop=True), expected_board,
+                                  check_exact=False, rtol=0, atol=1e-12)
+    tests = next(d.value for d in at.main.dataframe if "p_corrected" in d.value.columns)
+    expected = significance_over_k(evaluation, "ndcg", cutoffs=saved.cutoffs, test="t")
+    assert tests["cutoff"].unique().tolist() == saved.cutoffs
+    pd.testing.assert_frame_equal(tests[["cutoff", "model_a", "model_b", "users"]],
+                                  expected[["cutoff", "model_a", "model_b", "users"]])
+    np.testing.assert_allclose(tests["p_corrected"], expected["p_corrected"], rtol=0,
+                               atol=1e-12)
