@@ -221,9 +221,9 @@ class SparkEvaluation:
 
 class _Grouped:
     """The ground truth and every model's rows in one frame (the ground truth's rows have no
-    model), spread over ``partitions`` by a hash of the user id once and kept (memory, then
-    disk), so the sums, the per-user values, the fingerprints and the sample read the same
-    co-partitioned rows without reading the files or moving rows again."""
+    model), spread over ``partitions`` by a hash of the user id in one shuffle for the pass
+    that evaluates. The fingerprints and the sample read the inputs as they are (a pass each,
+    without moving rows): keeping the shuffled rows for them cost more than reading again."""
 
     def __init__(self, truth: DataFrame, runs: DataFrame, ranking: dict[str, str],
                  partitions: int):
@@ -232,9 +232,9 @@ class _Grouped:
         self.partitions = partitions
         every = truth.select(F.lit(None).cast("string").alias("model"), "*").unionByName(
             runs, allowMissingColumns=True)
-        self.rows = every.repartition(partitions, "user").persist(StorageLevel.MEMORY_AND_DISK)
-        self.truth = self.rows.where(F.col("model").isNull())
-        self.runs = self.rows.where(F.col("model").isNotNull())
+        self.every = every
+        self.rows = every.repartition(partitions, "user")
+        self.truth = every.where(F.col("model").isNull())
 
     def map(self, function, schema: pa.Schema) -> DataFrame:
         """``function(truth_table, {model: run_table})`` over every partition of users."""
@@ -272,7 +272,7 @@ class _Grouped:
         for model, value in self.ranking.items():  # a rank r is the score -r, as on one machine
             own = F.col(value) if value == "score" else -F.col(value)
             score = F.when(F.col("model") == model, own).otherwise(score)
-        rows = self.rows.where(F.col("user").isin(chosen)).select(
+        rows = self.every.where(F.col("user").isin(chosen)).select(
             "model", "user", "item", "rating", score.alias("score")).toArrow()
         is_truth = pc.is_null(rows["model"])
         truth = rows.filter(is_truth).select(["user", "item", "rating"])
@@ -280,13 +280,12 @@ class _Grouped:
         return truth.to_pandas(), runs.to_pandas()
 
     def fingerprints(self) -> dict[str, Fingerprint]:
-        """Rows, users and the XOR of Spark's xxhash64 of every row, per input (one pass over
-        the kept rows; each user's rows are in one partition, so no row moves)."""
+        """Rows, users and the XOR of Spark's xxhash64 of every row, per input (one pass)."""
         kind = "xor of Spark xxhash64 over every row"
         value = F.col("rating")
         for model, column in self.ranking.items():
             value = F.when(F.col("model") == model, F.col(column)).otherwise(value)
-        found = {row["model"]: row for row in self.rows.groupBy("model").agg(
+        found = {row["model"]: row for row in self.every.groupBy("model").agg(
             F.count(F.lit(1)).alias("rows"), F.countDistinct("user").alias("users"),
             F.bit_xor(F.xxhash64("user", "item", value)).alias("hash")).collect()}
 
