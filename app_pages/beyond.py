@@ -27,7 +27,7 @@ header(
     "and how different two users' lists are, at every *K*.",
 )
 prepared, settings = require_data()
-bundles.not_in_bundles(prepared, "This page")
+bundles.beyond_not_saved(prepared)
 state = st.session_state
 k = settings.cutoff
 

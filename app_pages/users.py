@@ -4,7 +4,7 @@ from functools import partial
 
 import streamlit as st
 
-from dashboard import cached, keys
+from dashboard import bundles, cached, keys
 from dashboard.charts import show_chart
 from dashboard.controls import download_table, ensure_choice
 from dashboard.navigation import explain_in_ndcg
@@ -116,6 +116,9 @@ st.caption(f"Lowest {label} for {md(model)} first; among equal values, {others_f
 if not worst.empty:
     rows = event.selection.rows
     chosen = str(worst["user"].iloc[rows[0] if rows else 0])
+    if not bundles.users_with_lists(prepared, [chosen]):
+        st.caption(f"User {md(chosen)} is not among the sampled users whose lists this saved "
+                   "evaluation holds: Metrics explained can show only a sampled user's list.")
     if st.button(f"Explain this user: {md(chosen)}", icon=":material/calculate:",
                  key="explain_worst", help="Open the Metrics explained page on this user's "
                  "list (the first row until you select another)."):

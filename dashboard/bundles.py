@@ -189,10 +189,14 @@ def users_with_lists(prepared: Prepared, users: list[str]) -> list[str]:
     return [user for user in unique if user in sampled]
 
 
-def not_in_bundles(prepared: Prepared, what: str) -> None:
-    """Stop a page that a saved evaluation cannot feed yet, saying so."""
+def beyond_not_saved(prepared: Prepared) -> None:
+    """Stop the Beyond accuracy page on a saved evaluation, saying what it would need."""
     if full_evaluation(prepared) is not None:
-        st.info(f"{what} is not available for a saved evaluation yet: it needs the ground "
-                "truth of every user. Evaluate the files here to see it.",
+        st.info("A saved evaluation holds the accuracy metrics only. Coverage, popularity "
+                "bias, novelty, diversity and personalization need every user's whole list at "
+                "each K (and, for popularity and novelty, the training interactions; for "
+                "diversity, the item attributes), which it does not keep. To see them, "
+                "evaluate the models' files here: choose or upload them on the Data page, "
+                "with the training interactions and item attributes.",
                 icon=":material/info:")
         st.stop()

@@ -163,3 +163,27 @@ def test_choosing_k_follows_the_saved_means_and_tests_at_the_saved_cutoffs(archi
                                   expected[["cutoff", "model_a", "model_b", "users"]])
     np.testing.assert_allclose(tests["p_corrected"], expected["p_corrected"], rtol=0,
                                atol=1e-12)
+
+
+def test_beyond_accuracy_says_what_a_saved_evaluation_lacks(archive):
+    at = open_archive(archive.read_bytes())
+    go(at, "app_pages/beyond.py")
+    said = " ".join(plain(box.value) for box in at.info)
+    assert "holds the accuracy metrics only" in said
+    assert "training interactions" in said and "item attributes" in said
+    assert not at.main.dataframe
+
+
+def test_a_worst_user_outside_the_sample_is_said_to_be_so(archive):
+    at = open_archive(archive.read_bytes())
+    go(at, "app_pages/users.py")
+    saved = load_bundle(archive)
+    worst = str(at.button(key="explain_worst").label).split(": ", 1)[1].replace("\\\\", "")
+    assert worst not in saved.sampled_users  # 50 of 1,940 users: the worst is not sampled
+    assert any("is not among the sampled users" in plain(caption.value)
+               for caption in at.caption)
+    at.button(key="explain_worst").click().run()
+    ok(at)
+    assert any(f"User **{worst}** is not among the 50 sampled users" in plain(box.value)
+               for box in at.info)
+    assert at.session_state["explain_user"] in saved.sampled_users
