@@ -14,7 +14,7 @@ from rankmetrics import Conventions, DataError, evaluate, load_bundle
 from rankmetrics.cli import main
 from tests.apptest import frame, go
 from tests.helpers import random_data
-from tests.test_app_bundle import compare_table, open_archive
+from tests.test_app_bundle import compare_table, open_archive, segments_table
 from tests.test_partition import COMBINATIONS, MAX_CUTOFF, STARS
 
 PARTITIONS = 11
@@ -140,6 +140,10 @@ def test_a_spark_bundle_and_a_single_machine_bundle_hold_the_same_numbers(spark,
         go(at, "app_pages/users.py")
         pages["users"] = frame(at, "users_summary")
         go(at, "app_pages/significance.py")
+        pages["segments"] = segments_table(at).set_index("Segment")[["Users", *runs]]
+        go(at, "app_pages/choosing_k.py")
+        pages["choosing K"] = next(d.value for d in at.main.dataframe
+                                   if "p_corrected" in d.value.columns)
         shown.append(pages)
     for page, table in shown[0].items():
         pd.testing.assert_frame_equal(table, shown[1][page], check_exact=False, rtol=0,
