@@ -134,7 +134,17 @@ def saved_panels() -> None:
                    f"difference is significant ({TEST_NAMES[test]}, "
                    f"{CORRECTION_NAMES[correction]} correction over the pairs), on the users "
                    "every model counts.")
-    st.dataframe(tests, hide_index=True, key="k_saved_tests")
+    st.dataframe(tests, hide_index=True, key="k_saved_tests", column_config={
+        "cutoff": st.column_config.NumberColumn("K", format="%d"),
+        "model_a": "Model A", "model_b": "Model B",
+        "mean_a": st.column_config.NumberColumn(f"{label} of A", format="%.4f"),
+        "mean_b": st.column_config.NumberColumn(f"{label} of B", format="%.4f"),
+        "difference": st.column_config.NumberColumn("B − A", format="%+.4f"),
+        "statistic": st.column_config.NumberColumn("Statistic", format="%.3f"),
+        "p_value": st.column_config.NumberColumn("p", format="%.2e"),
+        "p_corrected": st.column_config.NumberColumn("Corrected p", format="%.2e"),
+        "significant": st.column_config.CheckboxColumn("Significant"),
+        "users": st.column_config.NumberColumn("Users", format="localized")})
     download_table(tests, f"tests_over_k_{metric}.csv", "k_saved_tests_csv")
 
 
