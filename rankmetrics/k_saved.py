@@ -4,7 +4,10 @@ A bundle keeps the means at every K but per-user values only at its saved cutoff
 10, 20, 50, 100 and the chosen K by default), so the paired tests that tell models apart run
 at those cutoffs. Each is :func:`rankmetrics.stats.paired_comparison` on the users every model
 counts, the correction over each cutoff's pairs, as
-:func:`rankmetrics.k_significance.significance_over_k` does on an evaluation.
+:func:`rankmetrics.k_significance.significance_over_k` does on an evaluation: the same
+t-test and Wilcoxon p-values. The randomization test's random sign flips follow the users'
+order, which a bundle keeps sorted by id, so its p-values are those of the same users taken in
+that order (they differ from the evaluation's by Monte Carlo error only).
 """
 
 from __future__ import annotations

@@ -166,3 +166,31 @@ def test_confidence_bands_at_the_saved_cutoffs_equal_a_fresh_evaluations(saved):
     # the same users, resampled with the same seed (in another order: by id, not as read)
     assert list(ours["cutoff"].dropna()) == list(fresh["cutoff"].dropna()) == [3, 7, 3, 7]
     np.testing.assert_allclose(ours["mean"], fresh["mean"], rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("test", ["t", "wilcoxon", "randomization"])
+def test_tests_over_k_of_a_bundle_equal_those_of_every_user(saved, test):
+    from rankmetrics.k_saved import saved_significance_over_k
+    from rankmetrics.k_significance import significance_over_k
+    from rankmetrics.stats import paired_comparison
+
+    evaluation, folder = saved
+    bundle = load_bundle(folder)
+    got = saved_significance_over_k(bundle, "map", test=test, correction="bh",
+                                    n_permutations=500)
+    expected = significance_over_k(evaluation, "map", cutoffs=bundle.cutoffs, test=test,
+                                   correction="bh", n_permutations=500)
+    if test == "randomization":  # the random sign flips follow the users' order: a bundle
+        # keeps them sorted by id, so its p-values are those of every user taken in that order
+        expected = pd.concat([
+            paired_comparison(evaluation.paired("map", cutoff).sort_index(), test=test,
+                              correction="bh", n_permutations=500).assign(cutoff=cutoff)
+            for cutoff in bundle.cutoffs], ignore_index=True)[list(got.columns)]
+    assert got["cutoff"].unique().tolist() == [1, 3, 5, 7, 10, 20]
+    pd.testing.assert_frame_equal(got.drop(columns=["statistic", "p_value", "p_corrected"]),
+                                  expected.drop(columns=["statistic", "p_value", "p_corrected"]),
+                                  check_exact=False, rtol=0, atol=1e-12)
+    for column in ("statistic", "p_value", "p_corrected"):
+        np.testing.assert_allclose(got[column], expected[column], rtol=1e-9, atol=1e-12)
+    with pytest.raises(ValueError, match="has no cutoff"):
+        saved_significance_over_k(bundle, "r_precision")
