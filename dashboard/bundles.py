@@ -26,6 +26,7 @@ from dashboard.settings import Settings
 from dashboard.text import md
 from rankmetrics.bundle import SavedEvaluation, load_bundle
 from rankmetrics.errors import DataError
+from rankmetrics.io import file_stem
 
 DATASET = "bundle"  # the data selector's choice for an opened bundle
 
@@ -39,6 +40,8 @@ class OpenedBundle:
     saved: SavedEvaluation
     truth: FileSpec
     runs: tuple[FileSpec, ...]
+    #: The user-attributes file saved with the evaluation (None: none was).
+    attributes: FileSpec | None = None
 
 
 def open_bundle(source: str | bytes, name: str) -> str | None:
@@ -55,8 +58,14 @@ def open_bundle(source: str | bytes, name: str) -> str | None:
               .drop(columns="model"), token)
         for model in saved.models
     )
+    attributes = None
+    if saved.user_attributes is not None:
+        file_name, data = saved.user_attributes
+        attributes = FileSpec(id=f"bundle/{token[:12]}/user_attributes", kind="user_attributes",
+                              file_name=file_name, name=file_stem(file_name),
+                              digest=digest(data), data=data)
     state = st.session_state
-    state[keys.BUNDLE] = OpenedBundle(name, token, saved, truth, runs)
+    state[keys.BUNDLE] = OpenedBundle(name, token, saved, truth, runs, attributes)
     state[keys.DATASET] = DATASET
     return None
 

@@ -18,7 +18,9 @@ import streamlit as st
 
 from dashboard import cached, keys
 from dashboard.budget import BUDGET
+from dashboard.bundles import DATASET as BUNDLE
 from dashboard.bundles import full_evaluation
+from dashboard.bundles import opened as opened_bundle
 from dashboard.controls import ensure_choice
 from dashboard.demos import DEMOS, demo_attributes_spec
 from dashboard.files import FileSpec, digest
@@ -45,11 +47,15 @@ ALL_USERS_OPTION = ("", "")
 
 
 def attributes_spec() -> FileSpec | None:
-    """The user-attributes file in use: the one uploaded, else the demo's (if it has one)."""
+    """The user-attributes file in use: the one uploaded, else the demo's (if it has one) or
+    the one saved with the opened evaluation."""
     uploaded = st.session_state.get(keys.USER_ATTRIBUTES)
     if uploaded is not None:
         return uploaded
     dataset = st.session_state[keys.DATASET]
+    bundle = opened_bundle()
+    if dataset == BUNDLE and bundle is not None:
+        return bundle.attributes
     return demo_attributes_spec(dataset) if dataset in DEMOS else None
 
 

@@ -60,6 +60,9 @@ MEANS = "means.parquet"
 PER_USER = "per_user"
 SAMPLE_TRUTH = "sample_truth.parquet"
 SAMPLE_RUNS = "sample_runs.parquet"
+#: The folder holding the user-attributes file given at save time (as it was, any format
+#: rankmetrics.io.read_attributes reads), for the dashboard's segments.
+USER_ATTRIBUTES = "user_attributes"
 #: Most bytes a bundle archive may hold once unpacked (an upload must not fill the memory).
 MAX_ARCHIVE_BYTES = 8 << 30
 
@@ -143,9 +146,11 @@ def write_bundle(
     per_user: pd.DataFrame | None,
     sample_truth: pd.DataFrame,
     sample_runs: pd.DataFrame,
+    user_attributes: str | Path | None = None,
 ) -> Path:
     """Write a bundle's files into ``directory`` (made if missing; per_user None: the
-    caller writes the ``per_user/`` Parquet files itself, as Spark does)."""
+    caller writes the ``per_user/`` Parquet files itself, as Spark does; a user-attributes
+    file is copied as it is)."""
     folder = Path(directory)
     folder.mkdir(parents=True, exist_ok=True)
     (folder / METADATA).write_text(json.dumps(metadata, indent=1))
@@ -155,6 +160,10 @@ def write_bundle(
         per_user.to_parquet(folder / PER_USER / "part-00000.parquet", index=False)
     sample_truth.to_parquet(folder / SAMPLE_TRUTH, index=False)
     sample_runs.to_parquet(folder / SAMPLE_RUNS, index=False)
+    if user_attributes is not None:
+        source = Path(user_attributes)
+        (folder / USER_ATTRIBUTES).mkdir(exist_ok=True)
+        (folder / USER_ATTRIBUTES / source.name).write_bytes(source.read_bytes())
     return folder
 
 
@@ -212,6 +221,7 @@ def save_evaluation(
     sample: int = DEFAULT_SAMPLE_USERS,
     metrics: Iterable[str] | None = None,
     inputs: Mapping[str, Fingerprint] | None = None,
+    user_attributes: str | Path | None = None,
 ) -> Path:
     """Write ``evaluation`` as a bundle folder, or a zip archive when ``path`` ends in
     ``.zip`` (see :meth:`rankmetrics.Evaluation.save`)."""
@@ -234,6 +244,7 @@ def save_evaluation(
         "per_user": per_user_values(evaluation, metrics, chosen),
         "sample_truth": truth_rows,
         "sample_runs": run_rows,
+        "user_attributes": user_attributes,
     }
     return write_or_archive(path, info, **files)
 
@@ -285,6 +296,7 @@ def load_bundle(path: str | Path | bytes) -> SavedEvaluation:
         sample_truth=files.table(SAMPLE_TRUTH),
         sample_runs=files.table(SAMPLE_RUNS),
         name=files.name,
+        user_attributes=files.first_file(USER_ATTRIBUTES),
     )
 
 
@@ -330,6 +342,17 @@ class _BundleFiles:
         if self.zipped is None or member not in self.zipped.namelist():
             return None
         return self.zipped.read(member)
+
+    def first_file(self, folder: str) -> tuple[str, bytes] | None:
+        """The name and bytes of the file in ``folder`` (None: no such file)."""
+        if self.folder is not None:
+            found = sorted(self.folder.glob(f"{folder}/*"))
+            return (found[0].name, found[0].read_bytes()) if found else None
+        names = sorted(name for name in (self.zipped.namelist() if self.zipped else [])
+                       if name.startswith(folder + "/") and not name.endswith("/"))
+        if not names or self.zipped is None:
+            return None
+        return names[0].split("/", 1)[1], self.zipped.read(names[0])
 
     def table(self, member: str) -> pd.DataFrame:
         """A Parquet member (a file, or a folder of part files) as a DataFrame."""
@@ -377,8 +400,11 @@ class SavedEvaluation:
     (:meth:`sample_evaluation` evaluates them)."""
 
     def __init__(self, info: dict, *, means: pd.DataFrame, per_user: pd.DataFrame,
-                 sample_truth: pd.DataFrame, sample_runs: pd.DataFrame, name: str) -> None:
+                 sample_truth: pd.DataFrame, sample_runs: pd.DataFrame, name: str,
+                 user_attributes: tuple[str, bytes] | None = None) -> None:
         self.info = info
+        #: The user-attributes file saved with the evaluation (its name and bytes), if any.
+        self.user_attributes = user_attributes
         self.name = name
         self.models: list[str] = list(info["models"])
         self.metrics: list[str] = list(info["metrics"])

@@ -374,10 +374,13 @@ def _evaluate(args: argparse.Namespace) -> int:
                           max_cutoff=max(*cutoffs, segment_cutoff(args)), **inputs)
     print(f"rankmetrics: conventions: {conventions.describe()}", file=sys.stderr)
     if args.save:
+        if args.segments is not None:  # refused now, not when the dashboard opens the bundle
+            read_attributes(args.segments, key="user")
         saved = evaluation.save(
             args.save, chosen_cutoff=max(cutoffs), sample=args.sample_users,
             cutoffs=[*DEFAULT_CUTOFFS, *(cutoffs if args.cutoffs else [])],
             metrics=metrics, inputs=file_fingerprints(args.truth, truth, runs, args.run),
+            user_attributes=args.segments,
         )
         print(f"rankmetrics: saved the evaluation to {saved}", file=sys.stderr)
     if args.segment_by is not None:

@@ -505,6 +505,7 @@ class Evaluation:
         sample: int = 1_000,
         metrics: Iterable[str] | None = None,
         inputs: Mapping[str, Fingerprint] | None = None,
+        user_attributes: str | Path | None = None,
     ) -> Path:
         """Write the evaluation as a bundle (a folder, or a zip archive when ``path`` ends in
         ``.zip``) that :func:`rankmetrics.load_bundle` and the dashboard open.
@@ -513,11 +514,14 @@ class Evaluation:
         ``cutoffs`` (default 1, 3, 5, 10, 20, 50, 100) and ``chosen_cutoff``, and the raw rows
         of ``sample`` users chosen by a hash of their id (see :mod:`rankmetrics.bundle`).
         ``inputs`` fingerprints the inputs (default: rows and users evaluated of each).
+        ``user_attributes`` (a file :func:`rankmetrics.io.read_attributes` reads) is kept in
+        the bundle, so the dashboard's segments split its users by them.
         """
         from rankmetrics.bundle import save_evaluation
 
         return save_evaluation(self, path, cutoffs=cutoffs, chosen_cutoff=chosen_cutoff,
-                               sample=sample, metrics=metrics, inputs=inputs)
+                               sample=sample, metrics=metrics, inputs=inputs,
+                               user_attributes=user_attributes)
 
     def raw_rows(self, users: Sequence[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
         """The ground-truth rows (user, item, rating) and every model's rows (model, user,

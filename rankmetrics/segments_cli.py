@@ -36,7 +36,8 @@ def add_segment_options(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument("--segments", metavar="FILE",
                        help="user attributes: a user column and any others (country, plan, "
-                       "age...), CSV/TSV/Parquet/JSON Lines")
+                       "age...), CSV/TSV/Parquet/JSON Lines; with --save, kept in the saved "
+                       "evaluation for the dashboard's segments")
     group.add_argument("--segment-by", metavar="COLUMN",
                        help=f"the attribute column to split the users by, or "
                        f"'{GROUND_TRUTH_SIZE}' (no --segments needed), or '{ACTIVITY}' or "
@@ -61,9 +62,10 @@ def add_segment_options(parser: argparse.ArgumentParser) -> None:
 def segment_cutoff(args: argparse.Namespace) -> int:
     """The largest K the evaluation needs for the segment table (1 when there is none)."""
     if args.segment_by is None:
-        if args.segments is not None:
+        if args.segments is not None and not getattr(args, "save", None):
             raise ValueError("--segments needs --segment-by COLUMN: the column to split the "
-                             "users by.")
+                             "users by (or --save, to keep the file in the saved evaluation "
+                             "for the dashboard's segments).")
         return 1
     if args.segment_cutoff < 1:
         raise ValueError(f"--segment-cutoff must be a whole number >= 1. Got "

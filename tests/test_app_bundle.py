@@ -187,3 +187,40 @@ def test_a_worst_user_outside_the_sample_is_said_to_be_so(archive):
     assert any(f"User **{worst}** is not among the 50 sampled users" in plain(box.value)
                for box in at.info)
     assert at.session_state["explain_user"] in saved.sampled_users
+
+
+def test_user_attributes_saved_with_the_evaluation_split_its_users(tmp_path):
+    from rankmetrics.cli import main
+
+    path = tmp_path / "with_users.zip"
+    assert main(["evaluate", "--truth", str(MOVIES / "ground_truth.csv"),
+                 *[argument for name in MOVIE_MODELS
+                   for argument in ("--run", f"{name}={MOVIES / f'{name}.parquet'}")],
+                 "--threshold", "4", "--max-cutoff", "20", "--sample-users", "50",
+                 "--segments", str(MOVIES / "users.csv"), "--save", str(path)]) == 0
+    saved = load_bundle(path)
+    assert saved.user_attributes == ("users.csv", (MOVIES / "users.csv").read_bytes())
+    at = open_archive(path.read_bytes(), "with_users.zip")
+    go(at, "app_pages/segments.py")
+    assert at.selectbox(key="segment_by").options == ["plan", "country", "age",
+                                                      "relevant items"]
+    at.selectbox(key="segment_by").set_value("country").run()
+    ok(at)
+    from rankmetrics.segments import NO_VALUE
+
+    countries = pd.read_csv(MOVIES / "users.csv").set_index("user")["country"]
+    shown = table(at, "segments_table")
+    assert dict(zip(shown["Segment"], shown["Users"], strict=True)) == \
+        countries.reindex(saved.truth.users).fillna(NO_VALUE).value_counts().to_dict()
+
+
+def test_an_attributes_file_that_does_not_read_is_refused_before_saving(tmp_path, capsys):
+    from rankmetrics.cli import main
+
+    bad = tmp_path / "bad.csv"
+    bad.write_text("user,tier\nu1,a\nu1,b\n")
+    assert main(["evaluate", "--truth", str(MOVIES / "ground_truth.csv"), "--run",
+                 f"random={MOVIES / 'random.parquet'}", "--segments", str(bad), "--save",
+                 str(tmp_path / "b.zip")]) == 1
+    assert "user 'u1' is on rows 2 and 3" in capsys.readouterr().err
+    assert not (tmp_path / "b.zip").exists()

@@ -194,3 +194,12 @@ def test_tests_over_k_of_a_bundle_equal_those_of_every_user(saved, test):
         np.testing.assert_allclose(got[column], expected[column], rtol=1e-9, atol=1e-12)
     with pytest.raises(ValueError, match="has no cutoff"):
         saved_significance_over_k(bundle, "r_precision")
+
+
+def test_a_user_attributes_file_is_kept_as_it_was(saved, tmp_path):
+    evaluation, folder = saved
+    assert load_bundle(folder).user_attributes is None
+    attributes = tmp_path / "people.tsv"
+    attributes.write_bytes(b"user\tplan\nu1\tfree\n")
+    kept = evaluation.save(tmp_path / "with", user_attributes=attributes, sample=5)
+    assert load_bundle(kept).user_attributes == ("people.tsv", attributes.read_bytes())

@@ -88,7 +88,8 @@ def test_mistakes_end_in_one_line(capsys):
     code, _, err = run_cli(capsys, *movies_args())
     assert code == 1
     assert err.endswith("rankmetrics: error: --segments needs --segment-by COLUMN: the column "
-                        "to split the users by.\n")
+                        "to split the users by (or --save, to keep the file in the saved "
+                        "evaluation for the dashboard's segments).\n")
     code, _, err = run_cli(capsys, *movies_args("--segment-by", "planet"))
     assert code == 1
     assert ("rankmetrics: error: --segment-by: by= must be one of 'plan', 'country', 'age', "
