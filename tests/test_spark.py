@@ -108,10 +108,18 @@ def test_a_spark_bundle_and_a_single_machine_bundle_hold_the_same_numbers(spark,
 
     truth, runs, paths = data["stars"]
     options = {"relevance": STARS, "max_cutoff": MAX_CUTOFF}
-    evaluate(truth, runs, **options).save(tmp_path / "one.zip", chosen_cutoff=7, sample=20)
+    users = sorted(truth["user"].unique())
+    attributes = tmp_path / "tiers.csv"  # the dashboard's segments split both bundles by tier
+    pd.DataFrame({"user": users, "tier": [("gold", "basic")[i % 2] for i in range(len(users))]}
+                 ).to_csv(attributes, index=False)
+    evaluate(truth, runs, **options).save(tmp_path / "one.zip", chosen_cutoff=7, sample=20,
+                                          user_attributes=attributes)
     spark_truth, spark_runs = _spark_frames(spark, paths)
     evaluate_spark(spark_truth, spark_runs, partitions=PARTITIONS, per_user_cutoffs=kept,
-                   **options).save(tmp_path / "spark.zip", chosen_cutoff=7, sample=20)
+                   **options).save(tmp_path / "spark.zip", chosen_cutoff=7, sample=20,
+                                   user_attributes=attributes)
+    assert load_bundle(tmp_path / "spark.zip").user_attributes == (
+        "tiers.csv", attributes.read_bytes())
     one, other = load_bundle(tmp_path / "one.zip"), load_bundle(tmp_path / "spark.zip")
     assert (one.engine, other.engine) == ("single machine", "spark")
     assert one.cutoffs == other.cutoffs == [1, 3, 5, 7, 10, 20]
@@ -141,6 +149,7 @@ def test_a_spark_bundle_and_a_single_machine_bundle_hold_the_same_numbers(spark,
         pages["users"] = frame(at, "users_summary")
         go(at, "app_pages/significance.py")
         pages["segments"] = segments_table(at).set_index("Segment")[["Users", *runs]]
+        assert sorted(pages["segments"].index) == ["basic", "gold"]
         go(at, "app_pages/choosing_k.py")
         pages["choosing K"] = next(d.value for d in at.main.dataframe
                                    if "p_corrected" in d.value.columns)

@@ -179,21 +179,24 @@ class SparkEvaluation:
         } for model, counts in self.sums.counts.items()])
 
     def save(self, path: str | Path, *, cutoffs: Iterable[int] | None = None,
-             chosen_cutoff: int | None = None, sample: int = DEFAULT_SAMPLE_USERS) -> Path:
+             chosen_cutoff: int | None = None, sample: int = DEFAULT_SAMPLE_USERS,
+             user_attributes: str | Path | None = None) -> Path:
         """Write a bundle (see :meth:`rankmetrics.Evaluation.save`): Spark writes the
-        per-user values; the driver writes the means, the sample and the metadata."""
+        per-user values; the driver writes the means, the sample, the metadata and the
+        user-attributes file (a local file) when given."""
         check_int("sample", sample, low=0)
         saved_cutoffs = bundle_cutoffs(self.max_cutoff, [] if chosen_cutoff is None
                                        else [chosen_cutoff],
                                        DEFAULT_CUTOFFS if cutoffs is None else cutoffs)
         target = Path(path)
         if target.suffix.lower() != ".zip":
-            return self._write(target, saved_cutoffs, sample)
+            return self._write(target, saved_cutoffs, sample, user_attributes)
         with tempfile.TemporaryDirectory() as scratch:
-            return archive(self._write(Path(scratch) / "bundle", saved_cutoffs, sample),
-                           target)
+            return archive(self._write(Path(scratch) / "bundle", saved_cutoffs, sample,
+                                       user_attributes), target)
 
-    def _write(self, folder: Path, cutoffs: list[int], sample: int) -> Path:
+    def _write(self, folder: Path, cutoffs: list[int], sample: int,
+               user_attributes: str | Path | None) -> Path:
         values = self._per_user(cutoffs)
         folder.mkdir(parents=True, exist_ok=True)
         values.write.mode("overwrite").parquet(str((folder / PER_USER).resolve()))
@@ -205,7 +208,8 @@ class SparkEvaluation:
             sample_users=sample, inputs=self._grouped.fingerprints(),
         )
         return write_bundle(folder, metadata=info, means=self.summary(), per_user=None,
-                            sample_truth=truth_rows, sample_runs=run_rows)
+                            sample_truth=truth_rows, sample_runs=run_rows,
+                            user_attributes=user_attributes)
 
 
     def _per_user(self, cutoffs: list[int]) -> DataFrame:
