@@ -29,8 +29,8 @@ if saved is not None:
             "model counts), from their "
             f"per-user values at K = {', '.join(map(str, saved.cutoffs))} (the curves over K "
             "show those cutoffs only). It holds each user's number of relevant items, not "
-            "their ground truth: split by relevant items, or upload user attributes on the "
-            "Data page.", icon=":material/info:")
+            "their ground truth: split by relevant items, or by user attributes (saved with "
+            "it, or uploaded on the Data page).", icon=":material/info:")
 state = st.session_state
 k = settings.cutoff
 models = prepared.models
