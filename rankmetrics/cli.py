@@ -471,6 +471,8 @@ def _evaluate_on_spark(args: argparse.Namespace, metrics: Sequence[str], cutoffs
     if args.per_user:
         raise ValueError("--per-user is not available with --engine spark: save a bundle with "
                          "--save DIR, whose per_user/ folder holds the per-user values.")
+    if args.segments is not None:  # a file on this machine, refused before Spark starts
+        read_attributes(args.segments, key="user")
     try:
         from rankmetrics.spark import (
             distinct_ratings,
@@ -498,7 +500,8 @@ def _evaluate_on_spark(args: argparse.Namespace, metrics: Sequence[str], cutoffs
     text = _render(evaluation.summary(metrics, cutoffs), args, conventions, mapping, evaluation)
     if args.save:
         saved = evaluation.save(args.save, chosen_cutoff=max(cutoffs), sample=args.sample_users,
-                                cutoffs=[*DEFAULT_CUTOFFS, *(cutoffs if args.cutoffs else [])])
+                                cutoffs=[*DEFAULT_CUTOFFS, *(cutoffs if args.cutoffs else [])],
+                                user_attributes=args.segments)
         print(f"rankmetrics: saved the evaluation to {saved}", file=sys.stderr)
     return _write(text, args)
 

@@ -164,7 +164,11 @@ def test_the_command_line_evaluates_parquet_folders_on_spark(spark, data, tmp_pa
     arguments = ["evaluate", "--truth", paths["truth"], "--run", f"first={paths['first']}",
                  "--run", f"second={paths['second']}", "--preset", "trec_eval",
                  "--cutoffs", "1,5,10", "--metrics", "ndcg,map,recall"]
-    assert main([*arguments, "--engine", "spark", "--save", str(tmp_path / "b")]) == 0
+    tiers = tmp_path / "tiers.csv"  # user attributes saved with the bundle, for Segments
+    pd.DataFrame({"user": sorted(truth["user"].unique()), "tier": "gold"}).to_csv(tiers,
+                                                                                  index=False)
+    assert main([*arguments, "--engine", "spark", "--save", str(tmp_path / "b"),
+                 "--segments", str(tiers)]) == 0
     on_spark = capsys.readouterr()
     files = {"truth": truth, **runs}
     for name, table in files.items():  # the same rows as single files, for this machine
@@ -177,6 +181,13 @@ def test_the_command_line_evaluates_parquet_folders_on_spark(spark, data, tmp_pa
     assert on_spark.out == local.out
     assert "ground-truth users it has no list for" in on_spark.err
     assert load_bundle(tmp_path / "b").cutoffs == [1, 3, 5, 10]
+    assert load_bundle(tmp_path / "b").user_attributes == ("tiers.csv", tiers.read_bytes())
+    # a file that cannot be user attributes is refused before Spark reads anything
+    bad = tmp_path / "bad.csv"
+    bad.write_text("id;x\n")
+    assert main([*arguments, "--engine", "spark", "--save", str(tmp_path / "c"),
+                 "--segments", str(bad)]) == 1
+    assert "bad.csv" in capsys.readouterr().err and not (tmp_path / "c").exists()
 
 
 def _named(argument: str, paths: dict[str, str]) -> str:
