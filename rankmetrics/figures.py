@@ -517,7 +517,9 @@ def head_to_head_scatter(
         ))
     values = np.concatenate([a, b]) if len(a) else np.zeros(1)
     low, high = min(0.0, float(values.min())), max(1.0, float(values.max()))
-    pad = (high - low) * 0.04
+    # room at both ends for the corner labels: no dot lies under them (at 10% of the range,
+    # the top row of dots sits below 92% of the plot's height, the labels above 93%)
+    pad = (high - low) * 0.1
     fig.add_trace(go.Scatter(
         x=[low, high], y=[low, high], mode="lines", name="diagonal: same value for both",
         line={"color": "#555555", "dash": "dash", "width": 1.5}, hoverinfo="skip",

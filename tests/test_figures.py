@@ -376,3 +376,15 @@ def test_comparisons_of_a_metric_where_higher_is_not_better_say_what_higher_mean
     words = " ".join([*names.values(), *(a.text for a in scatter.layout.annotations)])
     assert "better" not in words
 
+
+def test_no_dot_lies_under_the_scatters_corner_labels():
+    # whole numbers reaching the top of the range (as category counts do): the corner labels
+    # sit in the top and bottom 7% of the plot; every dot stays inside the middle 84%
+    scatter = head_to_head_scatter(duel([0.0, 12.0, 3.0], [12.0, 0.0, 12.0]), "A", "B",
+                                   "Categories@10")
+    low, high = scatter.layout.yaxis.range
+    for trace in traces(scatter, "users"):
+        for y in trace["y"]:
+            assert 0.08 <= (y - low) / (high - low) <= 0.92
+    assert [a.y for a in scatter.layout.annotations if a.yref == "y domain"] == [0.98, 0.02]
+
