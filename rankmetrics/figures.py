@@ -133,6 +133,9 @@ def metric_curves(
     )
     max_cutoff = max((len(curves[m][metric]) for m in models for metric in metrics), default=1)
     lines = "lines+markers" if max_cutoff <= 30 else "lines"
+    shapes: list[dict] = []
+    labels: list[dict] = []
+    axes: dict[str, dict] = {}
     for index, metric in enumerate(metrics):
         row, col = index // n_cols + 1, index % n_cols + 1
         values = {model: [float(v) for v in curves[model][metric]] for model in models}
@@ -161,15 +164,22 @@ def metric_curves(
         _add_twin_legend(fig, twins, metric, colors, row, col)
         fig.add_trace(_hover_trace(values, metric, cutoff, colors, intervals, twins),
                       row=row, col=col)
-        fig.add_vline(x=cutoff, line={"color": "#888888", "dash": "dot", "width": 1.5},
-                      row=row, col=col)
+        # Lines, labels and axes as plain layout entries, set in one update below (Plotly's
+        # add_vline and per-panel axis updates cost more than the panel's traces).
+        axis = "" if index == 0 else str(index + 1)
+        shapes.append(_vline(cutoff, axis, {"color": "#888888", "dash": "dot", "width": 1.5}))
         if list_end is not None and 1 <= list_end < max_cutoff:
-            fig.add_vline(x=list_end, line={"color": "#888888", "dash": "dash", "width": 1},
-                          annotation_text="lists end", annotation_position="bottom right",
-                          annotation_font={"size": 12}, row=row, col=col)
-        fig.update_xaxes(title_text="K" if row == n_rows else None, rangemode="tozero",
-                         row=row, col=col)
-        fig.update_yaxes(rangemode="tozero", tickformat=".2f", row=row, col=col)
+            shapes.append(_vline(list_end, axis,
+                                 {"color": "#888888", "dash": "dash", "width": 1}))
+            labels.append({"text": "lists end", "x": list_end, "xref": f"x{axis}",
+                           "xanchor": "left", "y": 0, "yref": f"y{axis} domain",
+                           "yanchor": "bottom", "showarrow": False, "font": {"size": 12}})
+        axes[f"xaxis{axis}"] = {"rangemode": "tozero",
+                                **({"title": {"text": "K"}} if row == n_rows else {})}
+        axes[f"yaxis{axis}"] = {"rangemode": "tozero", "tickformat": ".2f"}
+    fig.update_layout(shapes=shapes, **axes)
+    for label in labels:
+        fig.add_annotation(label)
     shaded = f"; shaded: {confidence:.0%} confidence band" if bands is not None else ""
     _titled(fig, f"Mean over users at K = 1..{max_cutoff}{shaded}; dotted line: K = {cutoff}",
             height=height)
@@ -182,6 +192,13 @@ def metric_curves(
     )
     fig.update_annotations(yshift=4)
     return fig
+
+
+def _vline(x: float, axis: str, line: dict) -> dict:
+    """A vertical line at ``x`` across the panel whose axes end in ``axis`` ("" for the
+    first): what Plotly's ``add_vline`` adds, as a plain layout shape."""
+    return {"type": "line", "x0": x, "x1": x, "xref": f"x{axis}", "y0": 0, "y1": 1,
+            "yref": f"y{axis} domain", "line": line}
 
 
 #: Line styles of curves drawn over an equal curve, so that both stay visible.
