@@ -24,6 +24,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import cached, keys
+from dashboard.bundles import DATASET as SAVED_EVALUATION
 from dashboard.demos import DEMOS
 from dashboard.playground_link import PARAMS as PLAYGROUND_PARAMS
 from dashboard.playground_link import PlaygroundView, read_view, write_view
@@ -447,7 +448,10 @@ def _relevance_params() -> dict[str, str]:
 
 
 def write_link(prepared: Prepared | None) -> dict[str, str]:
-    """Put the session's settings into the URL (and the workspace's saved view)."""
+    """Put the session's settings into the URL (and the workspace's saved view). A saved
+    evaluation's settings are its own: nothing is written for it."""
+    if prepared is not None and prepared.source == SAVED_EVALUATION:
+        return {}
     state = st.session_state
     params = current_params(prepared)
     params.update(state.get(keys.LINK_PENDING) or {})  # still to be read: kept in the link

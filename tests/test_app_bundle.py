@@ -51,7 +51,8 @@ def test_every_page_works_on_an_uploaded_bundle(archive):
     expected = saved.summary(["ndcg"], [10]).set_index("model")["value"]
     np.testing.assert_array_equal(table["NDCG@10"].to_numpy(), expected[MOVIE_MODELS])
     assert list(table["Users averaged"]) == list(saved.user_counts()["users"])
-    for page in PAGES:
+    for page in (*PAGES, "app_pages/beyond.py", "app_pages/playground.py",
+                 "app_pages/choosing_k.py"):
         go(at, page)
         if page in ("app_pages/explained.py", "app_pages/head_to_head.py"):
             assert any("the 50 sampled users" in plain(box.value) for box in at.info), page
@@ -76,6 +77,11 @@ def test_a_bundle_named_on_the_command_line_opens(archive, monkeypatch):
     ok(at)
     assert at.session_state["dataset"] == "bundle"
     assert "NDCG@10" in compare_table(at).columns
+    # opened straight on the saved evaluation (no demo's settings in the session), every page
+    # that writes the link works: the Playground writes it from its own part of the page
+    for page in ("app_pages/playground.py", "app_pages/significance.py"):
+        go(at, page)
+    assert not at.query_params.get("rel")
 
 
 def test_an_archive_that_is_not_a_bundle_is_refused_with_a_message(tmp_path):
