@@ -60,6 +60,7 @@ def sidebar(status_area) -> bool:
     state[keys.PROBLEM] = prepared if isinstance(prepared, str) else None
     if isinstance(prepared, Prepared) and prepared.source == BUNDLE:
         state[keys.SETTINGS] = bundle_settings(prepared)
+        baseline_control(prepared)
         return False
     relevance = None
     if isinstance(prepared, Prepared):

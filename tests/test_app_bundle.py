@@ -59,6 +59,11 @@ def test_every_page_works_on_an_uploaded_bundle(archive):
     go(at, "app_pages/users.py")  # per-user values of every user, not only the sampled ones
     summary = frame(at, "users_summary")
     assert list(summary["Users"]) == list(saved.user_counts()["users"])
+    # the baseline the pages' differences are taken from is chosen in the sidebar here too
+    at.sidebar.selectbox(key="baseline").set_value(MOVIE_MODELS[2]).run()
+    ok(at)
+    differences = frame(at, "users_summary")["Difference"]
+    assert differences[MOVIE_MODELS[2]] == 0 and (differences.drop(MOVIE_MODELS[2]) != 0).all()
 
 
 def test_k_is_chosen_among_the_saved_cutoffs(archive):
