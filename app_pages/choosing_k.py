@@ -95,7 +95,8 @@ def order_panel() -> None:
         st.dataframe(found.rename(columns={
             "cutoff": "K", "ahead": "Passes", "behind": "Model passed",
             "value_ahead": f"{label} of the one passing", "value_behind": f"{label} of the other",
-            "tied_from": "Equal from K"}), hide_index=True, key="k_crossings")
+            "tied_from": "Equal from K"}), hide_index=True, key="k_crossings",
+            placeholder="–")  # models that pass each other without being equal first
     show_chart(tau_figure(agreement, k), "k_tau",
                name=("choosing K", "tau", "K", k))
     st.caption(f"Kendall's tau compares the order of the models at each K with their order at "

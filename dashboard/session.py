@@ -13,7 +13,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from dashboard import keys
 from dashboard.budget import BUDGET
 from dashboard.bundles import DATASET as BUNDLE
-from dashboard.bundles import bundle_specs, open_from_command_line
+from dashboard.bundles import bundle_specs, open_from_command_line, opened
 from dashboard.cached import cross_check, ground_truth, ranked_run, read_file, relevance_defaults
 from dashboard.demos import demo_specs
 from dashboard.extras import extra_specs
@@ -86,9 +86,8 @@ def prepare_active(status_area) -> Prepared | str:
     with context as status:
         prepared = _prepare(truth_spec, run_specs, ties, status)
         if status is not None:
-            label = (f"Data ready: {len(prepared.runs)} model(s), "
-                     f"{prepared.ground_truth.n_users:,} users"
-                     if isinstance(prepared, Prepared) else "Files read; see the Data page")
+            label = (_ready(prepared) if isinstance(prepared, Prepared)
+                     else "Files read; see the Data page")
             status.update(label=label, state="complete", expanded=False)
     seen.update(todo)
     return prepared
@@ -192,3 +191,16 @@ def require_data() -> tuple[Prepared, Settings]:
                    "and how to fix it.")
         st.page_link(PAGES["data"], label="Go to the Data page", icon=":material/upload:")
     return prepared, settings
+
+
+def _ready(prepared: Prepared) -> str:
+    """What is ready, in users the numbers cover (for a saved evaluation, all of its users,
+    not only the sampled ones whose lists it keeps)."""
+    models = f"{len(prepared.runs)} model(s)"
+    bundle = opened() if prepared.source == BUNDLE else None
+    if bundle is None:
+        return f"Data ready: {models}, {prepared.ground_truth.n_users:,} users"
+    truth = bundle.saved.inputs.get("ground_truth")
+    users = f"{truth.users:,} users in the ground truth" if truth else "its users"
+    return (f"Saved evaluation ready: {models}, {users} (lists kept for "
+            f"{prepared.ground_truth.n_users:,} sampled users)")

@@ -81,6 +81,10 @@ def test_a_bundle_named_on_the_command_line_opens(archive, monkeypatch):
     at.run()
     ok(at)
     assert at.session_state["dataset"] == "bundle"
+    # the status counts the users the numbers cover, not only the sampled ones
+    assert [s.label for s in at.status if "ready" in s.label] == [
+        "Saved evaluation ready: 4 model(s), 2,000 users in the ground truth (lists kept for "
+        "50 sampled users)"]
     assert "NDCG@10" in compare_table(at).columns
     # opened straight on the saved evaluation (no demo's settings in the session), every page
     # that writes the link works: the Playground writes it from its own part of the page
