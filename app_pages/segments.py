@@ -116,12 +116,13 @@ for warning in result.warnings:
 
 st.subheader(f"{label} in each segment of {md(by)}")
 table = result.table()
+USERS_IN_SEGMENT = "Users in segment"
 too_few = set(result.segments.loc[result.segments["too_few"], "segment"])
-shown = table.rename(columns={"segment": "Segment", "users": "Users", "share": "Share",
+shown = table.rename(columns={"segment": "Segment", "users": USERS_IN_SEGMENT, "share": "Share",
                               "winner": "Winner", "significant": "Significantly best"})
 st.dataframe(
     shown.style.format("{:.4f}", subset=models, na_rep="–")
-    .format("{:.1%}", subset=["Share"]).format("{:,}", subset=["Users"])
+    .format("{:.1%}", subset=["Share"]).format("{:,}", subset=[USERS_IN_SEGMENT])
     .apply(lambda row: [GREY if row["Segment"] in too_few else ""] * len(row), axis=1),
     hide_index=True, key="segments_table",
 )
@@ -130,7 +131,10 @@ download_table(result.export_table(),
                "segments_table_csv")
 overall = result.overall_means
 st.caption(
-    f"Means over each segment's users (as if evaluating them alone). **Significantly best:** "
+    f"**{USERS_IN_SEGMENT}:** every user of the segment that the data holds. Means are over "
+    "the segment's users each model counts (as if evaluating them alone; the conventions "
+    "decide whether users without a relevant item or without a list count). "
+    "**Significantly best:** "
     f"the winner beats every other model in the segment ({TEST_NAMES[test]} on the users every "
     f"model counts, {CORRECTION_NAMES[correction]} correction over all "
     f"{len(result.pairs):,} segment x pair tests, significance level {1 - confidence:.0%}). "

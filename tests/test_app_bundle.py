@@ -132,8 +132,8 @@ def test_segments_split_every_saved_user_by_relevant_items_or_uploaded_attribute
     # it (they fall in the first segment on one machine, and no model's mean counts them)
     uncounted = int((evaluation.n_relevant == 0).sum())
     assert uncounted > 0
-    assert (expected["users"] - shown["Users"]).tolist() == [uncounted, 0, 0, 0]
-    assert shown["Users"].sum() == len(saved.truth.users)
+    assert (expected["users"] - shown["Users in segment"]).tolist() == [uncounted, 0, 0, 0]
+    assert shown["Users in segment"].sum() == len(saved.truth.users)
     np.testing.assert_allclose(shown[MOVIE_MODELS].to_numpy(dtype=float),
                                expected[MOVIE_MODELS].to_numpy(dtype=float), rtol=0,
                                atol=1e-12)
@@ -149,7 +149,7 @@ def test_segments_split_every_saved_user_by_relevant_items_or_uploaded_attribute
     shown = table(at, "segments_table")
     plans = pd.read_csv(MOVIES / "users.csv").set_index("user")["plan"]
     counted = plans.reindex(saved.truth.users).fillna(NO_VALUE)
-    assert dict(zip(shown["Segment"], shown["Users"], strict=True)) == \
+    assert dict(zip(shown["Segment"], shown["Users in segment"], strict=True)) == \
         counted.value_counts().to_dict()
 
 
@@ -225,7 +225,7 @@ def test_user_attributes_saved_with_the_evaluation_split_its_users(tmp_path):
 
     countries = pd.read_csv(MOVIES / "users.csv").set_index("user")["country"]
     shown = table(at, "segments_table")
-    assert dict(zip(shown["Segment"], shown["Users"], strict=True)) == \
+    assert dict(zip(shown["Segment"], shown["Users in segment"], strict=True)) == \
         countries.reindex(saved.truth.users).fillna(NO_VALUE).value_counts().to_dict()
 
 

@@ -43,7 +43,7 @@ def test_movies_by_plan_names_the_segment_where_the_overall_winner_loses():
                                  "plan = premium (9% of users), significantly."]
     shown = table(at, "segments_table")
     assert shown["Segment"].tolist() == ["free", "premium", "(no value)"]
-    assert shown["Users"].tolist() == [1777, 183, 40]
+    assert shown["Users in segment"].tolist() == [1777, 183, 40]
     assert shown["Winner"].tolist() == ["top_heavy", "personalized", "top_heavy"]
     heatmap = figure(at, "segments_heatmap")["data"][0]
     assert heatmap["x"] == MOVIE_MODELS and heatmap["y"] == ["free", "premium", "(no value)"]
@@ -96,9 +96,9 @@ def test_automatic_segments_without_attributes_and_no_paradox():
     choose(at, "segment_by", "activity")  # from the demo's training interactions
     assert not at.error
     assert len(table(at, "segments_table")) == 4
-    assert table(at, "segments_table")["Users"].sum() == 2000
+    assert table(at, "segments_table")["Users in segment"].sum() == 2000
     choose(at, "segment_by", "cold start")
-    assert table(at, "segments_table")["Users"].sum() == 2000
+    assert table(at, "segments_table")["Users in segment"].sum() == 2000
 
 
 def test_uploaded_attributes_are_read_checked_and_offered():
@@ -112,7 +112,7 @@ def test_uploaded_attributes_are_read_checked_and_offered():
     go(at, SEGMENTS)
     assert at.selectbox(key="segment_by").options == ["tier", "ground-truth size", "activity",
                                                       "cold start"]
-    assert table(at, "segments_table")["Users"].tolist() == [1334, 666]
+    assert table(at, "segments_table")["Users in segment"].tolist() == [1334, 666]
     go(at, "app_pages/data.py")
     at.file_uploader(key="upload_user_attributes_1").set_value(
         ("bad.csv", b"user,tier\nu1,a\nu1,b\n", "text/csv")).run()

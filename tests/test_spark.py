@@ -148,7 +148,7 @@ def test_a_spark_bundle_and_a_single_machine_bundle_hold_the_same_numbers(spark,
         go(at, "app_pages/users.py")
         pages["users"] = frame(at, "users_summary")
         go(at, "app_pages/significance.py")
-        pages["segments"] = segments_table(at).set_index("Segment")[["Users", *runs]]
+        pages["segments"] = segments_table(at).set_index("Segment")[["Users in segment", *runs]]
         assert sorted(pages["segments"].index) == ["basic", "gold"]
         go(at, "app_pages/choosing_k.py")
         pages["choosing K"] = next(d.value for d in at.main.dataframe
