@@ -15,12 +15,9 @@ from __future__ import annotations
 import pandas as pd
 
 from rankmetrics.bundle import SavedEvaluation
+from rankmetrics.k_significance import TEST_COLUMNS
 from rankmetrics.metrics import METRICS, check_metrics
 from rankmetrics.stats import paired_comparison
-
-#: The columns of :func:`rankmetrics.k_significance.significance_over_k`'s table.
-COLUMNS = ["cutoff", "model_a", "model_b", "mean_a", "mean_b", "difference", "statistic",
-           "p_value", "p_corrected", "significant", "users"]
 
 
 def saved_significance_over_k(
@@ -46,5 +43,5 @@ def saved_significance_over_k(
         table = paired_comparison(saved.paired(metric, cutoff), test=test,
                                   correction=correction, n_permutations=n_permutations,
                                   n_bootstrap=1, confidence=confidence, seed=seed)
-        parts.append(table.assign(cutoff=cutoff)[COLUMNS])
+        parts.append(table.assign(cutoff=cutoff)[TEST_COLUMNS])
     return pd.concat(parts, ignore_index=True)
