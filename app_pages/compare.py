@@ -87,8 +87,11 @@ with st.spinner("Testing which differences between the models are more than chan
 styled = table.style.format("{:.4f}", subset=metric_columns, na_rep="–").format(
     "{:,}", subset=["Users averaged"])
 if beyond_columns:  # popularity with two decimals, whole counts without decimals
-    styled = styled.format({metric_label(metric, k): partial(value_text, metric)
-                            for metric in cached.beyond_metrics(prepared, settings)})
+    # a dict of formats applies to its columns only when they are the subset (without one,
+    # every other column would go back to the default format)
+    formats = {metric_label(metric, k): partial(value_text, metric)
+               for metric in cached.beyond_metrics(prepared, settings)}
+    styled = styled.format(formats, subset=list(formats))
 for metric, result in results.items():
     if result is not None:
         styled = mark_leaders(styled, leader_verdict(result), metric_label(metric, k))

@@ -60,6 +60,22 @@ def test_opens_on_the_movies_demo_with_curves_drawn():
     assert ndcg["top_heavy"][0] > ndcg["personalized"][0]
 
 
+def test_the_compare_table_shows_every_value_in_its_format():
+    """As a person reads it: four decimals for every accuracy metric (marked or not), user
+    counts with thousands separators, beyond-accuracy counts as whole numbers."""
+    import pyarrow as pa
+
+    at = start("movies")
+    element = next(d for d in at.main.dataframe if "Users averaged" in d.value.columns)
+    shown = pa.ipc.open_stream(element.proto.arrow_data.styler.display_values).read_all()
+    shown = shown.to_pandas()
+    assert shown.loc["popularity", "Precision@10"] == "0.0750"
+    assert shown.loc["random", "NDCG@10"] == "0.0087"
+    assert shown.loc["personalized", "Precision@10"] == "0.2795 ★"
+    assert set(shown["Users averaged"]) == {"1,940"}
+    assert shown.loc["popularity", "Categories@10"].isdigit()
+
+
 def test_model_colours_are_the_same_on_every_page():
     at = start("movies")
     colours = {name: t["line"]["color"] for (name, _), t in curves(at).items()}
