@@ -123,8 +123,9 @@ def bundle_settings(prepared: Prepared) -> Settings:
     for option, value in saved.conventions.as_dict().items():
         state[keys.convention(option)] = value  # the NDCG page's radios show them
     st.subheader("Saved evaluation")
+    where = "one machine" if saved.engine == "single machine" else md(saved.engine)
     st.caption(f"**{md(bundle.name)}**, computed by rankmetrics "
-               f"{md(str(saved.info.get('rankmetrics_version')))} on {md(saved.engine)}. "
+               f"{md(str(saved.info.get('rankmetrics_version')))} on {where}. "
                "Its relevance and conventions are fixed: evaluate again to change them.")
     cutoffs = [cutoff for cutoff in saved.cutoffs if cutoff <= saved.max_cutoff]
     if state.get(keys.BUNDLE_CUTOFF) not in cutoffs:

@@ -1135,13 +1135,13 @@ def describe_pair(
     >>> describe_pair(row)  # doctest: +NORMALIZE_WHITESPACE
     'Model B is better than Model A on NDCG@10: its mean is higher by 0.021 [0.012, 0.030],
     significant after Holm correction (p = 0.003). Model B serves 612 users better, Model A
-    401 (87 the same).'
+    401 (87 users the same).'
     >>> describe_pair({**row, "significant": False, "p_corrected": 0.217, "wins": 401,
     ...                "losses": 612})  # doctest: +NORMALIZE_WHITESPACE
     'No real difference between Model B and Model A on NDCG@10: Model B has the higher mean,
     by 0.021 [0.012, 0.030], which is not significant after Holm correction (p = 0.217).
     Higher mean, fewer users served better: Model B serves 401 users better, Model A 612
-    (87 the same).'
+    (87 users the same).'
     """
     correction = check_choice("correction", correction, CORRECTIONS)
     needed = ("model_a", "model_b", "difference", "ci_low", "ci_high", "p_corrected",
@@ -1170,7 +1170,7 @@ def describe_pair(
     places = _decimals(diff, low, high)
     gap = f"{diff:.{places}f} [{low:.{places}f}, {high:.{places}f}]"
     served = (f"{high_model} serves {_users(more)} better, {low_model} {fewer:,} "
-              f"({ties:,} the same).")
+              f"({_users(ties)} the same).")
     if diff == 0:
         return (f"No real difference between {high_model} and {low_model} on {metric_label}: "
                 f"their means are equal ({p} after {name} correction). {served}")

@@ -640,7 +640,7 @@ def test_significance_page_on_the_demo():
     assert re.match(r"top_heavy is better than personalized on NDCG@10: its mean is higher by "
                     r"0\.\d+ \[0\.\d+, 0\.\d+\], significant after Holm correction "
                     r"\(p < 0\.001\)\. top_heavy serves [\d,]+ users better, personalized [\d,]+ "
-                    r"\(\d+ the same\)\.", sentence), sentence
+                    r"\(\d+ users? the same\)\.", sentence), sentence
     assert "Randomization test:" in at.caption[1].value
     # the means are the Compare page's
     go(at, "app_pages/compare.py")

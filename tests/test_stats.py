@@ -500,7 +500,7 @@ def test_describe_significant_pair():
     assert describe_pair(_row()) == (
         "Model B is better than Model A on NDCG@10: its mean is higher by 0.021 [0.012, 0.030], "
         "significant after Holm correction (p = 0.003). Model B serves 612 users better, "
-        "Model A 401 (87 the same)."
+        "Model A 401 (87 users the same)."
     )
 
 
@@ -512,7 +512,7 @@ def test_describe_not_significant_pair_names_the_higher_mean_first():
     assert text == (
         "No real difference between Model A and Model B on Recall@20: Model A has the higher "
         "mean, by 0.004 [-0.005, 0.012], which is not significant after Benjamini-Hochberg "
-        "correction (p = 0.410). Model A serves 3 users better, Model B 1 (2 the same)."
+        "correction (p = 0.410). Model A serves 3 users better, Model B 1 (2 users the same)."
     )
     assert "beats" not in text and "better than" not in text
 
@@ -524,7 +524,7 @@ def test_not_significant_higher_mean_serving_fewer_users_is_no_winner():
     text = describe_pair(row, "Recall@10")
     assert text.startswith("No real difference between Model B and Model A on Recall@10")
     assert "Higher mean, fewer users served better: Model B serves 656 users better, " \
-        "Model A 873 (411 the same)." in text
+        "Model A 873 (411 users the same)." in text
     assert "beats" not in text and "better than" not in text
 
 
@@ -534,7 +534,7 @@ def test_significant_mean_but_fewer_users_served_better_says_so():
         "Model B has a significantly higher mean NDCG@10 than Model A, by 0.021 "
         "[0.012, 0.030] (Holm correction, p = 0.003), but serves fewer users better: its "
         "lead comes from large gains for fewer users. Model B serves 401 users better, "
-        "Model A 612 (87 the same)."
+        "Model A 612 (87 users the same)."
     )
 
 
