@@ -52,10 +52,9 @@ navigation = st.navigation([
 
 status_area = st.container()
 with st.sidebar:
-    linked = sidebar(status_area)
+    sidebar(status_area)
 
 navigation.run()
 # What the page itself chose in this run (a pair, a filter) goes into the link now, not on the
 # next run: a link copied right after a choice must hold it.
-if linked:
-    write_link(st.session_state.get(keys.PREPARED))
+write_link(st.session_state.get(keys.PREPARED))

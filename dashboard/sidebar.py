@@ -37,10 +37,9 @@ from rankmetrics.conventions import OPTION_CHOICES, OPTION_HELP, PRESET_HELP, PR
 from rankmetrics.relevance import RelevanceMapping
 
 
-def sidebar(status_area) -> bool:
+def sidebar(status_area) -> None:
     """Data, relevance, conventions and cutoff controls; prepares the active data set and
-    stores it with the settings for the pages. True when the view is written into the link
-    (not on a saved evaluation, whose settings are its own)."""
+    stores it with the settings for the pages."""
     state = st.session_state
     # The grade editor restarts from the last edit when it was not on screen in the previous
     # run, or lost its state (Streamlit resets widgets when st.switch_page interrupts a run).
@@ -61,7 +60,7 @@ def sidebar(status_area) -> bool:
     if isinstance(prepared, Prepared) and prepared.source == BUNDLE:
         state[keys.SETTINGS] = bundle_settings(prepared)
         baseline_control(prepared)
-        return False
+        return
     relevance = None
     if isinstance(prepared, Prepared):
         if _reset_on_new_truth(prepared):
@@ -78,7 +77,6 @@ def sidebar(status_area) -> bool:
         st.caption(f"**Relevance:** {relevance.describe()}")
     st.caption(f"**Conventions:** {conventions.describe()}")
     share_controls(status_area, prepared if isinstance(prepared, Prepared) else None)
-    return True
 
 
 def _reset_on_new_truth(prepared: Prepared) -> bool:
