@@ -428,22 +428,7 @@ class Evaluation:
         """Long table ``model, metric, cutoff, value, users``: the mean of each metric at
         each cutoff (every cutoff when ``cutoffs`` is None; R-Precision has no cutoff)."""
         metrics = self._check_metrics(list(metrics) if metrics is not None else list(METRICS))
-        chosen = self._cutoff_list(cutoffs)
-        means = self._means(metrics)
-        rows: list[tuple[str, str, int | None, float, int]] = []
-        for model in self.models:
-            users = int(self.included(model).sum())
-            for metric in metrics:
-                values = means[model][metric]
-                if self._declared(metric).has_cutoff:
-                    at = self._extend(metric, values, chosen)
-                    rows.extend((model, metric, cutoff, float(value), users)
-                                for cutoff, value in zip(chosen, at, strict=True))
-                else:
-                    rows.append((model, metric, None, float(values[0]), users))
-        table = pd.DataFrame(rows, columns=["model", "metric", "cutoff", "value", "users"])
-        table["cutoff"] = table["cutoff"].astype("Int64")
-        return table
+        return self.sums(metrics).summary(self._cutoff_list(cutoffs))
 
     def user_block_values(
         self, model: str, metrics: Sequence[str], start: int, stop: int,
