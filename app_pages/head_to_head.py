@@ -8,7 +8,7 @@ import streamlit as st
 from dashboard import bundles, cached, keys
 from dashboard.charts import show_chart
 from dashboard.controls import download_table, ensure_choice, file_name
-from dashboard.navigation import explain_in_ndcg
+from dashboard.navigation import explain_user, explained_metric
 from dashboard.segment_choice import segment_filter
 from dashboard.session import header, require_data
 from dashboard.settings import USER_LIST_LIMIT
@@ -200,10 +200,14 @@ for column, model, side in ((left, model_a, "a"), (right, model_b, "b")):
                      key=keys.h2h_list(side), column_config=list_columns)
     download_table(shown, file_name("top", k, "of", model, "for user", user, suffix=".csv"),
                    f"{keys.h2h_list(side)}_csv", where=column)
-    if column.button(f"Explain {model}'s NDCG@{k} for this user", key=keys.h2h_explain(side),
-                     icon=":material/calculate:",
-                     help="Open Metrics explained on this user's NDCG under this model."):
-        explain_in_ndcg(model, user, other=model_b if side == "a" else model_a)
+    explained = metric_label(explained_metric(metric), k)
+    if column.button(f"Explain {model}'s {explained} for this user",
+                     key=keys.h2h_explain(side), icon=":material/calculate:",
+                     help=f"Open Metrics explained on this user's {explained} under this model, "
+                          "rank by rank."
+                          + ("" if explained == label else
+                             f" {label} has no rank-by-rank arithmetic there.")):
+        explain_user(model, user, metric, other=model_b if side == "a" else model_a)
 
 st.markdown(f"**What user {md(user)} rated**")
 truth = both.truth

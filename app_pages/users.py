@@ -7,7 +7,7 @@ import streamlit as st
 from dashboard import bundles, cached, keys
 from dashboard.charts import show_chart
 from dashboard.controls import download_table, ensure_choice
-from dashboard.navigation import explain_in_ndcg
+from dashboard.navigation import explain_user
 from dashboard.segment_choice import segment_filter
 from dashboard.session import header, require_data
 from dashboard.text import md
@@ -122,4 +122,4 @@ if not worst.empty:
     if st.button(f"Explain this user: {md(chosen)}", icon=":material/calculate:",
                  key="explain_worst", help="Open the Metrics explained page on this user's "
                  "list (the first row until you select another)."):
-        explain_in_ndcg(model, chosen)
+        explain_user(model, chosen, metric)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import keys
+from rankmetrics.metrics import MAIN_METRICS
 
 PAGES = {
     "data": "app_pages/data.py",
@@ -20,13 +21,20 @@ PAGES = {
 }
 
 
-def explain_in_ndcg(model: str, user: str, other: str | None = None) -> None:
-    """Open the Metrics explained page on ``user``'s NDCG under ``model`` (and ``other`` as
-    the model to compare with)."""
+def explained_metric(metric: str) -> str:
+    """The metric Metrics explained works out for a page showing ``metric``: that metric
+    when the page can explain it, else NDCG (a beyond-accuracy metric has no rank-by-rank
+    arithmetic there)."""
+    return metric if metric in MAIN_METRICS else "ndcg"
+
+
+def explain_user(model: str, user: str, metric: str, other: str | None = None) -> None:
+    """Open the Metrics explained page on ``user``'s ``metric`` (see ``explained_metric``)
+    under ``model`` (and ``other`` as the model to compare with)."""
     state = st.session_state
     state[keys.EXPLAIN_MODEL] = model
     state[keys.EXPLAIN_USER] = user
-    state[keys.EXPLAIN_METRIC] = "ndcg"
+    state[keys.EXPLAIN_METRIC] = explained_metric(metric)
     if other is not None:
         state[keys.EXPLAIN_OTHER] = other
     st.switch_page(PAGES["explained"])

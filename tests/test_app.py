@@ -744,6 +744,31 @@ def test_head_to_head_follows_the_chosen_models():
     assert (b_ahead["value_b"] == 1).all() and (b_ahead["value_a"] == 0).all()
 
 
+def test_head_to_head_explains_the_metric_it_compares():
+    at = start("movies", "app_pages/head_to_head.py")
+    at.selectbox(key="h2h_metric").set_value("map").run()
+    ok(at)
+    user = at.session_state["h2h_user"]
+    shown = frame(at, "h2h_b_ahead")
+    value_a = shown.loc[shown["user"] == user, "value_a"].iloc[0]
+    [b for b in at.button if b.label == "Explain personalized's MAP@10 for this user"][0] \
+        .click().run()
+    ok(at)
+    assert at.title[0].value == "Metrics explained"
+    assert at.session_state["explain_metric"] == "map"
+    assert {m.label: m.value for m in at.metric}["MAP@10"] == f"{value_a:.4f}"
+
+
+def test_the_worst_users_table_explains_the_metric_it_ranks_by():
+    at = start("movies", "app_pages/users.py")
+    at.selectbox(key="users_metric").set_value("recall").run()
+    ok(at)
+    at.button(key="explain_worst").click().run()
+    ok(at)
+    assert at.title[0].value == "Metrics explained"
+    assert at.session_state["explain_metric"] == "recall"
+
+
 def test_head_to_head_lists_of_one_user_and_the_ndcg_link():
     at = start("movies", "app_pages/head_to_head.py")
     b_ahead, a_ahead = frame(at, "h2h_b_ahead"), frame(at, "h2h_a_ahead")

@@ -186,6 +186,12 @@ def test_head_to_head_offers_the_per_user_beyond_metrics_worded_by_what_higher_m
     assert (ahead["value_b"] > ahead["value_a"]).all()
     scatter = figure(at, "h2h_scatter")
     assert all("better" not in a["text"] for a in scatter["layout"]["annotations"])
+    # ARP has no rank-by-rank arithmetic: the button says it explains NDCG, and does
+    explain = next(b for b in at.button if b.key == "h2h_explain_a")
+    assert explain.label == f"Explain {model_a}'s NDCG@10 for this user"
+    explain.click().run()
+    ok(at)
+    assert at.session_state["explain_metric"] == "ndcg"
 
 
 def test_head_to_head_shows_counts_as_whole_numbers():
