@@ -19,7 +19,13 @@ import numpy as np
 from rankmetrics.evaluate import Evaluation
 from rankmetrics.metrics import METRICS
 from rankmetrics.segments import SegmentComparison
-from rankmetrics.stats import CORRECTION_NAMES, TEST_NAMES, ModelComparison, compare_models
+from rankmetrics.stats import (
+    CORRECTION_NAMES,
+    TEST_NAMES,
+    ModelComparison,
+    compare_models,
+    p_text,
+)
 
 #: The cutoffs at which "does the leader change with K" is checked (those up to the largest K).
 CHECKED_CUTOFFS = (1, 3, 5, 10, 20, 50, 100)
@@ -102,10 +108,10 @@ def describe_verdict(found: Verdict) -> str:
              "(the next best)")
     if found.kind == "winner":
         return (f"On {name}, {found.best} is the best model: {means}, {gap}, significantly "
-                f"better than every other model ({tests}, {_p(found.p_corrected)} against "
+                f"better than every other model ({tests}, {p_text(found.p_corrected)} against "
                 f"{found.runner_up}; {users}).")
     return (f"On {name}, {found.best} has the highest mean, {means}, {gap}, but the lead is "
-            f"not significant ({tests}, {_p(found.p_corrected)}; {users}): the data cannot "
+            f"not significant ({tests}, {p_text(found.p_corrected)}; {users}): the data cannot "
             f"tell {_join(found.leaders)} apart.")
 
 
@@ -215,8 +221,6 @@ def decision_summary(
     return out
 
 
-def _p(p: float) -> str:
-    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
 
 
 def _join(names: Sequence[str]) -> str:

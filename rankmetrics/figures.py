@@ -38,6 +38,7 @@ except ModuleNotFoundError as missing:
 from rankmetrics.beyond import declared
 from rankmetrics.checks import check_choice
 from rankmetrics.explain import NdcgBreakdown
+from rankmetrics.stats import p_text
 
 # Okabe-Ito colours (distinguishable with the common colour-vision deficiencies), without its
 # yellow, which is unreadable on white; then Plotly's Dark24 for long model lists.
@@ -430,11 +431,11 @@ def pairwise_matrix(pairs: pd.DataFrame, models: Sequence[str], label: str) -> g
             verdict = 0 if not significant else (1 if difference > 0 else -1)
             glyph = {1: "▲ ", -1: "▼ ", 0: ""}[verdict]
             z[r][c] = verdict
-            text[r][c] = f"{glyph}{difference:+.4f}<br>{_p_text(float(p))}"
+            text[r][c] = f"{glyph}{difference:+.4f}<br>{p_text(float(p))}"
             words = {1: "significantly better", -1: "significantly worse",
                      0: "no significant difference"}[verdict]
             hover[r][c] = (f"{names[r]} − {names[c]}: {difference:+.4f} "
-                           f"[{low:.4f}, {high:.4f}]<br>corrected {_p_text(float(p))}"
+                           f"[{low:.4f}, {high:.4f}]<br>corrected {p_text(float(p))}"
                            f"<br>{names[r]}: {words}")
     fig = go.Figure(go.Heatmap(
         z=z, x=names, y=names, text=text, customdata=hover, texttemplate="%{text}",
@@ -619,10 +620,6 @@ def _rounded(values: np.ndarray, step: float | None) -> np.ndarray:
 
 def _users(count: int) -> str:
     return "1 user" if count == 1 else f"{count:,} users"
-
-
-def _p_text(p: float) -> str:
-    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
 
 
 def _translucent(color: str, opacity: float = BAND_OPACITY) -> str:

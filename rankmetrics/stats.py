@@ -1087,7 +1087,8 @@ def _letters(models: pd.DataFrame, pairs: pd.DataFrame) -> list[str]:
 # Words
 
 
-def _format_p(p: float) -> str:
+def p_text(p: float) -> str:
+    """A p-value as every sentence of the product writes it: "p < 0.001" or "p = 0.042"."""
     return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
 
 
@@ -1154,7 +1155,7 @@ def describe_pair(
         )
     diff, low, high = float(row["difference"]), float(row["ci_low"]), float(row["ci_high"])
     wins, ties, losses = int(row["wins"]), int(row["ties"]), int(row["losses"])
-    p = f"{_format_p(float(row['p_corrected']))}"
+    p = f"{p_text(float(row['p_corrected']))}"
     name = CORRECTION_NAMES[correction]
     if wins == 0 and losses == 0:
         return (
