@@ -23,7 +23,6 @@ from rankmetrics.figures import (
     BETTER_COLOR,
     NEUTRAL_COLOR,
     WORSE_COLOR,
-    _p_text,
     _plain,
     _titled,
     _translucent,
@@ -33,6 +32,7 @@ from rankmetrics.figures import (
     model_colors,
 )
 from rankmetrics.segments import TOO_FEW
+from rankmetrics.stats import p_text
 
 #: The heatmap's cell value for each verdict against the baseline.
 VERDICT_CODES = {"worse": -1, "no significant difference": 0, "better": 1}
@@ -169,4 +169,4 @@ def _cell_text(verdict: str, difference: float, p: float) -> str:
     if verdict == TOO_FEW:
         return "too few users"
     glyph = {"better": "▲ ", "worse": "▼ "}.get(verdict, "")
-    return f"{glyph}{difference:+.4f}<br>{_p_text(p)}"
+    return f"{glyph}{difference:+.4f}<br>{p_text(p)}"
