@@ -106,11 +106,11 @@ if decided:
         st.caption("Tests as on the Significance page (change them there); across K: the "
                    "highest mean at each K checked.")
 st.dataframe(styled, key="compare_table")
-csv_column, latex_column, _ = st.columns([1, 1, 3])
-download_table(table, f"metrics_at_{k}.csv", "compare_table_csv", where=csv_column)
+buttons = st.container(horizontal=True)  # side by side while they fit, else one per line
+download_table(table, f"metrics_at_{k}.csv", "compare_table_csv", where=buttons)
 if any(result is not None for result in results.values()):  # the models can be tested
     evaluation = cached.report_evaluation(prepared, settings)
-    latex_column.download_button(
+    buttons.download_button(
         "Download as LaTeX", lambda: latex_table(
             evaluation, metrics or list(MAIN_METRICS), [k], test=choice.test,
             correction=choice.correction, confidence=choice.confidence,

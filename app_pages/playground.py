@@ -255,7 +255,7 @@ def more_controls(pg: Playground) -> None:
     swap_b.selectbox("with rank", ranks, key=keys.PLAYGROUND_SWAP_B)
     swap_go.button("Swap", key=keys.PLAYGROUND_SWAP, on_click=on_swap, disabled=n == 1,
                    use_container_width=True)
-    new_grade, add = st.columns([2, 1], vertical_alignment="bottom")
+    new_grade, add = st.columns(2, vertical_alignment="bottom")
     state.setdefault(keys.PLAYGROUND_NEW_GRADE, 1)
     new_grade.number_input("Grade of a new item", min_value=0, max_value=MAX_GRADE, step=1,
                            key=keys.PLAYGROUND_NEW_GRADE)
