@@ -24,7 +24,7 @@ from dashboard.files import FileSpec, digest
 from dashboard.prepared import Prepared
 from dashboard.settings import Settings
 from dashboard.text import md
-from rankmetrics.bundle import SavedEvaluation, load_bundle
+from rankmetrics.bundle import Fingerprint, SavedEvaluation, load_bundle
 from rankmetrics.errors import DataError
 from rankmetrics.io import file_stem
 
@@ -181,12 +181,25 @@ def describe_opened() -> None:
         f"{md(saved.engine)}: {len(saved.models)} model(s), means at every K up to "
         f"{saved.max_cutoff}, per-user values at K = {', '.join(map(str, saved.cutoffs))}, "
         f"and the raw lists of {len(saved.sampled_users):,} sampled users (the files below).")
-    inputs = pd.DataFrame([{"input": name, "rows": fingerprint.rows,
-                            "users": fingerprint.users,
-                            "content hash": fingerprint.content_hash or "–",
-                            "hash": fingerprint.hash_kind or "–"}
-                           for name, fingerprint in saved.inputs.items()])
-    st.dataframe(inputs, hide_index=True, key="bundle_inputs")
+    st.dataframe(inputs_table(saved.inputs), hide_index=True, key="bundle_inputs")
+
+
+def inputs_table(inputs: dict[str, Fingerprint]) -> pd.DataFrame:
+    """One row per input: rows, users and content hash. How the hashes were computed heads
+    their column when every input's was computed the same way, else has a column of its
+    own; inputs saved without hashes have neither column."""
+    table = pd.DataFrame([{"input": name, "rows": fingerprint.rows,
+                           "users": fingerprint.users,
+                           "content hash": fingerprint.content_hash or "–",
+                           "hash": fingerprint.hash_kind or "–"}
+                          for name, fingerprint in inputs.items()])
+    kinds = {fingerprint.hash_kind for fingerprint in inputs.values()}
+    if not any(fingerprint.content_hash for fingerprint in inputs.values()):
+        return table.drop(columns=["content hash", "hash"])
+    if len(kinds) == 1 and None not in kinds:
+        return table.drop(columns="hash").rename(
+            columns={"content hash": f"content hash ({kinds.pop()})"})
+    return table
 
 
 def users_with_lists(prepared: Prepared, users: list[str]) -> list[str]:

@@ -45,6 +45,9 @@ def compare_table(at: AppTest) -> pd.DataFrame:
 def test_every_page_works_on_an_uploaded_bundle(archive):
     at = open_archive(archive.read_bytes())
     assert at.session_state["dataset"] == "bundle"
+    # saved by the library from tables: rows and users, no content hash to show
+    inputs = [d.value for d in at.main.dataframe if "input" in d.value.columns]
+    assert [list(table.columns) for table in inputs] == [["input", "rows", "users"]]
     saved = load_bundle(archive)
     table = compare_table(at)
     assert list(table.index) == MOVIE_MODELS
@@ -64,6 +67,22 @@ def test_every_page_works_on_an_uploaded_bundle(archive):
     ok(at)
     differences = frame(at, "users_summary")["Difference"]
     assert differences[MOVIE_MODELS[2]] == 0 and (differences.drop(MOVIE_MODELS[2]) != 0).all()
+
+
+def test_the_inputs_table_names_how_hashes_were_computed_once():
+    from dashboard.bundles import inputs_table
+    from rankmetrics.bundle import Fingerprint
+
+    files = {"ground_truth": Fingerprint(10, 2, "ab", "sha256 of the file"),
+             "model": Fingerprint(20, 2, "cd", "sha256 of the file")}
+    table = inputs_table(files)
+    assert list(table.columns) == ["input", "rows", "users", "content hash (sha256 of the file)"]
+    assert list(table["content hash (sha256 of the file)"]) == ["ab", "cd"]
+    mixed = inputs_table({**files, "model": Fingerprint(20, 2, "ef", "xxhash64 of the rows")})
+    assert list(mixed["hash"]) == ["sha256 of the file", "xxhash64 of the rows"]
+    partly = inputs_table({**files, "model": Fingerprint(20, 2)})
+    assert list(partly["content hash"]) == ["ab", "–"] and list(partly["hash"]) == [
+        "sha256 of the file", "–"]
 
 
 def test_k_is_chosen_among_the_saved_cutoffs(archive):
