@@ -513,7 +513,8 @@ def leader_across_k(prepared: Prepared, settings: Settings, metric: str) -> str:
     the curves: no other pass over the users)."""
     means = curves(prepared, settings)
     return describe_across_cutoffs(metric, leaders_by_cutoff(
-        {model: by_metric[metric] for model, by_metric in means.items()}))
+        {model: by_metric[metric] for model, by_metric in means.items()},
+        width=_evaluation(prepared, settings).width), largest=settings.max_cutoff)
 
 
 def report_evaluation(prepared: Prepared, settings: Settings) -> Evaluation:

@@ -426,6 +426,24 @@ class SavedEvaluation:
         self.sample_truth = sample_truth
         self.sample_runs = sample_runs
 
+    @cached_property
+    def width(self) -> int:
+        """The last cutoff at which a saved mean changes other than by 1/K, read from the
+        means (as :attr:`rankmetrics.Evaluation.width`, which it equals unless no mean
+        moved over the last cutoffs before that): past it every mean keeps its value or, divided
+        by K, falls as 1/K, so the order of the models is the same at every K beyond."""
+        last = 1
+        for (_, metric), rows in self._means.dropna(subset=["cutoff"]).groupby(
+                ["model", "metric"], sort=False):
+            values = rows.sort_values("cutoff")["value"].to_numpy(dtype=np.float64)
+            if METRICS[metric].divided_by_cutoff:
+                values = values * np.arange(1, len(values) + 1)
+            moved = np.flatnonzero(~np.isclose(values[1:], values[:-1], rtol=1e-9, atol=0,
+                                               equal_nan=True))
+            if len(moved):
+                last = max(last, int(moved[-1]) + 2)
+        return last
+
     @property
     def sampled_users(self) -> list[str]:
         """The users whose raw rows the bundle holds."""

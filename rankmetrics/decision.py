@@ -118,24 +118,30 @@ def describe_verdict(found: Verdict) -> str:
 def leader_by_cutoff(evaluation: Evaluation, metric: str,
                      cutoffs: Sequence[int] | None = None) -> list[tuple[int, tuple[str, ...]]]:
     """The models with the highest mean of ``metric`` at each cutoff (one, unless several
-    share it), at ``CHECKED_CUTOFFS`` up to the evaluation's largest K, and that K
-    by default."""
+    share it), by default at ``CHECKED_CUTOFFS`` up to the evaluation's width (the last K at
+    which a value can change other than by 1/K, where the lists end at the latest), and that
+    K."""
     means = evaluation.means([metric])
     return leaders_by_cutoff({model: means[model][metric] for model in evaluation.models},
-                             cutoffs)
+                             cutoffs, width=evaluation.width)
 
 
 def leaders_by_cutoff(curves: Mapping[str, Sequence[float] | np.ndarray],
-                      cutoffs: Sequence[int] | None = None) -> list[tuple[int, tuple[str, ...]]]:
+                      cutoffs: Sequence[int] | None = None, *,
+                      width: int | None = None) -> list[tuple[int, tuple[str, ...]]]:
     """:func:`leader_by_cutoff` from the curves already computed: model -> mean at
-    K = 1..max_cutoff (the curves' length).
+    K = 1..max_cutoff (the curves' length); ``width``, the evaluation's, stops the default
+    cutoffs where the values stop changing but by 1/K (past it the order cannot change).
 
     >>> leaders_by_cutoff({"A": [0.5, 0.4, 0.3], "B": [0.2, 0.4, 0.6]})
     [(1, ('A',)), (3, ('B',))]
+    >>> leaders_by_cutoff({"A": [0.5, 0.4, 0.4], "B": [0.2, 0.3, 0.3]}, width=2)
+    [(1, ('A',)), (2, ('A',))]
     """
     largest = len(next(iter(curves.values())))
     if cutoffs is None:
-        cutoffs = sorted({k for k in CHECKED_CUTOFFS if k <= largest} | {largest})
+        last = largest if width is None else max(1, min(int(width), largest))
+        cutoffs = sorted({k for k in CHECKED_CUTOFFS if k <= last} | {last})
     out = []
     for k in cutoffs:
         values = {model: curve[k - 1] for model, curve in curves.items()}
@@ -144,14 +150,18 @@ def leaders_by_cutoff(curves: Mapping[str, Sequence[float] | np.ndarray],
     return out
 
 
-def describe_across_cutoffs(metric: str,
-                            leaders: Sequence[tuple[int, tuple[str, ...]]]) -> str:
-    """Whether the model with the highest mean stays the same at every K checked.
+def describe_across_cutoffs(metric: str, leaders: Sequence[tuple[int, tuple[str, ...]]],
+                            *, largest: int | None = None) -> str:
+    """Whether the model with the highest mean stays the same at every K checked; with the
+    ``largest`` K of the curves past the last K checked, why the K beyond were not checked.
 
     >>> describe_across_cutoffs("ndcg", [(1, ("A",)), (5, ("A",)), (10, ("B",))])
     'The leader on NDCG changes with K: A at K = 1 to 5, B at K = 10.'
     >>> describe_across_cutoffs("ndcg", [(1, ("A", "B")), (5, ("A", "B"))])
     'A and B share the highest NDCG at every K checked (1 and 5).'
+    >>> describe_across_cutoffs("ndcg", [(1, ("A",)), (50, ("A",))], largest=100).split("; ")
+    ['A has the highest NDCG at every K checked (1 and 50)', \
+'past K = 50 nothing in the lists can change the order.']
     """
     runs: list[list] = []
     for k, models in leaders:
@@ -164,7 +174,11 @@ def describe_across_cutoffs(metric: str,
     if len(runs) == 1:
         models = runs[0][0]
         verb = "has" if len(models) == 1 else "share"
-        return f"{_join(models)} {verb} the highest {name} at every K checked ({cutoffs})."
+        last = leaders[-1][0]
+        beyond = ("" if largest is None or largest <= last else
+                  f"; past K = {last} nothing in the lists can change the order")
+        return (f"{_join(models)} {verb} the highest {name} at every K checked "
+                f"({cutoffs}){beyond}.")
     parts = [f"{_join(models)} at K = {low}" + (f" to {high}" if high != low else "")
              for models, low, high in runs]
     return f"The leader on {name} changes with K: {', '.join(parts)}."
@@ -215,7 +229,8 @@ def decision_summary(
                                     n_permutations=n_permutations, n_bootstrap=n_bootstrap,
                                     seed=seed)
         found = verdict(comparison, metric, metric_cutoff)
-        across = (describe_across_cutoffs(metric, leader_by_cutoff(evaluation, metric))
+        across = (describe_across_cutoffs(metric, leader_by_cutoff(evaluation, metric),
+                                          largest=evaluation.max_cutoff)
                   if metric_cutoff is not None else "")
         out.append((found, describe_verdict(found), across))
     return out

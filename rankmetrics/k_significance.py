@@ -24,7 +24,7 @@ Significance page. "Significantly best" follows :meth:`ModelComparison.leaders
 from __future__ import annotations
 
 import warnings
-from collections.abc import Hashable, Iterable, Iterator, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -444,7 +444,6 @@ def difference_band(
 
     Returns ``cutoff, difference, ci_low, ci_high``.
     """
-    from scipy import stats as _sps  # loaded when needed: 0.3 s
     (metric,) = check_metrics([metric])
     confidence = check_probability("confidence", confidence)
     for name, model in (("model_a", model_a), ("model_b", model_b)):
@@ -455,11 +454,40 @@ def difference_band(
         raise ValueError(f"Choose two different models; both are {model_a!r}.")
     chosen = _cutoffs(ev, cutoffs)
     n, moments = _moments(ev, [metric], chosen, [model_a, model_b])
-    _check_users(n)
     found = moments[metric]
-    mean = found.mean[0]
-    half = _sps.t.ppf(0.5 + confidence / 2, n - 1) * np.sqrt(found.squares[0] / (n - 1) / n)
-    return pd.DataFrame({"cutoff": chosen, "difference": mean, "ci_low": mean - half,
+    return _band(chosen, n, found.mean[0], found.squares[0], confidence)
+
+
+def difference_band_of(differences: np.ndarray, cutoffs: Sequence[int], *,
+                       confidence: float = 0.95) -> pd.DataFrame:
+    """:func:`difference_band` from the per-user differences B - A at hand: one row per
+    paired user, one column per cutoff of ``cutoffs`` (a saved evaluation's per-user values,
+    :func:`rankmetrics.k_saved.saved_difference_band`).
+
+    Returns ``cutoff, difference, ci_low, ci_high``.
+
+    >>> band = difference_band_of(np.array([[0.0], [0.25], [0.5]]), [5], confidence=0.95)
+    >>> int(band["cutoff"].iloc[0]), float(band["difference"].iloc[0])
+    (5, 0.25)
+    """
+    confidence = check_probability("confidence", confidence)
+    differences = np.asarray(differences, dtype=np.float64)
+    if differences.ndim != 2 or differences.shape[1] != len(cutoffs):
+        raise ValueError(f"The 'differences' argument needs one column per cutoff "
+                         f"({len(cutoffs)}); got an array of shape {differences.shape}.")
+    mean = differences.mean(axis=0) if len(differences) else np.zeros(len(cutoffs))
+    squares = ((differences - mean) ** 2).sum(axis=0)
+    return _band(list(cutoffs), len(differences), mean, squares, confidence)
+
+
+def _band(cutoffs: list[int], n: int, mean: np.ndarray, squares: np.ndarray,
+          confidence: float) -> pd.DataFrame:
+    """The paired t interval of the mean difference at each cutoff, from the n users' mean
+    and sum of squared deviations."""
+    from scipy import stats as _sps  # loaded when needed: 0.3 s
+    _check_users(n)
+    half = _sps.t.ppf(0.5 + confidence / 2, n - 1) * np.sqrt(squares / (n - 1) / n)
+    return pd.DataFrame({"cutoff": cutoffs, "difference": mean, "ci_low": mean - half,
                          "ci_high": mean + half})
 
 
@@ -482,13 +510,21 @@ def winner_map(
     ``metrics[row]``. Returns ``row, cutoff, best, leaders, significantly_best``, rows in the
     order given.
     """
-    parts = []
-    for row, ev in evaluations.items():
-        tests = significance_over_k(ev, metrics[row], cutoffs=cutoffs, test=test,
-                             correction=correction, confidence=confidence,
-                             n_permutations=n_permutations, seed=seed)
-        parts.append(leaders_over_k(tests).assign(row=row))
-    table = pd.concat(parts, ignore_index=True)
+    return winners({row: significance_over_k(ev, metrics[row], cutoffs=cutoffs, test=test,
+                                             correction=correction, confidence=confidence,
+                                             n_permutations=n_permutations, seed=seed)
+                    for row, ev in evaluations.items()})
+
+
+def winners(tests_by_row: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """The rows of a winner map from each row's tests over K (tables of
+    :func:`significance_over_k`, or of a saved evaluation's tests at its cutoffs):
+    :func:`leaders_over_k` of each, rows in the order given.
+
+    Returns ``row, cutoff, best, leaders, significantly_best``.
+    """
+    table = pd.concat([leaders_over_k(tests).assign(row=row)
+                       for row, tests in tests_by_row.items()], ignore_index=True)
     return table[["row", "cutoff", "best", "leaders", "significantly_best"]]
 
 
@@ -516,16 +552,27 @@ def cutoff_table(
     metrics = check_metrics(list(metrics))
     chosen = _cutoffs(ev, cutoffs)
     summary = ev.summary(metrics, chosen)
-    summary = summary.loc[summary["cutoff"].notna()].copy()
-    summary["cutoff"] = summary["cutoff"].astype(int)
-    marks = []
     testable = len(ev.models) >= 2 and int(paired_mask(ev).sum()) >= 2
     with_cutoff = [metric for metric in metrics if METRICS[metric].has_cutoff]
     by_metric = significance_by_metric(
         ev, with_cutoff, cutoffs=chosen, test=test, correction=correction,
         confidence=confidence, n_permutations=n_permutations, seed=seed,
     ) if testable and with_cutoff else {}
-    for metric, tests in by_metric.items():
+    return marked_best(summary, by_metric)
+
+
+def marked_best(summary: pd.DataFrame, tests_by_metric: Mapping[str, pd.DataFrame]
+                ) -> pd.DataFrame:
+    """The table of :func:`cutoff_table` from its means (``model, metric, cutoff, value``)
+    and each metric's tests at those cutoffs (metric -> a table of
+    :func:`significance_over_k`; a metric or cutoff without tests is marked nowhere).
+
+    Returns ``model, metric, cutoff, value, significantly_best``.
+    """
+    summary = summary.loc[summary["cutoff"].notna()].copy()
+    summary["cutoff"] = summary["cutoff"].astype(int)
+    marks = []
+    for metric, tests in tests_by_metric.items():
         leaders = leaders_over_k(tests)
         best = leaders.loc[leaders["significantly_best"], ["cutoff", "best"]]
         marks.append(best.rename(columns={"best": "model"}).assign(metric=metric))

@@ -46,7 +46,9 @@ def test_clear_winner():
     assert sentence.startswith("On HitRate@1, strong is the best model: 1.000 against 0.200 "
                                "for weak (the next best), +0.800 (95% interval")
     assert "significantly better than every other model (paired t-test, Holm" in sentence
-    assert across == ("strong has the highest HitRate at every K checked (1, 3, 5 and 10).")
+    # every judged item is at rank 1: past K = 1 no value changes but Precision's 1/K
+    assert across == ("strong has the highest HitRate at every K checked (1); past K = 1 "
+                      "nothing in the lists can change the order.")
 
 
 def test_tie():
@@ -56,7 +58,8 @@ def test_tie():
     assert found.kind == "tie" and set(found.leaders) == {"first", "second"}
     assert sentence == ("On MRR@5, first and second are tied: the same mean, 0.250 "
                         "(40 users); nothing separates them.")
-    assert across == "first and second share the highest MRR at every K checked (1, 3, 5 and 10)."
+    assert across == ("first and second share the highest MRR at every K checked (1 and 2); "
+                      "past K = 2 nothing in the lists can change the order.")
 
 
 def test_lead_that_is_not_significant():
@@ -73,11 +76,11 @@ def test_lead_that_is_not_significant():
 def test_leader_that_changes_with_k():
     # early: rank 1 for half the users, nothing for the others; late: rank 3 for everyone.
     ev = evaluated(early={u: 1 for u in USERS[:20]}, late=dict.fromkeys(USERS, 3))
-    assert leader_by_cutoff(ev, "hit_rate") == [(1, ("early",)), (3, ("late",)),
-                                                (5, ("late",)), (10, ("late",))]
+    # the judged items end at rank 3: no K past it is checked
+    assert leader_by_cutoff(ev, "hit_rate") == [(1, ("early",)), (3, ("late",))]
     found, sentence, across = summary(ev, "hit_rate", 1)
     assert found.kind == "winner" and found.best == "early"
-    assert across == "The leader on HitRate changes with K: early at K = 1, late at K = 3 to 10."
+    assert across == "The leader on HitRate changes with K: early at K = 1, late at K = 3."
     found, _, _ = summary(ev, "hit_rate", 5)
     assert found.best == "late" and found.difference == pytest.approx(0.5)
 
@@ -142,3 +145,23 @@ def test_across_segments():
     result = compare_segments(ev, split, "mrr", 5, test="t", min_users=30, n_bootstrap=200)
     assert describe_across_segments(result) == (
         "By ground-truth size: no segment has enough users to test (at least 30).")
+
+
+def test_a_saved_evaluation_past_its_lists_end_checks_no_k_beyond_them(tmp_path):
+    # the movies demo's lists hold 50 items; evaluated and saved to K = 100
+    from rankmetrics import load_bundle
+    from rankmetrics.io import read_run, read_truth
+    from tests.apptest import MOVIE_MODELS
+    from tests.helpers import MOVIES
+
+    runs = {name: read_run(MOVIES / f"{name}.parquet") for name in MOVIE_MODELS}
+    ev = evaluate(read_truth(MOVIES / "ground_truth.csv"), runs,
+                  relevance=RelevanceMapping.binary(4), max_cutoff=100)
+    assert max(int(run.lengths.max()) for run in ev.runs.values()) == 50
+    saved = load_bundle(ev.save(tmp_path / "movies", sample=10))
+    assert saved.width == ev.width == 50
+    for evaluation in (ev, saved):
+        _, _, across = decision_summary(evaluation, ["ndcg"], 10, test="t", n_bootstrap=10)[0]
+        # checked at K = 1, 3, 5, 10, 20 and 50, not 100 ("personalized at K = 50 to 100")
+        assert across == ("The leader on NDCG changes with K: top_heavy at K = 1 to 20, "
+                          "personalized at K = 50."), across
