@@ -1,5 +1,6 @@
 """Choosing K: does the verdict depend on the cutoff, the relevance threshold or ties?"""
 
+import pandas as pd
 import streamlit as st
 
 from dashboard import bundles, cached, keys
@@ -17,7 +18,6 @@ from rankmetrics.figures_k import (
     winner_map_figure,
 )
 from rankmetrics.k_report import PANELS, cutoffs_tested, map_cutoffs, parse_cutoffs
-from rankmetrics.k_significance import discriminative_power
 from rankmetrics.metrics import MAIN_METRICS, METRICS
 from rankmetrics.stats import CORRECTION_NAMES, CORRECTIONS, TEST_NAMES, TESTS
 from rankmetrics.tie_bounds import tie_flags
@@ -69,18 +69,19 @@ with st.expander("Confidence level, random flips, relevance thresholds"):
     flips_column.select_slider("Random sign flips (randomization test)", PERMUTATIONS,
                                key=keys.CHOOSING_K_PERMUTATIONS, format_func="{:,}".format,
                                disabled=test != "randomization", persist_state="session")
-    if saved is None:  # a saved evaluation's relevance is fixed
-        st.multiselect("Relevance thresholds to compare", every_threshold,
-                       key=keys.CHOOSING_K_THRESHOLDS,
-                       help="The rows of the winner map over relevance: the sidebar's mapping "
-                       "with each of these thresholds.")
+    st.multiselect("Relevance thresholds to compare", every_threshold,
+                   key=keys.CHOOSING_K_THRESHOLDS,
+                   help="The rows of the winner map over relevance: the sidebar's mapping "
+                   "with each of these thresholds.")
 thresholds = tuple(name for name in every_threshold if name in state[keys.CHOOSING_K_THRESHOLDS])
 options = (test, correction, confidence, state[keys.CHOOSING_K_PERMUTATIONS])
 label = METRICS[metric].label
 paired_users = cached.paired_users(prepared, settings, metric)
 several = len(prepared.models) >= 2 and paired_users >= 2
-tested = cutoffs_tested(test, settings.max_cutoff, k)
-mapped = map_cutoffs(test, settings.max_cutoff, k)
+tested = saved.cutoffs if saved else cutoffs_tested(test, settings.max_cutoff, k)
+mapped = saved.cutoffs if saved else map_cutoffs(test, settings.max_cutoff, k)
+tested_cutoffs = ", ".join(map(str, tested))
+sampled_users = f"{prepared.ground_truth.n_users:,} sampled users"
 
 
 def order_panel() -> None:
@@ -107,34 +108,8 @@ def order_panel() -> None:
         download_table(board, f"leaderboard_{metric}.csv", "k_leaderboard_csv")
 
 
-
-def saved_panels() -> None:
-    """A saved evaluation: the order over every K, and the tests at its saved cutoffs."""
-    cutoffs = ", ".join(map(str, saved.cutoffs))
-    st.info(f"This is a saved evaluation: the order of the models follows its means at every "
-            f"K up to {settings.max_cutoff}; the tests run on its per-user values, held at "
-            f"K = {cutoffs} only. The winners by metric and by relevance threshold, the ties "
-            "and the table of cutoffs need every user's lists: evaluate the data here to see "
-            "them.", icon=":material/info:")
-    order_panel()
-    if not several:
-        st.info("The tests over K need at least two models and two users every model counts.")
-        return
-    st.subheader(PANEL_TITLES["significance"], anchor=PANELS["significance"])
-    tests = cached.k_saved_tests(prepared, settings, metric, options)
-    if len(prepared.models) == 2:
-        show_chart(p_value_figure(tests, 1 - confidence, k, label), "k_p_value",
-                   name=("choosing K", "p_value", "K", k))
-        st.caption(f"With two models: the corrected p-value of their difference at each saved "
-                   f"K ({TEST_NAMES[test]}, K = {cutoffs}); below the dashed line they differ "
-                   "significantly.")
-    else:
-        show_chart(power_figure({label: discriminative_power(tests)}, k), "k_power",
-                   name=("choosing K", "power", "K", k))
-        st.caption(f"At each saved K ({cutoffs}), the share of the pairs of models whose "
-                   f"difference is significant ({TEST_NAMES[test]}, "
-                   f"{CORRECTION_NAMES[correction]} correction over the pairs), on the users "
-                   "every model counts.")
+def saved_tests_table(tests: pd.DataFrame) -> None:
+    """A saved evaluation's pairs tested at each saved cutoff, as a table."""
     st.dataframe(tests, hide_index=True, key="k_saved_tests", column_config={
         "cutoff": st.column_config.NumberColumn("K", format="%d"),
         "model_a": "Model A", "model_b": "Model B",
@@ -150,10 +125,15 @@ def saved_panels() -> None:
 
 
 if saved is not None:
-    saved_panels()
-    st.stop()
+    st.info(f"This is a saved evaluation. The order of the models and the values of the table "
+            f"of cutoffs follow its means at every K up to {settings.max_cutoff}. The tests, "
+            f"the winners by metric, the difference band and the table's green marks need "
+            f"every user's values, which it holds at the saved cutoffs {tested_cutoffs} "
+            f"only: they are computed at those cutoffs. The winners by relevance threshold and "
+            f"the ties need the lists with their scores: they are those of the "
+            f"{sampled_users} whose lists it keeps.", icon=":material/info:")
 
-st.subheader("In short")
+st.subheader(f"In short, on {label}")
 with st.spinner("Following the models over every K…", show_time=True):
     summary = cached.k_summary(prepared, settings, metric, options, thresholds)
 shown = {"order", "ties"} | ({"significance", "metrics", "relevance"} if several else set())
@@ -172,14 +152,21 @@ elif not several:
             "need at least 2 (and mean little with fewer than 10).")
 else:
     st.subheader(PANEL_TITLES["significance"], anchor=PANELS["significance"])
-    sampled = "" if len(tested) == settings.max_cutoff else (
-        f" The randomization test runs at K = {', '.join(map(str, tested))} only.")
-    others = "" if len(mapped) == settings.max_cutoff else (
-        f" The other metrics are tested at K = {', '.join(map(str, mapped))}.")
+    if saved is not None:
+        sampled = f" At the saved cutoffs {tested_cutoffs} only, where every user's values are."
+        others = ""
+    else:
+        sampled = "" if len(tested) == settings.max_cutoff else (
+            f" The randomization test runs at K = {tested_cutoffs} only.")
+        others = "" if len(mapped) == settings.max_cutoff else (
+            f" The other metrics are tested at K = {', '.join(map(str, mapped))}.")
     power = cached.k_power(prepared, settings, metric, options)
-    if len(prepared.models) == 2:
+    if saved is not None:
+        tests = cached.k_saved_tests(prepared, settings, metric, options)
+    elif len(prepared.models) == 2:
         tests = cached.k_tests(prepared, settings, settings.relevance, metric, options,
                                tuple(tested))
+    if len(prepared.models) == 2:
         show_chart(p_value_figure(tests, 1 - confidence, k, label), "k_p_value",
                    name=("choosing K", "p_value", "K", k))
         st.caption(f"With two models: the corrected p-value of their difference at each K "
@@ -192,6 +179,8 @@ else:
                    f"significant ({TEST_NAMES[test]}, {CORRECTION_NAMES[correction]} "
                    f"correction over the pairs), on the users every model counts. High: "
                    f"that K tells the models apart; low: it cannot." + sampled + others)
+    if saved is not None:
+        saved_tests_table(tests)
     best_two = cached.best_first(prepared, settings, metric)[:2]
     pairs = [(a, b) for a in prepared.models for b in prepared.models if a != b]
     ensure_choice(keys.CHOOSING_K_PAIR, pairs, (best_two[1], best_two[0]))
@@ -203,7 +192,9 @@ else:
                name=("choosing K", "band", "K", k))
     st.caption(f"The band is the paired t-test's {confidence:.0%} confidence interval of the "
                "difference, on the users every model counts: where it stays off the zero "
-               "line, the difference is larger than chance would make it.")
+               "line, the difference is larger than chance would make it."
+               + ("" if saved is None else f" Drawn between the saved cutoffs {tested_cutoffs}"
+                  ", where every user's values are."))
 
     st.subheader(PANEL_TITLES["metrics"], anchor=PANELS["metrics"])
     by_metric = cached.k_winners_by_metric(prepared, settings, options)
@@ -213,7 +204,8 @@ else:
                name=("choosing K", "metric_map", "K", k))
     st.caption("Each cell is the model with the highest mean; filled: significantly better "
                "than every other model, open: the data cannot tell it from the next."
-               + others.replace("The other metrics are", " The maps are"))
+               + (f" At the saved cutoffs {tested_cutoffs} only." if saved is not None
+                  else others.replace("The other metrics are", " The maps are")))
 
     st.subheader(PANEL_TITLES["relevance"], anchor=PANELS["relevance"])
     if thresholds:
@@ -225,7 +217,11 @@ else:
                    name=("choosing K", "relevance_map", "K", k))
         st.caption(f"The sidebar's relevance mapping ({md(settings.relevance.describe())}) "
                    "with its threshold moved over the ratings found (choose the thresholds "
-                   "above, under Confidence level, random flips, relevance thresholds).")
+                   "above, under Confidence level, random flips, relevance thresholds)."
+                   + ("" if saved is None else
+                      f" Another threshold needs the ratings of every user's lists: this map "
+                      f"is that of the {sampled_users} whose lists the saved evaluation "
+                      "keeps, at every K."))
     else:
         st.info("Choose at least one relevance threshold above to compare the winners.")
 
@@ -247,7 +243,11 @@ else:
         "flagged": st.column_config.CheckboxColumn("Ties could change the order")})
     st.caption(f"Band: {label} with the relevant tied items placed last (worst) and first "
                f"(best); the line is the active tie rule ({settings.conventions.ties}). "
-               "Dotted, below: the share of users whose top K depends on the order of ties.")
+               "Dotted, below: the share of users whose top K depends on the order of ties."
+               + ("" if saved is None else
+                  f" The orders of tied scores need the lists with their scores: these are "
+                  f"the {sampled_users} whose lists the saved evaluation keeps, their means "
+                  "and the gaps between models among them."))
 
 st.subheader("Several cutoffs side by side", anchor="cutoff-table")
 state.setdefault(keys.CHOOSING_K_CUTOFFS, ",".join(
@@ -265,7 +265,13 @@ if cutoffs:
         lambda column: [("background-color: #d6f5d6; font-weight: bold" if marked else "")
                         for marked in best[column.name]]), key="k_cutoff_table")
     download_table(wide, "metrics_at_cutoffs.csv", "k_cutoff_table_csv")
+    untested = [str(c) for c in cutoffs if saved is not None and c not in saved.cutoffs]
     st.caption(f"Green: significantly best in its column ({TEST_NAMES[test]}, "
                f"{CORRECTION_NAMES[correction]} correction, on the users every model "
                "counts); a column without green has no single best model. The values are "
-               "each model's mean over its own users, as on the Compare page.")
+               "each model's mean over its own users, as on the Compare page."
+               + ("" if not untested else
+                  f" K = {', '.join(untested)} {'is' if len(untested) == 1 else 'are'} not "
+                  f"among the saved cutoffs ({tested_cutoffs}): "
+                  f"{'its column shows' if len(untested) == 1 else 'their columns show'} the "
+                  "means, untested."))

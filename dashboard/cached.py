@@ -78,19 +78,25 @@ from rankmetrics.k_report import (
     agreement_sentence,
     cutoffs_tested,
     map_cutoffs,
+    on_sampled_users,
     order_sentence,
     relevance_sentence,
     relevance_variants,
     significance_sentence,
     ties_sentence,
 )
-from rankmetrics.k_saved import saved_significance_over_k
+from rankmetrics.k_saved import (
+    saved_cutoff_table,
+    saved_difference_band,
+    saved_significance_over_k,
+)
 from rankmetrics.k_significance import (
     cutoff_table,
     difference_band,
     discriminative_power,
     leaders_over_k,
     significance_by_metric,
+    winners,
 )
 from rankmetrics.metrics import MAIN_METRICS, METRICS
 from rankmetrics.playground import USER as PLAYGROUND_USER
@@ -839,19 +845,24 @@ def k_leaders(prepared: Prepared, settings: Settings, relevance: RelevanceMappin
 @st.cache_data(max_entries=32, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
 def k_band(prepared: Prepared, settings: Settings, metric: str, model_a: str, model_b: str,
            confidence: float) -> pd.DataFrame:
-    """The difference B - A at every K with its confidence interval."""
-    return difference_band(_evaluation(prepared, settings), metric, model_a, model_b,
+    """The difference B - A at every K (a saved evaluation: at its saved cutoffs) with its
+    confidence interval."""
+    saved = full_evaluation(prepared)
+    if saved is not None:
+        return saved_difference_band(saved, metric, model_a, model_b, confidence=confidence)
+    return difference_band(_listed(prepared, settings), metric, model_a, model_b,
                            confidence=confidence)
 
 
 @st.cache_data(max_entries=16, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
 def k_tie_bounds(prepared: Prepared, settings: Settings) -> pd.DataFrame | None:
     """Each model's means of the main metrics under the pessimistic and optimistic orders of
-    tied scores, or None when a model's file cannot be read again."""
+    tied scores, or None when a model's file cannot be read again. They need the lists with
+    their scores: a saved evaluation's are those of its sampled users."""
     runs = {model: read_file(prepared.specs[model]).table for model in prepared.models}
     if any(run is None for run in runs.values()):
         return None
-    return tie_bounds(_evaluation(prepared, settings), runs, MAIN_METRICS)
+    return tie_bounds(_listed(prepared, settings), runs, MAIN_METRICS)
 
 
 @st.cache_data(max_entries=16, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
@@ -860,9 +871,10 @@ def k_cutoff_table(prepared: Prepared, settings: Settings, cutoffs: tuple[int, .
     """Every model (rows) and main metric at ``cutoffs`` (columns such as "NDCG@10"), and
     which cells are significantly best in their column."""
     test, correction, confidence, n_permutations = options
-    table = cutoff_table(_evaluation(prepared, settings), MAIN_METRICS, cutoffs, test=test,
-                         correction=correction, confidence=confidence,
-                         n_permutations=n_permutations)
+    saved = full_evaluation(prepared)
+    table = (saved_cutoff_table if saved is not None else cutoff_table)(
+        saved or _listed(prepared, settings), MAIN_METRICS, cutoffs, test=test,
+        correction=correction, confidence=confidence, n_permutations=n_permutations)
     table["column"] = [metric_label(metric, cutoff)
                        for metric, cutoff in zip(table["metric"], table["cutoff"], strict=True)]
     order = list(dict.fromkeys(table["column"]))
@@ -907,18 +919,28 @@ def k_power(prepared: Prepared, settings: Settings, metric: str,
     """Metric label -> the share of pairs significant at each K tested, ``metric`` first
     (at every K it is tested at; the others at the winner maps' cutoffs)."""
     test = options[0]
+    saved = full_evaluation(prepared) is not None
     power = {}
     for name in (metric, *[m for m in MAIN_METRICS if m != metric]):
-        cutoffs = (cutoffs_tested(test, settings.max_cutoff, settings.cutoff) if name == metric
-                   else map_cutoffs(test, settings.max_cutoff, settings.cutoff))
-        tests = k_tests(prepared, settings, settings.relevance, name, options, tuple(cutoffs))
+        if saved:
+            tests = k_saved_tests(prepared, settings, name, options)
+        else:
+            cutoffs = (cutoffs_tested(test, settings.max_cutoff, settings.cutoff)
+                       if name == metric
+                       else map_cutoffs(test, settings.max_cutoff, settings.cutoff))
+            tests = k_tests(prepared, settings, settings.relevance, name, options,
+                            tuple(cutoffs))
         power[METRICS[name].label] = discriminative_power(tests)
     return power
 
 
 def k_winners_by_metric(prepared: Prepared, settings: Settings,
                         options: tuple[str, str, float, int]) -> pd.DataFrame:
-    """The best model at each K for each main metric (rows: metric labels)."""
+    """The best model at each K for each main metric (rows: metric labels); a saved
+    evaluation's at its saved cutoffs."""
+    if full_evaluation(prepared) is not None:
+        return winners({METRICS[name].label: k_saved_tests(prepared, settings, name, options)
+                        for name in MAIN_METRICS})
     cutoffs = tuple(map_cutoffs(options[0], settings.max_cutoff, settings.cutoff))
     return pd.concat([
         k_leaders(prepared, settings, settings.relevance, name, options, cutoffs)
@@ -940,18 +962,24 @@ def k_winners_by_relevance(prepared: Prepared, settings: Settings, metric: str,
 def k_summary(prepared: Prepared, settings: Settings, metric: str,
               options: tuple[str, str, float, int],
               thresholds: tuple[str, ...]) -> list[Sentence]:
-    """The Choosing-K summary sentences, from the same tables the page's panels draw."""
+    """The Choosing-K summary sentences, from the same tables the page's panels draw (on a
+    saved evaluation, the relevance thresholds and the ties are those of its sampled users,
+    and the sentences say so)."""
     test, correction = options[0], options[1]
     k = settings.cutoff
     by_metric = {name: k_curves(prepared, settings, name) for name in MAIN_METRICS}
     sentences = [order_sentence(by_metric[metric], metric, k)]
+    sampled = (prepared.ground_truth.n_users if full_evaluation(prepared) is not None
+               else None)
     if len(prepared.models) >= 2:
         sentences.append(agreement_sentence(by_metric, metric))
     if len(prepared.models) >= 2 and paired_users(prepared, settings, metric) >= 2:
         power = k_power(prepared, settings, metric, options)[METRICS[metric].label]
-        sentences.append(significance_sentence(power, test, correction, k))
+        sentences.append(significance_sentence(power, metric, test, correction, k))
         if thresholds:
-            sentences.append(relevance_sentence(
-                k_winners_by_relevance(prepared, settings, metric, options, thresholds), k))
-    sentences.append(ties_sentence(k_tie_bounds(prepared, settings), metric, k))
+            sentences.append(on_sampled_users(relevance_sentence(
+                k_winners_by_relevance(prepared, settings, metric, options, thresholds),
+                metric, k), sampled))
+    sentences.append(on_sampled_users(
+        ties_sentence(k_tie_bounds(prepared, settings), metric, k), sampled))
     return sentences

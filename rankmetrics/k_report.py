@@ -88,8 +88,19 @@ def _models(count: int) -> str:
     return f"{NUMBER_WORDS.get(count, count)} models"
 
 
-def _where(cutoffs: Sequence[int], last: int | None = None) -> str:
-    """Cutoffs in words: "K = 1-3, 7 and 9", or "from K = 12" when they run to ``last``."""
+def _where(cutoffs: Sequence[int], last: int | None = None,
+           tested: Sequence[int] | None = None) -> str:
+    """Cutoffs in words: "K = 1-3, 7 and 9", or "from K = 12" when they run to ``last``.
+
+    Among ``tested`` cutoffs with gaps (a spread, or a saved evaluation's cutoffs), a run
+    is consecutive tested cutoffs, written one by one ("K = 5, 10 and 20"): "5-20" would
+    claim the cutoffs between, which were not tested."""
+    if tested is not None and list(tested) != list(range(tested[0], tested[-1] + 1)):
+        chosen = sorted(cutoffs)
+        start = list(tested).index(chosen[0])
+        if (last is not None and start > 0 and chosen == list(tested)[start:]):
+            return f"from K = {chosen[0]}"
+        return f"K = {_listing([str(k) for k in chosen])}"
     runs = spans(cutoffs)
     if last is not None and len(runs) == 1 and runs[0][1] == last and runs[0][0] > 1:
         return f"from K = {runs[0][0]}"
@@ -155,40 +166,44 @@ def _listing(names: Sequence[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def significance_sentence(power: pd.DataFrame, test: str, correction: str,
+def significance_sentence(power: pd.DataFrame, metric: str, test: str, correction: str,
                           chosen: int) -> Sentence:
-    """Where every pair of models differs significantly, and where some do not."""
+    """Where every pair of models differs significantly on ``metric``, and where some do
+    not."""
     pairs = int(power["pairs"].iloc[0])
     tested = power["cutoff"].astype(int).tolist()
     every = power.loc[power["significant_pairs"] == pairs, "cutoff"].astype(int).tolist()
     how = f"({TEST_NAMES[test]}, {CORRECTION_NAMES[correction]} correction)"
+    on = f"On {_label(metric)}, "
     if pairs == 1:
         if not every:
-            return Sentence("significance", f"The two models do not differ significantly at "
-                                            f"any K tested {how}.")
+            return Sentence("significance", f"{on}the two models do not differ significantly "
+                                            f"at any K tested {how}.")
         rest = [k for k in tested if k not in every]
-        tail = f"; at {_where(rest)} they do not" if rest else ""
-        return Sentence("significance", f"The two models differ significantly at "
-                                        f"{_where(every)} {how}{tail}.")
+        tail = f"; at {_where(rest, tested=tested)} they do not" if rest else ""
+        return Sentence("significance", f"{on}the two models differ significantly at "
+                                        f"{_where(every, tested=tested)} {how}{tail}.")
     if every == tested:
-        return Sentence("significance", f"Every pair of models differs significantly at "
+        return Sentence("significance", f"{on}every pair of models differs significantly at "
                                         f"every K tested {how}.")
     if every:
         at = chosen if chosen in tested and chosen not in every else \
             next(k for k in tested if k not in every)
         short = pairs - int(power.loc[power["cutoff"] == at, "significant_pairs"].iloc[0])
         verb = "does" if short == 1 else "do"
-        return Sentence("significance", f"Every pair differs significantly at "
-                                        f"{_where(every)} {how}; at K = {at}, {short} of "
-                                        f"{pairs} pairs {verb} not.")
+        return Sentence("significance", f"{on}every pair differs significantly at "
+                                        f"{_where(every, tested=tested)} {how}; at K = {at}, "
+                                        f"{short} of {pairs} pairs {verb} not.")
     most = int(power["significant_pairs"].max())
     where = power.loc[power["significant_pairs"] == most, "cutoff"].astype(int).tolist()
-    return Sentence("significance", f"No K separates every pair of models {how}; the most, "
-                                    f"{most} of {pairs} pairs, differ at {_where(where)}.")
+    return Sentence("significance", f"{on}no K separates every pair of models {how}; the "
+                                    f"most, {most} of {pairs} pairs, differ at "
+                                    f"{_where(where, tested=tested)}.")
 
 
-def relevance_sentence(winners: pd.DataFrame, chosen: int) -> Sentence:
-    """Whether the best model at the chosen K depends on the relevance mapping."""
+def relevance_sentence(winners: pd.DataFrame, metric: str, chosen: int) -> Sentence:
+    """Whether the best model on ``metric`` at the chosen K depends on the relevance
+    mapping."""
     tested = sorted(winners["cutoff"].unique())
     at = min(tested, key=lambda k: (abs(k - chosen), k))
     rows = winners.loc[winners["cutoff"] == at]
@@ -198,11 +213,12 @@ def relevance_sentence(winners: pd.DataFrame, chosen: int) -> Sentence:
     if len(set(best)) == 1:
         strength = ("and significantly so under each" if significant == len(rows) else
                     f"significantly so under {significant} of {len(rows)}")
-        return Sentence("relevance", f"{best[0]} is best at K = {at} under every relevance "
-                                     f"mapping tried ({'; '.join(names)}), {strength}.")
+        return Sentence("relevance", f"{best[0]} is best on {_label(metric)} at K = {at} "
+                                     f"under every relevance mapping tried "
+                                     f"({'; '.join(names)}), {strength}.")
     listed = "; ".join(f"{model} under {name}" for model, name in zip(best, names, strict=True))
-    return Sentence("relevance", f"The best model at K = {at} depends on the relevance "
-                                 f"mapping: {listed}.")
+    return Sentence("relevance", f"The best model on {_label(metric)} at K = {at} depends on "
+                                 f"the relevance mapping: {listed}.")
 
 
 def ties_sentence(bounds: pd.DataFrame | None, metric: str, chosen: int) -> Sentence:
@@ -229,6 +245,18 @@ def ties_sentence(bounds: pd.DataFrame | None, metric: str, chosen: int) -> Sent
                             f"{label} lies between {row['low']:.4f} and {row['high']:.4f} "
                             f"depending on the order of tied scores, more than its gap to "
                             f"the nearest model ({row['gap']:.4f}){tail}.")
+
+
+def on_sampled_users(sentence: Sentence, count: int | None) -> Sentence:
+    """The sentence said of the ``count`` sampled users whose lists a saved evaluation keeps
+    (None: of every user, unchanged).
+
+    >>> on_sampled_users(Sentence("ties", "No list has tied scores."), 1000).text
+    'On the 1,000 sampled users: No list has tied scores.'
+    """
+    if count is None:
+        return sentence
+    return Sentence(sentence.kind, f"On the {count:,} sampled users: {sentence.text}")
 
 
 def relevance_variants(relevance: RelevanceMapping, ratings: np.ndarray,
@@ -371,7 +399,7 @@ def k_report(
         pairs = significance_over_k(ev, metric, cutoffs=tested, **options)
         power = discriminative_power(pairs)
         tables["pairs_over_k"], tables["discriminative_power"] = pairs, power
-        summary.append(significance_sentence(power, test, correction, cutoff))
+        summary.append(significance_sentence(power, metric, test, correction, cutoff))
         at_chosen = pd.Series(table.loc[cutoff].to_numpy(), index=table.columns)
         top = [str(model) for model in order_at(at_chosen)[:2]]
         band = difference_band(ev, metric, top[1], top[0], confidence=confidence)
@@ -382,7 +410,7 @@ def k_report(
         by_relevance = winner_map(evaluations, dict.fromkeys(evaluations, metric),
                                   cutoffs=mapped, **options)
         tables["winners_by_relevance"] = by_relevance
-        summary.append(relevance_sentence(by_relevance, cutoff))
+        summary.append(relevance_sentence(by_relevance, metric, cutoff))
         tables["winners_by_metric"] = winner_map(
             {_label(name): ev for name in MAIN_METRICS},
             {_label(name): name for name in MAIN_METRICS}, cutoffs=mapped, **options)

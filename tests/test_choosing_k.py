@@ -367,33 +367,42 @@ def _power(rows: list[tuple[int, int, int]]) -> pd.DataFrame:
 
 def test_significance_sentences():
     how = "(paired t-test, Holm correction)"
-    assert significance_sentence(_power([(1, 6, 6), (2, 6, 6)]), "t", "holm", 1).text == (
-        f"Every pair of models differs significantly at every K tested {how}.")
-    assert significance_sentence(_power([(1, 6, 4), (2, 6, 6), (3, 6, 6)]), "t", "holm",
-                                 3).text == (
-        f"Every pair differs significantly at K = 2-3 {how}; at K = 1, 2 of 6 pairs do not.")
-    assert significance_sentence(_power([(1, 6, 5), (2, 6, 6)]), "t", "holm", 1).text == (
-        f"Every pair differs significantly at K = 2 {how}; at K = 1, 1 of 6 pairs does not.")
-    assert significance_sentence(_power([(1, 3, 1), (2, 3, 2), (3, 3, 2)]), "t", "holm",
-                                 3).text == (
-        f"No K separates every pair of models {how}; the most, 2 of 3 pairs, differ at "
-        "K = 2-3.")
-    assert significance_sentence(_power([(1, 1, 0), (2, 1, 1), (3, 1, 1)]), "wilcoxon",
-                                 "bh", 3).text == (
-        "The two models differ significantly at K = 2-3 (Wilcoxon signed-rank test, "
+    assert significance_sentence(_power([(1, 6, 6), (2, 6, 6)]), "ndcg", "t", "holm",
+                                 1).text == (
+        f"On NDCG, every pair of models differs significantly at every K tested {how}.")
+    assert significance_sentence(_power([(1, 6, 4), (2, 6, 6), (3, 6, 6)]), "ndcg", "t",
+                                 "holm", 3).text == (
+        f"On NDCG, every pair differs significantly at K = 2-3 {how}; at K = 1, 2 of 6 pairs "
+        "do not.")
+    assert significance_sentence(_power([(1, 6, 5), (2, 6, 6)]), "map", "t", "holm",
+                                 1).text == (
+        f"On MAP, every pair differs significantly at K = 2 {how}; at K = 1, 1 of 6 pairs "
+        "does not.")
+    assert significance_sentence(_power([(1, 3, 1), (2, 3, 2), (3, 3, 2)]), "recall", "t",
+                                 "holm", 3).text == (
+        f"On Recall, no K separates every pair of models {how}; the most, 2 of 3 pairs, "
+        "differ at K = 2-3.")
+    assert significance_sentence(_power([(1, 1, 0), (2, 1, 1), (3, 1, 1)]), "ndcg",
+                                 "wilcoxon", "bh", 3).text == (
+        "On NDCG, the two models differ significantly at K = 2-3 (Wilcoxon signed-rank test, "
         "Benjamini-Hochberg correction); at K = 1 they do not.")
+    # cutoffs tested with gaps (a saved evaluation's): no "5-20" claiming the K between
+    saved = _power([(1, 1, 0), (3, 1, 0), (5, 1, 1), (10, 1, 1), (20, 1, 1), (50, 1, 0)])
+    assert significance_sentence(saved, "ndcg", "t", "holm", 10).text == (
+        f"On NDCG, the two models differ significantly at K = 5, 10 and 20 {how}; at "
+        "K = 1, 3 and 50 they do not.")
 
 
 def test_relevance_sentences():
     same = pd.DataFrame({"row": ["rating >= 4", "rating >= 5"], "cutoff": [10, 10],
                          "best": ["a", "a"], "significantly_best": [True, False]})
-    assert relevance_sentence(same, 10).text == (
-        "a is best at K = 10 under every relevance mapping tried (rating >= 4; rating >= 5), "
-        "significantly so under 1 of 2.")
+    assert relevance_sentence(same, "ndcg", 10).text == (
+        "a is best on NDCG at K = 10 under every relevance mapping tried (rating >= 4; "
+        "rating >= 5), significantly so under 1 of 2.")
     split = same.assign(best=["a", "b"], cutoff=[5, 5])
-    assert relevance_sentence(split, 10).text == (
-        "The best model at K = 5 depends on the relevance mapping: a under rating >= 4; b "
-        "under rating >= 5.")
+    assert relevance_sentence(split, "ndcg", 10).text == (
+        "The best model on NDCG at K = 5 depends on the relevance mapping: a under "
+        "rating >= 4; b under rating >= 5.")
 
 
 def test_ties_sentences():
