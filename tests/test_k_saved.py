@@ -1,0 +1,141 @@
+"""Choosing K's analyses on a saved evaluation equal those of the evaluation it was saved
+from, at the saved cutoffs; the parts factored out of the evaluation's analyses (the band
+from per-user differences, the winners from tests, the marks from means and tests) give
+what the analyses gave; a saved evaluation's width is the evaluation's."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from rankmetrics import Conventions, RelevanceMapping, evaluate, load_bundle
+from rankmetrics.k_saved import (
+    saved_cutoff_table,
+    saved_difference_band,
+    saved_significance_over_k,
+)
+from rankmetrics.k_significance import (
+    cutoff_table,
+    difference_band,
+    difference_band_of,
+    leaders_over_k,
+    marked_best,
+    paired_values,
+    significance_by_metric,
+    significance_over_k,
+    winner_map,
+    winners,
+)
+from rankmetrics.metrics import MAIN_METRICS
+from tests.helpers import random_data
+
+STARS = RelevanceMapping.graded({5: 3, 4: 2, 3: 1})
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory):
+    """Three models of 120 users evaluated to K = 30, and the bundle saved from it."""
+    truth, first = random_data(21, ratings="stars", n_users=120)
+    _, second = random_data(22, ratings="stars", n_users=120)
+    _, third = random_data(23, ratings="stars", n_users=120)
+    evaluation = evaluate(truth, {"first": first, "second": second, "third": third},
+                          relevance=STARS, conventions=Conventions.preset("trec_eval"),
+                          max_cutoff=30)
+    folder = evaluation.save(tmp_path_factory.mktemp("k_saved") / "b", chosen_cutoff=7,
+                             sample=20)
+    return evaluation, load_bundle(folder)
+
+
+def test_a_band_from_per_user_differences_is_the_evaluations_band(saved):
+    evaluation, _ = saved
+    cutoffs = [1, 4, 9, 30]
+    values = paired_values(evaluation, "ndcg", cutoffs)
+    band = difference_band_of(values["third"] - values["first"], cutoffs, confidence=0.9)
+    expected = difference_band(evaluation, "ndcg", "first", "third", cutoffs=cutoffs,
+                               confidence=0.9)
+    pd.testing.assert_frame_equal(band, expected, check_exact=False, rtol=0, atol=1e-12)
+    # and scipy's paired t interval at one cutoff, written out
+    interval = stats.ttest_rel(values["third"][:, 2], values["first"][:, 2]
+                               ).confidence_interval(0.9)
+    assert band["ci_low"].iloc[2] == pytest.approx(interval.low, abs=1e-12)
+    assert band["ci_high"].iloc[2] == pytest.approx(interval.high, abs=1e-12)
+
+
+def test_a_band_needs_a_column_per_cutoff_and_two_users():
+    with pytest.raises(ValueError, match="one column per cutoff"):
+        difference_band_of(np.zeros((5, 2)), [1, 2, 3])
+    with pytest.raises(ValueError, match="Only 1 user"):
+        difference_band_of(np.zeros((1, 1)), [1])
+
+
+def test_winners_and_marks_from_tests_are_those_of_the_evaluations_analyses(saved):
+    evaluation, _ = saved
+    tests = significance_by_metric(evaluation, ["ndcg", "recall"], cutoffs=[1, 5, 10])
+    found = winners({"NDCG": tests["ndcg"], "Recall": tests["recall"]})
+    expected = winner_map({"NDCG": evaluation, "Recall": evaluation},
+                          {"NDCG": "ndcg", "Recall": "recall"}, cutoffs=[1, 5, 10])
+    pd.testing.assert_frame_equal(found, expected)
+    assert found["row"].tolist() == ["NDCG"] * 3 + ["Recall"] * 3
+    marked = marked_best(evaluation.summary(["ndcg", "recall"], [1, 5, 10]), tests)
+    pd.testing.assert_frame_equal(marked, cutoff_table(evaluation, ["ndcg", "recall"],
+                                                       [1, 5, 10]))
+    best = leaders_over_k(tests["ndcg"])
+    shown = marked.loc[marked["significantly_best"] & (marked["metric"] == "ndcg")]
+    assert sorted(zip(shown["cutoff"], shown["model"], strict=True)) == sorted(
+        zip(best.loc[best["significantly_best"], "cutoff"],
+            best.loc[best["significantly_best"], "best"], strict=True))
+
+
+def test_the_band_of_a_saved_evaluation_is_the_evaluations_at_its_cutoffs(saved):
+    evaluation, bundle = saved
+    assert bundle.cutoffs == [1, 3, 5, 7, 10, 20]
+    band = saved_difference_band(bundle, "map", "second", "first", confidence=0.95)
+    expected = difference_band(evaluation, "map", "second", "first", cutoffs=bundle.cutoffs)
+    pd.testing.assert_frame_equal(band, expected, check_exact=False, rtol=0, atol=1e-12)
+    with pytest.raises(ValueError, match="not a model"):
+        saved_difference_band(bundle, "map", "second", "fourth")
+    with pytest.raises(ValueError, match="two different models"):
+        saved_difference_band(bundle, "map", "first", "first")
+
+
+def test_the_table_of_cutoffs_of_a_saved_evaluation_is_the_evaluations(saved):
+    evaluation, bundle = saved
+    table = saved_cutoff_table(bundle, MAIN_METRICS, [1, 5, 10])
+    expected = cutoff_table(evaluation, MAIN_METRICS, [1, 5, 10])
+    pd.testing.assert_frame_equal(table, expected, check_exact=False, rtol=0, atol=1e-12)
+    assert table["significantly_best"].any()
+    # K = 12 is not saved: its means are shown, and no model is marked there
+    mixed = saved_cutoff_table(bundle, ["ndcg"], [10, 12])
+    means = evaluation.summary(["ndcg"], [10, 12])
+    np.testing.assert_allclose(mixed["value"], means["value"], rtol=0, atol=1e-12)
+    assert not mixed.loc[mixed["cutoff"] == 12, "significantly_best"].any()
+    pd.testing.assert_frame_equal(
+        mixed.loc[mixed["cutoff"] == 10].reset_index(drop=True),
+        cutoff_table(evaluation, ["ndcg"], [10]), check_exact=False, rtol=0, atol=1e-12)
+    with pytest.raises(ValueError, match="cutoff"):
+        saved_cutoff_table(bundle, ["ndcg"], [31])
+
+
+def test_tests_at_some_saved_cutoffs_only(saved):
+    evaluation, bundle = saved
+    got = saved_significance_over_k(bundle, "recall", cutoffs=[20, 5])
+    expected = significance_over_k(evaluation, "recall", cutoffs=[5, 20])
+    assert got["cutoff"].unique().tolist() == [5, 20]
+    np.testing.assert_allclose(got["p_corrected"], expected["p_corrected"], rtol=1e-9,
+                               atol=1e-12)
+    with pytest.raises(ValueError, match="holds per-user values at K = 1, 3, 5, 7, 10, 20"):
+        saved_significance_over_k(bundle, "recall", cutoffs=[4])
+
+
+def test_the_width_of_a_saved_evaluation_is_the_evaluations(tmp_path):
+    # lists of 3 items, K to 8: past K = 3 no value changes but Precision's 1/K
+    truth = pd.DataFrame({"user": ["u1", "u1", "u2"], "item": ["a", "b", "c"],
+                          "rating": [1, 1, 1]})
+    run = pd.DataFrame({"user": ["u1"] * 3 + ["u2"] * 3, "item": ["x", "a", "b", "c", "y", "z"],
+                        "score": [3.0, 2, 1, 3, 2, 1]})
+    evaluation = evaluate(truth, {"m": run, "n": run.assign(score=run["score"][::-1].values)},
+                          relevance=RelevanceMapping.binary(1), max_cutoff=8)
+    bundle = load_bundle(evaluation.save(tmp_path / "b", sample=2))
+    assert bundle.width == evaluation.width == 3
