@@ -153,6 +153,8 @@ def test_a_spark_bundle_and_a_single_machine_bundle_hold_the_same_numbers(spark,
         go(at, "app_pages/choosing_k.py")
         pages["choosing K"] = next(d.value for d in at.main.dataframe
                                    if "p_corrected" in d.value.columns)
+        pages["cutoffs side by side"] = next(d.value for d in at.main.dataframe
+                                             if "NDCG@10" in d.value.columns)
         shown.append(pages)
     for page, table in shown[0].items():
         pd.testing.assert_frame_equal(table, shown[1][page], check_exact=False, rtol=0,
