@@ -78,10 +78,10 @@ from rankmetrics.k_report import (
     agreement_sentence,
     cutoffs_tested,
     map_cutoffs,
-    on_sampled_users,
     order_sentence,
     relevance_sentence,
     relevance_variants,
+    said_of,
     significance_sentence,
     ties_sentence,
 )
@@ -969,17 +969,20 @@ def k_summary(prepared: Prepared, settings: Settings, metric: str,
     k = settings.cutoff
     by_metric = {name: k_curves(prepared, settings, name) for name in MAIN_METRICS}
     sentences = [order_sentence(by_metric[metric], metric, k)]
-    sampled = (prepared.ground_truth.n_users if full_evaluation(prepared) is not None
-               else None)
+    saved = full_evaluation(prepared)
+    sampled, tested = (None, None) if saved is None else (
+        f"On the {prepared.ground_truth.n_users:,} sampled users",
+        f"At the saved cutoffs {', '.join(map(str, saved.cutoffs))}")
     if len(prepared.models) >= 2:
         sentences.append(agreement_sentence(by_metric, metric))
     if len(prepared.models) >= 2 and paired_users(prepared, settings, metric) >= 2:
         power = k_power(prepared, settings, metric, options)[METRICS[metric].label]
-        sentences.append(significance_sentence(power, metric, test, correction, k))
+        sentences.append(said_of(significance_sentence(power, metric, test, correction, k),
+                                 tested))
         if thresholds:
-            sentences.append(on_sampled_users(relevance_sentence(
+            sentences.append(said_of(relevance_sentence(
                 k_winners_by_relevance(prepared, settings, metric, options, thresholds),
                 metric, k), sampled))
-    sentences.append(on_sampled_users(
-        ties_sentence(k_tie_bounds(prepared, settings), metric, k), sampled))
+    sentences.append(said_of(ties_sentence(k_tie_bounds(prepared, settings), metric, k),
+                             sampled))
     return sentences

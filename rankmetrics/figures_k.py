@@ -112,13 +112,16 @@ def difference_figure(band: pd.DataFrame, model_a: str, model_b: str, label: str
     """The difference B - A over K with its confidence band, and zero marked."""
     color = "#0072B2"
     cutoffs = band["cutoff"].tolist()
+    # cutoffs with gaps (a saved evaluation's): a dot where each difference was computed
+    gaps = cutoffs != list(range(cutoffs[0], cutoffs[-1] + 1))
     figure = go.Figure([
         go.Scatter(x=cutoffs + cutoffs[::-1],
                    y=band["ci_high"].tolist() + band["ci_low"].tolist()[::-1],
-                   fill="toself", fillcolor=translucent(color), line={"width": 0},
-                   name=f"{confidence:.0%} interval", hoverinfo="skip"),
-        go.Scatter(x=cutoffs, y=band["difference"].tolist(), mode="lines", name="difference",
-                   line={"color": color, "width": 2.5}),
+                   mode="lines", fill="toself", fillcolor=translucent(color),
+                   line={"width": 0}, name=f"{confidence:.0%} interval", hoverinfo="skip"),
+        go.Scatter(x=cutoffs, y=band["difference"].tolist(),
+                   mode="lines+markers" if gaps else "lines", name="difference",
+                   line={"color": color, "width": 2.5}, marker={"size": 6}),
     ])
     figure.add_hline(y=0, line={"color": ZERO_COLOR, "width": 1.5})
     _chosen(figure, chosen)
@@ -168,8 +171,8 @@ def tie_figure(bounds: pd.DataFrame, metric: str, chosen: int,
         figure.add_trace(go.Scatter(
             x=cutoffs + cutoffs[::-1],
             y=table["optimistic"].tolist() + table["pessimistic"].tolist()[::-1],
-            fill="toself", fillcolor=translucent(color, BAND_OPACITY * 2), line={"width": 0},
-            showlegend=False, hoverinfo="skip"), row=1, col=1)
+            mode="lines", fill="toself", fillcolor=translucent(color, BAND_OPACITY * 2),
+            line={"width": 0}, showlegend=False, hoverinfo="skip"), row=1, col=1)
         figure.add_trace(go.Scatter(x=cutoffs, y=table["active"].tolist(), name=safe(model),
                                     mode="lines", line={"color": color, "width": 2}),
                          row=1, col=1)

@@ -247,16 +247,16 @@ def ties_sentence(bounds: pd.DataFrame | None, metric: str, chosen: int) -> Sent
                             f"the nearest model ({row['gap']:.4f}){tail}.")
 
 
-def on_sampled_users(sentence: Sentence, count: int | None) -> Sentence:
-    """The sentence said of the ``count`` sampled users whose lists a saved evaluation keeps
-    (None: of every user, unchanged).
+def said_of(sentence: Sentence, scope: str | None) -> Sentence:
+    """The sentence with the part of the data it holds for in front (None: unchanged): a
+    saved evaluation's sampled users, or its saved cutoffs.
 
-    >>> on_sampled_users(Sentence("ties", "No list has tied scores."), 1000).text
+    >>> said_of(Sentence("ties", "No list has tied scores."), "On the 1,000 sampled users").text
     'On the 1,000 sampled users: No list has tied scores.'
     """
-    if count is None:
+    if scope is None:
         return sentence
-    return Sentence(sentence.kind, f"On the {count:,} sampled users: {sentence.text}")
+    return Sentence(sentence.kind, f"{scope}: {sentence.text}")
 
 
 def relevance_variants(relevance: RelevanceMapping, ratings: np.ndarray,

@@ -175,7 +175,7 @@ def test_the_summary_names_its_metric_and_what_the_sampled_users_measured(pages)
     lines = plain(next(m.value for m in saved_page.markdown if m.value.startswith("- ")))
     lines = lines.splitlines()
     assert len(lines) == 5
-    assert lines[2].startswith("- On NDCG, ")  # the tests over K
+    assert lines[2].startswith("- At the saved cutoffs 1, 3, 5, 10, 20, 50: On NDCG, ")
     assert "best on NDCG at K = 10" in lines[3] or "The best model on NDCG" in lines[3]
     assert lines[3].startswith(f"- On the {SAMPLE} sampled users: ")
     assert lines[4].startswith(f"- On the {SAMPLE} sampled users: ")

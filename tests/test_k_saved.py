@@ -139,3 +139,16 @@ def test_the_width_of_a_saved_evaluation_is_the_evaluations(tmp_path):
                           relevance=RelevanceMapping.binary(1), max_cutoff=8)
     bundle = load_bundle(evaluation.save(tmp_path / "b", sample=2))
     assert bundle.width == evaluation.width == 3
+
+
+def test_the_band_at_saved_cutoffs_is_drawn_with_a_dot_at_each_and_an_unmarked_interval(saved):
+    from rankmetrics.figures_k import difference_figure
+
+    evaluation, bundle = saved
+    gapped = difference_figure(saved_difference_band(bundle, "map", "second", "first"),
+                               "second", "first", "MAP", 0.95, 10)
+    every = difference_figure(difference_band(evaluation, "map", "second", "first"),
+                              "second", "first", "MAP", 0.95, 10)
+    assert [trace.mode for trace in gapped.data] == ["lines", "lines+markers"]
+    assert [trace.mode for trace in every.data] == ["lines", "lines"]
+    assert list(gapped.data[1].x) == bundle.cutoffs
