@@ -28,6 +28,10 @@ from rankmetrics.metrics import METRICS
 ZERO_COLOR = "#555555"
 CHOSEN_COLOR = "#888888"
 SIGNIFICANT_SYMBOL, NOT_SIGNIFICANT_SYMBOL = "square", "square-open"
+#: A winner map's margins, and how far (pixels) below its plot the legend starts: past the
+#: axis's numbers and title.
+MAP_MARGINS = {"t": 60, "b": 100, "l": 60, "r": 20}
+LEGEND_BELOW_AXIS = 58
 
 
 def _layout(figure: go.Figure, title: str, y_title: str, height: int = 420) -> go.Figure:
@@ -151,8 +155,13 @@ def winner_map_figure(winners: pd.DataFrame, rows: Sequence[str], title: str,
         ))
     figure.update_yaxes(categoryorder="array", categoryarray=list(rows)[::-1], type="category")
     _chosen(figure, chosen)
-    figure = _layout(figure, title, "", height=140 + 34 * len(rows))
-    figure.update_layout(hovermode="closest")
+    height = 190 + 34 * len(rows)
+    figure = _layout(figure, title, "", height=height)
+    # a short plot: the legend placed in pixels below the axis title, not in a share of the
+    # plot's height (which put it on the title)
+    plot = height - MAP_MARGINS["t"] - MAP_MARGINS["b"]
+    figure.update_layout(hovermode="closest", margin=MAP_MARGINS,
+                         legend={"y": -LEGEND_BELOW_AXIS / plot, "yanchor": "top"})
     return figure
 
 
