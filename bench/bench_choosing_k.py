@@ -15,6 +15,12 @@ through the same cached functions it calls:
     python bench/bench_choosing_k.py                   # 100,000 users
     python bench/bench_choosing_k.py --users 20000
     python bench/bench_choosing_k.py --keep /tmp/big   # keep (and reuse) the generated files
+    python bench/bench_choosing_k.py --bundle          # the same steps on a saved evaluation
+
+With ``--bundle``, the same files are also evaluated to K = 100 with the library, saved as a
+bundle folder and opened the way ``streamlit run app.py -- --bundle DIR`` opens it; the same
+steps are timed there (the tests at the saved cutoffs, every main metric; the relevance map
+and the ties on the 1,000 sampled users).
 """
 
 from __future__ import annotations
@@ -30,7 +36,9 @@ from pathlib import Path
 from common import (
     LIST_LENGTH,
     MODELS,
+    ROOT,
     check_app,
+    evaluation_of_upload,
     print_table,
     timed,
     uploaded_app,
@@ -48,6 +56,31 @@ def bench(rows: list, paths: dict[str, Path], label: str) -> None:
     at.switch_page("app_pages/compare.py").run()
     at.number_input(key="max_cutoff").set_value(100).run()
     check_app(at)
+    time_steps(rows, at, label)
+
+
+def bench_bundle(rows: list, paths: dict[str, Path], folder: Path, label: str) -> None:
+    """The page on a saved evaluation of the same files, opened from the command line."""
+    from streamlit.testing.v1 import AppTest
+
+    bundle = folder / "bundle"
+    if not bundle.exists():
+        evaluation_of_upload(paths, FOUR_MODELS, max_cutoff=100).save(bundle)
+    arguments = sys.argv
+    sys.argv = ["app.py", "--bundle", str(bundle)]
+    try:
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=900)
+        at.run()
+        check_app(at)
+        at.switch_page("app_pages/compare.py").run()
+        check_app(at)
+        time_steps(rows, at, label)
+    finally:
+        sys.argv = arguments
+
+
+def time_steps(rows: list, at, label: str) -> None:
+    """Open the Choosing-K page, change the metric twice and the test twice, timing each."""
     steps = [
         ("Choosing K page, t-test, every K to 100",
          lambda: at.switch_page("app_pages/choosing_k.py").run(), PAGE_TARGET),
@@ -72,6 +105,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--users", type=int, default=100_000)
     parser.add_argument("--keep", type=Path, help="folder for the generated files (reused)")
+    parser.add_argument("--bundle", action="store_true",
+                        help="also time the page on a saved evaluation of the same files")
     args = parser.parse_args(argv)
     logging.getLogger("streamlit").setLevel(logging.ERROR)
     rows: list = []
@@ -82,6 +117,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"data: {args.users:,} users x {len(FOUR_MODELS)} models x {LIST_LENGTH} items "
               f"in {folder} (ready in {time.perf_counter() - started:.1f} s)")
         bench(rows, paths, f"upload {args.users // 1000}k users x4x100")
+        if args.bundle:
+            bench_bundle(rows, paths, folder, f"saved {args.users // 1000}k users x4x100")
     print()
     print_table(["data", "step", "seconds", "cpu seconds", "target", "ok"], [
         (label, step, seconds, cpu, f"< {limit:g}", "yes" if seconds < limit else "NO")
