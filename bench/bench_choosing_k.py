@@ -38,7 +38,6 @@ from common import (
     MODELS,
     ROOT,
     check_app,
-    evaluation_of_upload,
     print_table,
     timed,
     uploaded_app,
@@ -63,9 +62,15 @@ def bench_bundle(rows: list, paths: dict[str, Path], folder: Path, label: str) -
     """The page on a saved evaluation of the same files, opened from the command line."""
     from streamlit.testing.v1 import AppTest
 
+    from rankmetrics import evaluate, suggest_mapping
+    from rankmetrics.io import read_run, read_truth
+
     bundle = folder / "bundle"
-    if not bundle.exists():
-        evaluation_of_upload(paths, FOUR_MODELS, max_cutoff=100).save(bundle)
+    if not bundle.exists():  # as the dashboard evaluates the upload: the suggested mapping
+        truth = read_truth(paths["truth"])
+        mapping = suggest_mapping(truth.table["rating"].to_numpy()).recommended
+        runs = {name: read_run(paths[name]) for name in FOUR_MODELS}
+        evaluate(truth, runs, relevance=mapping, max_cutoff=100).save(bundle)
     arguments = sys.argv
     sys.argv = ["app.py", "--bundle", str(bundle)]
     try:

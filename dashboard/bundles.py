@@ -27,6 +27,7 @@ from dashboard.text import md
 from rankmetrics.bundle import Fingerprint, SavedEvaluation, load_bundle
 from rankmetrics.errors import DataError
 from rankmetrics.io import file_stem
+from rankmetrics.metrics import MAIN_METRICS, METRICS
 
 DATASET = "bundle"  # the data selector's choice for an opened bundle
 
@@ -51,6 +52,12 @@ def open_bundle(source: str | bytes, name: str) -> str | None:
         saved = load_bundle(source)
     except DataError as error:
         return str(error)
+    missing = [METRICS[metric].label for metric in MAIN_METRICS if metric not in saved.metrics]
+    if missing:  # every page draws the main metrics' curves
+        return (f"{name}: this saved evaluation holds {', '.join(saved.metrics)} only; the "
+                f"dashboard also needs {', '.join(missing)}. Save it again with every main "
+                "metric (without --metrics, or with --metrics "
+                f"{','.join(MAIN_METRICS)} and any others).")
     token = digest(source if isinstance(source, bytes) else str(source).encode())
     truth = _spec("truth", "sampled ground truth", saved.sample_truth, token)
     runs = tuple(

@@ -123,6 +123,17 @@ def test_an_archive_that_is_not_a_bundle_is_refused_with_a_message(tmp_path):
     assert at.session_state["dataset"] == "movies"
 
 
+def test_a_bundle_without_every_main_metric_is_refused_with_what_to_do(tmp_path):
+    truth = read_truth(MOVIES / "ground_truth.csv")
+    runs = {name: read_run(MOVIES / f"{name}.parquet") for name in MOVIE_MODELS[:2]}
+    evaluation = evaluate(truth, runs, relevance=RelevanceMapping.binary(4), max_cutoff=20)
+    path = evaluation.save(tmp_path / "some.zip", metrics=["ndcg", "map", "recall"], sample=5)
+    at = open_archive(path.read_bytes(), "some.zip")
+    assert any("this saved evaluation holds ndcg, map, recall only; the dashboard also needs "
+               "Precision, HitRate, MRR" in plain(box.value) for box in at.error)
+    assert at.session_state["dataset"] == "movies"
+
+
 def segments_table(at: AppTest) -> pd.DataFrame:
     go(at, "app_pages/segments.py")
     return table(at, "segments_table")
