@@ -73,7 +73,11 @@ def test_leaders_from_curves_equal_leaders_from_the_evaluation():
     means = evaluation.means(MAIN_METRICS)
     for metric in MAIN_METRICS:
         curves = {model: by_metric[metric] for model, by_metric in means.items()}
-        assert leaders_by_cutoff(curves) == leader_by_cutoff(evaluation, metric)
+        # the dashboard's path: the curves it drew, and the evaluation's width
+        assert leaders_by_cutoff(curves, width=evaluation.width) == leader_by_cutoff(
+            evaluation, metric)
+    assert evaluation.width < 30  # K = 30 lies past the last K at which a value can change
+    assert leader_by_cutoff(evaluation, "ndcg")[-1][0] == evaluation.width
 
 
 @pytest.mark.parametrize("cutoff", [1, 7, 12])
