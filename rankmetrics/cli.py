@@ -379,7 +379,8 @@ def _evaluate(args: argparse.Namespace) -> int:
         saved = evaluation.save(
             args.save, chosen_cutoff=max(cutoffs), sample=args.sample_users,
             cutoffs=[*DEFAULT_CUTOFFS, *(cutoffs if args.cutoffs else [])],
-            metrics=metrics, inputs=file_fingerprints(args.truth, truth, runs, args.run),
+            metrics=saved_metrics(metrics),
+            inputs=file_fingerprints(args.truth, truth, runs, args.run),
             user_attributes=args.segments,
         )
         print(f"rankmetrics: saved the evaluation to {saved}", file=sys.stderr)
@@ -493,7 +494,9 @@ def _evaluate_on_spark(args: argparse.Namespace, metrics: Sequence[str], cutoffs
     mapping = _mapping(args, distinct_ratings(truth, columns))
     saved_cutoffs = [*DEFAULT_CUTOFFS, *(cutoffs if args.cutoffs else []), max(cutoffs)]
     evaluation = evaluate_spark(truth, runs, relevance=mapping, conventions=conventions,
-                                max_cutoff=max(cutoffs), metrics=metrics, columns=columns,
+                                max_cutoff=max(cutoffs),
+                                metrics=saved_metrics(metrics) if args.save else metrics,
+                                columns=columns,
                                 per_user_cutoffs=saved_cutoffs if args.save else None)
     _warn([warning.describe() for warning in evaluation.warnings])
     print(f"rankmetrics: conventions: {conventions.describe()}", file=sys.stderr)
@@ -504,6 +507,12 @@ def _evaluate_on_spark(args: argparse.Namespace, metrics: Sequence[str], cutoffs
                                 user_attributes=args.segments)
         print(f"rankmetrics: saved the evaluation to {saved}", file=sys.stderr)
     return _write(text, args)
+
+
+def saved_metrics(metrics: Sequence[str]) -> list[str]:
+    """What ``--save`` keeps: every main metric (each page of the dashboard draws them) and
+    the others asked for with ``--metrics``."""
+    return list(dict.fromkeys([*MAIN_METRICS, *metrics]))
 
 
 def file_fingerprints(truth_path: str, truth, runs: dict, specs: list[str]

@@ -183,6 +183,9 @@ def test_the_command_line_evaluates_parquet_folders_on_spark(spark, data, tmp_pa
     assert on_spark.out == local.out
     assert "ground-truth users it has no list for" in on_spark.err
     assert load_bundle(tmp_path / "b").cutoffs == [1, 3, 5, 10]
+    # every main metric is kept, whatever --metrics printed: the dashboard draws them all
+    assert set(load_bundle(tmp_path / "b").metrics) >= {"precision", "recall", "hit_rate",
+                                                         "mrr", "map", "ndcg"}
     assert load_bundle(tmp_path / "b").user_attributes == ("tiers.csv", tiers.read_bytes())
     # a file that cannot be user attributes is refused before Spark reads anything
     bad = tmp_path / "bad.csv"
