@@ -15,7 +15,12 @@ same files in one zip archive:
   distributions, significance and head-to-head read these;
 - ``sample_truth.parquet``, ``sample_runs.parquet``: the ground truth and every model's rows of
   a sample of users (default 1,000), the same users whichever engine wrote the bundle: those
-  whose id hashes lowest (:func:`sample_order`). Pages that need raw lists show these users.
+  whose id hashes lowest (:func:`sample_order`). Pages that need raw lists show these users;
+- when the evaluation had beyond-accuracy inputs (training interactions, item attributes, a
+  catalogue): ``beyond_means.parquet``, ``beyond_deciles.parquet``, the per-user
+  beyond-accuracy metrics as more ``per_user/`` columns, and their options and inputs in
+  ``evaluation.json`` (:mod:`rankmetrics.bundle_beyond`; format version 2; a version-1
+  bundle, without them, still opens).
 
 :func:`load_bundle` reads one back as a :class:`SavedEvaluation`, which answers the questions
 an :class:`~rankmetrics.Evaluation` answers, at the saved cutoffs.
@@ -38,6 +43,15 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from rankmetrics.beyond import declared
+from rankmetrics.bundle_beyond import (
+    BEYOND_DECILES,
+    BEYOND_MEANS,
+    SavedBeyond,
+    beyond_fingerprints,
+    beyond_metadata,
+    beyond_tables,
+)
 from rankmetrics.checks import check_int
 from rankmetrics.conventions import Conventions
 from rankmetrics.errors import DataError
@@ -49,8 +63,8 @@ if TYPE_CHECKING:
     from rankmetrics.evaluate import Evaluation
 
 FORMAT = "rankmetrics-evaluation"
-#: The bundle layout this version writes and the newest it reads.
-FORMAT_VERSION = 1
+#: The bundle layout this version writes and the newest it reads (2: beyond-accuracy results).
+FORMAT_VERSION = 2
 DEFAULT_CUTOFFS = (1, 3, 5, 10, 20, 50, 100)
 DEFAULT_SAMPLE_USERS = 1_000
 #: The seed of the hash that orders users for the sample (any engine, the same users).
@@ -69,11 +83,12 @@ MAX_ARCHIVE_BYTES = 8 << 30
 
 @dataclass(frozen=True)
 class Fingerprint:
-    """What tells two inputs apart: rows and users evaluated, and where cheap a hash of the
-    content with the way it was computed (``hash_kind``)."""
+    """What tells two inputs apart: rows and users evaluated (None for an input whose rows
+    are items), and where cheap a hash of the content with the way it was computed
+    (``hash_kind``)."""
 
     rows: int
-    users: int
+    users: int | None
     content_hash: str | None = None
     hash_kind: str | None = None
 
@@ -92,26 +107,26 @@ def bundle_cutoffs(max_cutoff: int, chosen: Iterable[int] = (),
 
 def per_user_column(metric: str, cutoff: int | None) -> str:
     """The column of a metric's per-user values at a cutoff (``ndcg@10``; ``r_precision``)."""
-    return metric if cutoff is None or not METRICS[metric].has_cutoff else f"{metric}@{cutoff}"
+    return metric if cutoff is None or not declared(metric).has_cutoff else f"{metric}@{cutoff}"
 
 
 def per_user_columns(metrics: Sequence[str], cutoffs: Sequence[int]) -> list[str]:
     return [per_user_column(metric, cutoff) for metric in metrics
-            for cutoff in (cutoffs if METRICS[metric].has_cutoff else [None])]
+            for cutoff in (cutoffs if declared(metric).has_cutoff else [None])]
 
 
 def per_user_values(evaluation: Evaluation, metrics: Sequence[str], cutoffs: Sequence[int]
                     ) -> pd.DataFrame:
     """One row per model and counted user: the user's relevant items (``relevant``), then
-    one column per metric and cutoff."""
+    one column per metric (accuracy or per-user beyond accuracy) and cutoff."""
     parts = []
     for model in evaluation.models:
         columns: dict[str, np.ndarray] = {}
         users = None
         for metric in metrics:
-            labels: Sequence[int | None] = cutoffs if METRICS[metric].has_cutoff else [None]
-            frame = evaluation._per_user_frame(
-                model, metric, cutoffs if METRICS[metric].has_cutoff else None)
+            has_cutoff = declared(metric).has_cutoff
+            labels: Sequence[int | None] = cutoffs if has_cutoff else [None]
+            frame = evaluation._per_user_frame(model, metric, cutoffs if has_cutoff else None)
             users = frame.index
             for cutoff, values in zip(labels, frame.to_numpy().T, strict=True):
                 columns[per_user_column(metric, cutoff)] = values
@@ -147,10 +162,12 @@ def write_bundle(
     sample_truth: pd.DataFrame,
     sample_runs: pd.DataFrame,
     user_attributes: str | Path | None = None,
+    beyond_means: pd.DataFrame | None = None,
+    beyond_deciles: pd.DataFrame | None = None,
 ) -> Path:
     """Write a bundle's files into ``directory`` (made if missing; per_user None: the
     caller writes the ``per_user/`` Parquet files itself, as Spark does; a user-attributes
-    file is copied as it is)."""
+    file is copied as it is; the beyond-accuracy tables when given)."""
     folder = Path(directory)
     folder.mkdir(parents=True, exist_ok=True)
     (folder / METADATA).write_text(json.dumps(metadata, indent=1))
@@ -160,6 +177,9 @@ def write_bundle(
         per_user.to_parquet(folder / PER_USER / "part-00000.parquet", index=False)
     sample_truth.to_parquet(folder / SAMPLE_TRUTH, index=False)
     sample_runs.to_parquet(folder / SAMPLE_RUNS, index=False)
+    for name, table in ((BEYOND_MEANS, beyond_means), (BEYOND_DECILES, beyond_deciles)):
+        if table is not None:
+            table.to_parquet(folder / name, index=False)
     if user_attributes is not None:
         source = Path(user_attributes)
         (folder / USER_ATTRIBUTES).mkdir(exist_ok=True)
@@ -170,6 +190,7 @@ def write_bundle(
 def archive(directory: str | Path, target: str | Path) -> Path:
     """The bundle folder as one zip archive (members stored: Parquet is compressed already)."""
     folder, target = Path(directory), Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)  # as a folder bundle's folder is made
     with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_STORED) as zipped:
         for path in sorted(folder.rglob("*")):
             if path.is_file() and not path.name.startswith((".", "_")):
@@ -189,8 +210,10 @@ def metadata(
     user_counts: pd.DataFrame,
     sample_users: int,
     inputs: Mapping[str, Fingerprint],
+    beyond: Mapping[str, object] | None = None,
 ) -> dict[str, object]:
-    """The content of ``evaluation.json``."""
+    """The content of ``evaluation.json`` (``beyond``: :func:`beyond_metadata`, when the
+    evaluation had beyond-accuracy inputs)."""
     from rankmetrics import __version__
 
     return {
@@ -209,6 +232,7 @@ def metadata(
                         for row in user_counts.to_dict("records")],
         "sample_users": int(sample_users),
         "inputs": {name: asdict(fingerprint) for name, fingerprint in inputs.items()},
+        **({"beyond": dict(beyond)} if beyond is not None else {}),
     }
 
 
@@ -222,6 +246,7 @@ def save_evaluation(
     metrics: Iterable[str] | None = None,
     inputs: Mapping[str, Fingerprint] | None = None,
     user_attributes: str | Path | None = None,
+    beyond_inputs: Mapping[str, Fingerprint] | None = None,
 ) -> Path:
     """Write ``evaluation`` as a bundle folder, or a zip archive when ``path`` ends in
     ``.zip`` (see :meth:`rankmetrics.Evaluation.save`)."""
@@ -232,19 +257,29 @@ def save_evaluation(
                             else cutoffs)
     truth_rows, run_rows = evaluation.raw_rows(
         sample_users(pa.array(evaluation.truth.users, type=pa.string()), sample))
+    beyond = evaluation.beyond
+    beyond_info = beyond_means = beyond_deciles = None
+    if beyond is not None:
+        beyond_means, beyond_deciles = beyond_tables(beyond, chosen)
+        beyond_info = beyond_metadata(beyond, beyond_fingerprints(beyond)
+                                      if beyond_inputs is None else beyond_inputs)
     info = metadata(
         engine="single machine", models=evaluation.models, metrics=metrics,
         relevance=evaluation.relevance, conventions=evaluation.conventions,
         max_cutoff=evaluation.max_cutoff, cutoffs=chosen,
         user_counts=evaluation.user_counts(), sample_users=sample,
         inputs=dict(inputs) if inputs is not None else evaluation_fingerprints(evaluation),
+        beyond=beyond_info,
     )
+    per_user_metrics = [*metrics, *(beyond.per_user_metrics if beyond is not None else ())]
     files = {
         "means": evaluation.summary(metrics),
-        "per_user": per_user_values(evaluation, metrics, chosen),
+        "per_user": per_user_values(evaluation, per_user_metrics, chosen),
         "sample_truth": truth_rows,
         "sample_runs": run_rows,
         "user_attributes": user_attributes,
+        "beyond_means": beyond_means,
+        "beyond_deciles": beyond_deciles,
     }
     return write_or_archive(path, info, **files)
 
@@ -289,6 +324,12 @@ def load_bundle(path: str | Path | bytes) -> SavedEvaluation:
     except ValueError as error:
         raise DataError(f"{METADATA} is not valid JSON ({error}).", file=files.name) from None
     _check_format(info, files.name)
+    beyond = None
+    if "beyond" in info:
+        beyond = SavedBeyond(info["beyond"], files.table(BEYOND_MEANS),
+                             files.table(BEYOND_DECILES)
+                             if files.read(BEYOND_DECILES) is not None else None,
+                             info["per_user_cutoffs"])
     return SavedEvaluation(
         info,
         means=files.table(MEANS),
@@ -297,6 +338,7 @@ def load_bundle(path: str | Path | bytes) -> SavedEvaluation:
         sample_runs=files.table(SAMPLE_RUNS),
         name=files.name,
         user_attributes=files.first_file(USER_ATTRIBUTES),
+        beyond=beyond,
     )
 
 
@@ -401,8 +443,12 @@ class SavedEvaluation:
 
     def __init__(self, info: dict, *, means: pd.DataFrame, per_user: pd.DataFrame,
                  sample_truth: pd.DataFrame, sample_runs: pd.DataFrame, name: str,
-                 user_attributes: tuple[str, bytes] | None = None) -> None:
+                 user_attributes: tuple[str, bytes] | None = None,
+                 beyond: SavedBeyond | None = None) -> None:
         self.info = info
+        #: The beyond-accuracy results computed when the evaluation was saved (None: it had
+        #: no beyond-accuracy inputs, or the bundle is of format version 1).
+        self.beyond = beyond
         #: The user-attributes file saved with the evaluation (its name and bytes), if any.
         self.user_attributes = user_attributes
         self.name = name
@@ -414,8 +460,11 @@ class SavedEvaluation:
         self.conventions = Conventions(**info["conventions"])
         self.engine: str = info["engine"]
         self.inputs = {key: Fingerprint(**value) for key, value in info["inputs"].items()}
-        means = means.astype({"cutoff": "Int64"})
-        self._means = means
+        if beyond is not None:  # the per-user ones are averaged like the accuracy metrics
+            per_user_means = beyond.summary(beyond.per_user_metrics)
+            means = pd.concat([means, per_user_means], ignore_index=True) \
+                if len(per_user_means) else means
+        self._means = means.astype({"cutoff": "Int64"})
         self._per_user = {model: rows.drop(columns="model").set_index("user").sort_index()
                           for model, rows in per_user.groupby("model", sort=False)}
         relevant = (per_user.drop_duplicates("user").set_index("user")["relevant"]
@@ -486,7 +535,7 @@ class SavedEvaluation:
     def per_user_at(self, model: str, metric: str, cutoff: int | None) -> pd.Series:
         """Per-user values at one of the saved cutoffs (see :attr:`cutoffs`)."""
         self._metrics([metric])
-        if METRICS[metric].has_cutoff and self._check_cutoff(cutoff) not in self.cutoffs:
+        if declared(metric).has_cutoff and self._check_cutoff(cutoff) not in self.cutoffs:
             raise ValueError(
                 f"The bundle holds per-user values at K = "
                 f"{', '.join(map(str, self.cutoffs))}; got cutoff={cutoff!r}.")
@@ -522,7 +571,7 @@ class SavedEvaluation:
         parts = []
         for model in self.models:
             for metric in chosen:
-                for cutoff in wanted if METRICS[metric].has_cutoff else [None]:
+                for cutoff in wanted if declared(metric).has_cutoff else [None]:
                     values = self.per_user_at(model, metric, cutoff)
                     parts.append(pd.DataFrame({
                         "model": model, "user": values.index, "metric": metric,
@@ -542,13 +591,13 @@ class SavedEvaluation:
         per_series = {}
         for model in self.models:
             for metric in chosen:
-                columns = wanted if METRICS[metric].has_cutoff else [None]
+                columns = wanted if declared(metric).has_cutoff else [None]
                 values = np.column_stack([self.per_user_at(model, metric, cutoff).to_numpy()
                                           for cutoff in columns])
                 if len(values):
                     per_series[(model, metric)] = values
         return band_table(per_series, wanted, n_bootstrap=n_bootstrap, confidence=confidence,
-                          seed=seed)
+                          seed=seed, has_cutoff=lambda metric: declared(metric).has_cutoff)
 
     def band_cutoffs(self, cutoffs: Iterable[int] | None) -> list[int]:
         """The saved cutoffs among ``cutoffs`` (all of them when None)."""
@@ -568,12 +617,16 @@ class SavedEvaluation:
                         max_cutoff=self.max_cutoff)
 
     def _metrics(self, metrics: Iterable[str] | None) -> list[str]:
-        chosen = check_metrics(list(metrics) if metrics is not None else self.metrics)
-        missing = [metric for metric in chosen if metric not in self.metrics]
+        """Metric names, checked: the saved accuracy metrics and the saved per-user
+        beyond-accuracy ones."""
+        wanted = list(metrics) if metrics is not None else self.metrics
+        saved = [*self.metrics, *(self.beyond.per_user_metrics if self.beyond else ())]
+        chosen = [declared(metric).name for metric in wanted]
+        missing = [metric for metric in chosen if metric not in saved]
         if missing:
-            raise ValueError(f"The bundle holds {', '.join(self.metrics)}; not "
+            raise ValueError(f"The bundle holds {', '.join(saved)}; not "
                              f"{', '.join(missing)}.")
-        return list(chosen)
+        return chosen
 
     def _model(self, model: str) -> str:
         if model not in self.models:

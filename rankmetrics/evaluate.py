@@ -491,6 +491,7 @@ class Evaluation:
         metrics: Iterable[str] | None = None,
         inputs: Mapping[str, Fingerprint] | None = None,
         user_attributes: str | Path | None = None,
+        beyond_inputs: Mapping[str, Fingerprint] | None = None,
     ) -> Path:
         """Write the evaluation as a bundle (a folder, or a zip archive when ``path`` ends in
         ``.zip``) that :func:`rankmetrics.load_bundle` and the dashboard open.
@@ -501,12 +502,17 @@ class Evaluation:
         ``inputs`` fingerprints the inputs (default: rows and users evaluated of each).
         ``user_attributes`` (a file :func:`rankmetrics.io.read_attributes` reads) is kept in
         the bundle, so the dashboard's segments split its users by them.
+
+        With beyond-accuracy inputs (:attr:`beyond`), the bundle also holds every
+        beyond-accuracy metric at every cutoff, the per-user ones at ``cutoffs``, the
+        popularity deciles, and the options used (:mod:`rankmetrics.bundle_beyond`);
+        ``beyond_inputs`` fingerprints those inputs (default: their rows and users).
         """
         from rankmetrics.bundle import save_evaluation
 
         return save_evaluation(self, path, cutoffs=cutoffs, chosen_cutoff=chosen_cutoff,
                                sample=sample, metrics=metrics, inputs=inputs,
-                               user_attributes=user_attributes)
+                               user_attributes=user_attributes, beyond_inputs=beyond_inputs)
 
     def raw_rows(self, users: Sequence[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
         """The ground-truth rows (user, item, rating) and every model's rows (model, user,

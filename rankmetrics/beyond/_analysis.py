@@ -62,6 +62,9 @@ class BeyondInputs:
     facts: ItemFacts
     lists: dict[str, np.ndarray]
     options: BeyondOptions
+    #: The inputs read, by name ("interactions", "item_attributes", "catalogue"): their rows
+    #: and users (None where rows are not users' rows), what a saved evaluation records.
+    described: Mapping[str, tuple[int, int | None]] = dataclasses.field(default_factory=dict)
 
     @property
     def width(self) -> int:
@@ -100,6 +103,8 @@ def prepare_beyond(
     """
     options = options or BeyondOptions()
     check_int("max_cutoff", max_cutoff)
+    if not isinstance(catalogue, str):
+        catalogue = list(catalogue)  # read twice: for the facts and for the record
     tops = {name: top_items(run, truth, ties=ties, width=max_cutoff)
             for name, run in runs.items()}
     facts = item_facts(truth, tops, interactions=interactions, attributes=item_attributes,
@@ -107,7 +112,24 @@ def prepare_beyond(
     lists = {}
     for name, top in tops.items():
         lists[name] = top.matrix(facts.codes(top), truth.n_users)[:, :max(top.longest, 1)]
-    return BeyondInputs(facts, lists, options)
+    return BeyondInputs(facts, lists, options,
+                        _described(interactions, item_attributes, catalogue))
+
+
+def _described(interactions: LoadedTable | None,
+               item_attributes: Attributes | pd.DataFrame | None,
+               catalogue: str | list[str]) -> dict[str, tuple[int, int | None]]:
+    """Rows and users of each beyond-accuracy input given (see :class:`BeyondInputs`)."""
+    described: dict[str, tuple[int, int | None]] = {}
+    if interactions is not None:
+        described["interactions"] = (interactions.n_rows, interactions.n_users)
+    if item_attributes is not None:
+        table = (item_attributes if isinstance(item_attributes, pd.DataFrame)
+                 else item_attributes.table)
+        described["item_attributes"] = (len(table), None)
+    if not isinstance(catalogue, str):
+        described["catalogue"] = (len(catalogue), None)
+    return described
 
 
 class BeyondAccuracy:

@@ -1,0 +1,140 @@
+"""The beyond-accuracy results of a saved evaluation (bundle).
+
+A bundle keeps no user's whole list, so coverage, Gini, entropy, personalization and the
+popularity deciles cannot be computed from it later: they are computed when the evaluation
+is saved, from every user, and kept as tables:
+
+- ``beyond_means.parquet``: every beyond-accuracy metric the inputs allowed, at every K
+  1..max_cutoff, per model (:meth:`rankmetrics.beyond.BeyondAccuracy.summary`);
+- ``beyond_deciles.parquet``: the popularity deciles of each model's top K and of the
+  relevant items, at each saved cutoff (when training interactions were given);
+- per-user values of the per-user metrics (ARP, APLT, ACLT, novelty, ILD, categories) at the
+  saved cutoffs, as columns of the bundle's ``per_user/`` files beside the accuracy metrics;
+- in ``evaluation.json`` under ``beyond``: the metrics, the named options, the choices they
+  led to (the catalogue, the long tail, the ILD distance) and a fingerprint of each input
+  (training interactions, item attributes, a listed catalogue).
+
+:class:`SavedBeyond` reads them back and answers what the Beyond accuracy page asks of a
+:class:`~rankmetrics.beyond.BeyondAccuracy`, with the same numbers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from rankmetrics.beyond import BeyondAccuracy, BeyondOptions
+from rankmetrics.checks import check_choice, check_int
+
+if TYPE_CHECKING:
+    from rankmetrics.bundle import Fingerprint
+
+BEYOND_MEANS = "beyond_means.parquet"
+BEYOND_DECILES = "beyond_deciles.parquet"
+
+
+def beyond_tables(beyond: BeyondAccuracy, cutoffs: Sequence[int]
+                  ) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """The means at every K and (with training interactions) the popularity deciles at
+    ``cutoffs``, as saved."""
+    means = beyond.summary(beyond.metrics)
+    if beyond.facts.popularity is None:
+        return means, None
+    deciles = pd.concat([beyond.popularity_deciles(cutoff).assign(cutoff=cutoff)
+                         for cutoff in cutoffs], ignore_index=True)
+    return means, deciles
+
+
+def beyond_metadata(beyond: BeyondAccuracy, inputs: Mapping[str, Fingerprint]
+                    ) -> dict[str, object]:
+    """What ``evaluation.json`` says of the beyond-accuracy results."""
+    return {
+        "metrics": list(beyond.metrics),
+        "per_user_metrics": list(beyond.per_user_metrics),
+        "options": beyond.options.as_dict(),
+        "choices": beyond.choices(),
+        "inputs": {name: asdict(fingerprint) for name, fingerprint in inputs.items()},
+    }
+
+
+def beyond_fingerprints(beyond: BeyondAccuracy) -> dict[str, Fingerprint]:
+    """Rows and users of the beyond-accuracy inputs as read (no content hash: the files'
+    own are taken where the files are known, as by the command line)."""
+    from rankmetrics.bundle import Fingerprint
+
+    return {name: Fingerprint(rows, users)
+            for name, (rows, users) in beyond.inputs.described.items()}
+
+
+class SavedBeyond:
+    """Beyond-accuracy results read back from a bundle: the values at every K, the
+    per-user metrics, the options and choices, the popularity deciles at saved cutoffs."""
+
+    def __init__(self, info: Mapping[str, Any], means: pd.DataFrame,
+                 deciles: pd.DataFrame | None, cutoffs: Sequence[int]) -> None:
+        from rankmetrics.bundle import Fingerprint
+
+        self.metrics: tuple[str, ...] = tuple(info["metrics"])
+        self.per_user_metrics: tuple[str, ...] = tuple(info["per_user_metrics"])
+        self.options = BeyondOptions(**info["options"])
+        self._choices: dict[str, object] = dict(info["choices"])
+        self.inputs = {name: Fingerprint(**value) for name, value in info["inputs"].items()}
+        self.cutoffs = list(cutoffs)
+        self._means = means.astype({"cutoff": "Int64"})
+        self._deciles = deciles
+
+    def check(self, metric: str) -> str:
+        return check_choice("metric", metric, self.metrics)
+
+    def choices(self) -> dict[str, object]:
+        """As :meth:`rankmetrics.beyond.BeyondAccuracy.choices`, as saved."""
+        return dict(self._choices)
+
+    def curve(self, model: str, metric: str) -> np.ndarray:
+        """Values at every cutoff 1..max_cutoff (as ``BeyondAccuracy.curve``)."""
+        rows = self._rows(model, metric)
+        return rows["value"].to_numpy(dtype=np.float64)
+
+    def users(self, model: str, metric: str) -> int:
+        """How many users a value is over (as ``BeyondAccuracy.users``)."""
+        rows = self._rows(model, metric)
+        return int(rows["users"].iloc[0]) if len(rows) else 0
+
+    def summary(self, metrics: Iterable[str] | None = None,
+                cutoffs: Iterable[int] | None = None) -> pd.DataFrame:
+        """Long table ``model, metric, cutoff, value, users`` (as ``BeyondAccuracy.summary``)."""
+        names = [self.check(name) for name in (metrics or self.metrics)]
+        table = self._means[self._means["metric"].isin(names)]
+        if cutoffs is not None:
+            table = table[table["cutoff"].isin(
+                {check_int("cutoff", cutoff) for cutoff in cutoffs})]
+        order = {metric: position for position, metric in enumerate(names)}
+        models = list(dict.fromkeys(self._means["model"]))
+        table = table.assign(_metric=table["metric"].map(order),
+                             _model=table["model"].map(models.index))
+        return (table.sort_values(["_model", "_metric", "cutoff"], kind="stable")
+                .drop(columns=["_metric", "_model"]).reset_index(drop=True))
+
+    def popularity_deciles(self, cutoff: int) -> pd.DataFrame:
+        """As ``BeyondAccuracy.popularity_deciles``, at one of the saved cutoffs."""
+        if self._deciles is None:
+            raise ValueError("popularity_deciles needs training interactions; this evaluation "
+                             "was saved without them.")
+        if cutoff not in self.cutoffs:
+            raise ValueError(f"The bundle holds the popularity deciles at K = "
+                             f"{', '.join(map(str, self.cutoffs))}; got cutoff={cutoff!r}.")
+        rows = self._deciles[self._deciles["cutoff"] == cutoff]
+        return rows.drop(columns="cutoff").reset_index(drop=True)
+
+    def _rows(self, model: str, metric: str) -> pd.DataFrame:
+        self.check(metric)
+        means = self._means
+        rows = means[(means["model"] == model) & (means["metric"] == metric)]
+        if rows.empty:
+            raise ValueError(f"Unknown model {model!r}: the models are "
+                             f"{', '.join(dict.fromkeys(means['model']))}.")
+        return rows.sort_values("cutoff")
