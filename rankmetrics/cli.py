@@ -348,6 +348,11 @@ def _evaluate(args: argparse.Namespace) -> int:
         if beyond or args.segment_by is not None:
             raise ValueError("--engine spark computes the accuracy metrics; beyond-accuracy "
                              "metrics and --segment-by need --engine local.")
+        if _beyond_files(args):
+            raise ValueError(f"--engine spark computes the accuracy metrics only, so "
+                             f"{', '.join(_beyond_files(args))} cannot be used with it: "
+                             "evaluate with --engine local to compute and save the "
+                             "beyond-accuracy metrics.")
         return _evaluate_on_spark(args, metrics, cutoffs, conventions, column_overrides)
     with _option(f"--truth {args.truth}", args.truth):
         truth = read_truth(args.truth,
@@ -381,7 +386,7 @@ def _evaluate(args: argparse.Namespace) -> int:
             cutoffs=[*DEFAULT_CUTOFFS, *(cutoffs if args.cutoffs else [])],
             metrics=saved_metrics(metrics),
             inputs=file_fingerprints(args.truth, truth, runs, args.run),
-            user_attributes=args.segments,
+            user_attributes=args.segments, beyond_inputs=beyond_file_fingerprints(args, inputs),
         )
         print(f"rankmetrics: saved the evaluation to {saved}", file=sys.stderr)
     if args.segment_by is not None:
@@ -416,8 +421,8 @@ def _write(text: str, args: argparse.Namespace) -> int:
 def _beyond_inputs(args: argparse.Namespace, beyond: tuple[str, ...], limit: int | None
                    ) -> dict[str, Any]:
     """The beyond-accuracy inputs evaluate() takes, read from the files named (none when no
-    beyond-accuracy metric is asked for)."""
-    if not beyond:
+    beyond-accuracy metric is asked for and no evaluation is saved)."""
+    if not beyond and not (args.save and _beyond_files(args)):
         return {}
     needs = {"interactions": args.interactions, "attributes": args.item_attributes}
     for name in beyond:
@@ -444,6 +449,32 @@ def _beyond_inputs(args: argparse.Namespace, beyond: tuple[str, ...], limit: int
             listed = read_attributes(args.catalogue, key="item", max_decompressed_size=limit)
         inputs["catalogue"] = listed.ids.tolist()
     return inputs
+
+
+def _beyond_files(args: argparse.Namespace) -> list[str]:
+    """The beyond-accuracy inputs given on the command line, as their flags."""
+    return [flag for flag, given in (("--interactions", args.interactions),
+                                     ("--item-attributes", args.item_attributes),
+                                     ("--catalogue", args.catalogue != "auto")) if given]
+
+
+def beyond_file_fingerprints(args: argparse.Namespace, inputs: dict[str, Any]
+                             ) -> dict[str, Fingerprint] | None:
+    """Rows, users and the SHA-256 of each beyond-accuracy input file, for a saved
+    evaluation (None: none was read)."""
+    files = {"interactions": (args.interactions, inputs.get("interactions")),
+             "item_attributes": (args.item_attributes, inputs.get("item_attributes")),
+             "catalogue": (args.catalogue if args.catalogue not in CATALOGUE else None,
+                           inputs.get("catalogue"))}
+    prints = {}
+    for name, (path, read) in files.items():
+        if path is None or read is None:
+            continue
+        rows, users = ((read.n_rows, read.n_users) if name == "interactions" else
+                       (len(read.table), None) if name == "item_attributes" else
+                       (len(read), None))
+        prints[name] = Fingerprint(rows, users, _sha256(path), "sha256 of the file")
+    return prints or None
 
 
 def _results(evaluation: Evaluation, metrics: tuple[str, ...], beyond: tuple[str, ...],
