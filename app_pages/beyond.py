@@ -27,7 +27,7 @@ header(
     "and how different two users' lists are, at every *K*.",
 )
 prepared, settings = require_data()
-bundles.beyond_not_saved(prepared)
+saved = bundles.beyond_from_saved(prepared)
 state = st.session_state
 k = settings.cutoff
 
@@ -41,9 +41,11 @@ needs = {metric.needs for name, metric in BEYOND_METRICS.items() if name not in 
 for kind, need in (("interactions", "interactions"), ("attributes", "attributes")):
     if need in needs:
         extra = EXTRA_KINDS[kind]
-        st.info(f"**{extra.title}** ({extra.holds}) would add {extra.enables}. Add the file on "
-                "the Data page.", icon=":material/add_circle:")
-if needs:
+        where = ("This evaluation was saved without them." if saved
+                 else "Add the file on the Data page.")
+        st.info(f"**{extra.title}** ({extra.holds}) would add {extra.enables}. {where}",
+                icon=":material/add_circle:")
+if needs and not saved:
     st.page_link(PAGES["data"], label="Go to the Data page", icon=":material/upload:")
 
 state.setdefault(keys.BEYOND_METRICS, [m for m in FIRST_SHOWN if m in offered])
@@ -99,6 +101,11 @@ show_chart(tradeoff(points, accuracy, against, k, prepared.colors, confidence=le
            "beyond_tradeoff", name=(accuracy, "vs", against, "K", k))
 how = ("users resampled, the whole system recounted" if against in SYSTEM_METRICS
        else "users resampled")
+if saved:
+    how = ("users resampled, from the per-user values saved at K" if against in
+           cached.beyond_per_user_metrics(prepared, settings) else
+           f"of {METRICS[accuracy].label} only, users resampled from the per-user values "
+           "saved at K")
 st.caption(f"{METRICS[accuracy].label}: {METRICS[accuracy].description} "
            f"{BEYOND_METRICS[against].label}: {BEYOND_METRICS[against].description} "
            f"Bars: bootstrap intervals ({how}).")

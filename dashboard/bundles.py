@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import pandas as pd
@@ -187,21 +188,29 @@ def describe_opened() -> None:
         f"Computed by rankmetrics {md(str(saved.info.get('rankmetrics_version')))} on "
         f"{md(saved.engine)}: {len(saved.models)} model(s), means at every K up to "
         f"{saved.max_cutoff}, per-user values at K = {', '.join(map(str, saved.cutoffs))}, "
-        f"and the raw lists of {len(saved.sampled_users):,} sampled users (the files below).")
-    st.dataframe(inputs_table(saved.inputs), hide_index=True, key="bundle_inputs")
+        f"and the raw lists of {len(saved.sampled_users):,} sampled users (the files below)."
+        + (" It also holds the beyond-accuracy metrics computed when it was saved (see the "
+           "Beyond accuracy page)." if saved.beyond is not None else ""))
+    beyond_inputs = saved.beyond.inputs if saved.beyond is not None else {}
+    st.dataframe(inputs_table(saved.inputs, beyond_inputs), hide_index=True,
+                 key="bundle_inputs")
 
 
-def inputs_table(inputs: dict[str, Fingerprint]) -> pd.DataFrame:
-    """One row per input: rows, users and content hash. How the hashes were computed heads
-    their column when every input's was computed the same way, else has a column of its
-    own; inputs saved without hashes have neither column."""
-    table = pd.DataFrame([{"input": name, "rows": fingerprint.rows,
-                           "users": fingerprint.users,
+def inputs_table(inputs: Mapping[str, Fingerprint],
+                 beyond_inputs: Mapping[str, Fingerprint] | None = None) -> pd.DataFrame:
+    """One row per input (the evaluated ones, then the beyond-accuracy ones): rows, users
+    ("–" for an input whose rows are items) and content hash. How the hashes were computed
+    heads their column when every input's was computed the same way, else has a column of
+    its own; inputs saved without hashes have neither column."""
+    prints = [*inputs.items(), *(beyond_inputs or {}).items()]
+    table = pd.DataFrame([{"input": name, "rows": f"{fingerprint.rows:,}",
+                           "users": "–" if fingerprint.users is None
+                           else f"{fingerprint.users:,}",
                            "content hash": fingerprint.content_hash or "–",
                            "hash": fingerprint.hash_kind or "–"}
-                          for name, fingerprint in inputs.items()])
-    kinds = {fingerprint.hash_kind for fingerprint in inputs.values()}
-    if not any(fingerprint.content_hash for fingerprint in inputs.values()):
+                          for name, fingerprint in prints])
+    kinds = {fingerprint.hash_kind for _, fingerprint in prints}
+    if not any(fingerprint.content_hash for _, fingerprint in prints):
         return table.drop(columns=["content hash", "hash"])
     if len(kinds) == 1 and None not in kinds:
         return table.drop(columns="hash").rename(
@@ -219,14 +228,48 @@ def users_with_lists(prepared: Prepared, users: list[str]) -> list[str]:
     return [user for user in unique if user in sampled]
 
 
-def beyond_not_saved(prepared: Prepared) -> None:
-    """Stop the Beyond accuracy page on a saved evaluation, saying what it would need."""
-    if full_evaluation(prepared) is not None:
-        st.info("A saved evaluation holds the accuracy metrics only. Coverage, popularity "
+def beyond_from_saved(prepared: Prepared) -> bool:
+    """On the Beyond accuracy page: say that a saved evaluation's numbers were computed when
+    it was saved, and with what (True: it is a saved evaluation); without them, say what
+    they would need and stop the page."""
+    saved = full_evaluation(prepared)
+    if saved is None:
+        return False
+    if saved.beyond is None:
+        st.info("This saved evaluation holds the accuracy metrics only: it was saved without "
+                "training interactions, item attributes or a catalogue. Coverage, popularity "
                 "bias, novelty, diversity and personalization need every user's whole list at "
                 "each K (and, for popularity and novelty, the training interactions; for "
-                "diversity, the item attributes), which it does not keep. To see them, "
-                "evaluate the models' files here: choose or upload them on the Data page, "
+                "diversity, the item attributes), which it does not keep. Save it again with "
+                "them (`rankmetrics evaluate ... --interactions FILE --item-attributes FILE "
+                "--save DIR`, or `Evaluation.save` after `evaluate(..., interactions=...)`), "
+                "or evaluate the models' files here: choose or upload them on the Data page, "
                 "with the training interactions and item attributes.",
                 icon=":material/info:")
         st.stop()
+    st.info(saved_beyond_note(saved), icon=":material/info:")
+    return True
+
+
+def saved_beyond_note(saved: SavedEvaluation) -> str:
+    """Where a saved evaluation's beyond-accuracy numbers come from, as Markdown."""
+    beyond = saved.beyond
+    if beyond is None:
+        return ""
+    names = {"interactions": "training interactions", "item_attributes": "item attributes",
+             "catalogue": "catalogue"}
+    inputs = [f"{names.get(name, md(name))} ({fingerprint.rows:,} rows"
+              + (f", {fingerprint.users:,} users)" if fingerprint.users is not None else ")")
+              for name, fingerprint in beyond.inputs.items()]
+    options = beyond.options
+    return (
+        "These numbers were computed from every user's whole lists **when the evaluation "
+        f"was saved** (rankmetrics {md(str(saved.info.get('rankmetrics_version')))}), "
+        f"from {' and '.join(inputs) or 'the models’ lists alone'}, with the options "
+        f"popularity = {options.popularity}, long tail = {options.long_tail} "
+        f"(share {options.long_tail_share:g}), distribution = {options.distribution}; "
+        "evaluate the files again to change them. Per-user values and the popularity "
+        f"deciles are kept at K = {', '.join(map(str, saved.cutoffs))}; the trade-off has "
+        "no interval for coverage, Gini, entropy, personalization or long-tail accuracy, "
+        "whose resampling needs every user's list."
+    )

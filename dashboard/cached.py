@@ -45,6 +45,7 @@ from rankmetrics.beyond import (
     BeyondInputs,
     prepare_beyond,
 )
+from rankmetrics.bundle_beyond import SavedBeyond
 from rankmetrics.choosing_k import crossovers, leaderboard, order_agreement
 from rankmetrics.conventions import Conventions
 from rankmetrics.decision import describe_across_cutoffs, leaders_by_cutoff
@@ -648,11 +649,17 @@ def beyond_evaluation(
 
 
 def beyond_problem(prepared: Prepared, settings: Settings) -> str | None:
+    if full_evaluation(prepared) is not None:  # computed when it was saved
+        return None
     inputs = beyond_inputs(prepared, settings.conventions.ties, settings.max_cutoff)
     return inputs if isinstance(inputs, str) else None
 
 
-def _beyond(prepared: Prepared, settings: Settings) -> BeyondAccuracy | None:
+def _beyond(prepared: Prepared, settings: Settings) -> BeyondAccuracy | SavedBeyond | None:
+    """The beyond-accuracy metrics: a saved evaluation's, as saved, or computed here."""
+    saved = full_evaluation(prepared)
+    if saved is not None:
+        return saved.beyond
     return beyond_evaluation(prepared, settings.relevance, settings.conventions,
                              settings.max_cutoff).beyond
 
@@ -665,8 +672,9 @@ def beyond_metrics(prepared: Prepared, settings: Settings) -> tuple[str, ...]:
 
 def beyond_per_user_metrics(prepared: Prepared, settings: Settings) -> tuple[str, ...]:
     """The per-user beyond-accuracy metrics the pages of per-user values can offer (only
-    when the optional files are part of the data set's evaluation)."""
-    if not prepared.extras:
+    when the optional files are part of the data set's evaluation, or were when it was
+    saved)."""
+    if not prepared.extras and full_evaluation(prepared) is None:
         return ()
     beyond = _evaluation(prepared, settings).beyond
     return beyond.per_user_metrics if beyond is not None else ()
@@ -691,7 +699,10 @@ def beyond_choices(prepared: Prepared, settings: Settings) -> dict[str, object]:
 def beyond_tradeoff(prepared: Prepared, settings: Settings, accuracy: str, beyond_metric: str,
                     confidence: float) -> pd.DataFrame:
     """One row per model: the beyond-accuracy metric (x) and the accuracy metric (y) at K,
-    each with its bootstrap interval."""
+    each with its bootstrap interval (a saved evaluation: where it holds per-user values)."""
+    saved = full_evaluation(prepared)
+    if saved is not None:
+        return _saved_tradeoff(saved, settings.cutoff, accuracy, beyond_metric, confidence)
     ev = beyond_evaluation(prepared, settings.relevance, settings.conventions,
                            settings.max_cutoff)
     k = settings.cutoff
@@ -707,8 +718,32 @@ def beyond_tradeoff(prepared: Prepared, settings: Settings, accuracy: str, beyon
     else:
         x = ev.confidence_bands([beyond_metric], cutoffs=[k], n_bootstrap=N_BOOTSTRAP,
                                 confidence=confidence)
-    x = x.set_index("model")
-    models = [model for model in prepared.models if model in x.index and model in y.index]
+    return _points(x.set_index("model"), y, prepared.models)
+
+
+def _saved_tradeoff(saved: SavedEvaluation, k: int, accuracy: str, beyond_metric: str,
+                    confidence: float) -> pd.DataFrame:
+    """The trade-off from a saved evaluation: the values saved at K, with bootstrap
+    intervals of the metrics whose per-user values it holds (none for the system and
+    long-tail metrics, whose resampling needs every user's list)."""
+    y = saved.confidence_bands([accuracy], cutoffs=[k], n_bootstrap=N_BOOTSTRAP,
+                               confidence=confidence).set_index("model")
+    beyond = saved.beyond
+    if beyond is None:
+        raise ValueError("This saved evaluation holds no beyond-accuracy results.")
+    if beyond_metric in beyond.per_user_metrics:
+        x = saved.confidence_bands([beyond_metric], cutoffs=[k], n_bootstrap=N_BOOTSTRAP,
+                                   confidence=confidence).set_index("model")
+    else:
+        x = pd.DataFrame({"mean": [beyond.curve(model, beyond_metric)[k - 1]
+                                   for model in saved.models],
+                          "ci_low": np.nan, "ci_high": np.nan},
+                         index=pd.Index(saved.models, name="model"))
+    return _points(x, y, saved.models)
+
+
+def _points(x: pd.DataFrame, y: pd.DataFrame, models: Sequence[str]) -> pd.DataFrame:
+    models = [model for model in models if model in x.index and model in y.index]
     return pd.DataFrame({
         "model": models,
         "x": x.loc[models, "mean"].to_numpy(), "x_low": x.loc[models, "ci_low"].to_numpy(),

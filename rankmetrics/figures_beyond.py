@@ -4,6 +4,7 @@ and the popularity deciles. Pure builders returning plotly figures, like
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
 import pandas as pd
@@ -49,7 +50,7 @@ def tradeoff(
     one cutoff, each with its confidence interval as error bars.
 
     ``points`` has one row per model: ``model``, ``x``, ``x_low``, ``x_high``, ``y``,
-    ``y_low``, ``y_high``.
+    ``y_low``, ``y_high``; an interval of NaN is not drawn (a value without one).
     """
     models = points["model"].tolist()
     colors = dict(colors or model_colors(models))
@@ -57,25 +58,31 @@ def tradeoff(
     fig = go.Figure()
     for row in points.to_dict("records"):
         model, x, y = str(row["model"]), float(row["x"]), float(row["y"])
-        x_low, x_high = float(row["x_low"]), float(row["x_high"])
-        y_low, y_high = float(row["y_low"]), float(row["y_high"])
         name = _plain(model)
+        error_x, x_range = _interval(x, float(row["x_low"]), float(row["x_high"]),
+                                     colors[model])
+        error_y, y_range = _interval(y, float(row["y_low"]), float(row["y_high"]),
+                                     colors[model])
         fig.add_trace(go.Scatter(
             x=[x], y=[y], mode="markers+text", name=name, text=[name],
             textposition="top center", marker={"color": colors[model], "size": 14},
-            error_x={"type": "data", "symmetric": False, "array": [x_high - x],
-                     "arrayminus": [x - x_low], "color": colors[model]},
-            error_y={"type": "data", "symmetric": False, "array": [y_high - y],
-                     "arrayminus": [y - y_low], "color": colors[model]},
-            hovertemplate=(f"{name}<br>{x_label}: %{{x:.4f}} [{x_low:.4f}, {x_high:.4f}]"
-                           f"<br>{y_label}: %{{y:.4f}} [{y_low:.4f}, {y_high:.4f}]"
-                           "<extra></extra>"),
+            error_x=error_x, error_y=error_y,
+            hovertemplate=(f"{name}<br>{x_label}: %{{x:.4f}}{x_range}"
+                           f"<br>{y_label}: %{{y:.4f}}{y_range}<extra></extra>"),
         ))
     fig.update_xaxes(title_text=x_label)
     fig.update_yaxes(title_text=y_label)
     _titled(fig, f"{y_label} against {x_label}; bars: {confidence:.0%} confidence intervals",
             height=460)
     return fig
+
+
+def _interval(value: float, low: float, high: float, color: str) -> tuple[dict, str]:
+    """An error bar from ``low`` to ``high`` and its text for the hover (none for NaN)."""
+    if math.isnan(low) or math.isnan(high):
+        return {"visible": False}, ""
+    return ({"type": "data", "symmetric": False, "array": [high - value],
+             "arrayminus": [value - low], "color": color}, f" [{low:.4f}, {high:.4f}]")
 
 
 def popularity_deciles(
