@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 from rankmetrics import RelevanceMapping, evaluate, load_bundle
 from rankmetrics.io import read_run, read_truth
-from tests.apptest import APP, MOVIE_MODELS, PAGES, frame, go, ok, plain
+from tests.apptest import APP, MOVIE_MODELS, PAGES, figure, frame, go, ok, plain
 from tests.helpers import MOVIES
 from tests.test_app_segments import table
 
@@ -269,3 +269,104 @@ def test_an_attributes_file_that_does_not_read_is_refused_before_saving(tmp_path
                  str(tmp_path / "b.zip")]) == 1
     assert "user 'u1' is on rows 2 and 3" in capsys.readouterr().err
     assert not (tmp_path / "b.zip").exists()
+
+
+@pytest.fixture(scope="module")
+def beyond_archive(tmp_path_factory):
+    """The movies demo with its training interactions and item attributes, saved with the
+    settings the dashboard opens the demo with (graded 5 -> 3, 4 -> 2, 3 -> 1, grade >= 2
+    relevant; K up to 50)."""
+    from rankmetrics.io import read_attributes, read_interactions
+
+    truth = read_truth(MOVIES / "ground_truth.csv")
+    runs = {name: read_run(MOVIES / f"{name}.parquet") for name in MOVIE_MODELS}
+    evaluation = evaluate(truth, runs, relevance=DEMO_RELEVANCE, max_cutoff=50,
+                          interactions=read_interactions(MOVIES / "train.csv"),
+                          item_attributes=read_attributes(MOVIES / "items.csv", key="item"))
+    return evaluation.save(tmp_path_factory.mktemp("beyond") / "movies.zip", sample=50)
+
+
+DEMO_RELEVANCE = RelevanceMapping.graded({5: 3, 4: 2, 3: 1}, threshold=2)
+BEYOND = "app_pages/beyond.py"
+
+
+def beyond_views(at: AppTest) -> dict[str, object]:
+    """What the Beyond accuracy page shows: its curves, trade-off points, deciles and table."""
+    curves = {(trace["name"], trace["meta"]["metric"]): trace["y"]
+              for trace in figure(at, "beyond_chart")["data"]
+              if trace["meta"]["role"] == "curve"}
+    points = {trace["name"]: (trace["x"][0], trace["y"][0])
+              for trace in figure(at, "beyond_tradeoff")["data"]}
+    deciles = {trace["name"]: trace["y"] for trace in figure(at, "beyond_deciles")["data"]}
+    table = next(d.value for d in at.main.dataframe
+                 if str(d.value.columns[0]).startswith("Coverage@"))
+    return {"curves": curves, "points": points, "deciles": deciles, "table": table}
+
+
+def assert_same_views(saved: dict, live: dict) -> None:
+    assert saved["curves"] == live["curves"] and len(live["curves"]) == 6 * 4
+    assert saved["deciles"] == live["deciles"]
+    pd.testing.assert_frame_equal(saved["table"], live["table"], check_exact=True)
+    assert list(saved["points"]) == list(live["points"]) == MOVIE_MODELS
+    for model, (x, y) in live["points"].items():  # bootstrap means: users in another order
+        assert saved["points"][model] == (pytest.approx(x, abs=1e-12),
+                                          pytest.approx(y, abs=1e-12))
+
+
+def test_beyond_accuracy_on_a_saved_evaluation_shows_the_numbers_of_the_live_page(
+        beyond_archive):
+    from tests.apptest import start
+
+    live = start("movies", BEYOND)
+    assert DEMO_RELEVANCE.describe() in live.caption[0].value  # the same settings
+    at = open_archive(beyond_archive.read_bytes())
+    go(at, BEYOND)
+    said = " ".join(plain(box.value) for box in at.info).replace("**", "")
+    assert "computed from every user's whole lists when the evaluation was saved" in said
+    assert ("training interactions (70,062 rows, 2,000 users) and item attributes (1,500 "
+            "rows), with the options popularity = interactions, long tail = short_head "
+            "(share 0.8), distribution = catalogue") in said
+    assert not at.error and not at.warning
+    assert_same_views(beyond_views(at), beyond_views(live))
+    # a system metric against accuracy: the saved value, without an interval of its own
+    for session in (at, live):
+        session.selectbox(key="beyond_tradeoff_metric").set_value("coverage").run()
+        ok(session)
+    coverage = figure(at, "beyond_tradeoff")["data"]
+    assert [trace["x"] for trace in coverage] == [
+        trace["x"] for trace in figure(live, "beyond_tradeoff")["data"]]
+    assert all(trace["error_x"] == {"visible": False} for trace in coverage)
+    assert all(trace["error_y"]["array"][0] > 0 for trace in coverage[1:])
+    # another saved K
+    at.sidebar.select_slider(key="bundle_cutoff").set_value(5).run()
+    live.slider(key="cutoff").set_value(5).run()
+    for session in (at, live):
+        session.selectbox(key="beyond_tradeoff_metric").set_value("novelty").run()
+        ok(session)
+    assert_same_views(beyond_views(at), beyond_views(live))
+
+
+def test_per_user_beyond_metrics_of_a_saved_evaluation_on_the_users_page(beyond_archive):
+    from tests.apptest import start
+
+    live = start("movies", "app_pages/users.py")
+    at = open_archive(beyond_archive.read_bytes())
+    go(at, "app_pages/users.py")
+    for session in (at, live):
+        session.selectbox(key="users_metric").set_value("ild").run()
+        ok(session)
+    saved, shown = frame(at, "users_summary"), frame(live, "users_summary")
+    assert "Mean ILD@10" in saved.columns
+    pd.testing.assert_frame_equal(saved, shown, check_exact=False, rtol=0, atol=1e-12)
+    for page in ("app_pages/significance.py", "app_pages/head_to_head.py"):
+        go(at, page)  # they offer the saved per-user metrics too
+
+
+def test_a_version_1_bundle_opens_and_says_what_beyond_accuracy_needs():
+    from pathlib import Path
+
+    old = Path(__file__).resolve().parent / "data" / "bundles" / "format_1.zip"
+    at = open_archive(old.read_bytes(), "format_1.zip")
+    assert "NDCG@10" in compare_table(at).columns
+    go(at, BEYOND)
+    assert any("holds the accuracy metrics only" in plain(box.value) for box in at.info)
