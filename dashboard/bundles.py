@@ -256,8 +256,8 @@ def saved_beyond_note(saved: SavedEvaluation) -> str:
     beyond = saved.beyond
     if beyond is None:
         return ""
-    names = {"interactions": "training interactions", "item_attributes": "item attributes",
-             "catalogue": "catalogue"}
+    names = {"interactions": "the training interactions",
+             "item_attributes": "the item attributes", "catalogue": "the catalogue"}
     inputs = [f"{names.get(name, md(name))} ({fingerprint.rows:,} rows"
               + (f", {fingerprint.users:,} users)" if fingerprint.users is not None else ")")
               for name, fingerprint in beyond.inputs.items()]

@@ -323,8 +323,8 @@ def test_beyond_accuracy_on_a_saved_evaluation_shows_the_numbers_of_the_live_pag
     go(at, BEYOND)
     said = " ".join(plain(box.value) for box in at.info).replace("**", "")
     assert "computed from every user's whole lists when the evaluation was saved" in said
-    assert ("training interactions (70,062 rows, 2,000 users) and item attributes (1,500 "
-            "rows), with the options popularity = interactions, long tail = short_head "
+    assert ("the training interactions (70,062 rows, 2,000 users) and the item attributes "
+            "(1,500 rows), with the options popularity = interactions, long tail = short_head "
             "(share 0.8), distribution = catalogue") in said
     assert not at.error and not at.warning
     assert_same_views(beyond_views(at), beyond_views(live))
