@@ -77,7 +77,7 @@ st.subheader(f"Every metric at K = {k}")
 table = cached.table_at(prepared, settings)
 metric_columns = [metric_label(metric, k) for metric in MAIN_METRICS]
 beyond_columns = []
-if prepared.extras:  # the data set's optional files allow the beyond-accuracy metrics
+if prepared.extras or bundles.saved_beyond(prepared):  # beyond accuracy: files, or saved
     beyond = cached.beyond_table_at(prepared, settings)
     beyond_columns = list(beyond.columns)
     table = table.join(beyond)

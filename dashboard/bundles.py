@@ -228,6 +228,12 @@ def users_with_lists(prepared: Prepared, users: list[str]) -> list[str]:
     return [user for user in unique if user in sampled]
 
 
+def saved_beyond(prepared: Prepared) -> bool:
+    """Whether ``prepared`` is a saved evaluation holding beyond-accuracy results."""
+    saved = full_evaluation(prepared)
+    return saved is not None and saved.beyond is not None
+
+
 def beyond_from_saved(prepared: Prepared) -> bool:
     """On the Beyond accuracy page: say that a saved evaluation's numbers were computed when
     it was saved, and with what (True: it is a saved evaluation); without them, say what

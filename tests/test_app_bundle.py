@@ -328,6 +328,13 @@ def test_beyond_accuracy_on_a_saved_evaluation_shows_the_numbers_of_the_live_pag
             "(share 0.8), distribution = catalogue") in said
     assert not at.error and not at.warning
     assert_same_views(beyond_views(at), beyond_views(live))
+    # Compare's table has the beyond-accuracy columns as on the live page
+    saved_table, live_table = compare_table(at), compare_table(live)
+    assert "ILD@10" in saved_table.columns and list(saved_table.columns) == list(
+        live_table.columns)
+    pd.testing.assert_frame_equal(saved_table, live_table, check_exact=True)
+    go(at, BEYOND)
+    go(live, BEYOND)
     # a system metric against accuracy: the saved value, without an interval of its own
     for session in (at, live):
         session.selectbox(key="beyond_tradeoff_metric").set_value("coverage").run()
