@@ -365,8 +365,19 @@ def test_per_user_beyond_metrics_of_a_saved_evaluation_on_the_users_page(beyond_
     saved, shown = frame(at, "users_summary"), frame(live, "users_summary")
     assert "Mean ILD@10" in saved.columns
     pd.testing.assert_frame_equal(saved, shown, check_exact=False, rtol=0, atol=1e-12)
-    for page in ("app_pages/significance.py", "app_pages/head_to_head.py"):
-        go(at, page)  # they offer the saved per-user metrics too
+    # Significance and Head-to-head offer the saved per-user metrics too, with the live numbers
+    for page, key, metric in (("app_pages/significance.py", "significance_metric", "aplt"),
+                              ("app_pages/head_to_head.py", "h2h_metric", "arp")):
+        shown = []
+        for session in (at, live):
+            go(session, page)
+            session.selectbox(key=key).set_value(metric).run()
+            ok(session)
+            shown.append([plain(text.value) for text in [*session.main.markdown,
+                                                          *session.main.caption]
+                          if " users" in text.value])
+        assert shown[0] and shown[0] == shown[1], page
+    assert any("recommends more popular items to" in text for text in shown[0])
 
 
 def test_a_version_1_bundle_opens_and_says_what_beyond_accuracy_needs():
