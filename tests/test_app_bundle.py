@@ -83,6 +83,14 @@ def test_the_inputs_table_names_how_hashes_were_computed_once():
     partly = inputs_table({**files, "model": Fingerprint(20, 2)})
     assert list(partly["content hash"]) == ["ab", "–"] and list(partly["hash"]) == [
         "sha256 of the file", "–"]
+    # the beyond-accuracy inputs follow; item attributes have items, not users
+    beyond = inputs_table(files, {"interactions": Fingerprint(70062, 2000, "ef",
+                                                              "sha256 of the file"),
+                                  "item_attributes": Fingerprint(1500, None, "01",
+                                                                 "sha256 of the file")})
+    assert list(beyond["input"]) == ["ground_truth", "model", "interactions", "item_attributes"]
+    assert list(beyond["rows"]) == ["10", "20", "70,062", "1,500"]
+    assert list(beyond["users"]) == ["2", "2", "2,000", "–"]
 
 
 def test_k_is_chosen_among_the_saved_cutoffs(archive):
