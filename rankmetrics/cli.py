@@ -128,7 +128,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--output", metavar="PATH", help="write to PATH instead of stdout")
     ev.add_argument("--save", metavar="DIR",
                     help="also save the evaluation as a bundle the dashboard opens: a folder, "
-                    "or one zip archive when DIR ends in .zip")
+                    "or one zip archive when DIR ends in .zip (with --interactions, "
+                    "--item-attributes or --catalogue, its beyond-accuracy metrics too)")
     ev.add_argument("--sample-users", type=int, default=1_000, metavar="N",
                     help="users whose raw lists the bundle keeps (default: %(default)s)")
     ev.add_argument("--csv-formulas", choices=FORMULA_MODES, default="quoted",
