@@ -102,10 +102,9 @@ show_chart(tradeoff(points, accuracy, against, k, prepared.colors, confidence=le
 how = ("users resampled, the whole system recounted" if against in SYSTEM_METRICS
        else "users resampled")
 if saved:
-    how = ("users resampled, from the per-user values saved at K" if against in
-           cached.beyond_per_user_metrics(prepared, settings) else
-           f"of {METRICS[accuracy].label} only, users resampled from the per-user values "
-           "saved at K")
+    how = (f"of {METRICS[accuracy].label} only, users resampled from the per-user values "
+           "saved at K" if against in SYSTEM_METRICS else
+           "users resampled, from the per-user values saved at K")
 st.caption(f"{METRICS[accuracy].label}: {METRICS[accuracy].description} "
            f"{BEYOND_METRICS[against].label}: {BEYOND_METRICS[against].description} "
            f"Bars: bootstrap intervals ({how}).")

@@ -276,6 +276,6 @@ def saved_beyond_note(saved: SavedEvaluation) -> str:
         f"(share {options.long_tail_share:g}), distribution = {options.distribution}; "
         "evaluate the files again to change them. Per-user values and the popularity "
         f"deciles are kept at K = {', '.join(map(str, saved.cutoffs))}; the trade-off has "
-        "no interval for coverage, Gini, entropy, personalization or long-tail accuracy, "
-        "whose resampling needs every user's list."
+        "no interval for coverage, Gini, entropy or personalization, whose resampling "
+        "needs every user's list."
     )

@@ -724,8 +724,8 @@ def beyond_tradeoff(prepared: Prepared, settings: Settings, accuracy: str, beyon
 def _saved_tradeoff(saved: SavedEvaluation, k: int, accuracy: str, beyond_metric: str,
                     confidence: float) -> pd.DataFrame:
     """The trade-off from a saved evaluation: the values saved at K, with bootstrap
-    intervals of the metrics whose per-user values it holds (none for the system and
-    long-tail metrics, whose resampling needs every user's list)."""
+    intervals of the metrics whose per-user values it holds (none for the system metrics,
+    whose resampling needs every user's list)."""
     y = saved.confidence_bands([accuracy], cutoffs=[k], n_bootstrap=N_BOOTSTRAP,
                                confidence=confidence).set_index("model")
     beyond = saved.beyond
@@ -733,6 +733,9 @@ def _saved_tradeoff(saved: SavedEvaluation, k: int, accuracy: str, beyond_metric
         raise ValueError("This saved evaluation holds no beyond-accuracy results.")
     if beyond_metric in beyond.per_user_metrics:
         x = saved.confidence_bands([beyond_metric], cutoffs=[k], n_bootstrap=N_BOOTSTRAP,
+                                   confidence=confidence).set_index("model")
+    elif beyond_metric in LONG_TAIL_METRICS and beyond.long_tail_saved:
+        x = beyond.long_tail_bands(beyond_metric, k, n_bootstrap=N_BOOTSTRAP,
                                    confidence=confidence).set_index("model")
     else:
         x = pd.DataFrame({"mean": [beyond.curve(model, beyond_metric)[k - 1]

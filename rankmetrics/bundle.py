@@ -17,7 +17,8 @@ same files in one zip archive:
   a sample of users (default 1,000), the same users whichever engine wrote the bundle: those
   whose id hashes lowest (:func:`sample_order`). Pages that need raw lists show these users;
 - when the evaluation had beyond-accuracy inputs (training interactions, item attributes, a
-  catalogue): ``beyond_means.parquet``, ``beyond_deciles.parquet``, the per-user
+  catalogue): ``beyond_means.parquet``, ``beyond_deciles.parquet``,
+  ``beyond_long_tail.parquet``, the per-user
   beyond-accuracy metrics as more ``per_user/`` columns, and their options and inputs in
   ``evaluation.json`` (:mod:`rankmetrics.bundle_beyond`; format version 2; a version-1
   bundle, without them, still opens).
@@ -46,6 +47,7 @@ import pyarrow.parquet as pq
 from rankmetrics.beyond import declared
 from rankmetrics.bundle_beyond import (
     BEYOND_DECILES,
+    BEYOND_LONG_TAIL,
     BEYOND_MEANS,
     SavedBeyond,
     beyond_fingerprints,
@@ -162,8 +164,7 @@ def write_bundle(
     sample_truth: pd.DataFrame,
     sample_runs: pd.DataFrame,
     user_attributes: str | Path | None = None,
-    beyond_means: pd.DataFrame | None = None,
-    beyond_deciles: pd.DataFrame | None = None,
+    beyond_tables: Mapping[str, pd.DataFrame] | None = None,
 ) -> Path:
     """Write a bundle's files into ``directory`` (made if missing; per_user None: the
     caller writes the ``per_user/`` Parquet files itself, as Spark does; a user-attributes
@@ -177,9 +178,8 @@ def write_bundle(
         per_user.to_parquet(folder / PER_USER / "part-00000.parquet", index=False)
     sample_truth.to_parquet(folder / SAMPLE_TRUTH, index=False)
     sample_runs.to_parquet(folder / SAMPLE_RUNS, index=False)
-    for name, table in ((BEYOND_MEANS, beyond_means), (BEYOND_DECILES, beyond_deciles)):
-        if table is not None:
-            table.to_parquet(folder / name, index=False)
+    for name, table in (beyond_tables or {}).items():
+        table.to_parquet(folder / name, index=False)
     if user_attributes is not None:
         source = Path(user_attributes)
         (folder / USER_ATTRIBUTES).mkdir(exist_ok=True)
@@ -258,9 +258,9 @@ def save_evaluation(
     truth_rows, run_rows = evaluation.raw_rows(
         sample_users(pa.array(evaluation.truth.users, type=pa.string()), sample))
     beyond = evaluation.beyond
-    beyond_info = beyond_means = beyond_deciles = None
+    beyond_info = beyond_files = None
     if beyond is not None:
-        beyond_means, beyond_deciles = beyond_tables(beyond, chosen)
+        beyond_files = beyond_tables(beyond, chosen)
         beyond_info = beyond_metadata(beyond, beyond_fingerprints(beyond)
                                       if beyond_inputs is None else beyond_inputs)
     info = metadata(
@@ -278,8 +278,7 @@ def save_evaluation(
         "sample_truth": truth_rows,
         "sample_runs": run_rows,
         "user_attributes": user_attributes,
-        "beyond_means": beyond_means,
-        "beyond_deciles": beyond_deciles,
+        "beyond_tables": beyond_files,
     }
     return write_or_archive(path, info, **files)
 
@@ -326,10 +325,10 @@ def load_bundle(path: str | Path | bytes) -> SavedEvaluation:
     _check_format(info, files.name)
     beyond = None
     if "beyond" in info:
-        beyond = SavedBeyond(info["beyond"], files.table(BEYOND_MEANS),
-                             files.table(BEYOND_DECILES)
-                             if files.read(BEYOND_DECILES) is not None else None,
-                             info["per_user_cutoffs"])
+        tables = {name: files.table(name) for name in (BEYOND_MEANS, BEYOND_DECILES,
+                                                       BEYOND_LONG_TAIL)
+                  if name == BEYOND_MEANS or files.read(name) is not None}
+        beyond = SavedBeyond(info["beyond"], tables, info["per_user_cutoffs"])
     return SavedEvaluation(
         info,
         means=files.table(MEANS),

@@ -8,6 +8,9 @@ is saved, from every user, and kept as tables:
   1..max_cutoff, per model (:meth:`rankmetrics.beyond.BeyondAccuracy.summary`);
 - ``beyond_deciles.parquet``: the popularity deciles of each model's top K and of the
   relevant items, at each saved cutoff (when training interactions were given);
+- ``beyond_long_tail.parquet``: per-user recall and NDCG on long-tail items at the saved
+  cutoffs, one row per model and user with a relevant long-tail item (when training
+  interactions were given), as ``per_user/`` holds the others;
 - per-user values of the per-user metrics (ARP, APLT, ACLT, novelty, ILD, categories) at the
   saved cutoffs, as columns of the bundle's ``per_user/`` files beside the accuracy metrics;
 - in ``evaluation.json`` under ``beyond``: the metrics, the named options, the choices they
@@ -27,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from rankmetrics.beyond import BeyondAccuracy, BeyondOptions
+from rankmetrics.beyond import LONG_TAIL_METRICS, BeyondAccuracy, BeyondOptions
 from rankmetrics.checks import check_choice, check_int
 
 if TYPE_CHECKING:
@@ -35,18 +38,26 @@ if TYPE_CHECKING:
 
 BEYOND_MEANS = "beyond_means.parquet"
 BEYOND_DECILES = "beyond_deciles.parquet"
+BEYOND_LONG_TAIL = "beyond_long_tail.parquet"
 
 
-def beyond_tables(beyond: BeyondAccuracy, cutoffs: Sequence[int]
-                  ) -> tuple[pd.DataFrame, pd.DataFrame | None]:
-    """The means at every K and (with training interactions) the popularity deciles at
-    ``cutoffs``, as saved."""
-    means = beyond.summary(beyond.metrics)
+def beyond_tables(beyond: BeyondAccuracy, cutoffs: Sequence[int]) -> dict[str, pd.DataFrame]:
+    """The files of the beyond-accuracy results, by name: the means at every K and (with
+    training interactions) the popularity deciles and the long-tail accuracy's per-user
+    values at ``cutoffs``."""
+    from rankmetrics.bundle import per_user_values
+
+    tables = {BEYOND_MEANS: beyond.summary(beyond.metrics)}
     if beyond.facts.popularity is None:
-        return means, None
-    deciles = pd.concat([beyond.popularity_deciles(cutoff).assign(cutoff=cutoff)
-                         for cutoff in cutoffs], ignore_index=True)
-    return means, deciles
+        return tables
+    tables[BEYOND_DECILES] = pd.concat([beyond.popularity_deciles(cutoff).assign(cutoff=cutoff)
+                                        for cutoff in cutoffs], ignore_index=True)
+    long_tail = per_user_values(beyond.long_tail, list(LONG_TAIL_METRICS.values()), cutoffs)
+    named = {f"{metric}@": f"{name}@" for name, metric in LONG_TAIL_METRICS.items()}
+    tables[BEYOND_LONG_TAIL] = long_tail.rename(columns=lambda column: next(
+        (column.replace(old, new, 1) for old, new in named.items()
+         if column.startswith(old)), column))
+    return tables
 
 
 def beyond_metadata(beyond: BeyondAccuracy, inputs: Mapping[str, Fingerprint]
@@ -74,8 +85,8 @@ class SavedBeyond:
     """Beyond-accuracy results read back from a bundle: the values at every K, the
     per-user metrics, the options and choices, the popularity deciles at saved cutoffs."""
 
-    def __init__(self, info: Mapping[str, Any], means: pd.DataFrame,
-                 deciles: pd.DataFrame | None, cutoffs: Sequence[int]) -> None:
+    def __init__(self, info: Mapping[str, Any], tables: Mapping[str, pd.DataFrame],
+                 cutoffs: Sequence[int]) -> None:
         from rankmetrics.bundle import Fingerprint
 
         self.metrics: tuple[str, ...] = tuple(info["metrics"])
@@ -84,8 +95,12 @@ class SavedBeyond:
         self._choices: dict[str, object] = dict(info["choices"])
         self.inputs = {name: Fingerprint(**value) for name, value in info["inputs"].items()}
         self.cutoffs = list(cutoffs)
-        self._means = means.astype({"cutoff": "Int64"})
-        self._deciles = deciles
+        self._means = tables[BEYOND_MEANS].astype({"cutoff": "Int64"})
+        self._deciles = tables.get(BEYOND_DECILES)
+        long_tail = tables.get(BEYOND_LONG_TAIL)
+        self._long_tail: dict[str, pd.DataFrame] = {} if long_tail is None else {
+            str(model): rows.drop(columns="model").set_index("user").sort_index()
+            for model, rows in long_tail.groupby("model", sort=False)}
 
     def check(self, metric: str) -> str:
         return check_choice("metric", metric, self.metrics)
@@ -129,6 +144,28 @@ class SavedBeyond:
                              f"{', '.join(map(str, self.cutoffs))}; got cutoff={cutoff!r}.")
         rows = self._deciles[self._deciles["cutoff"] == cutoff]
         return rows.drop(columns="cutoff").reset_index(drop=True)
+
+    def long_tail_bands(self, metric: str, cutoff: int, *, n_bootstrap: int = 1_000,
+                        confidence: float = 0.95, seed: int | None = 0) -> pd.DataFrame:
+        """Bootstrap intervals of recall or NDCG on long-tail items at a saved cutoff, from
+        the per-user values saved (as ``BeyondAccuracy.long_tail.confidence_bands`` on the
+        same users, in the order of their ids)."""
+        from rankmetrics.evaluate import band_table
+
+        check_choice("metric", metric, tuple(LONG_TAIL_METRICS))
+        if cutoff not in self.cutoffs:
+            raise ValueError(f"The bundle holds per-user values at K = "
+                             f"{', '.join(map(str, self.cutoffs))}; got cutoff={cutoff!r}.")
+        column = f"{metric}@{cutoff}"
+        per_series = {(model, metric): rows[[column]].to_numpy(dtype=np.float64)
+                      for model, rows in self._long_tail.items() if len(rows)}
+        return band_table(per_series, [cutoff], n_bootstrap=n_bootstrap, confidence=confidence,
+                          seed=seed, has_cutoff=lambda name: True)
+
+    @property
+    def long_tail_saved(self) -> bool:
+        """Whether per-user values of the long-tail accuracy are saved."""
+        return bool(self._long_tail)
 
     def _rows(self, model: str, metric: str) -> pd.DataFrame:
         self.check(metric)

@@ -352,6 +352,16 @@ def test_beyond_accuracy_on_a_saved_evaluation_shows_the_numbers_of_the_live_pag
         trace["x"] for trace in figure(live, "beyond_tradeoff")["data"]]
     assert all(trace["error_x"] == {"visible": False} for trace in coverage)
     assert all(trace["error_y"]["array"][0] > 0 for trace in coverage[1:])
+    # the long-tail accuracy: intervals from the per-user values saved
+    for session in (at, live):
+        session.selectbox(key="beyond_tradeoff_metric").set_value("ndcg_long_tail").run()
+        ok(session)
+    long_tail = figure(at, "beyond_tradeoff")["data"]
+    for saved_point, live_point in zip(long_tail, figure(live, "beyond_tradeoff")["data"],
+                                       strict=True):
+        assert saved_point["x"][0] == pytest.approx(live_point["x"][0], abs=1e-12)
+    assert all(trace["error_x"]["array"][0] >= 0 for trace in long_tail)
+    assert long_tail[1]["error_x"]["array"][0] > 0
     # another saved K
     at.sidebar.select_slider(key="bundle_cutoff").set_value(5).run()
     live.slider(key="cutoff").set_value(5).run()

@@ -88,6 +88,28 @@ def test_beyond_results_read_back_equal_to_the_evaluations(saved):
                                       live.popularity_deciles(cutoff), check_exact=True)
 
 
+def test_long_tail_accuracy_per_user_gives_the_intervals_of_every_user(saved):
+    evaluation, folder = saved
+    bundle = load_bundle(folder)
+    long_tail = pd.read_parquet(folder / "beyond_long_tail.parquet")
+    assert list(long_tail.columns[:3]) == ["model", "user", "relevant"]
+    assert "recall_long_tail@7" in long_tail.columns and "ndcg_long_tail@20" in long_tail
+    for model in bundle.models:  # the users with a relevant long-tail item, by id
+        rows = long_tail[long_tail["model"] == model].set_index("user").sort_index()
+        expected = evaluation.beyond.long_tail.per_user_at(model, "ndcg", 7).sort_index()
+        np.testing.assert_array_equal(rows["ndcg_long_tail@7"], expected)
+        assert list(rows.index) == list(expected.index)
+    ours = bundle.beyond.long_tail_bands("recall_long_tail", 7, n_bootstrap=40)
+    fresh = evaluation.beyond.long_tail.confidence_bands(["recall"], cutoffs=[7],
+                                                          n_bootstrap=40)
+    assert list(ours["metric"]) == ["recall_long_tail"] * 2
+    np.testing.assert_allclose(ours["mean"], fresh["mean"], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(ours["mean"], [evaluation.beyond.curve(model, "recall_long_tail")
+                                              [6] for model in bundle.models], atol=1e-12)
+    with pytest.raises(ValueError, match="per-user values at K = 1, 3, 5, 7, 10, 20; got"):
+        bundle.beyond.long_tail_bands("ndcg_long_tail", 8)
+
+
 def test_the_options_choices_and_inputs_are_recorded(saved):
     evaluation, folder = saved
     bundle = load_bundle(folder)
@@ -122,7 +144,8 @@ def test_an_archive_holds_the_same_beyond_results(saved, tmp_path):
     evaluation, folder = saved
     archive = evaluation.save(tmp_path / "deeper" / "b.zip", chosen_cutoff=7, sample=10)
     names = zipfile.ZipFile(archive).namelist()
-    assert {"beyond_means.parquet", "beyond_deciles.parquet"} <= set(names)
+    assert {"beyond_means.parquet", "beyond_deciles.parquet",
+            "beyond_long_tail.parquet"} <= set(names)
     from_bytes = load_bundle(archive.read_bytes())
     pd.testing.assert_frame_equal(from_bytes.beyond.summary(), load_bundle(folder).beyond
                                   .summary(), check_exact=True)
@@ -136,7 +159,7 @@ def test_a_catalogue_alone_saves_the_system_metrics_without_deciles(tmp_path):
     assert bundle.beyond.per_user_metrics == () and bundle.beyond.inputs == {}
     pd.testing.assert_frame_equal(bundle.beyond.summary(), evaluation.beyond.summary(),
                                   check_exact=True)
-    assert not (tmp_path / "c" / "beyond_deciles.parquet").exists()
+    assert not list((tmp_path / "c").glob("beyond_[dl]*"))  # no deciles, no long tail
     with pytest.raises(ValueError, match="saved without them"):
         bundle.beyond.popularity_deciles(5)
 
