@@ -18,10 +18,10 @@ same files in one zip archive:
   whose id hashes lowest (:func:`sample_order`). Pages that need raw lists show these users;
 - when the evaluation had beyond-accuracy inputs (training interactions, item attributes, a
   catalogue): ``beyond_means.parquet``, ``beyond_deciles.parquet``,
-  ``beyond_long_tail.parquet``, the per-user
-  beyond-accuracy metrics as more ``per_user/`` columns, and their options and inputs in
-  ``evaluation.json`` (:mod:`rankmetrics.bundle_beyond`; format version 2; a version-1
-  bundle, without them, still opens).
+  ``beyond_long_tail.parquet``, the per-user beyond-accuracy metrics as more ``per_user/``
+  columns, and their options and inputs in ``evaluation.json``
+  (:mod:`rankmetrics.bundle_beyond`; format version 2; a version-1 bundle, without them,
+  still opens).
 
 :func:`load_bundle` reads one back as a :class:`SavedEvaluation`, which answers the questions
 an :class:`~rankmetrics.Evaluation` answers, at the saved cutoffs.
@@ -327,7 +327,7 @@ def load_bundle(path: str | Path | bytes) -> SavedEvaluation:
     if "beyond" in info:
         tables = {name: files.table(name) for name in (BEYOND_MEANS, BEYOND_DECILES,
                                                        BEYOND_LONG_TAIL)
-                  if name == BEYOND_MEANS or files.read(name) is not None}
+                  if name == BEYOND_MEANS or files.has(name)}
         beyond = SavedBeyond(info["beyond"], tables, info["per_user_cutoffs"])
     return SavedEvaluation(
         info,
@@ -375,6 +375,11 @@ class _BundleFiles:
             self.zipped = _open_zip(location, self.name)
         else:
             raise DataError("no such folder or file.", file=self.name)
+
+    def has(self, member: str) -> bool:
+        if self.folder is not None:
+            return (self.folder / member).is_file()
+        return self.zipped is not None and member in self.zipped.namelist()
 
     def read(self, member: str) -> bytes | None:
         if self.folder is not None:
