@@ -489,7 +489,7 @@ class SavedEvaluation:
         for (_, metric), rows in self._means.dropna(subset=["cutoff"]).groupby(
                 ["model", "metric"], sort=False):
             values = rows.sort_values("cutoff")["value"].to_numpy(dtype=np.float64)
-            if METRICS[str(metric)].divided_by_cutoff:
+            if declared(str(metric)).divided_by_cutoff:
                 values = values * np.arange(1, len(values) + 1)
             moved = np.flatnonzero(~np.isclose(values[1:], values[:-1], rtol=1e-9, atol=0,
                                                equal_nan=True))

@@ -396,6 +396,8 @@ def test_per_user_beyond_metrics_of_a_saved_evaluation_on_the_users_page(beyond_
                           if " users" in text.value])
         assert shown[0] and shown[0] == shown[1], page
     assert any("recommends more popular items to" in text for text in shown[0])
+    for page in (*PAGES, "app_pages/choosing_k.py", "app_pages/playground.py"):
+        go(at, page)  # every page works on a saved evaluation with beyond-accuracy results
 
 
 def test_a_version_1_bundle_opens_and_says_what_beyond_accuracy_needs():
