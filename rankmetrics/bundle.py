@@ -464,10 +464,9 @@ class SavedEvaluation:
         self.conventions = Conventions(**info["conventions"])
         self.engine: str = info["engine"]
         self.inputs = {key: Fingerprint(**value) for key, value in info["inputs"].items()}
-        if beyond is not None:  # the per-user ones are averaged like the accuracy metrics
-            per_user_means = beyond.summary(beyond.per_user_metrics)
-            means = pd.concat([means, per_user_means], ignore_index=True) \
-                if len(per_user_means) else means
+        if beyond is not None and beyond.per_user_metrics:  # averaged like accuracy metrics
+            means = pd.concat([means, beyond.summary(beyond.per_user_metrics)],
+                              ignore_index=True)
         self._means = means.astype({"cutoff": "Int64"})
         self._per_user = {model: rows.drop(columns="model").set_index("user").sort_index()
                           for model, rows in per_user.groupby("model", sort=False)}

@@ -80,6 +80,7 @@ def test_beyond_results_read_back_equal_to_the_evaluations(saved):
                     bundle.per_user_at(model, metric, cutoff),
                     evaluation.per_user_at(model, metric, cutoff).sort_index(),
                     check_exact=True)
+    assert bundle.width == evaluation.width  # the last K at which a value can change
     # the per-user ones are averaged like the accuracy metrics
     pd.testing.assert_frame_equal(bundle.summary(["arp", "ndcg"], [3, 7]),
                                   evaluation.summary(["arp", "ndcg"], [3, 7]), check_exact=True)
@@ -157,6 +158,8 @@ def test_a_catalogue_alone_saves_the_system_metrics_without_deciles(tmp_path):
     bundle = load_bundle(evaluation.save(tmp_path / "c", sample=5))
     assert bundle.beyond.metrics == ("coverage", "gini", "entropy", "personalization")
     assert bundle.beyond.per_user_metrics == () and bundle.beyond.inputs == {}
+    pd.testing.assert_frame_equal(bundle.summary(), evaluation.summary(), check_exact=True)
+    assert bundle.width == evaluation.width
     pd.testing.assert_frame_equal(bundle.beyond.summary(), evaluation.beyond.summary(),
                                   check_exact=True)
     assert not list((tmp_path / "c").glob("beyond_[dl]*"))  # no deciles, no long tail
