@@ -31,6 +31,7 @@ from rankmetrics.errors import DataError, printable
 from rankmetrics.evaluate import MAX_CUTOFF, Evaluation, evaluate
 from rankmetrics.export import FORMULA_MODES, to_csv
 from rankmetrics.io import (
+    LoadedTable,
     check_against_truth,
     interaction_counts,
     parse_size,
@@ -42,6 +43,7 @@ from rankmetrics.io import (
 from rankmetrics.k_report_cli import add_k_report_parser, run_k_report
 from rankmetrics.latex import latex_table
 from rankmetrics.metrics import MAIN_METRICS, METRICS, check_metrics
+from rankmetrics.overlap import Outcome
 from rankmetrics.relevance import RelevanceMapping, parse_grade_table, suggest_mapping
 from rankmetrics.report_cli import EXTRA_FILES, add_report_inputs, extra_files, read_choices
 from rankmetrics.runtime import prefer_ordinary_pages
@@ -355,29 +357,17 @@ def _evaluate(args: argparse.Namespace) -> int:
                              "evaluate with --engine local to compute and save the "
                              "beyond-accuracy metrics.")
         return _evaluate_on_spark(args, metrics, cutoffs, conventions, column_overrides)
-    with _option(f"--truth {args.truth}", args.truth):
-        truth = read_truth(args.truth,
-                           columns=_only(column_overrides, ("user", "item", "rating")),
-                           max_decompressed_size=limit)
     said: set[str] = set()
-    _warn(truth.warnings, said)
-    mapping = _mapping(args, truth.numbers())
-    runs = {}
-    for spec in args.run:
-        name, path = _run_spec(spec)
-        if name in runs:
-            raise ValueError(f"Two runs are named {name!r}: name them with NAME=FILE.")
-        with _option(f"--run {spec}", path, after=spec[: len(spec) - len(path)]):
-            run = read_run(path, name=name,
-                           columns=_only(column_overrides, ("user", "item", "score", "rank")),
-                           max_decompressed_size=limit)
-        _warn(run.warnings, said)
-        chosen = max(cutoffs) if args.cutoffs or args.max_cutoff is not None else None
-        _warn(check_against_truth(run, truth, mapping=mapping, max_cutoff=chosen), said)
-        runs[name] = run
+    truth, mapping, runs, last_check = _read_and_check(args, column_overrides, limit, cutoffs,
+                                                       said)
+    if beyond:  # the warnings about its files come after the checks' (said: printed once)
+        _warn(last_check.get(), said)
     inputs = _beyond_inputs(args, beyond, limit)
-    evaluation = evaluate(truth, runs, relevance=mapping, conventions=conventions,
-                          max_cutoff=max(*cutoffs, segment_cutoff(args)), **inputs)
+    evaluated = Outcome(partial(evaluate, truth, runs, relevance=mapping,
+                                conventions=conventions,
+                                max_cutoff=max(*cutoffs, segment_cutoff(args)), **inputs))
+    _warn(last_check.get(), said)  # a problem it finds is raised before the evaluation's
+    evaluation = evaluated.get()
     print(f"rankmetrics: conventions: {conventions.describe()}", file=sys.stderr)
     if args.save:
         if args.segments is not None:  # refused now, not when the dashboard opens the bundle
@@ -394,6 +384,56 @@ def _evaluate(args: argparse.Namespace) -> int:
         return _write(segment_report(args, evaluation), args)
     table = _results(evaluation, metrics, beyond, cutoffs, args.per_user)
     return _write(_render(table, args, conventions, mapping, evaluation), args)
+
+
+def _read_and_check(args: argparse.Namespace, overrides: dict[str, str], limit: int | None,
+                    cutoffs: list[int], said: set[str]) -> tuple[
+                        LoadedTable, RelevanceMapping, dict[str, LoadedTable], Outcome[list[str]]]:
+    """Read the ground truth and the model files, checking each against the ground truth.
+
+    Work overlaps (see :mod:`rankmetrics.overlap`): the ground truth is read beside the first
+    model file when both are plain files, and each model file is checked beside the next
+    file's reading. The last check is handed back still running, to overlap the evaluation.
+    """
+    specs = [(spec, *_run_spec(spec)) for spec in args.run]
+    first_spec, first_name, first_path = specs[0]
+    beside = all(Path(path).is_file() for path in (args.truth, first_path))
+    truth_read = Outcome(partial(_read_truth_file, args.truth, overrides, limit), beside=beside)
+    first_read = Outcome(partial(_read_run_file, first_spec, first_name, first_path, overrides,
+                                 limit)) if beside else None
+    truth = truth_read.get()
+    _warn(truth.warnings, said)
+    mapping = _mapping(args, truth.numbers())
+    chosen = max(cutoffs) if args.cutoffs or args.max_cutoff is not None else None
+    runs: dict[str, LoadedTable] = {}
+    check: Outcome[list[str]] = Outcome(list)
+    for spec, name, path in specs:
+        if name in runs:
+            _warn(check.get(), said)
+            raise ValueError(f"Two runs are named {name!r}: name them with NAME=FILE.")
+        read = (first_read if first_read is not None and not runs
+                else Outcome(partial(_read_run_file, spec, name, path, overrides, limit)))
+        _warn(check.get(), said)
+        run = read.get()
+        _warn(run.warnings, said)
+        check = Outcome(partial(check_against_truth, run, truth, mapping=mapping,
+                                max_cutoff=chosen), beside=True)
+        runs[name] = run
+    return truth, mapping, runs, check
+
+
+def _read_truth_file(path: str, overrides: dict[str, str], limit: int | None) -> LoadedTable:
+    with _option(f"--truth {path}", path):
+        return read_truth(path, columns=_only(overrides, ("user", "item", "rating")),
+                          max_decompressed_size=limit)
+
+
+def _read_run_file(spec: str, name: str, path: str, overrides: dict[str, str],
+                   limit: int | None) -> LoadedTable:
+    with _option(f"--run {spec}", path, after=spec[: len(spec) - len(path)]):
+        return read_run(path, name=name,
+                        columns=_only(overrides, ("user", "item", "score", "rank")),
+                        max_decompressed_size=limit)
 
 
 def _ignored_by_segments(args: argparse.Namespace) -> None:
