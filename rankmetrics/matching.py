@@ -2,10 +2,14 @@
 
 By the time lists are matched, :mod:`rankmetrics.io` has refused repeated items and given each
 ranked item a 64-bit hash of its id that no other item of the same list shares. Each list's
-hashes are sorted (all lists of one length at once, as the rows of a matrix), each of the
-user's ground-truth items is found among them by a binary search run for every ground-truth
-row at once, and every match is confirmed by comparing the ids' text. The metrics then read
-only these (user, rank, ground-truth row) triples.
+hashes and its user's ground-truth items' hashes are put in one row of a matrix and each row
+is sorted: a ranked item and a ground-truth item with equal hashes end up side by side. The
+low bits of each hash are replaced by the entry's place in its row, which tells the two sides
+apart and gives the rank. Where that is not exact (three entries of a row equal in their
+remaining bits) or the lists' lengths differ too much for a matrix, each list's hashes are
+sorted and each ground-truth item found among them by a binary search run for every
+ground-truth row at once. Every match is confirmed by comparing the ids' text. The metrics
+then read only these (user, rank, ground-truth row) triples.
 """
 
 from __future__ import annotations
@@ -18,6 +22,9 @@ from rankmetrics.io import HashedIds, argsort_lists, same_text
 
 #: Lists matched at a time: bounds the memory the temporaries take.
 LISTS_PER_CHUNK = 1 << 14
+#: A chunk's lists and ground-truth items are matched in one matrix when its cells are at
+#: most this many times its entries (lists of similar lengths), else by binary search.
+CELLS_PER_ENTRY = 2
 
 
 def judged_items(
@@ -53,23 +60,101 @@ def _judged_in_lists(
     in ranked order)."""
     first = int(starts[0])
     lengths = np.diff(starts)
-    positions = argsort_lists(hashes[first:int(starts[-1])], lengths) + first
-    ordered = hashes[positions]
-
     counts = truth.user_starts[users + 1] - truth.user_starts[users]
     truth_row = truth.rows_by_user[_concatenated_ranges(truth.user_starts[users], counts)]
     entry_list = np.repeat(np.arange(len(users)), counts)
     wanted = truth_hashes[truth_row]
-    lo, hi = starts[:-1][entry_list] - first, starts[1:][entry_list] - first
-    found = _search_segments(ordered, lo, hi, wanted)
-    hit = np.flatnonzero(found < hi)
-    hit = hit[ordered[found[hit]] == wanted[hit]]
-    ranked = positions[found[hit]]
+    listed = hashes[first:int(starts[-1])]
+    pairs = _side_by_side(listed, lengths, wanted, counts)
+    if pairs is None:
+        ranked, hit = _searched(listed, lengths, wanted, entry_list)
+    else:
+        ranked, hit = pairs
+    ranked += first
     rank = ranked - starts[:-1][entry_list[hit]]
     run_row = ranked if order is None else order[ranked]
     same = same_text(items.rows(run_row),
                      truth.item_ids.take(pa.array(truth.item_index[truth_row[hit]])))
     return users[entry_list[hit[same]]], rank[same], truth_row[hit[same]]
+
+
+def _side_by_side(
+    listed: np.ndarray, lengths: np.ndarray, wanted: np.ndarray, counts: np.ndarray
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Ranked items (positions into ``listed``) and ground-truth entries (positions into
+    ``wanted``) with equal hashes: list b's hashes are the next ``lengths[b]`` of ``listed``,
+    its user's ground-truth hashes the next ``counts[b]`` of ``wanted``.
+
+    Row b of a matrix holds list b's hashes, then its ground-truth hashes, each with its low
+    bits replaced by its column (so no entry is the largest value, which marks empty cells).
+    Sorting the rows puts equal hashes side by side, empty cells last. None when the matrix
+    would be mostly empty cells, or when three entries of a row agree in the bits kept (then
+    equal hashes need not be neighbours).
+    """
+    n_lists = len(lengths)
+    width = int((lengths + counts).max(initial=0))
+    if n_lists == 0 or n_lists * width > CELLS_PER_ENTRY * (len(listed) + len(wanted)) + 1024:
+        return None
+    if width < 2:  # one entry per row: nothing side by side
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    place_bits = np.uint64(_bits(width + 1))
+    places = (np.uint64(1) << place_bits) - np.uint64(1)
+    empty = np.iinfo(np.uint64).max
+    cells = np.full((n_lists, width), empty, dtype=np.uint64)
+    _fill(cells, listed, lengths, np.zeros(n_lists, dtype=np.int64), places)
+    _fill(cells, wanted, counts, lengths, places)
+    cells.sort(axis=1)
+    kept = cells >> place_bits
+    same = kept[:, 1:] == kept[:, :-1]
+    del kept
+    same &= cells[:, 1:] != empty
+    pairs = np.flatnonzero(same)
+    del same
+    row, left = np.divmod(pairs, width - 1)
+    if np.any((pairs[1:] == pairs[:-1] + 1) & (row[1:] == row[:-1])):
+        return None
+    a = (cells[row, left] & places).astype(np.int64)
+    b = (cells[row, left + 1] & places).astype(np.int64)
+    in_list = np.minimum(a, b)
+    in_truth = np.maximum(a, b) - lengths[row]
+    across = (in_list < lengths[row]) & (in_truth >= 0)
+    row, in_list, in_truth = row[across], in_list[across], in_truth[across]
+    ranked = (np.cumsum(lengths) - lengths)[row] + in_list
+    entry = (np.cumsum(counts) - counts)[row] + in_truth
+    equal = listed[ranked] == wanted[entry]
+    return ranked[equal], entry[equal]
+
+
+def _fill(cells: np.ndarray, values: np.ndarray, lengths: np.ndarray, offsets: np.ndarray,
+          places: np.uint64) -> None:
+    """Write row b's ``lengths[b]`` values (the next ones of ``values``) from column
+    ``offsets[b]`` on, each with its low bits (``places``) replaced by its column."""
+    n_lists = len(lengths)
+    if len(lengths) and np.all(lengths == lengths[0]) and np.all(offsets == offsets[0]):
+        length, offset = int(lengths[0]), int(offsets[0])
+        columns = np.arange(offset, offset + length, dtype=np.uint64)
+        block = cells[:, offset:offset + length]
+        np.bitwise_and(values.reshape(n_lists, length), ~places, out=block)
+        block |= columns
+        return
+    row = np.repeat(np.arange(n_lists), lengths)
+    column = np.arange(len(values)) - np.repeat(np.cumsum(lengths) - lengths - offsets, lengths)
+    cells[row, column] = (values & ~places) | column.astype(np.uint64)
+
+
+def _searched(
+    listed: np.ndarray, lengths: np.ndarray, wanted: np.ndarray, entry_list: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_side_by_side` by binary search: each list's hashes sorted, each ground-truth
+    hash (of list ``entry_list[e]``) looked for in its list's."""
+    positions = argsort_lists(listed, lengths)
+    ordered = listed[positions]
+    ends = np.cumsum(lengths)
+    lo, hi = (ends - lengths)[entry_list], ends[entry_list]
+    found = _search_segments(ordered, lo, hi, wanted)
+    hit = np.flatnonzero(found < hi)
+    hit = hit[ordered[found[hit]] == wanted[hit]]
+    return positions[found[hit]], hit
 
 
 def _search_segments(

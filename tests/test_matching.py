@@ -37,8 +37,11 @@ def _expected_triples(truth, run, ties: str) -> set[tuple[int, int, int]]:
 
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("lists_per_chunk", [1, 3, 1 << 16])
-def test_matching_finds_every_judged_item(seed, lists_per_chunk, monkeypatch):
+@pytest.mark.parametrize("cells_per_entry", [0, 10**9], ids=["searched", "side_by_side"])
+def test_matching_finds_every_judged_item(seed, lists_per_chunk, cells_per_entry, monkeypatch):
     monkeypatch.setattr(matching, "LISTS_PER_CHUNK", lists_per_chunk)
+    # 0: every chunk's lists are searched; 10**9: every chunk is matched in one matrix
+    monkeypatch.setattr(matching, "CELLS_PER_ENTRY", cells_per_entry)
     # ids hashed and checked a few rows at a time, so chunk edges fall inside lists
     monkeypatch.setattr(_hashing, "ROWS_PER_CHUNK", 4 * lists_per_chunk + 3)
     monkeypatch.setattr(_ids, "BLOCK", 2 * lists_per_chunk + 5)
@@ -82,3 +85,50 @@ def test_items_sharing_a_hash_in_a_list_are_hashed_again_with_another_seed(monke
     ranked = RankedRun.from_loaded(loaded, GroundTruth.from_frame(truth))
     assert set(zip(ranked.judged_user.tolist(), ranked.judged_rank.tolist(),
                    ranked.judged_row.tolist(), strict=True)) == expected
+
+
+def _pairs(found) -> set[tuple[int, int]]:
+    ranked, entry = found
+    return set(zip(ranked.tolist(), entry.tolist(), strict=True))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_side_by_side_finds_what_the_binary_search_finds(seed):
+    # lists of 0 to 12 hashes drawn from 40 values (distinct within a list), each user's
+    # ground truth 0 to 8 hashes of the same 40, so some are in the list and some are not
+    rng = np.random.default_rng(seed)
+    pool = rng.integers(0, 2**64, size=40, dtype=np.uint64)
+    lengths = rng.integers(0, 13, size=50)
+    counts = rng.integers(0, 9, size=50)
+    listed = np.concatenate([rng.choice(pool, n, replace=False) for n in lengths])
+    wanted = np.concatenate([rng.choice(pool, n, replace=False) for n in counts])
+    found = matching._side_by_side(listed, lengths, wanted, counts)
+    entry_list = np.repeat(np.arange(len(lengths)), counts)
+    searched = matching._searched(listed, lengths, wanted, entry_list)
+    assert found is not None and len(searched[0]) > 0
+    assert _pairs(found) == _pairs(searched)
+
+
+def test_side_by_side_declines_rows_whose_entries_agree_beyond_their_low_bits():
+    # width 4: the low 3 bits hold each entry's column, so 0x100, 0x101, 0x102 and the
+    # ground truth's 0x101 agree in every bit kept: equal hashes need not be neighbours
+    listed = np.array([0x100, 0x102, 0x101], dtype=np.uint64)
+    wanted = np.array([0x101], dtype=np.uint64)
+    lengths, counts = np.array([3]), np.array([1])
+    assert matching._side_by_side(listed, lengths, wanted, counts) is None
+    assert _pairs(matching._searched(listed, lengths, wanted, np.array([0]))) == {(2, 0)}
+    # two that agree are neighbours whatever their columns, and match if their full hashes do
+    listed = np.array([0x800, 0x900, 0x101], dtype=np.uint64)
+    assert _pairs(matching._side_by_side(listed, lengths, wanted, counts)) == {(2, 0)}
+    listed = np.array([0x800, 0x900, 0x103], dtype=np.uint64)
+    assert _pairs(matching._side_by_side(listed, lengths, wanted, counts)) == set()
+
+
+def test_lists_of_very_different_lengths_are_searched_not_put_in_a_matrix():
+    # 21 lists, one of 400 items: a matrix would be 21 x 401 cells for 441 entries
+    lengths, counts = np.array([1] * 20 + [400]), np.ones(21, dtype=np.int64)
+    listed = np.arange(1, 421, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    wanted = listed[[*range(20), 419]]
+    assert matching._side_by_side(listed, lengths, wanted, counts) is None
+    assert _pairs(matching._searched(listed, lengths, wanted, np.arange(21))) == {
+        *((i, i) for i in range(20)), (419, 20)}
