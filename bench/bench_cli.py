@@ -6,15 +6,18 @@ grades 0-3, half of them among the recommended), then times, on the same files i
 
 - pyarrow: ``pyarrow.csv.read_csv`` of both files (what parsing alone costs);
 - rankmetrics: ``python -m rankmetrics evaluate --truth T --run R --max-cutoff 100`` as a
-  subprocess, all metrics at every cutoff 1..100, from starting Python to the printed table;
+  subprocess, all metrics at every cutoff 1..100, from starting Python to the printed table
+  (the package's byte code compiled first, as installing it does);
 - pytrec_eval: reading the same files (pandas) into its dicts and evaluating P, recall, map,
   ndcg_cut, recip_rank and success at its 6 default cutoffs in one process.
 
-It prints the seconds and the ratios, and checks that the command line's values agree with
+It prints the seconds and the ratios, the command line's CPU seconds (user + system, all its
+threads) and the load average, and checks that the command line's values agree with
 pytrec_eval's at the common cutoffs (the trec_eval preset, binary threshold 1).
 
     python bench/bench_cli.py                 # 100,000 users
     python bench/bench_cli.py --users 10000
+    python bench/bench_cli.py --data /tmp/cli-data   # keep the files there, reuse them next time
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -57,15 +61,19 @@ def time_pyarrow(truth: Path, run: Path) -> float:
     return time.perf_counter() - started
 
 
-def time_cli(truth: Path, run: Path) -> tuple[float, pd.DataFrame]:
+def time_cli(truth: Path, run: Path) -> tuple[float, float, pd.DataFrame]:
+    """The command line's seconds by the clock, its CPU seconds and its table."""
     command = [sys.executable, "-m", "rankmetrics", "evaluate", "--truth", str(truth),
                "--run", f"model={run}", "--max-cutoff", "100", "--preset", "trec_eval",
                "--threshold", "1", "--metrics",
                "precision,recall,hit_rate,mrr,map,ndcg,r_precision"]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True)
     seconds = time.perf_counter() - started
-    return seconds, pd.read_csv(io.StringIO(done.stdout))
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return seconds, cpu, pd.read_csv(io.StringIO(done.stdout))
 
 
 def _by_user(path: Path, value: str) -> dict[str, dict[str, float]]:
@@ -112,20 +120,33 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3,
                         help="runs of the pyarrow read and of the command line (the median is "
                         "reported; pytrec_eval runs once)")
+    parser.add_argument("--data", type=Path, default=None, metavar="DIR",
+                        help="keep the CSV files in DIR (written there once per number of "
+                        "users and seed, then reused); default: a temporary folder")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="rankmetrics-bench-") as folder:
-        truth, run = make_files(Path(folder), args.users, args.seed)
-        os.sync()  # the files' pages written out, so no run pays for another's writing
+    with tempfile.TemporaryDirectory(prefix="rankmetrics-bench-") as scratch:
+        folder = Path(scratch) if args.data is None else args.data / f"{args.users}-{args.seed}"
+        truth, run = folder / "truth.csv", folder / "run.csv"
+        if not (truth.exists() and run.exists()):
+            folder.mkdir(parents=True, exist_ok=True)
+            truth, run = make_files(folder, args.users, args.seed)
+            os.sync()  # the files' pages written out, so no run pays for another's writing
         size = (truth.stat().st_size + run.stat().st_size) / 2**20
         print(f"{args.users:,} users x {LIST_LENGTH} items, {size:.0f} MB of CSV", flush=True)
         reads = [time_pyarrow(truth, run) for _ in range(args.repeat)]
+        # Byte code compiled beforehand, as installing the package does (otherwise, with
+        # PYTHONDONTWRITEBYTECODE set, every run would compile every module again).
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "rankmetrics")],
+                       check=True)
         runs = [time_cli(truth, run) for _ in range(args.repeat)]
         pytrec_seconds, pytrec_means = time_pytrec_eval(truth, run)
     read_seconds = statistics.median(reads)
-    cli_seconds = statistics.median(seconds for seconds, _ in runs)
-    table = runs[0][1]
+    cli_seconds = statistics.median(seconds for seconds, _, _ in runs)
+    table = runs[0][2]
     print(f"pyarrow read runs: {', '.join(f'{s:.2f}' for s in reads)} s; command line runs: "
-          f"{', '.join(f'{s:.2f}' for s, _ in runs)} s (medians below)")
+          f"{', '.join(f'{s:.2f}' for s, _, _ in runs)} s (medians below), CPU "
+          f"{', '.join(f'{cpu:.2f}' for _, cpu, _ in runs)} s (user + system); load average "
+          f"{os.getloadavg()[0]:.1f}")
     gap, compared = largest_gap(table, pytrec_means)
     rows = [
         ("pyarrow.csv.read_csv of both files", read_seconds),
