@@ -43,7 +43,7 @@ from rankmetrics.io import (
 from rankmetrics.k_report_cli import add_k_report_parser, run_k_report
 from rankmetrics.latex import latex_table
 from rankmetrics.metrics import MAIN_METRICS, METRICS, check_metrics
-from rankmetrics.overlap import Outcome
+from rankmetrics.overlap import Outcome, overlapping
 from rankmetrics.relevance import RelevanceMapping, parse_grade_table, suggest_mapping
 from rankmetrics.report_cli import EXTRA_FILES, add_report_inputs, extra_files, read_choices
 from rankmetrics.runtime import prefer_ordinary_pages
@@ -397,7 +397,7 @@ def _read_and_check(args: argparse.Namespace, overrides: dict[str, str], limit: 
     """
     specs = [(spec, *_run_spec(spec)) for spec in args.run]
     first_spec, first_name, first_path = specs[0]
-    beside = all(Path(path).is_file() for path in (args.truth, first_path))
+    beside = overlapping() and all(Path(path).is_file() for path in (args.truth, first_path))
     truth_read = Outcome(partial(_read_truth_file, args.truth, overrides, limit), beside=beside)
     first_read = Outcome(partial(_read_run_file, first_spec, first_name, first_path, overrides,
                                  limit)) if beside else None

@@ -13,6 +13,11 @@ from rankmetrics.overlap import Outcome
 from tests.test_cli import IO_FILES, run_cli
 
 
+@pytest.fixture(autouse=True)
+def _overlapping(monkeypatch):
+    monkeypatch.delenv("RANKMETRICS_OVERLAP", raising=False)
+
+
 def test_an_outcome_hands_over_the_value_or_raises_the_error_in_the_callers_thread():
     assert Outcome(lambda: 6 * 7, beside=True).get() == 42
     assert Outcome(lambda: 6 * 7).get() == 42
@@ -63,6 +68,18 @@ def test_the_ground_truth_is_read_and_each_model_checked_beside_other_work(capsy
     assert code == 0 and out.count("\na,") == out.count("\nb,") > 0
     assert calls == {"read_truth": [False], "read_run": [True, True],
                      "check_against_truth": [False, False]}
+
+
+def test_rankmetrics_overlap_0_runs_every_step_in_turn_with_the_same_output(capsys, monkeypatch):
+    arguments = ("--truth", IO_FILES / "qrels.txt", "--run", f"a={IO_FILES / 'run.csv'}",
+                 "--run", f"b={IO_FILES / 'run.tsv'}", "--cutoffs", "1,2")
+    overlapped = run_cli(capsys, *arguments)
+    monkeypatch.setenv("RANKMETRICS_OVERLAP", "0")
+    calls = _record_threads(monkeypatch, "read_truth", "read_run", "check_against_truth")
+    assert run_cli(capsys, *arguments) == overlapped
+    assert calls == {"read_truth": [True], "read_run": [True, True],
+                     "check_against_truth": [True, True]}
+    assert Outcome(threading.current_thread, beside=True).get() is threading.main_thread()
 
 
 def test_the_ground_truths_error_comes_first_though_the_model_file_was_read_beside_it(
