@@ -363,9 +363,9 @@ def _evaluate(args: argparse.Namespace) -> int:
     if beyond:  # the warnings about its files come after the checks' (said: printed once)
         _warn(last_check.get(), said)
     inputs = _beyond_inputs(args, beyond, limit)
-    evaluated = Outcome(partial(evaluate, truth, runs, relevance=mapping,
-                                conventions=conventions,
-                                max_cutoff=max(*cutoffs, segment_cutoff(args)), **inputs))
+    evaluated = Outcome(lambda: evaluate(truth, runs, relevance=mapping, conventions=conventions,
+                                         max_cutoff=max(*cutoffs, segment_cutoff(args)),
+                                         **inputs))
     _warn(last_check.get(), said)  # a problem it finds is raised before the evaluation's
     evaluation = evaluated.get()
     print(f"rankmetrics: conventions: {conventions.describe()}", file=sys.stderr)

@@ -152,3 +152,19 @@ def test_the_checks_warnings_come_before_those_of_the_beyond_accuracy_files(caps
     warnings = [line for line in err.splitlines() if line.startswith("rankmetrics: warning:")]
     assert ["stranger" in line for line in warnings] == [True, False]
     assert "Skipped 1 empty row" in warnings[1]
+
+
+def test_an_option_error_found_at_evaluation_comes_after_the_last_checks_warnings(capsys,
+                                                                                 tmp_path):
+    truth = tmp_path / "truth.csv"
+    truth.write_text("user,item,rating\nu1,a,1\nu2,b,1\n")
+    run = tmp_path / "run.csv"
+    run.write_text("user,item,score\nu1,a,1\nu2,b,1\nstranger,a,1\n")
+    plans = tmp_path / "plans.csv"
+    plans.write_text("user,plan\nu1,free\nu2,paid\n")
+    code, out, err = run_cli(capsys, "--truth", truth, "--run", run, "--cutoffs", "1",
+                             "--segments", plans)
+    assert code == 1 and out == ""
+    lines = err.splitlines()
+    assert "stranger" in lines[-2] and lines[-2].startswith("rankmetrics: warning:")
+    assert "--segments needs --segment-by" in lines[-1]
