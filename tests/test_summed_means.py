@@ -139,3 +139,49 @@ def test_values_at_one_cutoff_equal_that_column_of_every_cutoff(options):
             np.testing.assert_allclose(series.to_numpy(), every[cutoff].to_numpy(), rtol=0,
                                        atol=1e-12, err_msg=f"{metric}@{cutoff}")
             assert series.index.equals(every.index)
+
+
+@pytest.mark.parametrize("gain", OPTION_CHOICES["gain"])
+def test_retrieved_ideal_with_many_distinct_gains(gain):
+    """The retrieved ideal's sums follow each gain level as the per-user kernel does."""
+    truth, run = _continuous(8)
+    evaluation = evaluate(truth, {"model": run}, relevance=RelevanceMapping.identity(2.5),
+                          conventions=Conventions.preset("retrieved_ideal", gain=gain),
+                          max_cutoff=MAX_CUTOFF)
+    _assert_means_are_per_user_means(evaluation)
+
+
+def test_retrieved_ideal_sums_too_large_a_table_fall_back_to_blocks(monkeypatch):
+    """Past the table's bound the retrieved ideal is summed from per-user values, the same."""
+    ndcg_module = importlib.import_module("rankmetrics.metrics.ndcg")
+    truth, run = random_data(9, ratings="stars", n_users=60)
+    arguments = dict(relevance=RelevanceMapping.graded({5: 3, 4: 2, 3: 1}, threshold=2),
+                     conventions=Conventions.preset("retrieved_ideal"), max_cutoff=MAX_CUTOFF)
+    summed = evaluate(truth, {"model": run}, **arguments).curve("model", "ndcg")
+    monkeypatch.setattr(ndcg_module, "MAX_CHANGE_CELLS", 4)
+    evaluation = evaluate(truth, {"model": run}, **arguments)
+    in_blocks = []
+    block_sums = evaluation._block_sums
+    monkeypatch.setattr(evaluation, "_block_sums", lambda model, metrics, mask: (
+        in_blocks.append(metrics), block_sums(model, metrics, mask))[1])
+    np.testing.assert_allclose(evaluation.curve("model", "ndcg"), summed, rtol=0, atol=1e-12)
+    assert in_blocks == [("ndcg",)]
+    _assert_means_are_per_user_means(evaluation)
+
+
+def test_retrieved_ideal_sums_by_hand():
+    """Two users, ratings along the ranking: a: 0, 2, 1 (exponential gains 0, 3, 1); b: 1.
+    With the retrieved ideal (a's own top K re-sorted) a's NDCG is 0 at K = 1,
+    (3 / log2(3)) / 3 at K = 2 and (3 / log2(3) + 1 / 2) / (3 + 1 / log2(3)) at K = 3;
+    b's is 1 from K = 1 on."""
+    truth = pd.DataFrame({"user": ["a", "a", "a", "b"], "item": ["x", "y", "z", "x"],
+                          "rating": [0, 2, 1, 1]})
+    run = pd.DataFrame({"user": ["a"] * 3 + ["b"] * 3, "item": list("xyzxyz"),
+                        "score": [3, 2, 1] * 2})
+    evaluation = evaluate(truth, {"model": run}, conventions=Conventions.preset(
+        "retrieved_ideal", empty_users="zero"), max_cutoff=3)
+    a_at_2 = (3 / np.log2(3)) / 3
+    a_at_3 = (3 / np.log2(3) + 1 / 2) / (3 + 1 / np.log2(3))
+    np.testing.assert_allclose(evaluation.curve("model", "ndcg"),
+                               [(0 + 1) / 2, (a_at_2 + 1) / 2, (a_at_3 + 1) / 2],
+                               rtol=0, atol=1e-15)

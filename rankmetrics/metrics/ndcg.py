@@ -51,14 +51,17 @@ def retrieved_ideal_dcg(gains: np.ndarray, disc: np.ndarray) -> np.ndarray:
 
 
 def summed(items: JudgedItems, conventions: Conventions) -> np.ndarray | None:
-    """The sum over users of NDCG at every cutoff, summed per distinct ideal list; None with
-    the retrieved ideal or when the ideal lists are too many.
+    """The sum over users of NDCG at every cutoff, summed per distinct ideal list (with the
+    retrieved ideal: from the ranks where a user's value changes); None when the ideal lists
+    are too many.
 
     With p(u) the user's ideal list, sum_u DCG_u(K) / IDCG_p(u)(K) =
     sum_p [sum_{r < K} A[p, r]] / IDCG_p(K), where A[p, r] sums the discounted gains
     at rank r of the users with ideal list p.
     """
-    if conventions.ideal != "ground_truth" or items.ideal_lists is None:
+    if conventions.ideal == "retrieved":
+        return _summed_over_retrieved_ideals(items)
+    if items.ideal_lists is None:
         return None
     list_of_user, ideal_gains = items.ideal_lists
     n_lists, max_cutoff = ideal_gains.shape
@@ -75,6 +78,60 @@ def summed(items: JudgedItems, conventions: Conventions) -> np.ndarray | None:
     table *= inverse
     return table.sum(axis=0)
 
+
+def _summed_over_retrieved_ideals(items: JudgedItems) -> np.ndarray | None:
+    """The sum over users of NDCG at every cutoff with the retrieved ideal; None when the
+    users' items with a gain make too large a table.
+
+    A user's DCG and retrieved IDCG change only at the ranks of items with a gain, so NDCG
+    is constant between them. Both are computed at each such item as :func:`per_user`
+    computes them along the ranks (the same operations in the same order, so the same
+    values: DCG summed along a row of the user's items, IDCG level by level as in
+    :func:`retrieved_ideal_dcg`); each value's change from the user's previous one is then
+    added at its rank and summed over the cutoffs.
+    """
+    changes = items.gain != 0
+    user, rank, gain = items.user[changes], items.rank[changes], items.gain[changes]
+    width = items.max_cutoff
+    if len(user) == 0:
+        return np.zeros(width)
+    first = np.ones(len(user), dtype=bool)
+    np.not_equal(user[1:], user[:-1], out=first[1:])
+    row = np.cumsum(first) - 1
+    position = np.arange(len(user))
+    position -= np.flatnonzero(first)[row]
+    shape = (int(row[-1]) + 1, int(position.max()) + 1)
+    if shape[0] * shape[1] > MAX_CHANGE_CELLS:
+        return None
+    discounted = np.zeros(shape)
+    discounted[row, position] = gain * discounts(width)[rank]
+    dcg = np.cumsum(discounted, axis=1)[row, position]
+    values = safe_divide(dcg, _retrieved_ideal_at_items(gain, first, row, shape[1]))
+    changed_by = values.copy()  # each value minus the user's previous one
+    changed_by[1:] -= np.where(first[1:], 0.0, values[:-1])
+    return items.accumulated(rank, changed_by)
+
+
+def _retrieved_ideal_at_items(gain: np.ndarray, first: np.ndarray, row: np.ndarray,
+                              most: int) -> np.ndarray:
+    """:func:`retrieved_ideal_dcg` after each of the users' items with a gain (``first``
+    marks each user's first one, ``row`` numbers the users), from the counts of each gain
+    level among the user's items so far."""
+    cumulative_discount = np.concatenate([[0.0], np.cumsum(discounts(most))])
+    ideal = np.zeros(len(gain))
+    above = np.zeros(len(gain), dtype=np.int64)
+    starts = np.flatnonzero(first)
+    for level in np.unique(gain[gain > 0])[::-1]:
+        so_far = np.cumsum(gain == level, dtype=np.int64)
+        count = so_far - (so_far[starts] - (gain[starts] == level))[row]
+        ideal += level * (cumulative_discount[above + count] - cumulative_discount[above])
+        above += count
+    return ideal
+
+
+#: Most cells (users with a gain x most items with a gain of a user) the retrieved ideal's
+#: sums lay out at once (128 MiB of float64 per table).
+MAX_CHANGE_CELLS = 1 << 24
 
 METRIC = Metric(
     name="ndcg",
