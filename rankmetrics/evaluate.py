@@ -280,11 +280,7 @@ class Evaluation:
         computed = min(cutoff, self.width)
         mask = self.included(model)
         values = self._per_user_cache.get_or_compute(
-            (model, metric, computed),
-            lambda: self._block_values(
-                model, (metric,), 0, self.truth.n_users, width=computed
-            )[metric][:, -1:].copy(),  # not a view keeping users x cutoff values alive
-        )
+            (model, metric, computed), lambda: self._values_at(model, (metric,), computed)[metric])
         values = self._extend(metric, values, [cutoff], computed_to=computed)[:, 0]
         return pd.Series(values[mask],
                          index=pd.Index(self.truth.users[mask], name="user"), name=model)
@@ -302,8 +298,7 @@ class Evaluation:
 
     def paired_tables(self, metrics: Iterable[str], cutoff: int) -> dict[str, pd.DataFrame]:
         """:meth:`paired` of several metrics at one cutoff. Values not computed yet are
-        computed for all of them in one pass over each model's lists (the metrics share
-        the ranks' relevance and gains)."""
+        computed for all of them together (see :meth:`_values_at`)."""
         metrics = self._check_metrics(list(metrics))
         cutoff = self._check_cutoff(cutoff)
         computed = min(cutoff, self.width)
@@ -312,15 +307,9 @@ class Evaluation:
                            if self._declared(metric).has_cutoff
                            and (model, metric) not in self._per_user_cache
                            and (model, metric, computed) not in self._per_user_cache)
-            if len(wanted) < 2:
-                continue  # per_user_at computes a single one just as fast
-            found = {metric: np.empty((self.truth.n_users, 1)) for metric in wanted}
-            for start in range(0, self.truth.n_users, USERS_PER_BLOCK):  # bounded memory
-                stop = min(start + USERS_PER_BLOCK, self.truth.n_users)
-                block = self._block_values(model, wanted, start, stop, width=computed)
-                for metric in wanted:
-                    found[metric][start:stop] = block[metric][:, -1:]
-            for metric, values in found.items():
+            if not wanted:
+                continue
+            for metric, values in self._values_at(model, wanted, computed).items():
                 self._per_user_cache.get_or_compute((model, metric, computed),
                                                     partial(np.asarray, values))
         return {metric: self.paired(metric, cutoff) for metric in metrics}
@@ -634,6 +623,36 @@ class Evaluation:
                     part = weights @ block[metric]
                     sums[metric] = sums[metric] + part if metric in sums else part
         return sums
+
+    def _values_at(self, model: str, metrics: tuple[str, ...],
+                   cutoff: int) -> dict[str, np.ndarray]:
+        """Every ground-truth user's values of ``metrics`` at ``cutoff`` (at most
+        :attr:`width`): metric -> users x 1.
+
+        A metric that declares ``at_cutoff`` reads the judged items within the cutoff (no
+        users x K matrix; the same values as the per-user kernels); the others come from the
+        kernels in one pass over each block of users, all of them together."""
+        run = self._run(model)
+        items = JudgedItems(
+            run.judged_user, run.judged_rank, run.judged_row,
+            np.ones(self.truth.n_users, dtype=bool), self.truth_relevant, self.truth_gains,
+            self.n_relevant, cutoff, lambda: self._ideal_lists,
+        )
+        found: dict[str, np.ndarray] = {}
+        for metric in metrics:
+            at_cutoff = METRICS[metric].at_cutoff if metric in METRICS else None
+            values = None if at_cutoff is None else at_cutoff(items, self.conventions)
+            if values is not None:
+                found[metric] = values[:, None]
+        rest = tuple(metric for metric in metrics if metric not in found)
+        if rest:
+            found.update({metric: np.empty((self.truth.n_users, 1)) for metric in rest})
+            for start in range(0, self.truth.n_users, USERS_PER_BLOCK):  # bounded memory
+                stop = min(start + USERS_PER_BLOCK, self.truth.n_users)
+                block = self._block_values(model, rest, start, stop, width=cutoff)
+                for metric in rest:
+                    found[metric][start:stop] = block[metric][:, -1:]
+        return {metric: found[metric] for metric in metrics}
 
     def _block_values(
         self, model: str, metrics: tuple[str, ...], start: int, stop: int,

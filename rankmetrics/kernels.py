@@ -319,6 +319,27 @@ class JudgedItems:
         np.not_equal(self.hit_user[1:], self.hit_user[:-1], out=first[1:])
         return first
 
+    @cached_property
+    def n_users(self) -> int:
+        """Every ground-truth user (counted or not)."""
+        return len(self.n_relevant)
+
+    @cached_property
+    def hits_of_users(self) -> np.ndarray:
+        """Each user's relevant items within max_cutoff: int (n_users,)."""
+        return np.bincount(self.hit_user, minlength=self.n_users)
+
+    @cached_property
+    def nth_hit(self) -> np.ndarray:
+        """How many relevant items of its user each relevant item is (1 for the first)."""
+        position = np.arange(len(self.hit_rank))
+        return position - np.maximum.accumulate(np.where(self.first_hit, position, 0)) + 1
+
+    def of_users(self, users: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        """Each user's weights added up in rank order: float (n_users,)."""
+        return np.bincount(users, weights=weights, minlength=self.n_users).astype(
+            np.float64, copy=False)
+
     def accumulated(self, ranks: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
         """Sum of the weights (1 each by default) of the entries at ranks below each cutoff
         1..K."""

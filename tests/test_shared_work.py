@@ -1,16 +1,20 @@
 """Work shared between metrics gives each metric the numbers it gets alone: per-user values
-of several metrics computed in one pass, tests of several metrics resampling the users once,
-and the leader across K read from curves already computed."""
+of several metrics computed in one pass (at one cutoff: read from the judged items, bit for
+bit the per-user kernels' values), tests of several metrics resampling the users once, and
+the leader across K read from curves already computed."""
 
 from __future__ import annotations
+
+import itertools
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from rankmetrics import Conventions, RelevanceMapping, evaluate
+from rankmetrics.conventions import OPTION_CHOICES
 from rankmetrics.decision import leader_by_cutoff, leaders_by_cutoff
-from rankmetrics.metrics import MAIN_METRICS
+from rankmetrics.metrics import MAIN_METRICS, METRICS
 from rankmetrics.stats import compare_models, compare_models_together
 from tests.helpers import random_data
 
@@ -33,6 +37,61 @@ def test_paired_tables_equal_each_metric_alone(conventions, cutoff):
     alone = two_models(3, conventions)
     for metric in MAIN_METRICS:
         pd.testing.assert_frame_equal(together[metric], alone.paired(metric, cutoff))
+
+
+CONVENTIONS = [Conventions(**dict(zip(OPTION_CHOICES, values, strict=True)))
+               for values in itertools.product(*OPTION_CHOICES.values())]
+AT_ONE_CUTOFF = [name for name, metric in METRICS.items() if metric.at_cutoff is not None]
+
+
+def _kernels_spied(evaluation, monkeypatch) -> list[tuple[str, ...]]:
+    """The metrics each call of the per-user kernels computes, from now on."""
+    calls: list[tuple[str, ...]] = []
+    kernels = evaluation._block_values
+    monkeypatch.setattr(evaluation, "_block_values", lambda model, metrics, *rest, **options: (
+        calls.append(tuple(metrics)), kernels(model, metrics, *rest, **options))[1])
+    return calls
+
+
+@pytest.mark.parametrize("conventions", CONVENTIONS, ids=lambda c: "-".join(
+    getattr(c, name) for name in OPTION_CHOICES))
+def test_values_at_one_cutoff_from_the_judged_items_are_the_kernels_values(
+        conventions, monkeypatch):
+    """Read from the judged items within K, every user's value at K is the per-user
+    kernels' last column, bit for bit (the same operations in the same order)."""
+    truth, run = random_data(sum(map(ord, repr(conventions))) % 1000, ratings="stars",
+                             n_users=60)
+    arguments = dict(relevance=RelevanceMapping.graded({5: 3, 4: 2, 3: 1}, threshold=2),
+                     conventions=conventions, max_cutoff=25)
+    for cutoff in (1, 4, 25):
+        evaluation = evaluate(truth, {"model": run}, **arguments)
+        n_users = evaluation.truth.n_users
+        kernels = evaluation._block_values("model", AT_ONE_CUTOFF, 0, n_users, width=cutoff)
+        calls = _kernels_spied(evaluation, monkeypatch)
+        read = evaluation._values_at("model", tuple(AT_ONE_CUTOFF), cutoff)
+        assert calls == []  # none of them needed the kernels
+        for metric in AT_ONE_CUTOFF:
+            np.testing.assert_array_equal(read[metric], kernels[metric][:, -1:],
+                                          err_msg=f"{metric}@{cutoff}")
+
+
+@pytest.mark.parametrize("ideal", OPTION_CHOICES["ideal"])
+def test_values_at_one_cutoff_with_many_distinct_gains(ideal, monkeypatch):
+    """Continuous ratings (0.0 to 5.0 by 0.1) as grades: many gain levels, and users' ideal
+    lists too many to hold (NDCG with the ground-truth ideal then comes from the kernels)."""
+    truth, run = random_data(11, n_users=80)
+    rng = np.random.default_rng(11)
+    truth = truth.assign(rating=np.round(rng.random(len(truth)) * 5, 1))
+    evaluation = evaluate(truth, {"model": run}, relevance=RelevanceMapping.identity(2.5),
+                          conventions=Conventions(ideal=ideal), max_cutoff=25)
+    kernels = evaluation._block_values("model", AT_ONE_CUTOFF, 0, evaluation.truth.n_users,
+                                       width=7)
+    calls = _kernels_spied(evaluation, monkeypatch)
+    read = evaluation._values_at("model", tuple(AT_ONE_CUTOFF), 7)
+    for metric in AT_ONE_CUTOFF:
+        np.testing.assert_array_equal(read[metric], kernels[metric][:, -1:], err_msg=metric)
+    from_kernels = evaluation._ideal_lists is None and ideal == "ground_truth"
+    assert calls == ([("ndcg",)] if from_kernels else [])
 
 
 def test_paired_tables_at_a_cutoff_beyond_the_longest_list():

@@ -16,6 +16,7 @@ from rankmetrics.kernels import JudgedItems, UserBlock
 
 PerUser = Callable[[UserBlock, Conventions], np.ndarray]
 Summed = Callable[[JudgedItems, Conventions], "np.ndarray | None"]
+AtCutoff = Callable[[JudgedItems, Conventions], "np.ndarray | None"]
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,11 @@ class Metric:
         The sum over the users of the judged items at every cutoff, shape (K,), computed
         without per-user values; None (or returning None under some conventions) when the
         sum must come from the per-user values.
+    at_cutoff : callable (JudgedItems, Conventions) -> float array or None, optional
+        Every user's value at the one cutoff K = ``max_cutoff`` of the judged items, shape
+        (n_users,), computed from the judged items without a users x K matrix and equal to
+        the last column of ``per_user`` (the same operations in the same order); None (or
+        returning None under some conventions) when it must come from ``per_user``.
     has_cutoff : bool
         False for a metric with one value per user (R-Precision).
     main : bool
@@ -63,6 +69,7 @@ class Metric:
     position: int
     per_user: PerUser
     summed: Summed | None = None
+    at_cutoff: AtCutoff | None = None
     has_cutoff: bool = True
     main: bool = True
     highest: float | None = None

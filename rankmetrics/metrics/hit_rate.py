@@ -19,6 +19,11 @@ def per_user(block: UserBlock, conventions: Conventions) -> np.ndarray:
     return (block.hits > 0).astype(np.float64)
 
 
+def at_cutoff(items: JudgedItems, conventions: Conventions) -> np.ndarray:
+    """1 when a relevant item is in the top K."""
+    return (items.hits_of_users > 0).astype(np.float64)
+
+
 def summed(items: JudgedItems, conventions: Conventions) -> np.ndarray:
     """Each user's first hit at rank r adds 1 at every cutoff K > r."""
     return items.accumulated(items.hit_rank[items.first_hit])
@@ -33,4 +38,5 @@ METRIC = Metric(
     position=30,
     per_user=per_user,
     summed=summed,
+    at_cutoff=at_cutoff,
 )

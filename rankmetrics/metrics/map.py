@@ -27,15 +27,28 @@ def per_user(block: UserBlock, conventions: Conventions) -> np.ndarray:
     return safe_divide(precision_sums, denominator)
 
 
+def at_cutoff(items: JudgedItems, conventions: Conventions) -> np.ndarray:
+    """The precision at each hit rank within the top K, added up in rank order, over the
+    chosen denominator at K."""
+    precision_sums = items.of_users(items.hit_user,
+                                    items.nth_hit / (items.hit_rank + 1.0))
+    if conventions.ap_denominator == "relevant":
+        denominator = items.n_relevant.astype(np.float64)
+    elif conventions.ap_denominator == "min_k_relevant":
+        denominator = np.minimum(np.float64(items.max_cutoff),
+                                 items.n_relevant.astype(np.float64))
+    else:
+        denominator = items.hits_of_users
+    return safe_divide(precision_sums, denominator)
+
+
 def summed(items: JudgedItems, conventions: Conventions) -> np.ndarray | None:
     """Each hit at rank r adds its precision over the denominator at every cutoff K > r;
     None over the hits, whose values are not sums of steps over users."""
     if conventions.ap_denominator == "hits":
         return None
     hit_rank, n_relevant = items.hit_rank, items.hit_n_relevant
-    position = np.arange(len(hit_rank))
-    nth_hit = position - np.maximum.accumulate(np.where(items.first_hit, position, 0)) + 1
-    precision_at_hit = nth_hit / (hit_rank + 1.0)
+    precision_at_hit = items.nth_hit / (hit_rank + 1.0)
     if conventions.ap_denominator == "relevant":
         return items.accumulated_per_relevant(hit_rank, precision_at_hit, n_relevant)
     return _summed_over_min_k_relevant(items, hit_rank, precision_at_hit, n_relevant)
@@ -68,4 +81,5 @@ METRIC = Metric(
     position=50,
     per_user=per_user,
     summed=summed,
+    at_cutoff=at_cutoff,
 )

@@ -24,6 +24,13 @@ def per_user(block: UserBlock, conventions: Conventions) -> np.ndarray:
     return np.where(block.cutoffs[None, :] > first[:, None], reciprocal[:, None], 0.0)
 
 
+def at_cutoff(items: JudgedItems, conventions: Conventions) -> np.ndarray:
+    """1 / (first hit's rank) when it is in the top K, else 0."""
+    values = np.zeros(items.n_users)
+    values[items.hit_user[items.first_hit]] = 1.0 / (items.hit_rank[items.first_hit] + 1.0)
+    return values
+
+
 def summed(items: JudgedItems, conventions: Conventions) -> np.ndarray:
     """Each user's first hit at rank r adds 1 / (r + 1) at every cutoff K > r."""
     first_rank = items.hit_rank[items.first_hit]
@@ -38,4 +45,5 @@ METRIC = Metric(
     position=40,
     per_user=per_user,
     summed=summed,
+    at_cutoff=at_cutoff,
 )

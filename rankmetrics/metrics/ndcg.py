@@ -50,6 +50,34 @@ def retrieved_ideal_dcg(gains: np.ndarray, disc: np.ndarray) -> np.ndarray:
     return ideal
 
 
+def at_cutoff(items: JudgedItems, conventions: Conventions) -> np.ndarray | None:
+    """DCG@K over IDCG@K; None with the ground-truth ideal when the ideal lists are too
+    many."""
+    width = items.max_cutoff
+    disc = discounts(width)
+    dcg = items.of_users(items.user, items.gain * disc[items.rank])
+    if conventions.ideal == "retrieved":
+        return safe_divide(dcg, _retrieved_ideal_at_cutoff(items, disc))
+    if items.ideal_lists is None:
+        return None
+    list_of_user, ideal_gains = items.ideal_lists
+    idcg = np.cumsum(ideal_gains[:, :width] * disc, axis=1)[:, -1]
+    return safe_divide(dcg, idcg[list_of_user])
+
+
+def _retrieved_ideal_at_cutoff(items: JudgedItems, disc: np.ndarray) -> np.ndarray:
+    """:func:`retrieved_ideal_dcg` at K of each user, from the counts of each gain level
+    in the top K."""
+    cumulative_discount = np.concatenate([[0.0], np.cumsum(disc)])
+    ideal = np.zeros(items.n_users)
+    above = np.zeros(items.n_users, dtype=np.int64)
+    for level in np.unique(items.gain[items.gain > 0])[::-1]:
+        count = np.bincount(items.user[items.gain == level], minlength=items.n_users)
+        ideal += level * (cumulative_discount[above + count] - cumulative_discount[above])
+        above += count
+    return ideal
+
+
 def summed(items: JudgedItems, conventions: Conventions) -> np.ndarray | None:
     """The sum over users of NDCG at every cutoff, summed per distinct ideal list (with the
     retrieved ideal: from the ranks where a user's value changes); None when the ideal lists
@@ -141,5 +169,6 @@ METRIC = Metric(
     position=60,
     per_user=per_user,
     summed=summed,
+    at_cutoff=at_cutoff,
     highest=1.0,
 )

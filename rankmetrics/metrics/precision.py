@@ -20,6 +20,11 @@ def per_user(block: UserBlock, conventions: Conventions) -> np.ndarray:
     return block.precision
 
 
+def at_cutoff(items: JudgedItems, conventions: Conventions) -> np.ndarray:
+    """Hits in the top K over K."""
+    return items.hits_of_users / np.float64(items.max_cutoff)
+
+
 def summed(items: JudgedItems, conventions: Conventions) -> np.ndarray:
     """Each hit at rank r adds 1 / K at every cutoff K > r."""
     return items.accumulated(items.hit_rank) / items.cutoffs
@@ -34,5 +39,6 @@ METRIC = Metric(
     position=10,
     per_user=per_user,
     summed=summed,
+    at_cutoff=at_cutoff,
     divided_by_cutoff=True,
 )

@@ -19,6 +19,11 @@ def per_user(block: UserBlock, conventions: Conventions) -> np.ndarray:
     return safe_divide(block.hits, block.n_relevant_column)
 
 
+def at_cutoff(items: JudgedItems, conventions: Conventions) -> np.ndarray:
+    """Hits in the top K over |R|."""
+    return safe_divide(items.hits_of_users, items.n_relevant)
+
+
 def summed(items: JudgedItems, conventions: Conventions) -> np.ndarray:
     """Each hit at rank r adds 1 / |R| at every cutoff K > r."""
     return items.accumulated_per_relevant(items.hit_rank, None, items.hit_n_relevant)
@@ -32,4 +37,5 @@ METRIC = Metric(
     position=20,
     per_user=per_user,
     summed=summed,
+    at_cutoff=at_cutoff,
 )
