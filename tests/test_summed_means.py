@@ -151,6 +151,17 @@ def test_retrieved_ideal_with_many_distinct_gains(gain):
     _assert_means_are_per_user_means(evaluation)
 
 
+@pytest.mark.parametrize("empty_users", OPTION_CHOICES["empty_users"])
+def test_retrieved_ideal_with_one_gain_level(empty_users):
+    """Binary relevance: every item with a gain has the same one."""
+    truth, run = random_data(10, ratings="stars", n_users=80)
+    evaluation = evaluate(truth, {"a": run, "b": run.assign(score=-run["score"])},
+                          relevance=RelevanceMapping.binary(4), conventions=Conventions.preset(
+                              "retrieved_ideal", empty_users=empty_users), max_cutoff=MAX_CUTOFF)
+    assert np.unique(evaluation.truth_gains).tolist() == [0.0, 1.0]
+    _assert_means_are_per_user_means(evaluation)
+
+
 def test_retrieved_ideal_sums_too_large_a_table_fall_back_to_blocks(monkeypatch):
     """Past the table's bound the retrieved ideal is summed from per-user values, the same."""
     ndcg_module = importlib.import_module("rankmetrics.metrics.ndcg")

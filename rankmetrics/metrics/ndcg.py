@@ -118,7 +118,7 @@ def _summed_over_retrieved_ideals(items: JudgedItems) -> np.ndarray | None:
     :func:`retrieved_ideal_dcg`); each value's change from the user's previous one is then
     added at its rank and summed over the cutoffs.
     """
-    changes = items.gain != 0
+    changes = np.flatnonzero(items.gain)
     user, rank, gain = items.user[changes], items.rank[changes], items.gain[changes]
     width = items.max_cutoff
     if len(user) == 0:
@@ -126,26 +126,34 @@ def _summed_over_retrieved_ideals(items: JudgedItems) -> np.ndarray | None:
     first = np.ones(len(user), dtype=bool)
     np.not_equal(user[1:], user[:-1], out=first[1:])
     row = np.cumsum(first) - 1
-    position = np.arange(len(user))
-    position -= np.flatnonzero(first)[row]
-    shape = (int(row[-1]) + 1, int(position.max()) + 1)
-    if shape[0] * shape[1] > MAX_CHANGE_CELLS:
+    position = np.arange(len(user)) - np.flatnonzero(first)[row]
+    n_rows, n_columns = int(row[-1]) + 1, int(position.max()) + 1
+    if n_rows * n_columns > MAX_CHANGE_CELLS:
         return None
-    discounted = np.zeros(shape)
-    discounted[row, position] = gain * discounts(width)[rank]
-    dcg = np.cumsum(discounted, axis=1)[row, position]
-    values = safe_divide(dcg, _retrieved_ideal_at_items(gain, first, row, shape[1]))
+    # the users' n-th items with a gain in row n, so that the running sums add whole rows
+    # at a time (the same additions, in the same order, as along each user's ranks)
+    cells = position * n_rows + row
+    discounted = np.zeros(n_columns * n_rows)
+    discounted[cells] = gain * discounts(width)[rank]
+    running = discounted.reshape(n_columns, n_rows)
+    for n in range(1, n_columns):
+        np.add(running[n - 1], running[n], out=running[n])
+    dcg = discounted[cells]
+    values = safe_divide(dcg, _retrieved_ideal_at_items(gain, first, row, position))
     changed_by = values.copy()  # each value minus the user's previous one
     changed_by[1:] -= np.where(first[1:], 0.0, values[:-1])
     return items.accumulated(rank, changed_by)
 
 
 def _retrieved_ideal_at_items(gain: np.ndarray, first: np.ndarray, row: np.ndarray,
-                              most: int) -> np.ndarray:
+                              position: np.ndarray) -> np.ndarray:
     """:func:`retrieved_ideal_dcg` after each of the users' items with a gain (``first``
-    marks each user's first one, ``row`` numbers the users), from the counts of each gain
-    level among the user's items so far."""
-    cumulative_discount = np.concatenate([[0.0], np.cumsum(discounts(most))])
+    marks each user's first one, ``row`` numbers the users, ``position`` counts the user's
+    items before it), from the counts of each gain level among the user's items so far."""
+    cumulative_discount = np.concatenate([[0.0], np.cumsum(discounts(int(position.max()) + 1))])
+    if gain.min() == gain.max() > 0:
+        # every item of one level: the sum below is 0 + level * (D[n] - D[0]) at the n-th
+        return gain[0] * cumulative_discount[position + 1]
     ideal = np.zeros(len(gain))
     above = np.zeros(len(gain), dtype=np.int64)
     starts = np.flatnonzero(first)
