@@ -216,8 +216,6 @@ class Evaluation:
                                          beyond.width if beyond else 1))
         #: The beyond-accuracy metrics, when their inputs were given (else None).
         self.beyond = BeyondAccuracy(self, beyond) if beyond else None
-        self._ideal = _top_gains_by_user(truth.user_index, self.truth_gains, self.width,
-                                         truth.n_users)
         # (model, metric) -> users x cutoffs; (model, metric, cutoff) -> users
         self._per_user_cache = BoundedCache(
             PER_USER_CACHE_BYTES if cache_bytes is None else cache_bytes
@@ -598,6 +596,14 @@ class Evaluation:
         if rest:
             sums.update(self._block_sums(model, rest, mask))
         return sums
+
+    @cached_property
+    def _ideal(self) -> _LevelCounts | _TopGains:
+        """Each user's ground-truth gains, highest first, at ranks 1..width: read by NDCG with
+        the ground-truth ideal only, so made when first asked for (a relevance or convention
+        change under the retrieved ideal never makes them)."""
+        return _top_gains_by_user(self.truth.user_index, self.truth_gains, self.width,
+                                  self.truth.n_users)
 
     @cached_property
     def _ideal_lists(self) -> tuple[np.ndarray, np.ndarray] | None:
