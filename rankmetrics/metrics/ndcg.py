@@ -80,8 +80,8 @@ def _retrieved_ideal_at_cutoff(items: JudgedItems, disc: np.ndarray) -> np.ndarr
 
 def summed(items: JudgedItems, conventions: Conventions) -> np.ndarray | None:
     """The sum over users of NDCG at every cutoff, summed per distinct ideal list (with the
-    retrieved ideal: from the ranks where a user's value changes); None when the ideal lists
-    are too many.
+    retrieved ideal: from the ranks where a user's value changes); None with the
+    ground-truth ideal when the ideal lists are too many.
 
     With p(u) the user's ideal list, sum_u DCG_u(K) / IDCG_p(u)(K) =
     sum_p [sum_{r < K} A[p, r]] / IDCG_p(K), where A[p, r] sums the discounted gains
@@ -107,9 +107,8 @@ def summed(items: JudgedItems, conventions: Conventions) -> np.ndarray | None:
     return table.sum(axis=0)
 
 
-def _summed_over_retrieved_ideals(items: JudgedItems) -> np.ndarray | None:
-    """The sum over users of NDCG at every cutoff with the retrieved ideal; None when the
-    users' items with a gain make too large a table.
+def _summed_over_retrieved_ideals(items: JudgedItems) -> np.ndarray:
+    """The sum over users of NDCG at every cutoff with the retrieved ideal.
 
     A user's DCG and retrieved IDCG change only at the ranks of items with a gain, so NDCG
     is constant between them. Both are computed at each such item as :func:`per_user`
@@ -120,16 +119,28 @@ def _summed_over_retrieved_ideals(items: JudgedItems) -> np.ndarray | None:
     """
     changes = np.flatnonzero(items.gain)
     user, rank, gain = items.user[changes], items.rank[changes], items.gain[changes]
-    width = items.max_cutoff
     if len(user) == 0:
-        return np.zeros(width)
+        return np.zeros(items.max_cutoff)
     first = np.ones(len(user), dtype=bool)
     np.not_equal(user[1:], user[:-1], out=first[1:])
     row = np.cumsum(first) - 1
     position = np.arange(len(user)) - np.flatnonzero(first)[row]
+    values = np.empty(len(user))
+    rows_at_once = max(1, MAX_CHANGE_CELLS // (int(position.max()) + 1))  # bounded tables
+    for low in range(0, int(row[-1]) + 1, rows_at_once):
+        part = slice(*np.searchsorted(row, [low, low + rows_at_once]))
+        values[part] = _ndcg_at_items(gain[part], rank[part], first[part], row[part] - low,
+                                      position[part], items.max_cutoff)
+    changed_by = values.copy()  # each value minus the user's previous one
+    changed_by[1:] -= np.where(first[1:], 0.0, values[:-1])
+    return items.accumulated(rank, changed_by)
+
+
+def _ndcg_at_items(gain: np.ndarray, rank: np.ndarray, first: np.ndarray, row: np.ndarray,
+                   position: np.ndarray, width: int) -> np.ndarray:
+    """NDCG with the retrieved ideal after each of the users' items with a gain (``row``
+    numbers the users from 0, ``position`` counts the user's items before it)."""
     n_rows, n_columns = int(row[-1]) + 1, int(position.max()) + 1
-    if n_rows * n_columns > MAX_CHANGE_CELLS:
-        return None
     # the users' n-th items with a gain in row n, so that the running sums add whole rows
     # at a time (the same additions, in the same order, as along each user's ranks)
     cells = position * n_rows + row
@@ -138,11 +149,7 @@ def _summed_over_retrieved_ideals(items: JudgedItems) -> np.ndarray | None:
     running = discounted.reshape(n_columns, n_rows)
     for n in range(1, n_columns):
         np.add(running[n - 1], running[n], out=running[n])
-    dcg = discounted[cells]
-    values = safe_divide(dcg, _retrieved_ideal_at_items(gain, first, row, position))
-    changed_by = values.copy()  # each value minus the user's previous one
-    changed_by[1:] -= np.where(first[1:], 0.0, values[:-1])
-    return items.accumulated(rank, changed_by)
+    return safe_divide(discounted[cells], _retrieved_ideal_at_items(gain, first, row, position))
 
 
 def _retrieved_ideal_at_items(gain: np.ndarray, first: np.ndarray, row: np.ndarray,
@@ -165,8 +172,8 @@ def _retrieved_ideal_at_items(gain: np.ndarray, first: np.ndarray, row: np.ndarr
     return ideal
 
 
-#: Most cells (users with a gain x most items with a gain of a user) the retrieved ideal's
-#: sums lay out at once (128 MiB of float64 per table).
+#: Most cells (users x most items with a gain of a user) the retrieved ideal's sums lay out
+#: at once (128 MiB of float64): more users are taken in parts.
 MAX_CHANGE_CELLS = 1 << 24
 
 METRIC = Metric(
