@@ -16,7 +16,7 @@ import streamlit as st
 
 from dashboard import keys
 from dashboard.controls import CHART_FORMATS, chart_config
-from rankmetrics.figures_text import recolored, text_alternative
+from rankmetrics.figures_text import recolor, text_alternative
 
 
 def page_theme() -> str:
@@ -27,7 +27,10 @@ def page_theme() -> str:
 def show_chart(figure: go.Figure, key: str, *, where=st, name: Sequence[object] = ()) -> None:
     """Draw ``figure`` in the page's theme, its gist in words as the chart's text
     alternative; its camera icon saves it as an image named after ``name`` (the words that
-    say what it shows; ``key`` when none), in the format chosen under the chart."""
+    say what it shows; ``key`` when none), in the format chosen under the chart.
+
+    ``figure`` is made for this one call: it is recoloured in place (a copy of a figure of
+    many points takes longer than drawing it)."""
     image_format = keys.chart_format(key)
     st.session_state.setdefault(image_format, "png")
     chart_area = where.container()
@@ -36,7 +39,9 @@ def show_chart(figure: go.Figure, key: str, *, where=st, name: Sequence[object] 
         format_func=CHART_FORMATS.get, persist_state="session",
         help="The camera icon at the top right of the chart saves it at publication size: "
         "PNG for slides and documents, SVG to scale without blur in a paper.")
-    chart_area.plotly_chart(recolored(figure, page_theme()), key=key, theme="streamlit",
+    alternative = text_alternative(figure)
+    recolor(figure, page_theme())
+    chart_area.plotly_chart(figure, key=key, theme="streamlit",
                             config=chart_config(st.session_state[image_format],
                                                 *(name or (key,))),
-                            alt=text_alternative(figure))
+                            alt=alternative)

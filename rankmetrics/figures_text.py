@@ -69,15 +69,21 @@ def recolored(fig: go.Figure, theme: str) -> go.Figure:
     text and the grid."""
     theme = check_choice("theme", theme, THEMES)
     out = go.Figure(fig)
-    _house_type(out)
-    if theme == "dark":
-        _recolor_for_dark(out)
-    else:
-        out.update_xaxes(tickfont_color=LIGHT_TICKS, title_font_color=LIGHT_TICKS)
-        out.update_yaxes(tickfont_color=LIGHT_TICKS, title_font_color=LIGHT_TICKS)
-        out.update_annotations(font_color=LIGHT_TICKS)
-        out.update_layout(legend_font_color=LIGHT_TICKS)
+    recolor(out, theme)
     return out
+
+
+def recolor(fig: go.Figure, theme: str) -> None:
+    """:func:`recolored` in place, for a figure made to be shown once (no copy)."""
+    theme = check_choice("theme", theme, THEMES)
+    _house_type(fig)
+    if theme == "dark":
+        _recolor_for_dark(fig)
+    else:
+        fig.update_xaxes(tickfont_color=LIGHT_TICKS, title_font_color=LIGHT_TICKS)
+        fig.update_yaxes(tickfont_color=LIGHT_TICKS, title_font_color=LIGHT_TICKS)
+        fig.update_annotations(font_color=LIGHT_TICKS)
+        fig.update_layout(legend_font_color=LIGHT_TICKS)
 
 
 def _house_type(fig: go.Figure) -> None:

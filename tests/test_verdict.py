@@ -22,6 +22,7 @@ from rankmetrics.figures_text import (
     MARK_CONTRAST,
     contrast_ratio,
     on_dark,
+    recolor,
     recolored,
     text_alternative,
 )
@@ -239,6 +240,20 @@ def test_dark_charts_keep_models_distinguishable_and_light_ticks_readable():
     assert recolored(curves, "light").layout.xaxis.tickfont.color == LIGHT_TICKS
     # the figure has no background of its own: the page's theme shows through
     assert curves.layout.plot_bgcolor is None and curves.layout.paper_bgcolor is None
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_a_chart_recoloured_in_place_is_the_recoloured_copy(theme):
+    """Pages draw each figure once, recoloured in place: the same figure as the copy, and
+    the text alternative, read before, is the copy's."""
+    colors = model_colors([f"m{i}" for i in range(8)])
+    curves = metric_curves({m: {"ndcg": [0.5, 0.4], "recall": [0.1, 0.3]} for m in colors},
+                           ["ndcg", "recall"], 1, colors)
+    copy = recolored(curves, theme)
+    alternative = text_alternative(curves)
+    recolor(curves, theme)
+    assert curves.to_plotly_json() == copy.to_plotly_json()
+    assert text_alternative(copy) == alternative
 
 
 def test_every_chart_gets_the_same_type_sizes_unless_its_builder_chose_larger_type():
