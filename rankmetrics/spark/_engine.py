@@ -1,11 +1,12 @@
 """The Spark side of :mod:`rankmetrics.spark`: partition by user, map, add up, save.
 
-Spark only moves rows: it hashes each user id into one of ``partitions`` groups, co-groups the
-ground truth with every model's rows (one DataFrame with a ``model`` column), and hands each
-group to :func:`rankmetrics.partition.partition_output` as Arrow tables
-(``cogroup(...).applyInArrow``). What comes back is small: sums at every cutoff, user counts
-and the problems found, per group. Saving a bundle maps
-:func:`rankmetrics.partition.partition_per_user` the same way and lets Spark write the Parquet
+Spark only moves rows: the ground truth and every model's rows go into one frame (a model
+number per row, null for the ground truth), hashed by user id into ``partitions`` groups in
+one shuffle, and each group is handed whole to
+:func:`rankmetrics.partition.partition_output` as Arrow tables (``mapInArrow``). What comes
+back is small: sums at every cutoff, user counts and the problems found, per group. Saving a
+bundle keeps the per-user values computed in the same pass
+(:func:`rankmetrics.partition.partition_output_and_values`) and lets Spark write the Parquet
 files, so per-user values never pass through the driver.
 """
 
@@ -20,7 +21,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 from pyspark import StorageLevel
-from pyspark.sql import DataFrame
+from pyspark.sql import DataFrame, Observation
 from pyspark.sql import functions as F
 
 from rankmetrics.bundle import (
@@ -102,12 +103,14 @@ def evaluate_spark(
     ranking = {name: _ranking(run, given) for name, run in runs.items()}
     model_rows = [
         _standard(run, ("user", "item", ranking[name]), given, f"model {name!r}",
-                  keep_order=conventions.ties == "input").select(F.lit(name).alias("model"), "*")
-        for name, run in runs.items()
+                  keep_order=conventions.ties == "input")
+        .select(F.lit(number).alias("model"), "user", "item", F.col(ranking[name]).alias("value"),
+                *(["order"] if conventions.ties == "input" else []))
+        for number, (name, run) in enumerate(runs.items())
     ]
     every_run = model_rows[0]
     for other in model_rows[1:]:
-        every_run = every_run.unionByName(other, allowMissingColumns=True)
+        every_run = every_run.unionByName(other)
     count = partitions or _partition_count(every_run)
     check_int("partitions", count)
     options = {"relevance": relevance, "conventions": conventions, "max_cutoff": max_cutoff,
@@ -124,6 +127,7 @@ def evaluate_spark(
         kept = _KeptValues(cutoffs, output.where(F.col("user").isNotNull()))
         output = output.where(F.col("user").isNull()).select(*SUMS_SCHEMA.names)
     sums, warnings = reduce_output(output.toArrow(), list(runs), chosen)
+    grouped.count_inputs(sums)
     return SparkEvaluation(grouped, sums, warnings, options, chosen, kept)
 
 
@@ -205,7 +209,7 @@ class SparkEvaluation:
             engine="spark", models=self.models, metrics=self.metrics,
             relevance=self.relevance, conventions=self.conventions,
             max_cutoff=self.max_cutoff, cutoffs=cutoffs, user_counts=self.user_counts(),
-            sample_users=sample, inputs=self._grouped.fingerprints(),
+            sample_users=sample, inputs=self._grouped.fingerprints,
         )
         return write_bundle(folder, metadata=info, means=self.summary(), per_user=None,
                             sample_truth=truth_rows, sample_runs=run_rows,
@@ -224,41 +228,62 @@ class SparkEvaluation:
 
 
 class _Grouped:
-    """The ground truth and every model's rows in one frame (the ground truth's rows have no
-    model), spread over ``partitions`` by a hash of the user id in one shuffle for the pass
-    that evaluates. The fingerprints and the sample read the inputs as they are (a pass each,
-    without moving rows): keeping the shuffled rows for them cost more than reading again."""
+    """The ground truth and every model's rows in one frame, spread over ``partitions`` by a
+    hash of the user id in one shuffle for the pass that evaluates.
+
+    Only what the partitions read is moved: the user and item ids, one ``value`` column (a
+    rating, score or rank) and the model's number (null for the ground truth), plus ``order``
+    when ties keep the input order. The fingerprints of the inputs are observed on the way
+    into that shuffle (rows and the XOR of Spark's xxhash64 of each row) and completed with
+    the user counts the partitions return, so they cost no pass of their own. The sample
+    reads the inputs as they are: keeping the shuffled rows for it cost more than reading
+    again."""
 
     def __init__(self, truth: DataFrame, runs: DataFrame, ranking: dict[str, str],
                  partitions: int):
         self.ranking = ranking
         self.models = list(ranking)
         self.partitions = partitions
-        every = truth.select(F.lit(None).cast("string").alias("model"), "*").unionByName(
+        self.every = truth.select(F.lit(None).cast("int").alias("model"), "user", "item",
+                                  F.col("rating").alias("value")).unionByName(
             runs, allowMissingColumns=True)
-        self.every = every
-        self.rows = every.repartition(partitions, "user")
-        self.truth = every.where(F.col("model").isNull())
+        self._observed = Observation("rankmetrics inputs")
+        self.rows = self.every.observe(self._observed, *_row_hashes(len(self.models))
+                                       ).repartition(partitions, "user")
+        self.fingerprints: dict[str, Fingerprint] = {}
 
     def map(self, function, schema: pa.Schema) -> DataFrame:
         """``function(truth_table, {model: run_table})`` over every partition of users."""
         ranking = self.ranking
-        columns = self.rows.columns
-        ordered = "order" in columns
-        empty = pa.schema([pa.field(name, pa.string() if name in ("model", "user", "item")
-                                    else pa.int64() if name == "order" else pa.float64())
-                           for name in columns])
+        ordered = "order" in self.rows.columns
+        empty = pa.schema([pa.field("model", pa.int32()), pa.field("user", pa.string()),
+                           pa.field("item", pa.string()), pa.field("value", pa.float64()),
+                           *([pa.field("order", pa.int64())] if ordered else [])])
 
         def per_partition(batches: Iterable[pa.RecordBatch]) -> Iterable[pa.RecordBatch]:
             rows = pa.Table.from_batches(list(batches), empty)
-            is_truth = pc.is_null(rows["model"])
-            truth = rows.filter(is_truth).select(["user", "item", "rating"])
-            runs = rows.filter(pc.invert(is_truth))
-            split = {model: _rows_of(runs, model, value, ordered)
-                     for model, value in ranking.items()}
-            yield from function(truth, split).select(schema.names).cast(schema).to_batches()
+            truth = rows.filter(pc.is_null(rows["model"])).select(["user", "item", "value"])
+            split = {model: _rows_of(rows, number, value, ordered)
+                     for number, (model, value) in enumerate(ranking.items())}
+            output = function(truth.rename_columns(["user", "item", "rating"]), split)
+            yield from output.select(schema.names).cast(schema).to_batches()
 
         return self.rows.mapInArrow(per_partition, _spark_schema(schema))
+
+    def count_inputs(self, sums: UserSums) -> None:
+        """The fingerprints of the inputs, once the pass that evaluates has run: rows and
+        hashes observed on the way in, distinct users from the partitions' counts (a model's
+        users are the ground truth's users it has a list for and the users it alone has)."""
+        kind = "xor of Spark xxhash64 over every row"
+        seen = self._observed.get
+        first = next(iter(sums.counts.values()))
+        users = {"ground_truth": first["ground_truth_users"]} | {
+            model: counts["ground_truth_users"] - counts["missing_from_model"]
+            + counts["unknown_to_ground_truth"] for model, counts in sums.counts.items()}
+        self.fingerprints = {
+            name: Fingerprint(int(seen[f"rows_{key}"]), int(users[name]),
+                              format(int(seen[f"hash_{key}"] or 0) & (2**64 - 1), "016x"), kind)
+            for key, name in [("truth", "ground_truth"), *enumerate(self.models)]}
 
     def sample(self, count: int) -> tuple[pd.DataFrame, pd.DataFrame]:
         """The ground-truth rows and every model's rows of the sampled users (the users
@@ -268,39 +293,36 @@ class _Grouped:
                 yield pa.record_batch({"user": batch["user"],
                                        "key": pa.array(sample_order(batch["user"]))})
 
-        users = (self.truth.select("user").distinct()
+        users = (self.every.where(F.col("model").isNull()).select("user").distinct()
                  .mapInArrow(keys, "user string, key long")
                  .orderBy("key", "user").limit(count).select("user"))
         chosen = [row["user"] for row in users.collect()]
-        score = F.lit(None).cast("double")
-        for model, value in self.ranking.items():  # a rank r is the score -r, as on one machine
-            own = F.col(value) if value == "score" else -F.col(value)
-            score = F.when(F.col("model") == model, own).otherwise(score)
+        model = F.lit(None).cast("string")
+        score = F.col("value")
+        for number, (name, value) in enumerate(self.ranking.items()):
+            model = F.when(F.col("model") == number, F.lit(name)).otherwise(model)
+            if value == "rank":  # a rank r is the score -r, as on one machine
+                score = F.when(F.col("model") == number, -F.col("value")).otherwise(score)
         rows = self.every.where(F.col("user").isin(chosen)).select(
-            "model", "user", "item", "rating", score.alias("score")).toArrow()
+            model.alias("model"), "user", "item",
+            F.when(F.col("model").isNull(), F.col("value")).alias("rating"),
+            F.when(F.col("model").isNotNull(), score).alias("score")).toArrow()
         is_truth = pc.is_null(rows["model"])
         truth = rows.filter(is_truth).select(["user", "item", "rating"])
         runs = rows.filter(pc.invert(is_truth)).select(["model", "user", "item", "score"])
         return truth.to_pandas(), runs.to_pandas()
 
-    def fingerprints(self) -> dict[str, Fingerprint]:
-        """Rows, users and the XOR of Spark's xxhash64 of every row, per input (one pass)."""
-        kind = "xor of Spark xxhash64 over every row"
-        value = F.col("rating")
-        for model, column in self.ranking.items():
-            value = F.when(F.col("model") == model, F.col(column)).otherwise(value)
-        found = {row["model"]: row for row in self.every.groupBy("model").agg(
-            F.count(F.lit(1)).alias("rows"), F.countDistinct("user").alias("users"),
-            F.bit_xor(F.xxhash64("user", "item", value)).alias("hash")).collect()}
 
-        def of(model: str | None) -> Fingerprint:
-            row = found.get(model)
-            if row is None:
-                return Fingerprint(0, 0, format(0, "016x"), kind)
-            return Fingerprint(int(row["rows"]), int(row["users"]),
-                               format(int(row["hash"] or 0) & (2**64 - 1), "016x"), kind)
-
-        return {"ground_truth": of(None)} | {model: of(model) for model in self.ranking}
+def _row_hashes(models: int) -> list:
+    """Rows and the XOR of Spark's xxhash64 of (user, item, value) of the ground truth and
+    of each model, as aggregates a Spark observation computes while the rows pass."""
+    hashed = F.xxhash64("user", "item", "value")
+    found = []
+    for key, of in [("truth", F.col("model").isNull()),
+                    *((number, F.col("model") == number) for number in range(models))]:
+        found += [F.count(F.when(of, 1)).alias(f"rows_{key}"),
+                  F.bit_xor(F.when(of, hashed)).alias(f"hash_{key}")]
+    return found
 
 
 def spark_session():
@@ -326,14 +348,12 @@ def distinct_ratings(truth: DataFrame, columns: Mapping[str, str] | None = None,
     return [float(row["rating"]) for row in found.collect()]
 
 
-def _rows_of(runs: pa.Table, model: str, value: str, ordered: bool) -> pa.Table:
-    """One model's rows of a group, with the columns the partition function reads."""
-    columns = ["user", "item", value, *(["order"] if ordered else [])]
-    if runs.num_rows == 0:
-        return pa.table({"user": pa.array([], pa.string()), "item": pa.array([], pa.string()),
-                         value: pa.array([], pa.float64()),
-                         **({"order": pa.array([], pa.int64())} if ordered else {})})
-    return runs.filter(pc.equal(runs["model"], model)).select(columns)
+def _rows_of(rows: pa.Table, number: int, value: str, ordered: bool) -> pa.Table:
+    """The rows of model ``number`` of a group, with the columns the partition function
+    reads (``value`` named ``score`` or ``rank``)."""
+    columns = ["user", "item", "value", *(["order"] if ordered else [])]
+    mine = rows.filter(pc.fill_null(pc.equal(rows["model"], number), False)).select(columns)
+    return mine.rename_columns(["user", "item", value, *(["order"] if ordered else [])])
 
 
 def _spark_schema(schema: pa.Schema) -> str:
@@ -380,6 +400,9 @@ def _standard(frame: DataFrame, roles: tuple[str, ...], given: Mapping[str, str]
 
 
 def _partition_count(runs: DataFrame) -> int:
+    """One group per 5 million model rows, at least two per core, rounded up to a whole
+    number of rounds of the cores (a last round with fewer groups than cores leaves cores
+    idle while it runs)."""
     parallelism = runs.sparkSession.sparkContext.defaultParallelism
-    rows = runs.count()
-    return max(2 * parallelism, math.ceil(rows / ROWS_PER_PARTITION))
+    groups = max(2 * parallelism, math.ceil(runs.count() / ROWS_PER_PARTITION))
+    return math.ceil(groups / parallelism) * parallelism
