@@ -57,11 +57,6 @@ from rankmetrics.sums import UserSums
 #: Model rows per partition the default partition count aims at (each partition is one
 #: Python call holding its rows as Arrow and NumPy arrays: 5 million rows take about 1 GiB).
 ROWS_PER_PARTITION = 5_000_000
-#: Rows per Arrow batch handed to the Python workers by sessions :func:`spark_session` makes
-#: (Spark's default is 10,000): a partition arrives whole anyway, and fewer, larger batches
-#: cost the JVM and the workers less per row.
-ARROW_BATCH_ROWS = 100_000
-ARROW_BATCH = "spark.sql.execution.arrow.maxRecordsPerBatch"
 
 
 def evaluate_spark(
@@ -252,7 +247,7 @@ class _Grouped:
         self.every = truth.select(F.lit(None).cast("int").alias("model"), "user", "item",
                                   F.col("rating").alias("value")).unionByName(
             runs, allowMissingColumns=True)
-        self._observed = Observation("rankmetrics inputs")
+        self._observed = Observation()
         self.rows = self.every.observe(self._observed, *_row_hashes(len(self.models))
                                        ).repartition(partitions, "user")
         self.fingerprints: dict[str, Fingerprint] = {}
@@ -332,9 +327,7 @@ def _row_hashes(models: int) -> list:
 
 def spark_session():
     """The active Spark session, or a new one: on this machine (``local[*]``, its Python for
-    the workers) unless ``spark-submit`` or the environment chose a master. Arrow batches
-    to the Python workers hold :data:`ARROW_BATCH_ROWS` rows unless the configuration
-    chose a number."""
+    the workers) unless ``spark-submit`` or the environment chose a master."""
     import os
     import sys
 
@@ -344,10 +337,7 @@ def spark_session():
     if "PYSPARK_SUBMIT_ARGS" not in os.environ and "MASTER" not in os.environ:
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         builder = builder.master("local[*]").config("spark.ui.showConsoleProgress", "false")
-    session = builder.getOrCreate()
-    if not session.sparkContext.getConf().contains(ARROW_BATCH):
-        session.conf.set(ARROW_BATCH, str(ARROW_BATCH_ROWS))
-    return session
+    return builder.getOrCreate()
 
 
 def distinct_ratings(truth: DataFrame, columns: Mapping[str, str] | None = None,
