@@ -251,17 +251,30 @@ def test_bad_option_values_are_reported(capsys):
     assert "Got 'ndgc' instead." in err
 
 
-def test_our_programs_ask_numpy_for_ordinary_pages(monkeypatch):
+def test_our_programs_ask_numpy_and_linux_for_ordinary_pages(monkeypatch):
     from numpy._core import multiarray
 
-    from rankmetrics.runtime import prefer_ordinary_pages
+    from rankmetrics import runtime
 
     calls = []
     monkeypatch.delenv("NUMPY_MADVISE_HUGEPAGE", raising=False)
     monkeypatch.setattr(multiarray, "_set_madvise_hugepage", lambda on: calls.append(on) or on)
-    assert prefer_ordinary_pages() and calls == [False]
+    monkeypatch.setattr(runtime, "no_huge_pages_for_process",
+                        lambda: calls.append("process") or True)
+    assert runtime.prefer_ordinary_pages() and calls == [False, "process"]
     monkeypatch.setenv("NUMPY_MADVISE_HUGEPAGE", "1")
-    assert not prefer_ordinary_pages() and calls == [False]
+    assert not runtime.prefer_ordinary_pages() and calls == [False, "process"]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a Linux process setting")
+def test_linux_stops_huge_pages_for_the_process_that_asks():
+    # in a child process: the setting lasts for the process's life
+    code = ("import ctypes; from rankmetrics.runtime import no_huge_pages_for_process; "
+            "assert no_huge_pages_for_process(); "
+            "print(ctypes.CDLL(None).prctl(42, 0, 0, 0, 0))")  # PR_GET_THP_DISABLE
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True, cwd=REPO)
+    assert shown.stdout.strip() == "1"
 
 
 def test_model_files_warnings_and_errors_come_in_the_order_of_the_files(capsys, tmp_path):
