@@ -1,7 +1,5 @@
 """``python -m rankmetrics``: the command line."""
 
-import sys
+from rankmetrics.cli import run
 
-from rankmetrics.cli import main
-
-sys.exit(main())
+run()

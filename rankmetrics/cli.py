@@ -46,7 +46,7 @@ from rankmetrics.metrics import MAIN_METRICS, METRICS, check_metrics
 from rankmetrics.overlap import Outcome, overlapping
 from rankmetrics.relevance import RelevanceMapping, parse_grade_table, suggest_mapping
 from rankmetrics.report_cli import EXTRA_FILES, add_report_inputs, extra_files, read_choices
-from rankmetrics.runtime import prefer_ordinary_pages
+from rankmetrics.runtime import keep_freed_memory, prefer_ordinary_pages
 from rankmetrics.segments import GROUND_TRUTH_SIZE, N_BUCKETS, segment_users
 from rankmetrics.segments_cli import add_segment_options, segment_cutoff, segment_report
 from rankmetrics.stats import CORRECTIONS, TESTS
@@ -310,6 +310,13 @@ def _confidence_option(command: argparse.ArgumentParser) -> None:
     command.add_argument("--confidence", type=float, default=0.95, metavar="LEVEL",
                          help="confidence level; 1 - LEVEL is the significance level "
                          "(default: %(default)s)")
+
+
+def run() -> None:
+    """The ``rankmetrics`` program (and ``python -m rankmetrics``): :func:`main` in a process
+    of its own, which keeps freed memory for reuse (see :mod:`rankmetrics.runtime`)."""
+    keep_freed_memory()
+    sys.exit(main())
 
 
 def main(argv: list[str] | None = None) -> int:

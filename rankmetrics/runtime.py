@@ -15,6 +15,16 @@ So the process also asks Linux for ordinary pages for all of its memory
 (``prctl(PR_SET_THP_DISABLE)``, Linux 3.15 and later). Ordinary pages make every run as fast
 as the best one.
 
+Freed memory kept for reuse (:func:`keep_freed_memory`, the command line only): glibc gives
+every allocation above 128 KiB-32 MiB pages of its own (``mmap``) and hands them back to Linux
+when freed, so each of the many arrays of 10-80 MB that evaluating 10 million rows makes in
+turn starts on fresh pages, which Linux zeroes and maps one 4 KiB page at a time. The command
+line asks glibc to take large blocks from its heap and keep what is freed there
+(``mallopt``), so later arrays reuse pages already mapped: on 100,000 users, about 60,000
+fewer page faults and 0.1 s less, for 4 % more peak memory. A process that runs for long (the
+dashboard's server) does not ask, so that the memory of one large upload goes back to the
+system.
+
 BLAS threads (:func:`one_blas_thread`, for one computation, not the process): OpenBLAS splits
 a matrix product over its threads, which spin-wait for each other. For the flat products of
 the bootstrap and of sums over a block of users that costs more than it gains, and on a busy
@@ -35,6 +45,12 @@ try:
 except ImportError:  # only speed on a busy machine depends on it
     threadpool_limits = None
 
+
+#: mallopt's parameters (malloc.h): largest heap top kept when freeing, and most blocks
+#: given pages of their own.
+M_TRIM_THRESHOLD, M_MMAP_MAX = -1, -4
+#: How much freed memory at the top of the heap a process that keeps it keeps.
+KEPT_FREE_BYTES = 1 << 30
 
 #: prctl's option that stops transparent huge pages for the calling process (linux/prctl.h).
 PR_SET_THP_DISABLE = 41
@@ -63,6 +79,18 @@ def no_huge_pages_for_process() -> bool:
         return ctypes.CDLL(None, use_errno=True).prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0) == 0
     except (OSError, AttributeError):
         return False
+
+
+def keep_freed_memory() -> bool:
+    """Ask glibc to serve large blocks from its heap and keep freed memory for reuse instead
+    of handing it back to Linux; return whether it agreed (never with another C library)."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):  # a C library without mallopt (musl)
+        return False
+    return bool(mallopt(M_MMAP_MAX, 0)) and bool(mallopt(M_TRIM_THRESHOLD, KEPT_FREE_BYTES))
 
 
 def one_blas_thread() -> AbstractContextManager:

@@ -8,6 +8,7 @@ import json
 import math
 import subprocess
 import sys
+import tomllib
 import zipfile
 from pathlib import Path
 
@@ -275,6 +276,36 @@ def test_linux_stops_huge_pages_for_the_process_that_asks():
     shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                            check=True, cwd=REPO)
     assert shown.stdout.strip() == "1"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a glibc process setting")
+@pytest.mark.parametrize("keep", [False, True])
+def test_the_program_keeps_freed_memory_for_reuse_and_the_library_does_not(keep):
+    # In a child process: a freed 200 MB array goes back to Linux unless the process asked
+    # to keep freed memory, as the command line's program does.
+    code = ("import numpy as np; from rankmetrics import runtime; "
+            f"agreed = runtime.keep_freed_memory() if {keep} else False; "
+            "rss = lambda: int(open('/proc/self/statm').read().split()[1]) * 4096; "
+            "a = np.ones(25_000_000); before = rss(); del a; "
+            "print(agreed, (before - rss()) // 2**20)")
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True, cwd=REPO).stdout.split()
+    assert shown[0] == str(keep)
+    returned_mib = int(shown[1])
+    assert returned_mib < 20 if keep else returned_mib > 150
+
+
+def test_the_program_is_main_in_a_process_that_keeps_freed_memory(monkeypatch):
+    from rankmetrics import cli
+
+    calls = []
+    monkeypatch.setattr(cli, "keep_freed_memory", lambda: calls.append("kept") or True)
+    monkeypatch.setattr(cli, "main", lambda: calls.append("main") or 3)
+    with pytest.raises(SystemExit) as ended:
+        cli.run()
+    assert ended.value.code == 3 and calls == ["kept", "main"]
+    scripts = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts["rankmetrics"] == "rankmetrics.cli:run"
 
 
 def test_model_files_warnings_and_errors_come_in_the_order_of_the_files(capsys, tmp_path):
