@@ -4,7 +4,9 @@ Writes a seeded ground truth and one model's output as CSV files into a temporar
 (every user has 100 recommended items from a catalogue of 200,000, about 20 judged items with
 grades 0-3, half of them among the recommended), then times, on the same files in one run:
 
-- pyarrow: ``pyarrow.csv.read_csv`` of both files (what parsing alone costs);
+- pyarrow: ``pyarrow.csv.read_csv`` of both files (what parsing alone costs), in this
+  process, and end to end as a program of its own (Python's start, the import, the read), the
+  way the command line is timed;
 - rankmetrics: ``python -m rankmetrics evaluate --truth T --run R --max-cutoff 100`` as a
   subprocess, all metrics at every cutoff 1..100, from starting Python to the printed table
   (the package's byte code compiled first, as installing it does);
@@ -58,6 +60,14 @@ def time_pyarrow(truth: Path, run: Path) -> float:
     started = time.perf_counter()
     for path in (truth, run):
         pcsv.read_csv(path)
+    return time.perf_counter() - started
+
+
+def time_pyarrow_program(truth: Path, run: Path) -> float:
+    """Seconds of a Python process that imports pyarrow and reads both files, start to end."""
+    code = "import sys, pyarrow.csv as c; [c.read_csv(path) for path in sys.argv[1:]]"
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-c", code, str(truth), str(run)], check=True)
     return time.perf_counter() - started
 
 
@@ -134,6 +144,7 @@ def main() -> None:
         size = (truth.stat().st_size + run.stat().st_size) / 2**20
         print(f"{args.users:,} users x {LIST_LENGTH} items, {size:.0f} MB of CSV", flush=True)
         reads = [time_pyarrow(truth, run) for _ in range(args.repeat)]
+        programs = [time_pyarrow_program(truth, run) for _ in range(args.repeat)]
         # Byte code compiled beforehand, as installing the package does (otherwise, with
         # PYTHONDONTWRITEBYTECODE set, every run would compile every module again).
         subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "rankmetrics")],
@@ -141,22 +152,26 @@ def main() -> None:
         runs = [time_cli(truth, run) for _ in range(args.repeat)]
         pytrec_seconds, pytrec_means = time_pytrec_eval(truth, run)
     read_seconds = statistics.median(reads)
+    program_seconds = statistics.median(programs)
     cli_seconds = statistics.median(seconds for seconds, _, _ in runs)
     table = runs[0][2]
-    print(f"pyarrow read runs: {', '.join(f'{s:.2f}' for s in reads)} s; command line runs: "
+    print(f"pyarrow read runs: {', '.join(f'{s:.2f}' for s in reads)} s; as a program: "
+          f"{', '.join(f'{s:.2f}' for s in programs)} s; command line runs: "
           f"{', '.join(f'{s:.2f}' for s, _, _ in runs)} s (medians below), CPU "
           f"{', '.join(f'{cpu:.2f}' for _, cpu, _ in runs)} s (user + system); load average "
           f"{os.getloadavg()[0]:.1f}")
     gap, compared = largest_gap(table, pytrec_means)
     rows = [
         ("pyarrow.csv.read_csv of both files", read_seconds),
+        ("the same read as a program of its own", program_seconds),
         ("rankmetrics evaluate (CLI, K = 1..100)", cli_seconds),
         ("pytrec_eval (read + 6 cutoffs)", pytrec_seconds),
     ]
     print(f"{'step':<40} {'seconds':>8} {'vs CLI':>7}")
     for step, seconds in rows:
         print(f"{step:<40} {seconds:>8.2f} {seconds / cli_seconds:>6.1f}x")
-    print(f"CLI / pyarrow read: {cli_seconds / read_seconds:.2f}; "
+    print(f"CLI / pyarrow read: {cli_seconds / read_seconds:.2f} (program to program: "
+          f"{cli_seconds / program_seconds:.2f}); "
           f"pytrec_eval / CLI: {pytrec_seconds / cli_seconds:.1f}")
     print(f"largest |CLI - pytrec_eval| over {compared} values: {gap:.1e} "
           "(pytrec_eval keeps scores as float32, so values may differ by about 1e-7)")
