@@ -9,11 +9,13 @@ import zipfile
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
 import pytest
 
 import rankmetrics.io
 from rankmetrics.errors import DataError
 from rankmetrics.io import read_run, read_truth, run_from_dataframe
+from rankmetrics.io._hashing import hash_text
 
 
 def error_of(reader, data: bytes, name: str, **options) -> DataError:
@@ -316,6 +318,24 @@ def test_duplicate_items_in_a_run_name_the_rows():
         "user 'u2' has item 'i1' more than once (rows 5, 6 and 7). A model's list may hold each "
         "item once per user"
     )
+
+
+@pytest.mark.parametrize("overlap", ["1", "0"])
+def test_items_equal_once_spaces_are_trimmed_or_empty_rows_dropped_are_duplicates(
+        monkeypatch, overlap):
+    # The item text is hashed while the users are checked; the hashes of the text as read
+    # must not be used once spaces are trimmed or empty rows are dropped.
+    monkeypatch.setenv("RANKMETRICS_OVERLAP", overlap)
+    spaced = b"user,item,score\nu1,i1,3\nu1, i1 ,2\nu2,i1,1\n"
+    error = error_of(read_run, spaced, "spaced.csv")
+    assert "user 'u1' has item 'i1' more than once (rows 2 and 3)" in str(error)
+    emptied = b"user,item,score\nu1,i2,3\n,,\nu1,i3,2\nu1,i2,1\n"
+    error = error_of(read_run, emptied, "emptied.csv")
+    assert "user 'u1' has item 'i2' more than once (rows 2 and 5)" in str(error)
+    clean = read_run(b"user,item,score\nu1,i1,3\nu1,i2,2\nu2,i1,1\n", name="clean.csv")
+    _, items, _ = rankmetrics.io.run_codes(clean)
+    text = pa.array(["i1", "i2", "i1"], pa.large_string())
+    assert items.seed == 0 and items.hashes.tolist() == hash_text(text).tolist()
 
 
 def test_more_duplicate_pairs_are_counted():

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import partial
 from typing import cast
 
 import numpy as np
@@ -29,6 +30,7 @@ from rankmetrics.io._ids import (
 )
 from rankmetrics.io._readers import RawTable, Rows
 from rankmetrics.io._table import TableParts
+from rankmetrics.overlap import Outcome
 
 EXAMPLES = 3
 WORDS = {"user": "user id", "item": "item id", "score": "score", "rank": "rank",
@@ -55,13 +57,15 @@ def finish(raw: RawTable, kind: str, file: str, ids_as_strings: bool) -> tuple[
     if kind == "interactions" and "rating" in raw.columns:
         value_role = "rating"
     roles = ["user", "item"] + ([value_role] if value_role else [])
+    read_text = _arrow_text(frame["item"]) if kind == "run" and ids_as_strings else None
+    # A run's item text is hashed beside the checks of the user column (NumPy lets the other
+    # thread run); the hashes are used when the text stays as read (no spaces, no empty rows).
+    early = (Outcome(partial(hash_text, read_text.text), beside=True)
+             if read_text is not None else None)
     coded: dict[str, Ids | Text | None] = {
         "user": _arrow_ids(frame["user"]),
-        "item": (_arrow_text(frame["item"]) if kind == "run" and ids_as_strings
-                 else _arrow_ids(frame["item"])),
+        "item": read_text if read_text is not None else _arrow_ids(frame["item"]),
     }
-    if coded["item"] is None:
-        coded["item"] = _arrow_ids(frame["item"])
 
     def missing(role: str) -> np.ndarray | None:
         ids = coded.get(role)
@@ -125,7 +129,10 @@ def finish(raw: RawTable, kind: str, file: str, ids_as_strings: bool) -> tuple[
     dropped = 0
     checked: Ids | HashedIds
     if kind == "run":
-        checked = hashed_items(users, items, rows, positions, file, column_of["item"])
+        hashes = early.get() if early is not None else None
+        same = read_text is not None and isinstance(items, Text) and items.text is read_text.text
+        checked = hashed_items(users, items, rows, positions, file, column_of["item"],
+                               hashes if same else None)
     else:
         checked = cast(Ids, items)  # a ground truth's items are always numbered
         if kind == "truth" and repeated_pairs(users.codes, len(users.values), checked.codes):
@@ -244,9 +251,11 @@ def _arrow_text(series: pd.Series) -> Text | None:
 
 
 def hashed_items(users: Ids, items: Text | Ids, rows: Rows,
-                 positions: np.ndarray | None, file: str, column: str) -> HashedIds:
+                 positions: np.ndarray | None, file: str, column: str,
+                 first_hashes: np.ndarray | None = None) -> HashedIds:
     """A run's items hashed so that the items of each user's list have different hashes; a
-    repeated item in a list is a DataError naming the rows.
+    repeated item in a list is a DataError naming the rows. ``first_hashes``: the items' text
+    hashed with seed 0 already.
 
     Items already numbered (dictionary-encoded in a Parquet file, say) are hashed once per
     distinct id. Equal hashes within a list are either a repeated item or (very rarely) two
@@ -254,7 +263,8 @@ def hashed_items(users: Ids, items: Text | Ids, rows: Rows,
     """
     seed = 0
     while True:
-        hashed = (HashedIds(hash_text(items.text, seed), seed, items.text)
+        hashed = (HashedIds(first_hashes if seed == 0 and first_hashes is not None
+                            else hash_text(items.text, seed), seed, items.text)
                   if isinstance(items, Text)
                   else HashedIds(hash_text(items.values, seed)[items.codes], seed, None, items))
         first, second = equal_in_lists(users.codes, len(users.values), hashed.hashes)
