@@ -607,15 +607,20 @@ class SavedEvaluation:
         return [cutoff for cutoff in self.cutoffs if cutoffs is None or cutoff in set(cutoffs)]
 
     @cached_property
+    def sample_run_tables(self) -> dict[str, pd.DataFrame]:
+        """Each model's rows of the sampled users (``user, item, score``; none for a model
+        that listed none of them)."""
+        runs = {model: rows.drop(columns="model").reset_index(drop=True)
+                for model, rows in self.sample_runs.groupby("model", sort=False)}
+        empty = self.sample_runs.iloc[:0].drop(columns="model")
+        return {model: runs.get(model, empty) for model in self.models}
+
+    @cached_property
     def sample_evaluation(self) -> Evaluation:
         """The sampled users evaluated from their raw rows, with the bundle's settings."""
         from rankmetrics.evaluate import evaluate
 
-        runs = {model: rows.drop(columns="model").reset_index(drop=True)
-                for model, rows in self.sample_runs.groupby("model", sort=False)}
-        empty = self.sample_runs.iloc[:0].drop(columns="model")
-        return evaluate(self.sample_truth, {model: runs.get(model, empty)
-                                            for model in self.models},
+        return evaluate(self.sample_truth, self.sample_run_tables,
                         relevance=self.relevance, conventions=self.conventions,
                         max_cutoff=self.max_cutoff)
 

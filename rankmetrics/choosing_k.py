@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from itertools import combinations
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -28,15 +29,18 @@ from rankmetrics.checks import check_int
 from rankmetrics.evaluate import Evaluation
 from rankmetrics.metrics import METRICS, check_metrics
 
+if TYPE_CHECKING:
+    from rankmetrics.bundle import SavedEvaluation
+
 #: Means closer than this (absolute) are equal: no model is ahead.
 EQUAL_WITHIN = 1e-12
 
 CROSSOVER_COLUMNS = ["cutoff", "ahead", "behind", "value_ahead", "value_behind", "tied_from"]
 
 
-def curves(ev: Evaluation, metric: str) -> pd.DataFrame:
+def curves(ev: Evaluation | SavedEvaluation, metric: str) -> pd.DataFrame:
     """Each model's mean of ``metric`` at every cutoff 1..max_cutoff: one row per cutoff,
-    one column per model (the evaluation's order)."""
+    one column per model (the evaluation's order); of an evaluation or a saved one."""
     (metric,) = check_metrics([metric])
     if not METRICS[metric].has_cutoff:
         raise ValueError(f"The metric {metric!r} has no cutoff; choose one of "

@@ -1,11 +1,12 @@
 """The Choosing-K report: every table over K for one metric, and a summary in words.
 
 :func:`k_report` computes what the dashboard's Choosing-K page and ``rankmetrics k-report``
-show: the curves and leaderboard at every K, the crossovers, Kendall's tau against the chosen
-K, the paired tests at every K and the share of pairs they separate, the interval of one
-pair's difference, the winner over relevance thresholds and over metrics, the tie bounds and
-the table at several cutoffs. The summary sentences are computed from those tables, never
-written per data set; each names the panel (``panel``) that shows it.
+show (:func:`saved_k_report` the same of a saved evaluation): the curves and leaderboard at
+every K, the crossovers, Kendall's tau against the chosen K, the paired tests at every K and
+the share of pairs they separate, the interval of one pair's difference, the winner over
+relevance thresholds and over metrics, the tie bounds and the table at several cutoffs. The
+summary sentences are computed from those tables, never written per data set; each names
+the panel (``panel``) that shows it.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import TypedDict
 import numpy as np
 import pandas as pd
 
+from rankmetrics.bundle import SavedEvaluation
 from rankmetrics.checks import check_int
 from rankmetrics.choosing_k import (
     crossovers,
@@ -33,12 +35,18 @@ from rankmetrics.choosing_k import (
 from rankmetrics.evaluate import Evaluation
 from rankmetrics.export import to_csv
 from rankmetrics.io import LoadedTable
+from rankmetrics.k_saved import (
+    saved_cutoff_table,
+    saved_difference_band,
+    saved_significance_over_k,
+)
 from rankmetrics.k_significance import (
     cutoff_table,
     difference_band,
     discriminative_power,
     significance_over_k,
     winner_map,
+    winners,
 )
 from rankmetrics.metrics import MAIN_METRICS, METRICS
 from rankmetrics.relevance import RelevanceMapping
@@ -381,17 +389,7 @@ def k_report(
     ``winners_by_metric``, ``tie_bounds``, ``tie_flags`` and ``cutoff_table``.
     """
     cutoff = check_int("cutoff", cutoff, high=ev.max_cutoff)
-    by_metric = {name: curves(ev, name) for name in MAIN_METRICS}
-    if metric not in by_metric:
-        by_metric[metric] = curves(ev, metric)
-    table = by_metric[metric]
-    tables: dict[str, pd.DataFrame] = {
-        "curves": table.reset_index(),
-        "leaderboard": leaderboard(table),
-        "crossovers": crossovers(table),
-        "kendall_tau": order_agreement(table, cutoff),
-    }
-    summary = [order_sentence(table, metric, cutoff), agreement_sentence(by_metric, metric)]
+    table, tables, summary = _order_over_k(ev, metric, cutoff)
     options = PairedTestOptions(test=test, correction=correction, confidence=confidence,
                           n_permutations=n_permutations, seed=seed)
     if len(ev.models) >= 2:
@@ -400,29 +398,127 @@ def k_report(
         power = discriminative_power(pairs)
         tables["pairs_over_k"], tables["discriminative_power"] = pairs, power
         summary.append(significance_sentence(power, metric, test, correction, cutoff))
-        at_chosen = pd.Series(table.loc[cutoff].to_numpy(), index=table.columns)
-        top = [str(model) for model in order_at(at_chosen)[:2]]
-        band = difference_band(ev, metric, top[1], top[0], confidence=confidence)
-        tables["difference_band"] = band.assign(model_a=top[1], model_b=top[0])
-        mapped = map_cutoffs(test, ev.max_cutoff, cutoff)
-        mappings = relevance_mappings or relevance_variants(ev.relevance, ev.truth.ratings)
-        evaluations = {name: _with_relevance(ev, mapping) for name, mapping in mappings.items()}
-        by_relevance = winner_map(evaluations, dict.fromkeys(evaluations, metric),
-                                  cutoffs=mapped, **options)
+        model_a, model_b = _best_two(table, cutoff)
+        band = difference_band(ev, metric, model_a, model_b, confidence=confidence)
+        tables["difference_band"] = band.assign(model_a=model_a, model_b=model_b)
+        by_relevance = _winners_by_relevance(ev, metric, cutoff, relevance_mappings, options)
         tables["winners_by_relevance"] = by_relevance
         summary.append(relevance_sentence(by_relevance, metric, cutoff))
         tables["winners_by_metric"] = winner_map(
             {_label(name): ev for name in MAIN_METRICS},
-            {_label(name): name for name in MAIN_METRICS}, cutoffs=mapped, **options)
+            {_label(name): name for name in MAIN_METRICS},
+            cutoffs=map_cutoffs(test, ev.max_cutoff, cutoff), **options)
         tables["cutoff_table"] = cutoff_table(ev, MAIN_METRICS, table_cutoffs, **options)
-    if runs is not None:
-        bounds = tie_bounds(ev, runs, [metric])
-        tables["tie_bounds"] = bounds
-        tables["tie_flags"] = tie_flags(bounds, metric, cutoff)
-        summary.append(ties_sentence(bounds, metric, cutoff))
-    else:
-        summary.append(ties_sentence(None, metric, cutoff))
+    summary.append(_ties(ev, runs, metric, cutoff, tables))
     return KReport(metric, cutoff, summary, _flat(tables))
+
+
+def saved_k_report(
+    saved: SavedEvaluation,
+    *,
+    metric: str = "ndcg",
+    cutoff: int = 10,
+    relevance_mappings: Mapping[str, RelevanceMapping] | None = None,
+    table_cutoffs: Iterable[int] = (1, 5, 10),
+    test: str = "t",
+    correction: str = "holm",
+    confidence: float = 0.95,
+    n_permutations: int = 1_000,
+    seed: int | None = 0,
+) -> KReport:
+    """:func:`k_report` of a saved evaluation, with the same tables, as the Choosing-K page
+    shows it.
+
+    The curves, leaderboard, crossovers, Kendall's tau and the values of the cutoff table
+    come from the means at every K. The paired tests, the share of pairs told apart, the
+    difference band, the winners by metric and the significance marks of the cutoff table
+    need every user's values: they are at the saved cutoffs (:attr:`SavedEvaluation.cutoffs`).
+    The winners by relevance threshold and the tie bounds need the lists themselves: they
+    are those of the sampled users. Each sentence of the summary says which part it holds
+    for.
+    """
+    cutoff = check_int("cutoff", cutoff, high=saved.max_cutoff)
+    table, tables, summary = _order_over_k(saved, metric, cutoff)
+    options = PairedTestOptions(test=test, correction=correction, confidence=confidence,
+                                n_permutations=n_permutations, seed=seed)
+    sample = saved.sample_evaluation
+    sampled = f"On the {sample.truth.n_users:,} sampled users"
+    if len(saved.models) >= 2:
+        pairs = saved_significance_over_k(saved, metric, **options)
+        power = discriminative_power(pairs)
+        tables["pairs_over_k"], tables["discriminative_power"] = pairs, power
+        at_saved = f"At the saved cutoffs {', '.join(map(str, saved.cutoffs))}"
+        summary.append(said_of(significance_sentence(power, metric, test, correction, cutoff),
+                               at_saved))
+        model_a, model_b = _best_two(table, cutoff)
+        band = saved_difference_band(saved, metric, model_a, model_b, confidence=confidence)
+        tables["difference_band"] = band.assign(model_a=model_a, model_b=model_b)
+        by_relevance = _winners_by_relevance(sample, metric, cutoff, relevance_mappings,
+                                             options)
+        tables["winners_by_relevance"] = by_relevance
+        summary.append(said_of(relevance_sentence(by_relevance, metric, cutoff), sampled))
+        tables["winners_by_metric"] = winners(
+            {_label(name): saved_significance_over_k(saved, name, **options)
+             for name in MAIN_METRICS})
+        tables["cutoff_table"] = saved_cutoff_table(saved, MAIN_METRICS, table_cutoffs,
+                                                    **options)
+    summary.append(said_of(_ties(sample, saved.sample_run_tables, metric, cutoff, tables),
+                           sampled))
+    return KReport(metric, cutoff, summary, _flat(tables))
+
+
+def _order_over_k(source: Evaluation | SavedEvaluation, metric: str, cutoff: int) -> tuple[
+        pd.DataFrame, dict[str, pd.DataFrame], list[Sentence]]:
+    """The curves of ``metric`` (from the means at every K), the tables made from them and
+    the first sentences: the order over K and the agreement of the metrics."""
+    by_metric = {name: curves(source, name) for name in MAIN_METRICS}
+    if metric not in by_metric:
+        by_metric[metric] = curves(source, metric)
+    table = by_metric[metric]
+    tables: dict[str, pd.DataFrame] = {
+        "curves": table.reset_index(),
+        "leaderboard": leaderboard(table),
+        "crossovers": crossovers(table),
+        "kendall_tau": order_agreement(table, cutoff),
+    }
+    return table, tables, [order_sentence(table, metric, cutoff),
+                           agreement_sentence(by_metric, metric)]
+
+
+def _best_two(table: pd.DataFrame, cutoff: int) -> tuple[str, str]:
+    """The second and the first model at ``cutoff`` (the difference band's A and B)."""
+    at_chosen = pd.Series(table.loc[cutoff].to_numpy(), index=table.columns)
+    top = [str(model) for model in order_at(at_chosen)[:2]]
+    return top[1], top[0]
+
+
+def _winners_by_relevance(ev: Evaluation, metric: str, cutoff: int,
+                          relevance_mappings: Mapping[str, RelevanceMapping] | None,
+                          options: PairedTestOptions) -> pd.DataFrame:
+    """The winner map of ``metric`` over the relevance mappings (default: the evaluation's
+    with its threshold moved over the ratings found)."""
+    mappings = relevance_mappings or relevance_variants(ev.relevance, ev.truth.ratings)
+    evaluations = {name: _with_relevance(ev, mapping) for name, mapping in mappings.items()}
+    for name, under in evaluations.items():
+        if (counted := len(under.paired(metric, cutoff))) < 2:
+            users = "1 user is" if counted == 1 else f"{counted} users are"
+            raise ValueError(
+                f"Under the relevance mapping {name}, {users} counted by every model, and "
+                "paired tests need at least 2: leave that threshold out, or choose one at "
+                "which users have relevant items.")
+    return winner_map(evaluations, dict.fromkeys(evaluations, metric),
+                      cutoffs=map_cutoffs(options["test"], ev.max_cutoff, cutoff), **options)
+
+
+def _ties(ev: Evaluation, runs: Mapping[str, pd.DataFrame | LoadedTable] | None,
+          metric: str, cutoff: int, tables: dict[str, pd.DataFrame]) -> Sentence:
+    """The tie bounds and flags (added to ``tables``) and the sentence on ties."""
+    if runs is None:
+        return ties_sentence(None, metric, cutoff)
+    bounds = tie_bounds(ev, runs, [metric])
+    tables["tie_bounds"] = bounds
+    tables["tie_flags"] = tie_flags(bounds, metric, cutoff)
+    return ties_sentence(bounds, metric, cutoff)
 
 
 def _with_relevance(ev: Evaluation, relevance: RelevanceMapping) -> Evaluation:

@@ -2,7 +2,8 @@
 
 Prints the summary in words (each sentence tagged with the kind of finding) and writes every
 table of :func:`rankmetrics.k_report.k_report` as CSV into a folder, for a notebook or a CI
-job that must know whether the K it reports decides the verdict.
+job that must know whether the K it reports decides the verdict. ``--bundle`` reports on a
+saved evaluation instead of files (:func:`rankmetrics.k_report.saved_k_report`).
 """
 
 from __future__ import annotations
@@ -10,13 +11,18 @@ from __future__ import annotations
 import argparse
 import sys
 
+from rankmetrics.bundle import load_bundle
 from rankmetrics.conventions import OPTION_CHOICES, OPTION_HELP, PRESET_HELP, PRESETS
 from rankmetrics.evaluate import evaluate
 from rankmetrics.io import read_run, read_truth
-from rankmetrics.k_report import k_report
+from rankmetrics.k_report import KReport, k_report, saved_k_report
 from rankmetrics.metrics import MAIN_METRICS
 from rankmetrics.relevance import RelevanceMapping
 from rankmetrics.stats import CORRECTIONS, TESTS
+
+#: The largest K looked at when the command line does not say (files; a saved evaluation
+#: keeps its own).
+DEFAULT_MAX_CUTOFF = 50
 
 
 def add_k_report_parser(commands: argparse._SubParsersAction) -> None:
@@ -29,17 +35,22 @@ def add_k_report_parser(commands: argparse._SubParsersAction) -> None:
         "which K the paired tests separate them at, whether the winner depends on the "
         "relevance threshold or on ties. Prints a summary and writes the tables as CSV.",
     )
-    report.add_argument("--truth", required=True, metavar="FILE", help="the ground truth")
-    report.add_argument("--run", required=True, action="append", metavar="[NAME=]FILE",
+    report.add_argument("--truth", metavar="FILE", help="the ground truth")
+    report.add_argument("--run", action="append", metavar="[NAME=]FILE",
                         help="a model's output (repeat for several models)")
+    report.add_argument("--bundle", metavar="PATH",
+                        help="a saved evaluation (.zip or folder, from `rankmetrics evaluate "
+                        "--save`) instead of --truth and --run: its relevance, conventions "
+                        "and largest K are kept; the tests run at its saved cutoffs, the "
+                        "relevance thresholds and ties on its sampled users")
     report.add_argument("--output-dir", required=True, metavar="DIR",
                         help="folder the tables are written to (made if needed)")
     report.add_argument("--metric", choices=MAIN_METRICS, default="ndcg",
                         help="the metric followed over K (default: %(default)s)")
     report.add_argument("--cutoff", default="10", metavar="K",
                         help="the K you would report (default: %(default)s)")
-    report.add_argument("--max-cutoff", default="50", metavar="K",
-                        help="the largest K looked at (default: %(default)s)")
+    report.add_argument("--max-cutoff", metavar="K",
+                        help=f"the largest K looked at (default: {DEFAULT_MAX_CUTOFF})")
     report.add_argument("--cutoffs", default="1,5,10", metavar="LIST",
                         help="cutoffs of the side-by-side table (default: %(default)s)")
     report.add_argument("--test", choices=TESTS, default="t",
@@ -71,10 +82,17 @@ def add_k_report_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def run_k_report(args: argparse.Namespace) -> int:
-    """Read the files, compute the report, print the summary, write the tables."""
+    """Read the files (or the saved evaluation), compute the report, print the summary,
+    write the tables."""
+    if args.bundle is not None:
+        return _saved_k_report(args)
     from rankmetrics import cli  # the evaluate command's readers of the shared options
 
-    max_cutoff = cli._cutoff("--max-cutoff", args.max_cutoff, cli.MAX_CURVE_CUTOFF)
+    if args.truth is None or not args.run:
+        raise ValueError("k-report needs --truth FILE and at least one --run FILE, or "
+                         "--bundle PATH (a saved evaluation).")
+    max_cutoff = cli._cutoff("--max-cutoff", args.max_cutoff or str(DEFAULT_MAX_CUTOFF),
+                             cli.MAX_CURVE_CUTOFF)
     cutoff = cli._cutoff("--cutoff", args.cutoff, max_cutoff)
     table_cutoffs = [cli._cutoff("--cutoffs", part, max_cutoff)
                      for part in args.cutoffs.split(",") if part.strip()]
@@ -99,10 +117,44 @@ def run_k_report(args: argparse.Namespace) -> int:
                       table_cutoffs=table_cutoffs, test=args.test,
                       correction=args.correction, confidence=args.confidence,
                       n_permutations=args.permutations, seed=args.seed)
+    return _write(report, args.output_dir)
+
+
+def _saved_k_report(args: argparse.Namespace) -> int:
+    """The report of a saved evaluation: its settings kept, the options that would change
+    them refused."""
+    from rankmetrics import cli
+
+    given = [option for option, value in (
+        ("--truth", args.truth), ("--run", args.run), ("--max-cutoff", args.max_cutoff),
+        ("--threshold", args.threshold), ("--grades", args.grades), ("--binary", args.binary),
+        ("--threshold-gains", args.threshold_gains),
+        ("--preset", None if args.preset == "default" else args.preset),
+        *((f"--{option.replace('_', '-')}", getattr(args, option))
+          for option in OPTION_CHOICES)) if value is not None]
+    if given:
+        raise ValueError(f"--bundle: a saved evaluation keeps its files, relevance, "
+                         f"conventions and largest K; leave out {', '.join(given)} (or "
+                         "evaluate the files again with --truth and --run).")
+    with cli._option(f"--bundle {args.bundle}", args.bundle):
+        saved = load_bundle(args.bundle)
+    cutoff = cli._cutoff("--cutoff", args.cutoff, saved.max_cutoff)
+    table_cutoffs = [cli._cutoff("--cutoffs", part, saved.max_cutoff)
+                     for part in args.cutoffs.split(",") if part.strip()]
+    report = saved_k_report(saved, metric=args.metric, cutoff=cutoff,
+                            relevance_mappings=_thresholds(args.thresholds, saved.relevance),
+                            table_cutoffs=table_cutoffs, test=args.test,
+                            correction=args.correction, confidence=args.confidence,
+                            n_permutations=args.permutations, seed=args.seed)
+    return _write(report, args.output_dir)
+
+
+def _write(report: KReport, folder: str) -> int:
+    """Print the summary, one tagged sentence a line, and write the tables into ``folder``."""
     for sentence in report.summary:
         print(f"[{sentence.kind}] {sentence.text}")
-    written = report.write_tables(args.output_dir)
-    print(f"rankmetrics: wrote {len(written)} tables to {args.output_dir}", file=sys.stderr)
+    written = report.write_tables(folder)
+    print(f"rankmetrics: wrote {len(written)} tables to {folder}", file=sys.stderr)
     return 0
 
 

@@ -469,6 +469,62 @@ def test_k_report_command_prints_the_summary_and_writes_the_tables(tmp_path, cap
     assert pd.read_csv(tmp_path / "curves.csv")["cutoff"].tolist() == list(range(1, 21))
 
 
+def test_k_report_command_on_a_saved_evaluation(tmp_path, capsys):
+    from helpers import MOVIES
+
+    from rankmetrics.cli import main
+
+    runs = [f"--run={MOVIES / name}.parquet" for name in ("popularity", "personalized")]
+    files = ["--truth", str(MOVIES / "ground_truth.csv"), *runs]
+    assert main(["evaluate", *files, "--binary", "4", "--max-cutoff", "20",
+                 "--save", str(tmp_path / "saved.zip")]) == 0
+    capsys.readouterr()
+    code = main(["k-report", "--bundle", str(tmp_path / "saved.zip"), "--output-dir",
+                 str(tmp_path / "out"), "--metric", "recall", "--cutoff", "5",
+                 "--thresholds", "3,4,5"])
+    out = capsys.readouterr().out.splitlines()
+    assert code == 0
+    assert [line.split(": ")[0] for line in out[2:]] == [
+        "[significance] At the saved cutoffs 1, 3, 5, 10, 20",
+        "[relevance] On the 1,000 sampled users", "[ties] On the 1,000 sampled users"]
+    curves = pd.read_csv(tmp_path / "out" / "curves.csv")
+    assert curves["cutoff"].tolist() == list(range(1, 21))
+    assert sorted(pd.read_csv(tmp_path / "out" / "pairs_over_k.csv")["cutoff"].unique()) == [
+        1, 3, 5, 10, 20]
+    winners = pd.read_csv(tmp_path / "out" / "winners_by_relevance.csv")
+    assert winners["row"].unique().tolist() == ["rating >= 3", "rating >= 4", "rating >= 5"]
+    # the same curves as the report of the files at the same settings
+    assert main(["k-report", *files, "--binary", "4", "--max-cutoff", "20", "--cutoff", "5",
+                 "--metric", "recall", "--output-dir", str(tmp_path / "files")]) == 0
+    pd.testing.assert_frame_equal(curves, pd.read_csv(tmp_path / "files" / "curves.csv"),
+                                  check_exact=False, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize(("given", "expected"), [
+    (["--threshold", "3"], "leave out --threshold (or evaluate"),
+    (["--truth", "t.csv", "--max-cutoff", "10", "--gain", "linear"],
+     "leave out --truth, --max-cutoff, --gain (or evaluate"),
+    ([], "--bundle missing.zip: "),
+])
+def test_k_report_command_on_a_saved_evaluation_refuses_what_it_keeps(tmp_path, capsys, given,
+                                                                     expected):
+    from rankmetrics.cli import main
+
+    code = main(["k-report", "--bundle", "missing.zip", "--output-dir", str(tmp_path),
+                 *given])
+    error = capsys.readouterr().err.strip()
+    assert code == 1 and expected in error and error.count("\n") == 0
+
+
+def test_k_report_command_needs_files_or_a_saved_evaluation(tmp_path, capsys):
+    from rankmetrics.cli import main
+
+    assert main(["k-report", "--output-dir", str(tmp_path)]) == 1
+    assert capsys.readouterr().err.strip() == (
+        "rankmetrics: error: k-report needs --truth FILE and at least one --run FILE, or "
+        "--bundle PATH (a saved evaluation).")
+
+
 def test_k_report_command_refuses_a_bad_cutoff_in_one_line(tmp_path, capsys):
     from helpers import MOVIES
 

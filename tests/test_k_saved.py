@@ -11,6 +11,7 @@ import pytest
 from scipy import stats
 
 from rankmetrics import Conventions, RelevanceMapping, evaluate, load_bundle
+from rankmetrics.k_report import _flat, k_report, saved_k_report
 from rankmetrics.k_saved import (
     saved_cutoff_table,
     saved_difference_band,
@@ -28,7 +29,7 @@ from rankmetrics.k_significance import (
     winner_map,
     winners,
 )
-from rankmetrics.metrics import MAIN_METRICS
+from rankmetrics.metrics import MAIN_METRICS, METRICS
 from tests.helpers import random_data
 
 STARS = RelevanceMapping.graded({5: 3, 4: 2, 3: 1})
@@ -152,3 +153,62 @@ def test_the_band_at_saved_cutoffs_is_drawn_with_a_dot_at_each_and_an_unmarked_i
     assert [trace.mode for trace in gapped.data] == ["lines", "lines+markers"]
     assert [trace.mode for trace in every.data] == ["lines", "lines"]
     assert list(gapped.data[1].x) == bundle.cutoffs
+
+
+def test_the_report_of_a_saved_evaluation_is_the_evaluations_at_its_cutoffs(saved):
+    # Means at every K: the tables equal the evaluation's report. Per-user values at the
+    # saved cutoffs: the tests, the band, the winners by metric and the marks equal the
+    # evaluation's analyses there. Lists of the sampled users: the winners by relevance and
+    # the ties equal the report of those users' evaluation.
+    evaluation, bundle = saved
+    options = {"test": "t", "correction": "holm", "confidence": 0.9}
+    ours = saved_k_report(bundle, metric="ndcg", cutoff=7, table_cutoffs=(1, 7, 9), **options)
+    live = k_report(evaluation, metric="ndcg", cutoff=7, table_cutoffs=(1, 7, 9), **options)
+    for name in ("curves", "leaderboard", "crossovers", "kendall_tau"):
+        pd.testing.assert_frame_equal(ours.tables[name], live.tables[name], check_exact=False,
+                                      rtol=0, atol=1e-12)
+    at_saved = live.tables["pairs_over_k"]
+    at_saved = at_saved.loc[at_saved["cutoff"].isin(bundle.cutoffs)].reset_index(drop=True)
+    pd.testing.assert_frame_equal(ours.tables["pairs_over_k"], at_saved, check_exact=False,
+                                  rtol=0, atol=1e-12)
+    model_a, model_b = ours.tables["difference_band"].iloc[0][["model_a", "model_b"]]
+    assert (model_a, model_b) == tuple(live.tables["difference_band"].iloc[0][
+        ["model_a", "model_b"]])
+    band = difference_band(evaluation, "ndcg", model_a, model_b, cutoffs=bundle.cutoffs,
+                           confidence=0.9).assign(model_a=model_a, model_b=model_b)
+    pd.testing.assert_frame_equal(ours.tables["difference_band"], band, check_exact=False,
+                                  rtol=0, atol=1e-12)
+    expected = _flat({"map": winner_map(
+        {METRICS[name].label: evaluation for name in MAIN_METRICS},
+        {METRICS[name].label: name for name in MAIN_METRICS}, cutoffs=bundle.cutoffs,
+        n_permutations=1_000, **options)})["map"]
+    pd.testing.assert_frame_equal(ours.tables["winners_by_metric"], expected)
+    marks = ours.tables["cutoff_table"].set_index(["model", "metric", "cutoff"])
+    theirs = live.tables["cutoff_table"].set_index(["model", "metric", "cutoff"])
+    np.testing.assert_allclose(marks["value"], theirs.loc[marks.index, "value"], rtol=0,
+                               atol=1e-12)
+    tested = marks.index.get_level_values("cutoff").isin(bundle.cutoffs)
+    assert (marks.loc[tested, "significantly_best"]
+            == theirs.loc[marks.index[tested], "significantly_best"]).all()
+    assert not marks.loc[~tested, "significantly_best"].any()  # K = 9 is not saved
+    sample = k_report(bundle.sample_evaluation, metric="ndcg", cutoff=7,
+                      runs=bundle.sample_run_tables, **options)
+    for name in ("winners_by_relevance", "tie_bounds", "tie_flags"):
+        pd.testing.assert_frame_equal(ours.tables[name], sample.tables[name])
+    cutoffs = ", ".join(map(str, bundle.cutoffs))
+    assert [sentence.text.split(": ")[0] for sentence in ours.summary[2:]] == [
+        f"At the saved cutoffs {cutoffs}", "On the 20 sampled users", "On the 20 sampled users"]
+    assert ours.summary[:2] == live.summary[:2]
+
+
+def test_a_relevance_threshold_no_user_reaches_is_named(tmp_path):
+    truth, first = random_data(31, ratings="stars", n_users=40)
+    _, second = random_data(32, ratings="stars", n_users=40)
+    evaluation = evaluate(truth, {"first": first, "second": second}, relevance=STARS,
+                          max_cutoff=10)  # users without a relevant item are skipped
+    bundle = load_bundle(evaluation.save(tmp_path / "b", sample=40))
+    unreachable = {"grade >= 9": RelevanceMapping.graded({5: 3, 4: 2, 3: 1}, threshold=9)}
+    for report, source in ((k_report, evaluation), (saved_k_report, bundle)):
+        with pytest.raises(ValueError, match="Under the relevance mapping grade >= 9, 0 users "
+                           "are counted by every model, and paired tests need at least 2"):
+            report(source, metric="ndcg", cutoff=5, relevance_mappings=unreachable)
