@@ -25,7 +25,7 @@ from dashboard.files import FileSpec, digest
 from dashboard.prepared import Prepared
 from dashboard.settings import Settings
 from dashboard.text import md
-from rankmetrics.bundle import Fingerprint, SavedEvaluation, load_bundle
+from rankmetrics.bundle import Fingerprint, SavedEvaluation, content_sha256, load_bundle
 from rankmetrics.errors import DataError
 from rankmetrics.io import file_stem
 from rankmetrics.metrics import MAIN_METRICS, METRICS
@@ -44,6 +44,8 @@ class OpenedBundle:
     runs: tuple[FileSpec, ...]
     #: The user-attributes file saved with the evaluation (None: none was).
     attributes: FileSpec | None = None
+    #: The SHA-256 of the bundle's content (a report names it).
+    sha256: str = ""
 
 
 def open_bundle(source: str | bytes, name: str) -> str | None:
@@ -73,7 +75,8 @@ def open_bundle(source: str | bytes, name: str) -> str | None:
                               file_name=file_name, name=file_stem(file_name),
                               digest=digest(data), data=data)
     state = st.session_state
-    state[keys.BUNDLE] = OpenedBundle(name, token, saved, truth, runs, attributes)
+    state[keys.BUNDLE] = OpenedBundle(name, token, saved, truth, runs, attributes,
+                                      content_sha256(source))
     state[keys.DATASET] = DATASET
     return None
 

@@ -524,8 +524,9 @@ def leader_across_k(prepared: Prepared, settings: Settings, metric: str) -> str:
         width=_evaluation(prepared, settings).width), largest=settings.max_cutoff)
 
 
-def report_evaluation(prepared: Prepared, settings: Settings) -> Evaluation:
-    """The evaluation a report is written from (the one every page shows)."""
+def report_evaluation(prepared: Prepared, settings: Settings) -> Evaluation | SavedEvaluation:
+    """The evaluation a report is written from (the one every page shows: a saved one's
+    own numbers)."""
     return _evaluation(prepared, settings)
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import streamlit as st
 
 from dashboard import cached, keys
+from dashboard.bundles import opened
 from dashboard.controls import file_name
 from dashboard.demos import DEMOS
 from dashboard.files import FileSpec
@@ -16,8 +17,9 @@ from dashboard.prepared import Prepared
 from dashboard.segment_choice import attributes_spec, offered_segmentations
 from dashboard.settings import Settings
 from dashboard.verdict import significance_choice
+from rankmetrics.bundle import SavedEvaluation
 from rankmetrics.metrics import MAIN_METRICS, METRICS
-from rankmetrics.report import build_report, fingerprint
+from rankmetrics.report import build_report, fingerprint, saved_input
 from rankmetrics.segments import GROUND_TRUTH_SIZE, N_BUCKETS
 
 #: "Copy link": one click copies the page's address as the browser shows it (the URL holds
@@ -107,16 +109,32 @@ def share_controls(status_area, prepared: Prepared | None) -> None:
             st.button("Dismiss", key="dismiss_link_notices", on_click=dismiss_notices)
 
 
+def saved_share_controls(prepared: Prepared, settings: Settings) -> None:
+    """A saved evaluation's "Share" section: its report (a link cannot carry the evaluation,
+    which lives in this session only)."""
+    st.divider()
+    st.subheader("Share")
+    if len(prepared.models) > 1 and cached.users_every_model_counts(prepared, settings) > 1:
+        report_button(prepared, settings)
+    st.caption("A link cannot open a saved evaluation: share the archive itself, or this "
+               "report.")
+
+
 def report_button(prepared: Prepared, settings: Settings) -> None:
-    """"Download report": the HTML report of this comparison, written when clicked."""
+    """"Download report": the HTML report of this comparison, written when clicked (of a
+    saved evaluation: from its numbers, naming its archive)."""
     choice = significance_choice()
     chosen = st.session_state.get(keys.SIGNIFICANCE_METRIC, "ndcg")
     metric = chosen if chosen in MAIN_METRICS else "ndcg"  # the report's tests need accuracy
     evaluation = cached.report_evaluation(prepared, settings)
-    specs = {"ground truth": prepared.truth_spec,
-             **{model: prepared.specs[model] for model in prepared.models}}
+    bundle = opened() if isinstance(evaluation, SavedEvaluation) else None
+    specs = ({} if bundle is not None else
+             {"ground truth": prepared.truth_spec,
+              **{model: prepared.specs[model] for model in prepared.models}})
     counts = {role: cached.counts(spec) for role, spec in specs.items()}
-    source = DEMOS[prepared.source].label if prepared.source in DEMOS else "your files"
+    source = (DEMOS[prepared.source].label if prepared.source in DEMOS
+              else f"saved evaluation {Path(bundle.name).name}" if bundle is not None
+              else "your files")
     title = f"Model comparison: {source}"
     by, buckets = _segments_shown(prepared)
     segments = (None if by is None else
@@ -124,9 +142,11 @@ def report_button(prepared: Prepared, settings: Settings) -> None:
     extras = _extra_files(prepared, by)
 
     def write() -> str:  # when clicked, outside the page's run: no session state here
-        inputs = [fingerprint(role, spec.file_name, _content(spec), counts[role][0],
-                              counts[role][1], columns=spec.columns, format=spec.format)
-                  for role, spec in specs.items()]
+        inputs = ([saved_input(Path(bundle.name).name, bundle.sha256, bundle.saved)]
+                  if bundle is not None else
+                  [fingerprint(role, spec.file_name, _content(spec), counts[role][0],
+                               counts[role][1], columns=spec.columns, format=spec.format)
+                   for role, spec in specs.items()])
         extra_inputs = [fingerprint(role, spec.file_name, _content(spec), rows, users,
                                     columns=spec.columns, format=spec.format)
                         for role, spec, rows, users in extras]

@@ -29,7 +29,7 @@ from dashboard.settings import (
     default_max_cutoff,
     mapping_caption,
 )
-from dashboard.sharing import share_controls
+from dashboard.sharing import saved_share_controls, share_controls
 from dashboard.text import md, number
 from dashboard.uploads import DATASET as UPLOADED
 from dashboard.verdict import baseline_control
@@ -60,6 +60,7 @@ def sidebar(status_area) -> None:
     if isinstance(prepared, Prepared) and prepared.source == BUNDLE:
         state[keys.SETTINGS] = bundle_settings(prepared)
         baseline_control(prepared)
+        saved_share_controls(prepared, state[keys.SETTINGS])
         return
     relevance = None
     if isinstance(prepared, Prepared):

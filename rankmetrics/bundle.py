@@ -29,6 +29,7 @@ an :class:`~rankmetrics.Evaluation` answers, at the saved cutoffs.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import tempfile
@@ -304,6 +305,25 @@ def evaluation_fingerprints(evaluation: Evaluation) -> dict[str, Fingerprint]:
 
 
 # ----- reading ------------------------------------------------------------------------------
+
+
+def content_sha256(path: str | Path | bytes) -> str:
+    """The SHA-256 of a bundle as given to :func:`load_bundle`: of an archive's bytes, or of
+    a folder's files (each one's path within the folder, then its bytes, in path order)."""
+    digest = hashlib.sha256()
+    if isinstance(path, bytes):
+        digest.update(path)
+        return digest.hexdigest()
+    location = Path(path)
+    if location.is_file():
+        with location.open("rb") as archive:
+            for block in iter(lambda: archive.read(1 << 20), b""):
+                digest.update(block)
+        return digest.hexdigest()
+    for member in sorted(member for member in location.rglob("*") if member.is_file()):
+        digest.update(member.relative_to(location).as_posix().encode() + b"\0")
+        digest.update(member.read_bytes())
+    return digest.hexdigest()
 
 
 def load_bundle(path: str | Path | bytes) -> SavedEvaluation:

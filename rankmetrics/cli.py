@@ -25,7 +25,7 @@ import pandas as pd
 from rankmetrics.beyond import BEYOND_METRICS, LIST_METRICS, BeyondOptions, value_text
 from rankmetrics.beyond._declared import DISTRIBUTION, LONG_TAIL, POPULARITY
 from rankmetrics.beyond._items import CATALOGUE
-from rankmetrics.bundle import Fingerprint
+from rankmetrics.bundle import Fingerprint, content_sha256, load_bundle
 from rankmetrics.conventions import OPTION_CHOICES, OPTION_HELP, PRESET_HELP, PRESETS, Conventions
 from rankmetrics.errors import DataError, printable
 from rankmetrics.evaluate import MAX_CUTOFF, Evaluation, evaluate
@@ -47,7 +47,7 @@ from rankmetrics.overlap import Outcome, overlapping
 from rankmetrics.relevance import RelevanceMapping, parse_grade_table, suggest_mapping
 from rankmetrics.report_cli import EXTRA_FILES, add_report_inputs, extra_files, read_choices
 from rankmetrics.runtime import keep_freed_memory, prefer_ordinary_pages
-from rankmetrics.segments import GROUND_TRUTH_SIZE, N_BUCKETS, segment_users
+from rankmetrics.segments import GROUND_TRUTH_SIZE, N_BUCKETS, RELEVANT_ITEMS, segment_users
 from rankmetrics.segments_cli import add_segment_options, segment_cutoff, segment_report
 from rankmetrics.stats import CORRECTIONS, TESTS
 
@@ -188,14 +188,20 @@ def _report_parser(commands) -> None:
         description="Write a self-contained HTML report: the decision in words, the curves, "
         "the table at K, the distributions, the significance matrix, the conventions, each "
         "input's fingerprint and the command that regenerates it.")
-    report.add_argument("--truth", required=True, metavar="FILE", help="the ground truth")
-    report.add_argument("--run", required=True, action="append", metavar="[NAME=]FILE",
+    report.add_argument("--truth", metavar="FILE", help="the ground truth")
+    report.add_argument("--run", action="append", metavar="[NAME=]FILE",
                         help="a model's output (repeat: at least two models)")
+    report.add_argument("--bundle", metavar="PATH",
+                        help="a saved evaluation (.zip or folder, from `evaluate --save`) "
+                        "instead of --truth and --run: its numbers, relevance, conventions "
+                        "and beyond-accuracy results as saved; --cutoff one of its saved "
+                        "cutoffs; the users split by their relevant items unless --segment-by "
+                        "says otherwise")
     report.add_argument("--output", required=True, metavar="PATH", help="the HTML file")
     report.add_argument("--cutoff", type=int, default=10, metavar="K",
                         help="the K of the table, tests and decision (default: %(default)s)")
-    report.add_argument("--max-cutoff", type=int, default=50, metavar="K",
-                        help="the largest K of the curves (default: %(default)s)")
+    report.add_argument("--max-cutoff", type=int, metavar="K",
+                        help="the largest K of the curves (default: 50)")
     report.add_argument("--metric", choices=list(MAIN_METRICS), default="ndcg",
                         help="the metric of the distributions and the significance matrix "
                         "(default: %(default)s)")
@@ -221,7 +227,12 @@ def _report(args: argparse.Namespace) -> int:
     except ModuleNotFoundError as missing:  # the report draws with plotly, an extra
         raise ValueError(str(missing)) from None
 
-    max_cutoff = _cutoff("--max-cutoff", str(args.max_cutoff), MAX_CURVE_CUTOFF)
+    if args.bundle is not None:
+        return _saved_report(args)
+    if args.truth is None or not args.run:
+        raise ValueError("report needs --truth FILE and --run FILE for each model, or "
+                         "--bundle PATH (a saved evaluation).")
+    max_cutoff = _cutoff("--max-cutoff", str(args.max_cutoff or 50), MAX_CURVE_CUTOFF)
     cutoff = _cutoff("--cutoff", str(args.cutoff), max_cutoff)
     conventions = _conventions(args)
     choices = read_choices(args, [_run_spec(spec)[0] for spec in args.run])
@@ -252,9 +263,10 @@ def _report(args: argparse.Namespace) -> int:
     evaluation = evaluate(truth, runs, relevance=mapping, conventions=conventions,
                           max_cutoff=max_cutoff, **beyond)
     segments = None
-    if args.segment_by != GROUND_TRUTH_SIZE or args.buckets != N_BUCKETS:
+    by = args.segment_by or GROUND_TRUTH_SIZE
+    if by != GROUND_TRUTH_SIZE or args.buckets != N_BUCKETS:
         counts = interaction_counts(read["interactions"]) if "interactions" in read else None
-        segments = segment_users(evaluation, args.segment_by, attributes=read.get("segments"),
+        segments = segment_users(evaluation, by, attributes=read.get("segments"),
                                  training_counts=counts, n_buckets=args.buckets)
     text = build_report(evaluation, inputs, cutoff=cutoff, metric=args.metric,
                         test=args.test, correction=args.correction,
@@ -263,6 +275,52 @@ def _report(args: argparse.Namespace) -> int:
     Path(args.output).write_text(text, encoding="utf-8")
     print(f"rankmetrics: report written to {args.output}", file=sys.stderr)
     return 0
+
+
+def _saved_report(args: argparse.Namespace) -> int:
+    """``rankmetrics report --bundle``: the report of a saved evaluation."""
+    from rankmetrics.report import build_report, saved_input
+
+    refuse_with_bundle(args, ("--interactions", args.interactions),
+                       ("--item-attributes", args.item_attributes),
+                       ("--catalogue", args.catalogue))
+    with _option(f"--bundle {args.bundle}", args.bundle):
+        saved = load_bundle(args.bundle)
+        bundle = saved_input(Path(args.bundle).name, content_sha256(args.bundle), saved)
+    choices = read_choices(args, saved.models)
+    extras, read = _report_extras(args, choices)
+    if args.cutoff not in saved.cutoffs:
+        raise ValueError(f"--cutoff: a saved evaluation holds every user's values at K = "
+                         f"{', '.join(map(str, saved.cutoffs))}; choose one of them (got "
+                         f"{args.cutoff}).")
+    by = args.segment_by or RELEVANT_ITEMS
+    segments = None
+    if by != RELEVANT_ITEMS or args.buckets != N_BUCKETS:
+        segments = segment_users(saved, by, attributes=read.get("segments"),
+                                 n_buckets=args.buckets)
+    text = build_report(saved, [bundle], cutoff=args.cutoff, metric=args.metric,
+                        test=args.test, correction=args.correction,
+                        confidence=args.confidence, title=args.title, extras=extras,
+                        segments=segments, buckets=args.buckets)
+    Path(args.output).write_text(text, encoding="utf-8")
+    print(f"rankmetrics: report written to {args.output}", file=sys.stderr)
+    return 0
+
+
+def refuse_with_bundle(args: argparse.Namespace, *more: tuple[str, object]) -> None:
+    """A saved evaluation keeps its files, relevance, conventions and largest K: refuse the
+    options that would change them (and ``more`` (option, value) pairs), naming them."""
+    given = [option for option, value in (
+        ("--truth", args.truth), ("--run", args.run), ("--max-cutoff", args.max_cutoff),
+        ("--threshold", args.threshold), ("--grades", args.grades), ("--binary", args.binary),
+        ("--threshold-gains", args.threshold_gains),
+        ("--preset", None if args.preset == "default" else args.preset),
+        *((f"--{option.replace('_', '-')}", getattr(args, option))
+          for option in OPTION_CHOICES), *more) if value is not None]
+    if given:
+        raise ValueError(f"--bundle: a saved evaluation keeps its files, relevance, "
+                         f"conventions and largest K; leave out {', '.join(given)} (or "
+                         "evaluate the files again with --truth and --run).")
 
 
 def _report_extras(args: argparse.Namespace, choices: dict) -> tuple[list, dict[str, Any]]:

@@ -125,17 +125,7 @@ def _saved_k_report(args: argparse.Namespace) -> int:
     them refused."""
     from rankmetrics import cli
 
-    given = [option for option, value in (
-        ("--truth", args.truth), ("--run", args.run), ("--max-cutoff", args.max_cutoff),
-        ("--threshold", args.threshold), ("--grades", args.grades), ("--binary", args.binary),
-        ("--threshold-gains", args.threshold_gains),
-        ("--preset", None if args.preset == "default" else args.preset),
-        *((f"--{option.replace('_', '-')}", getattr(args, option))
-          for option in OPTION_CHOICES)) if value is not None]
-    if given:
-        raise ValueError(f"--bundle: a saved evaluation keeps its files, relevance, "
-                         f"conventions and largest K; leave out {', '.join(given)} (or "
-                         "evaluate the files again with --truth and --run).")
+    cli.refuse_with_bundle(args)
     with cli._option(f"--bundle {args.bundle}", args.bundle):
         saved = load_bundle(args.bundle)
     cutoff = cli._cutoff("--cutoff", args.cutoff, saved.max_cutoff)

@@ -29,6 +29,7 @@ import pandas as pd
 from plotly.offline import get_plotlyjs
 
 from rankmetrics import __version__
+from rankmetrics.bundle import Fingerprint, SavedEvaluation
 from rankmetrics.conventions import OPTION_HELP
 from rankmetrics.decision import decision_summary, describe_across_segments, label
 from rankmetrics.evaluate import Evaluation
@@ -45,6 +46,7 @@ from rankmetrics.relevance import RelevanceMapping
 from rankmetrics.segments import (
     GROUND_TRUTH_SIZE,
     N_BUCKETS,
+    RELEVANT_ITEMS,
     Segmentation,
     compare_segments,
     segment_users,
@@ -84,6 +86,13 @@ def fingerprint(role: str, file_name: str, content: bytes, rows: int, users: int
     """The fingerprint of one input from its bytes and the counts its reading gave."""
     return InputFile(role, file_name, int(rows), int(users), hashlib.sha256(content).hexdigest(),
                      tuple((str(r), str(c)) for r, c in columns), format)
+
+
+def saved_input(file_name: str, sha256: str, saved: SavedEvaluation) -> InputFile:
+    """The fingerprint of a saved evaluation as a report's input: its file name, the users
+    it holds and the SHA-256 of its content (:func:`rankmetrics.bundle.content_sha256`)."""
+    users = len(saved.truth.users)
+    return InputFile("saved evaluation", file_name, users, users, sha256)
 
 
 def regenerate_command(inputs: Sequence[InputFile], relevance: RelevanceMapping,
@@ -127,6 +136,30 @@ def regenerate_command(inputs: Sequence[InputFile], relevance: RelevanceMapping,
     return shlex.join(words)
 
 
+def saved_command(bundle: InputFile, cutoff: int, metric: str, *, test: str, correction: str,
+                  confidence: float, extras: Sequence[InputFile] = (),
+                  segment_by: str | None = None, buckets: int = N_BUCKETS) -> str:
+    """The ``rankmetrics report --bundle`` command that writes the report of a saved
+    evaluation again (its relevance and conventions are the saved ones).
+
+    >>> print(saved_command(InputFile("saved evaluation", "big run.zip", 0, 9, "0"), 10,
+    ...       "ndcg", test="t", correction="holm", confidence=0.95))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    rankmetrics report --bundle 'big run.zip' --cutoff 10 --metric ndcg --test t
+    --correction holm --confidence 0.95 --output report.html
+    """
+    words = ["rankmetrics", "report", "--bundle", bundle.file_name]
+    for extra in extras:
+        option = EXTRA_INPUTS[extra.role]
+        words += [option, extra.file_name, *_read_options(option.removeprefix("--"), extra)]
+    if segment_by is not None:
+        words += ["--segment-by", segment_by, "--buckets", str(buckets)]
+    words += ["--cutoff", str(cutoff), "--metric", metric, "--test", test,
+              "--correction", correction, "--confidence", f"{confidence:g}",
+              "--output", "report.html"]
+    return shlex.join(words)
+
+
 def _read_options(which: str, read: InputFile) -> list[str]:
     """The command line's options that read one file as it was read (``which``: truth,
     run:NAME, segments, interactions, item-attributes, catalogue)."""
@@ -149,7 +182,7 @@ def _relevance_options(relevance: RelevanceMapping) -> list[str]:
 
 
 def build_report(
-    evaluation: Evaluation,
+    evaluation: Evaluation | SavedEvaluation,
     inputs: Sequence[InputFile],
     *,
     cutoff: int,
@@ -171,10 +204,14 @@ def build_report(
 
     Parameters
     ----------
-    evaluation : Evaluation
-        At least two models, evaluated up to a largest K of at least ``cutoff``.
+    evaluation : Evaluation or SavedEvaluation
+        At least two models, evaluated up to a largest K of at least ``cutoff``; or a saved
+        evaluation (its numbers as saved: ``cutoff`` one of its saved cutoffs, the users
+        split by their relevant items unless ``segments`` says otherwise).
     inputs : sequence of InputFile
-        The ground truth first, then one per model (in the evaluation's order).
+        The ground truth first, then one per model (in the evaluation's order); for a saved
+        evaluation, the saved evaluation's own file alone (the files it was computed from
+        are listed from what it recorded of them).
     cutoff : int
         The K of the table, the distributions, the significance tests and the decision.
     metric : str
@@ -206,9 +243,18 @@ def build_report(
     if not 1 <= cutoff <= evaluation.max_cutoff:
         raise ValueError(f"The 'cutoff' argument must be from 1 to the evaluation's largest "
                          f"K, {evaluation.max_cutoff}; got {cutoff!r}.")
-    if len(inputs) != len(evaluation.models) + 1:
-        raise ValueError("The 'inputs' argument needs the ground truth and one file per "
-                         f"model: {len(evaluation.models) + 1} fingerprints, got {len(inputs)}.")
+    saved = isinstance(evaluation, SavedEvaluation)
+    if isinstance(evaluation, SavedEvaluation) and cutoff not in evaluation.cutoffs:
+        raise ValueError(f"A saved evaluation holds every user's values at K = "
+                         f"{', '.join(map(str, evaluation.cutoffs))}; the 'cutoff' argument "
+                         f"must be one of them, got {cutoff!r}.")
+    wanted = 1 if saved else len(evaluation.models) + 1
+    if len(inputs) != wanted:
+        raise ValueError(
+            "The 'inputs' argument needs " + ("the saved evaluation's file alone"
+                                              if saved else "the ground truth and one file per "
+                                              "model") + f": {wanted} fingerprint"
+            f"{'s' if wanted > 1 else ''}, got {len(inputs)}.")
     colors = colors or model_colors(evaluation.models)
     summary = decision_summary(evaluation, metrics, cutoff, test=test, correction=correction,
                                confidence=confidence, n_permutations=n_permutations,
@@ -218,7 +264,7 @@ def build_report(
                                 n_permutations=n_permutations, n_bootstrap=n_bootstrap,
                                 test=test, correction=correction, confidence=confidence)
     order = comparison.models["model"].tolist()
-    split = segments or segment_users(evaluation, GROUND_TRUTH_SIZE)
+    split = segments or segment_users(evaluation, RELEVANT_ITEMS if saved else GROUND_TRUTH_SIZE)
     by_segment = compare_segments(evaluation, split, metric, metric_cutoff, test=test,
                                   correction=correction, confidence=confidence,
                                   n_permutations=n_permutations, n_bootstrap=n_bootstrap)
@@ -227,10 +273,14 @@ def build_report(
               for model in evaluation.models}
     curves = {model: {m: list(v) for m, v in by_metric.items()}
               for model, by_metric in evaluation.means(metrics).items()}
-    command = command or regenerate_command(
+    segment_by = segments.name if segments is not None else None
+    command = command or (saved_command(inputs[0], cutoff, metric, test=test,
+                                        correction=correction, confidence=confidence,
+                                        extras=extras, segment_by=segment_by, buckets=buckets)
+                          if isinstance(evaluation, SavedEvaluation) else regenerate_command(
         inputs, evaluation.relevance, evaluation, cutoff, metric, test=test,
         correction=correction, confidence=confidence, extras=extras,
-        segment_by=segments.name if segments is not None else None, buckets=buckets)
+        segment_by=segment_by, buckets=buckets))
     sections = [
         _section("The decision", _decision(summary, test, correction, confidence)
                  + _paragraph(describe_across_segments(by_segment))),
@@ -252,8 +302,10 @@ def build_report(
         *([_section(f"Beyond accuracy at K = {cutoff}", _beyond_table(evaluation, cutoff))]
           if evaluation.beyond is not None else []),
         _section("Relevance and conventions", _settings(evaluation)),
-        _section("Inputs", _inputs([*inputs, *extras])),
-        _section("Reproduce", _reproduce(command)),
+        _section("Inputs", _inputs([*inputs, *extras])
+                 + (_saved_inputs(evaluation) if isinstance(evaluation, SavedEvaluation)
+                    else "")),
+        _section("Reproduce", _reproduce(command, saved)),
     ]
     return _page(title, "\n".join(sections))
 
@@ -296,7 +348,7 @@ def _figure(figure, name: str) -> str:
             "})();</script>")
 
 
-def _table_at(evaluation: Evaluation, metrics: Sequence[str], cutoff: int) -> str:
+def _table_at(evaluation: Evaluation | SavedEvaluation, metrics: Sequence[str], cutoff: int) -> str:
     means = evaluation.means(metrics)
     counts = evaluation.user_counts()
     users = {str(model): int(n) for model, n in zip(counts["model"], counts["users"],
@@ -335,7 +387,7 @@ def _segment_table(comparison) -> str:
                          "segment's highest."))
 
 
-def _beyond_table(evaluation: Evaluation, cutoff: int) -> str:
+def _beyond_table(evaluation: Evaluation | SavedEvaluation, cutoff: int) -> str:
     """Every beyond-accuracy metric the inputs allow, for each model at K."""
     beyond = evaluation.beyond
     if beyond is None:
@@ -350,7 +402,7 @@ def _beyond_table(evaluation: Evaluation, cutoff: int) -> str:
             f"<tbody>{body}</tbody></table></div>")
 
 
-def _settings(evaluation: Evaluation) -> str:
+def _settings(evaluation: Evaluation | SavedEvaluation) -> str:
     relevance = evaluation.relevance
     rows = [("Relevance", relevance.describe())]
     if relevance.table:
@@ -378,10 +430,34 @@ def _inputs(inputs: Sequence[InputFile]) -> str:
             f"<th>SHA-256 of the file</th></tr></thead><tbody>{body}</tbody></table>")
 
 
-def _reproduce(command: str) -> str:
+#: How a saved evaluation names its inputs, in words.
+SAVED_ROLES = {"ground_truth": "ground truth", "interactions": "training interactions",
+               "item_attributes": "item attributes"}
+
+
+def _saved_inputs(saved: SavedEvaluation) -> str:
+    """The files a saved evaluation was computed from, as it recorded them."""
+    prints: list[tuple[str, Fingerprint]] = [
+        *saved.inputs.items(), *(saved.beyond.inputs.items() if saved.beyond else ())]
+    body = "".join(
+        f"<tr><td>{_e(SAVED_ROLES.get(role, role))}</td><td>{f.rows:,}</td>"
+        f"<td>{'–' if f.users is None else f'{f.users:,}'}</td>"
+        f"<td>{_e(f.hash_kind or '–')}</td><td><code>{_e(f.content_hash or '–')}</code></td>"
+        "</tr>" for role, f in prints)
+    engine = "Spark" if saved.engine == "spark" else "one machine"
+    return (_paragraph(f"The saved evaluation was computed by rankmetrics "
+                       f"{saved.info.get('rankmetrics_version', '(unknown version)')} on "
+                       f"{engine} from these inputs:")
+            + "<table><thead><tr><th>Input</th><th>Rows</th><th>Users</th><th>Hash</th>"
+            f"<th>Value</th></tr></thead><tbody>{body}</tbody></table>")
+
+
+def _reproduce(command: str, saved: bool) -> str:
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     return (_paragraph(f"Made with rankmetrics {__version__} on {stamp}. This command, run "
-                       "where the input files are, computes the same numbers again:")
+                       + ("where the saved evaluation is, writes this report again from its "
+                          "numbers:" if saved else
+                          "where the input files are, computes the same numbers again:"))
             + f"<pre><code>{_e(command)}</code></pre>")
 
 

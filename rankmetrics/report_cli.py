@@ -13,7 +13,13 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from rankmetrics.segments import ACTIVITY, COLD_START, GROUND_TRUTH_SIZE, N_BUCKETS
+from rankmetrics.segments import (
+    ACTIVITY,
+    COLD_START,
+    GROUND_TRUTH_SIZE,
+    N_BUCKETS,
+    RELEVANT_ITEMS,
+)
 
 #: The optional files, by the name ``--columns`` and ``--file-format`` give them: their
 #: option, their role in the report, and the key column of an attributes file.
@@ -44,8 +50,9 @@ def add_report_inputs(report: argparse.ArgumentParser) -> None:
         f"segments (default: by {GROUND_TRUTH_SIZE}).")
     segments.add_argument("--segments", metavar="FILE",
                           help="user attributes: a user column and any others")
-    segments.add_argument("--segment-by", metavar="COLUMN", default=GROUND_TRUTH_SIZE,
-                          help=f"an attribute column of --segments, '{GROUND_TRUTH_SIZE}', or "
+    segments.add_argument("--segment-by", metavar="COLUMN",
+                          help=f"an attribute column of --segments, '{GROUND_TRUTH_SIZE}' (the "
+                          f"default), '{RELEVANT_ITEMS}' (the default with --bundle), or "
                           f"'{ACTIVITY}' or '{COLD_START}' (with --interactions)")
     segments.add_argument("--buckets", type=int, default=N_BUCKETS, metavar="N",
                           help="quantile buckets of a numeric column (default: %(default)s)")

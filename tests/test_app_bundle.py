@@ -408,3 +408,32 @@ def test_a_version_1_bundle_opens_and_says_what_beyond_accuracy_needs():
     assert "NDCG@10" in compare_table(at).columns
     go(at, BEYOND)
     assert any("holds the accuracy metrics only" in plain(box.value) for box in at.info)
+
+
+def test_a_saved_evaluations_report_is_its_numbers_and_its_command_writes_it_again(
+        archive, downloaded, tmp_path, monkeypatch):
+    import hashlib
+    import html
+    import re
+    import shlex
+    import shutil
+
+    from rankmetrics.cli import main
+
+    at = open_archive(archive.read_bytes())
+    assert "A link cannot open a saved evaluation" in " ".join(
+        c.value for c in at.sidebar.caption)
+    shown = downloaded(at, "report_html")
+    assert "<h1>Model comparison: saved evaluation movies.zip</h1>" in shown
+    assert hashlib.sha256(archive.read_bytes()).hexdigest() in shown
+    command = html.unescape(re.search(r"<pre><code>(.*?)</code></pre>", shown, re.S).group(1))
+    words = shlex.split(command)
+    assert words[:4] == ["rankmetrics", "report", "--bundle", "movies.zip"]
+    shutil.copy(archive, tmp_path / "movies.zip")
+    monkeypatch.chdir(tmp_path)
+    assert main(words[1:]) == 0
+    again = (tmp_path / "report.html").read_text()
+    for heading in ("Every metric at K = 10", "NDCG@10 by segment: relevant items", "Inputs"):
+        start = shown.index(f"<h2>{heading}")
+        assert again[again.index(f"<h2>{heading}"):].split("</table>")[0] == shown[
+            start:].split("</table>")[0], heading

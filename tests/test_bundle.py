@@ -14,7 +14,13 @@ import pandas as pd
 import pytest
 
 from rankmetrics import Conventions, DataError, RelevanceMapping, evaluate, load_bundle
-from rankmetrics.bundle import FORMAT_VERSION, bundle_cutoffs, sample_users
+from rankmetrics.bundle import (
+    FORMAT_VERSION,
+    METADATA,
+    bundle_cutoffs,
+    content_sha256,
+    sample_users,
+)
 from rankmetrics.cli import main
 from rankmetrics.users import worst_users
 from tests.helpers import MOVIES, random_data
@@ -93,6 +99,19 @@ def test_an_archive_holds_the_same_bundle_and_opens_from_bytes(saved, tmp_path):
         pd.testing.assert_series_equal(opened.per_user_at("second", "map", 5),
                                        evaluation.per_user_at("second", "map", 5).sort_index())
         assert len(opened.sampled_users) == 25
+
+
+def test_a_bundles_content_hash_is_its_archives_or_its_folders_files(saved, tmp_path):
+    import shutil
+
+    evaluation, folder = saved
+    archive = evaluation.save(tmp_path / "b.zip", chosen_cutoff=7, sample=25)
+    expected = hashlib.sha256(archive.read_bytes()).hexdigest()
+    assert content_sha256(archive) == content_sha256(archive.read_bytes()) == expected
+    copy = shutil.copytree(folder, tmp_path / "copy")
+    assert content_sha256(copy) == content_sha256(folder)  # the files, not the folder's name
+    (copy / METADATA).write_text((copy / METADATA).read_text() + " ")
+    assert content_sha256(copy) != content_sha256(folder)
 
 
 def _rewrite_metadata(folder, tmp_path, change) -> object:

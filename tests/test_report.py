@@ -3,6 +3,7 @@ command line that writes it."""
 
 from __future__ import annotations
 
+import hashlib
 import html
 import re
 import shlex
@@ -104,3 +105,86 @@ def test_the_reports_read_choices_and_segments_say_what_is_wrong(tmp_path, capsy
                  "--output", str(tmp_path / "r.html"), *option])
     assert code == 1
     assert said in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def saved_movies(tmp_path_factory):
+    """Two movies models (rating >= 4 relevant, K to 10) evaluated from files and saved by
+    the command line."""
+    folder = tmp_path_factory.mktemp("saved_report")
+    files = ["--truth", str(MOVIES / "ground_truth.csv"), "--run",
+             str(MOVIES / "personalized.parquet"), "--run", f"pop={MOVIES / 'popularity.parquet'}",
+             "--binary", "4", "--max-cutoff", "10"]
+    assert main(["evaluate", *files, "--save", str(folder / "movies.zip")]) == 0
+    assert main(["report", *files, "--cutoff", "5", "--test", "t",
+                 "--output", str(folder / "files.html")]) == 0
+    return folder
+
+
+def section_of(text: str, heading: str) -> str:
+    start = text.index(f"<h2>{heading}")
+    return text[start:text.index("</table>", start)]
+
+
+def test_a_saved_evaluations_report_shows_its_numbers_and_names_its_archive(saved_movies,
+                                                                           monkeypatch):
+    archive = saved_movies / "movies.zip"
+    output = saved_movies / "saved.html"
+    assert main(["report", "--bundle", str(archive), "--cutoff", "5", "--test", "t",
+                 "--output", str(output)]) == 0
+    text, files = output.read_text(), (saved_movies / "files.html").read_text()
+    # the same table at K and the same decision as the report of the files it was saved from
+    assert table_at_k(text) == table_at_k(files)
+    decision = re.compile(r"<h2>The decision</h2>.*?</ul>", re.S)
+    assert decision.search(text).group(0) == decision.search(files).group(0)
+    # users split by their relevant items (a saved evaluation has no ground-truth sizes)
+    assert "<h2>NDCG@5 by segment: relevant items</h2>" in text
+    # the archive's fingerprint, and the inputs it recorded
+    inputs = section_of(text, "Inputs")
+    assert hashlib.sha256(archive.read_bytes()).hexdigest() in inputs
+    recorded = text.split("from these inputs:")[1].split("</table>")[0]
+    for role in ("ground truth", "personalized", "pop"):
+        assert f"<td>{role}</td>" in recorded
+    assert hashlib.sha256((MOVIES / "ground_truth.csv").read_bytes()).hexdigest() in recorded
+    # its command writes it again from the archive
+    command = html.unescape(re.search(r"<pre><code>(.*?)</code></pre>", text, re.S).group(1))
+    words = shlex.split(command)
+    assert words[:4] == ["rankmetrics", "report", "--bundle", "movies.zip"]
+    monkeypatch.chdir(saved_movies)
+    words[words.index("--output") + 1] = "again.html"
+    assert main(words[1:]) == 0
+    again = (saved_movies / "again.html").read_text()
+    assert table_at_k(again) == table_at_k(text)
+    assert section_of(again, "Inputs") == inputs
+
+
+@pytest.mark.parametrize(("option", "said"), [
+    (["--cutoff", "4"], "--cutoff: a saved evaluation holds every user's values at K = 1, 3, "
+                        "5, 10; choose one of them (got 4)."),
+    (["--binary", "3", "--item-attributes", "x.csv"],
+     "--bundle: a saved evaluation keeps its files, relevance, conventions and largest K; "
+     "leave out --binary, --item-attributes"),
+    (["--segment-by", "ground-truth size"], "A saved evaluation does not hold each user's "
+                                            "ground truth"),
+])
+def test_a_saved_evaluations_report_says_what_it_cannot_do(saved_movies, capsys, option,
+                                                           said):
+    code = main(["report", "--bundle", str(saved_movies / "movies.zip"),
+                 "--output", str(saved_movies / "r.html"), *option])
+    assert code == 1
+    assert said in capsys.readouterr().err
+
+
+def test_a_report_of_a_saved_evaluation_takes_its_archive_alone(saved_movies):
+    from rankmetrics import load_bundle
+    from rankmetrics.bundle import content_sha256
+    from rankmetrics.report import saved_input
+
+    saved = load_bundle(saved_movies / "movies.zip")
+    archive = saved_input("movies.zip", content_sha256(saved_movies / "movies.zip"), saved)
+    assert (archive.rows, archive.users) == (len(saved.truth.users),) * 2
+    with pytest.raises(ValueError, match="needs the saved evaluation's file alone: 1 "
+                                         "fingerprint, got 2"):
+        build_report(saved, [archive, archive], cutoff=5, test="t")
+    with pytest.raises(ValueError, match="must be one of them, got 4"):
+        build_report(saved, [archive], cutoff=4, test="t")
