@@ -570,7 +570,11 @@ def _attributes_of(spec: FileSpec | None) -> Attributes | None:
 
 @st.cache_data(max_entries=16, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
 def training_counts(prepared: Prepared) -> pd.Series | None:
-    """Each user's number of training interactions, when the data set has them (readable)."""
+    """Each user's number of training interactions, when the data set has them (readable;
+    a saved evaluation's as saved)."""
+    saved = full_evaluation(prepared)
+    if saved is not None:
+        return saved.beyond.activity if saved.beyond is not None else None
     spec = prepared.extras.get("interactions")
     table = read_file(spec).table if spec is not None else None
     return interaction_counts(table) if table is not None else None

@@ -18,8 +18,9 @@ same files in one zip archive:
   whose id hashes lowest (:func:`sample_order`). Pages that need raw lists show these users;
 - when the evaluation had beyond-accuracy inputs (training interactions, item attributes, a
   catalogue): ``beyond_means.parquet``, ``beyond_deciles.parquet``,
-  ``beyond_long_tail.parquet``, the per-user beyond-accuracy metrics as more ``per_user/``
-  columns, and their options and inputs in ``evaluation.json``
+  ``beyond_long_tail.parquet``, ``beyond_activity.parquet`` (each user's training
+  interactions, to split users by activity), the per-user beyond-accuracy metrics as more
+  ``per_user/`` columns, and their options and inputs in ``evaluation.json``
   (:mod:`rankmetrics.bundle_beyond`; format version 2; a version-1 bundle, without them,
   still opens).
 
@@ -47,6 +48,7 @@ import pyarrow.parquet as pq
 
 from rankmetrics.beyond import declared
 from rankmetrics.bundle_beyond import (
+    BEYOND_ACTIVITY,
     BEYOND_DECILES,
     BEYOND_LONG_TAIL,
     BEYOND_MEANS,
@@ -346,7 +348,7 @@ def load_bundle(path: str | Path | bytes) -> SavedEvaluation:
     beyond = None
     if "beyond" in info:
         tables = {name: files.table(name) for name in (BEYOND_MEANS, BEYOND_DECILES,
-                                                       BEYOND_LONG_TAIL)
+                                                       BEYOND_LONG_TAIL, BEYOND_ACTIVITY)
                   if name == BEYOND_MEANS or files.has(name)}
         beyond = SavedBeyond(info["beyond"], tables, info["per_user_cutoffs"])
     return SavedEvaluation(

@@ -39,6 +39,8 @@ if TYPE_CHECKING:
 BEYOND_MEANS = "beyond_means.parquet"
 BEYOND_DECILES = "beyond_deciles.parquet"
 BEYOND_LONG_TAIL = "beyond_long_tail.parquet"
+#: Each ground-truth user's number of training interactions (``user, interactions``).
+BEYOND_ACTIVITY = "beyond_activity.parquet"
 
 
 def beyond_tables(beyond: BeyondAccuracy, cutoffs: Sequence[int]) -> dict[str, pd.DataFrame]:
@@ -50,6 +52,9 @@ def beyond_tables(beyond: BeyondAccuracy, cutoffs: Sequence[int]) -> dict[str, p
     tables = {BEYOND_MEANS: beyond.summary(beyond.metrics)}
     if beyond.facts.popularity is None:
         return tables
+    activity = beyond.inputs.activity
+    if activity is not None:
+        tables[BEYOND_ACTIVITY] = activity.rename("interactions").reset_index()
     tables[BEYOND_DECILES] = pd.concat([beyond.popularity_deciles(cutoff).assign(cutoff=cutoff)
                                         for cutoff in cutoffs], ignore_index=True)
     long_tail = per_user_values(beyond.long_tail, list(LONG_TAIL_METRICS.values()), cutoffs)
@@ -97,6 +102,12 @@ class SavedBeyond:
         self.cutoffs = list(cutoffs)
         self._means = tables[BEYOND_MEANS].astype({"cutoff": "Int64"})
         self._deciles = tables.get(BEYOND_DECILES)
+        activity = tables.get(BEYOND_ACTIVITY)
+        #: Each ground-truth user's number of training interactions (None: not saved), what
+        #: splits users by activity or cold start.
+        self.activity: pd.Series | None = (
+            None if activity is None else
+            activity.astype({"user": "str"}).set_index("user")["interactions"])
         long_tail = tables.get(BEYOND_LONG_TAIL)
         self._long_tail: dict[str, pd.DataFrame] = {} if long_tail is None else {
             str(model): rows.drop(columns="model").set_index("user").sort_index()

@@ -164,15 +164,20 @@ def segment_users(
                              f"'{by}'.")
         sizes = np.bincount(evaluation.truth.user_index, minlength=evaluation.truth.n_users)
         return _buckets(by, sizes.astype(np.float64), n_buckets)
+    saved = isinstance(evaluation, SavedEvaluation)
+    if training_counts is None and isinstance(evaluation, SavedEvaluation) and evaluation.beyond:
+        training_counts = evaluation.beyond.activity  # saved with the training interactions
     if by in (ACTIVITY, COLD_START) and training_counts is not None:
         counts = training_counts.reindex(users).fillna(0).to_numpy(dtype=np.float64)
         if by == ACTIVITY:
             return _buckets(by, counts, n_buckets)
         return _cold_start(counts, cold_start_below)
-    offered = segmentation_names(attributes, training_counts)
+    offered = segmentation_names(attributes, training_counts, saved=saved)
+    needs = ("the training interactions, which a saved evaluation holds when it was saved "
+             "from an evaluation given them" if saved else "training_counts=")
     raise ValueError(f"by= must be one of {', '.join(map(repr, offered))}. Got {by!r}."
                      + ("" if training_counts is not None else
-                        f" ('{ACTIVITY}' and '{COLD_START}' need training_counts=.)"))
+                        f" ('{ACTIVITY}' and '{COLD_START}' need {needs}.)"))
 
 
 def quantile_buckets(values: np.ndarray, n_buckets: int) -> tuple[np.ndarray, list[str]]:

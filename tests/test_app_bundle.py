@@ -437,3 +437,24 @@ def test_a_saved_evaluations_report_is_its_numbers_and_its_command_writes_it_aga
         start = shown.index(f"<h2>{heading}")
         assert again[again.index(f"<h2>{heading}"):].split("</table>")[0] == shown[
             start:].split("</table>")[0], heading
+
+
+def test_segments_split_a_bundle_saved_with_training_interactions_by_activity(tmp_path):
+    from rankmetrics.io import read_interactions
+    from rankmetrics.segments import ACTIVITY, COLD_START, RELEVANT_ITEMS
+
+    truth = read_truth(MOVIES / "ground_truth.csv")
+    runs = {name: read_run(MOVIES / f"{name}.parquet") for name in MOVIE_MODELS[:2]}
+    evaluation = evaluate(truth, runs, relevance=RelevanceMapping.binary(4), max_cutoff=10,
+                          interactions=read_interactions(MOVIES / "train.csv"))
+    at = open_archive(evaluation.save(tmp_path / "trained.zip", sample=20).read_bytes(),
+                      "trained.zip")
+    segments_table(at)
+    assert at.selectbox(key="segment_by").options == [RELEVANT_ITEMS, ACTIVITY, COLD_START]
+    at.selectbox(key="segment_by").set_value(COLD_START).run()
+    ok(at)
+    shown = table(at, "segments_table")
+    # the movies demo's users all have 10 or more training interactions: none is cold
+    held = len(load_bundle(tmp_path / "trained.zip").truth.users)
+    assert dict(zip(shown["Segment"], shown["Users in segment"], strict=True)) == {
+        "5 or more": held}

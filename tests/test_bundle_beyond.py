@@ -276,3 +276,48 @@ def test_a_trade_off_point_without_an_interval_has_no_bar():
     assert "[" not in first.hovertemplate.split("<br>")[1]  # Coverage@10 without interval
     assert second.error_x.array == (pytest.approx(0.05),)
     assert "[0.2000, 0.3000]" in second.hovertemplate
+
+
+def test_a_bundle_keeps_each_users_activity_to_split_the_users_by(tmp_path):
+    from rankmetrics.io import interaction_counts
+    from rankmetrics.segments import (
+        ACTIVITY,
+        COLD_START,
+        N_BUCKETS,
+        quantile_buckets,
+        segment_users,
+    )
+
+    truth = read_truth(MOVIES / "ground_truth.csv")
+    runs = {name: read_run(MOVIES / f"{name}.parquet") for name in MOVIE_MODELS[:2]}
+    train = read_interactions(MOVIES / "train.csv")
+    evaluation = evaluate(truth, runs, relevance=RelevanceMapping.binary(4), max_cutoff=10,
+                          interactions=train)
+    saved = load_bundle(evaluation.save(tmp_path / "b.zip", sample=20))
+    counts = interaction_counts(train)
+    users = truth.table["user"].unique()
+    pd.testing.assert_series_equal(saved.beyond.activity.loc[users],
+                                   counts.reindex(users, fill_value=0), check_names=False,
+                                   check_index_type=False)
+    held = list(saved.truth.users)  # the users some model counts
+    cold = segment_users(saved, COLD_START)
+    live = segment_users(evaluation, COLD_START, training_counts=counts)
+    assert label_of(cold, held) == {user: label for user, label in label_of(
+        live, list(evaluation.truth.users)).items() if user in set(held)}
+    active = segment_users(saved, ACTIVITY)
+    codes, labels = quantile_buckets(counts.reindex(held, fill_value=0).to_numpy(float),
+                                     N_BUCKETS)
+    assert active.labels == tuple(labels)
+    assert label_of(active, held) == {user: labels[code]
+                                      for user, code in zip(held, codes, strict=True)}
+    # saved without training interactions: the split says what it needs
+    plain = load_bundle(evaluate(truth, runs, max_cutoff=10).save(tmp_path / "p", sample=5))
+    with pytest.raises(ValueError, match="'activity' and 'cold start' need the training "
+                                         "interactions, which a saved evaluation holds"):
+        segment_users(plain, ACTIVITY)
+
+
+def label_of(segmentation, users) -> dict[str, str]:
+    """Each user's segment (the segments partition the users)."""
+    return {user: segmentation.labels[int(np.argmax(segmentation.members[:, position]))]
+            for position, user in enumerate(users)}

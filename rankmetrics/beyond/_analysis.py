@@ -44,7 +44,7 @@ from rankmetrics.beyond._kernels import (
 from rankmetrics.beyond._lists import top_items
 from rankmetrics.checks import check_choice, check_int, check_probability
 from rankmetrics.ground_truth import GroundTruth
-from rankmetrics.io import Attributes, LoadedTable
+from rankmetrics.io import Attributes, LoadedTable, interaction_counts
 
 if TYPE_CHECKING:
     from rankmetrics.evaluate import Evaluation
@@ -65,6 +65,9 @@ class BeyondInputs:
     #: The inputs read, by name ("interactions", "item_attributes", "catalogue"): their rows
     #: and users (None where rows are not users' rows), what a saved evaluation records.
     described: Mapping[str, tuple[int, int | None]] = dataclasses.field(default_factory=dict)
+    #: Each ground-truth user's number of training interactions (their activity), when the
+    #: training interactions were given: what a saved evaluation keeps to split users by.
+    activity: pd.Series | None = None
 
     @property
     def width(self) -> int:
@@ -112,8 +115,12 @@ def prepare_beyond(
     lists = {}
     for name, top in tops.items():
         lists[name] = top.matrix(facts.codes(top), truth.n_users)[:, :max(top.longest, 1)]
+    activity = None
+    if interactions is not None:
+        users = pd.Index(truth.user_ids.to_pandas(), name="user")
+        activity = interaction_counts(interactions).reindex(users, fill_value=0)
     return BeyondInputs(facts, lists, options,
-                        _described(interactions, item_attributes, catalogue))
+                        _described(interactions, item_attributes, catalogue), activity)
 
 
 def _described(interactions: LoadedTable | None,
