@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from rankmetrics.io import LoadedTable, hash_text, truth_codes, truth_from_dataframe
+from rankmetrics.io import LoadedTable, truth_codes, truth_from_dataframe
 
 
 @dataclass(frozen=True)
@@ -89,11 +89,6 @@ class GroundTruth:
     @property
     def n_users(self) -> int:
         return len(self.users)
-
-    def item_hashes(self, seed: int) -> np.ndarray:
-        """Each row's item hashed with ``seed``, as a run's items are hashed (one hash per
-        distinct item, then one lookup per row)."""
-        return hash_text(self.item_ids, seed)[self.item_index]
 
 
 def named_columns(table: pd.DataFrame, value: str) -> dict[str, str] | None:

@@ -18,7 +18,7 @@ import numpy as np
 import pyarrow as pa
 
 from rankmetrics.ground_truth import GroundTruth
-from rankmetrics.io import HashedIds, argsort_lists, same_text
+from rankmetrics.io import HashedIds, argsort_lists, hash_text, same_text
 
 #: Lists matched at a time: bounds the memory the temporaries take.
 LISTS_PER_CHUNK = 1 << 14
@@ -32,39 +32,44 @@ def judged_items(
     items: HashedIds, truth: GroundTruth,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(user, rank, ground-truth row) of every ranked item the ground truth judged for that
-    user, sorted by user, then rank.
+    user, sorted by user, then rank (int64 arrays).
 
     ``order`` lists the run's rows best first, users' lists one after another (None: the rows
     are in that order); list b, of user ``block_user[b]``, is the rows
-    ``order[block_starts[b]:block_starts[b + 1]]``.
+    ``order[block_starts[b]:block_starts[b + 1]]``. Each chunk of lists reads its own rows'
+    hashes, so no reordered copy of every row's hash is made.
     """
-    hashes = items.hashes if order is None else items.hashes[order]
-    truth_hashes = truth.item_hashes(items.seed)
+    truth_hashes = hash_text(truth.item_ids, items.seed)  # one per distinct judged item
+    # The triples of each chunk are kept as int32 while they fit (users, ranks and rows are
+    # below these counts), halving what waits for the final sort.
+    dtype = np.int32 if max(len(items), len(truth.item_index)) < 2**31 else np.int64
     parts = [
         _judged_in_lists(block_starts[first:first + LISTS_PER_CHUNK + 1],
-                         block_user[first:first + LISTS_PER_CHUNK], hashes, truth_hashes,
-                         order, items, truth)
+                         block_user[first:first + LISTS_PER_CHUNK], truth_hashes,
+                         order, items, truth, dtype)
         for first in range(0, len(block_user), LISTS_PER_CHUNK)
     ]
     if not parts:
         nothing = np.zeros(0, dtype=np.int64)
         return nothing, nothing, nothing
-    return _by_user_and_rank(*(np.concatenate(arrays) for arrays in zip(*parts, strict=True)))
+    user, rank, row = (np.concatenate(arrays) for arrays in zip(*parts, strict=True))
+    del parts
+    return _by_user_and_rank(user, rank, row)
 
 
 def _judged_in_lists(
-    starts: np.ndarray, users: np.ndarray, hashes: np.ndarray, truth_hashes: np.ndarray,
-    order: np.ndarray | None, items: HashedIds, truth: GroundTruth,
+    starts: np.ndarray, users: np.ndarray, truth_hashes: np.ndarray,
+    order: np.ndarray | None, items: HashedIds, truth: GroundTruth, dtype: type,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`judged_items` of the consecutive lists starting at ``starts[:-1]`` (positions
-    in ranked order)."""
-    first = int(starts[0])
+    in ranked order); ``truth_hashes`` holds the hash of each distinct ground-truth item."""
+    first, last = int(starts[0]), int(starts[-1])
     lengths = np.diff(starts)
     counts = truth.user_starts[users + 1] - truth.user_starts[users]
     truth_row = truth.rows_by_user[_concatenated_ranges(truth.user_starts[users], counts)]
     entry_list = np.repeat(np.arange(len(users)), counts)
-    wanted = truth_hashes[truth_row]
-    listed = hashes[first:int(starts[-1])]
+    wanted = truth_hashes[truth.item_index[truth_row]]
+    listed = items.hashes[first:last] if order is None else items.hashes[order[first:last]]
     pairs = _side_by_side(listed, lengths, wanted, counts)
     if pairs is None:
         ranked, hit = _searched(listed, lengths, wanted, entry_list)
@@ -75,7 +80,8 @@ def _judged_in_lists(
     run_row = ranked if order is None else order[ranked]
     same = same_text(items.rows(run_row),
                      truth.item_ids.take(pa.array(truth.item_index[truth_row[hit]])))
-    return users[entry_list[hit[same]]], rank[same], truth_row[hit[same]]
+    return (users[entry_list[hit[same]]].astype(dtype), rank[same].astype(dtype),
+            truth_row[hit[same]].astype(dtype))
 
 
 def _side_by_side(
@@ -191,23 +197,29 @@ def _concatenated_ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
 def _by_user_and_rank(
     user: np.ndarray, rank: np.ndarray, row: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The (user, rank, row) triples sorted by user, then rank (each pair is unique).
+    """The (user, rank, row) triples sorted by user, then rank (each pair is unique), as
+    int64 arrays.
 
     When the three fit in 63 bits they are packed into one integer and sorted as such (much
     faster than an argsort); otherwise an argsort of the packed (user, rank) orders them.
     """
-    user, rank, row = (np.asarray(a, dtype=np.int64) for a in (user, rank, row))
     if len(user) == 0:
-        return user, rank, row
+        nothing = np.zeros(0, dtype=np.int64)
+        return nothing, nothing, nothing
     rank_bits = _bits(int(rank.max()) + 1)
     row_bits = _bits(int(row.max()) + 1)
     user_bits = _bits(int(user.max()) + 1)
-    key = (user << rank_bits) | rank
+    key = user.astype(np.int64)
+    key <<= rank_bits
+    key |= rank
     if not np.any(key[1:] < key[:-1]):
-        return user, rank, row
+        return key >> rank_bits, rank.astype(np.int64), row.astype(np.int64)
     if user_bits + rank_bits + row_bits <= 63:
-        packed = (key << row_bits) | row
-        del key
+        del user, rank
+        packed = key
+        packed <<= row_bits
+        packed |= row
+        del row
         packed.sort()
         row = packed & ((1 << row_bits) - 1)
         packed >>= row_bits
@@ -215,4 +227,5 @@ def _by_user_and_rank(
         packed >>= rank_bits
         return packed, rank, row
     order = np.argsort(key)
-    return user[order], rank[order], row[order]
+    return (user[order].astype(np.int64), rank[order].astype(np.int64),
+            row[order].astype(np.int64))
