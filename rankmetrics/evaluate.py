@@ -859,8 +859,9 @@ def _top_gains_by_user(
     # Each gain's level, 0 for the highest.
     level_of_row = n_levels - 1 - np.searchsorted(levels[::-1], positive_gains)
     del positive_gains
-    users = user_index[positive].astype(np.int64)
-    packed = users * n_levels + level_of_row
+    packed = user_index[positive].astype(np.int64)
+    packed *= n_levels
+    packed += level_of_row
     del level_of_row
     if n_levels <= MAX_LEVELS:
         counts = np.bincount(packed, minlength=n_users * n_levels)

@@ -28,7 +28,8 @@ class GroundTruth:
     items : pd.Index
         Every judged item, in order of first appearance.
     user_index, item_index : int arrays (n_rows,)
-        Each ground-truth row's position in ``users`` and ``items``.
+        Each ground-truth row's position in ``users`` and ``items`` (int32 below 2**31 rows,
+        as are ``rows_by_user``; int64 beyond).
     ratings : float array (n_rows,)
         Each row's rating.
     duplicates_dropped : int
@@ -56,19 +57,21 @@ class GroundTruth:
             raise ValueError(f"GroundTruth needs a ground truth; {truth.name!r} is a "
                              f"{truth.kind}.")
         users, items, truth = truth_codes(truth)
-        user_index = users.codes.astype(np.int64)
+        # Positions of rows, users and items fit in 32 bits below 2**31 rows.
+        dtype = np.int32 if truth.n_rows < 2**31 else np.int64
+        user_index = users.codes_as(dtype)
         counts = np.bincount(user_index, minlength=len(users.values))
         grouped = not np.any(user_index[1:] < user_index[:-1])
         return cls(
             users=pd.Index(users.values.to_pandas(), dtype="str"),
             items=pd.Index(items.values.to_pandas(), dtype="str"),
             user_index=user_index,
-            item_index=items.codes.astype(np.int64),
+            item_index=items.codes_as(dtype),
             ratings=truth.numbers(),
             duplicates_dropped=truth.duplicates_dropped,
             user_starts=np.concatenate([[0], np.cumsum(counts)]),
-            rows_by_user=(np.arange(len(user_index)) if grouped
-                          else np.argsort(user_index, kind="stable")),
+            rows_by_user=(np.arange(len(user_index), dtype=dtype) if grouped
+                          else np.argsort(user_index, kind="stable").astype(dtype)),
             user_ids=users.values,
             item_ids=items.values,
         )

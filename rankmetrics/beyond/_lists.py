@@ -15,7 +15,7 @@ import pyarrow.compute as pc
 
 from rankmetrics.ground_truth import GroundTruth
 from rankmetrics.io import LoadedTable
-from rankmetrics.ranked_run import _run_starts, order_rows
+from rankmetrics.ranked_run import order_rows
 
 
 @dataclass(frozen=True)
@@ -45,11 +45,11 @@ def top_items(run: LoadedTable, truth: GroundTruth, *, ties: str, width: int) ->
     """The first ``width`` items a run ranks for each ground-truth user (see
     :func:`rankmetrics.ranked_run.order_rows`)."""
     ordered = order_rows(run, truth, ties)
-    starts = _run_starts(ordered.user)
+    starts = ordered.starts
     sizes = np.diff(starts)
-    user = ordered.user[starts[:-1]].astype(np.int64)
+    user = ordered.block_user
     # each row's place in the matrix: its user's first cell plus its rank
-    cell = np.arange(len(ordered.user), dtype=np.int64)
+    cell = np.arange(int(starts[-1]), dtype=np.int64)
     cell += np.repeat(user * width - starts[:-1], sizes)
     positions = None
     if len(sizes) and sizes.max() > width:  # rows past rank width are left out

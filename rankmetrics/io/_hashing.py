@@ -167,28 +167,30 @@ def argsort_lists(values: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     return positions
 
 
-def equal_in_lists(users: np.ndarray, n_users: int, hashes: np.ndarray
+def equal_in_lists(starts: np.ndarray, hashes: np.ndarray, users: np.ndarray | None
                    ) -> tuple[np.ndarray, np.ndarray]:
-    """Pairs of rows (a, b) of one user with equal hashes (users as codes 0..n_users - 1).
+    """Pairs of rows (a, b) of one user with equal hashes.
 
-    When each user's rows are together (a model's list per user), each list is sorted where
-    it is; otherwise the rows are grouped by user first.
+    ``starts`` says where each run of rows of one user begins (then the number of rows).
+    When each user's rows are together (a model's list per user), ``users`` is None and each
+    list is sorted where it is; otherwise ``users`` gives each row's user and the rows are
+    grouped by user first.
     """
-    n = len(users)
+    n = len(hashes)
     if n < 2:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    starts = np.flatnonzero(users[1:] != users[:-1]) + 1
+    inner = starts[1:-1]
     order = None
-    if len(starts) + 1 != n_users:  # some user's rows are apart
+    if users is not None:  # some user's rows are apart
         order = np.argsort(users, kind="stable")
         grouped = users[order]
-        starts = np.flatnonzero(grouped[1:] != grouped[:-1]) + 1
+        inner = np.flatnonzero(grouped[1:] != grouped[:-1]) + 1
         hashes = hashes[order]
-    lengths = np.diff(starts, prepend=0, append=n)
+    lengths = np.diff(inner, prepend=0, append=n)
     if not _any_equal_in_lists(hashes, lengths):
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     positions = argsort_lists(hashes, lengths)
-    first = np.flatnonzero(_equal_neighbours(hashes[positions], starts))
+    first = np.flatnonzero(_equal_neighbours(hashes[positions], inner))
     a, b = positions[first], positions[first + 1]
     return (a, b) if order is None else (order[a], order[b])
 

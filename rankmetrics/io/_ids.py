@@ -7,7 +7,7 @@ string; with codes, text work happens once per distinct id and the rest is integ
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
@@ -19,27 +19,93 @@ from rankmetrics.io._hashing import pieces, take_text
 
 
 @dataclass
+class Runs:
+    """Rows in runs sharing one code: rows ``starts[r]:starts[r + 1]`` have code ``codes[r]``
+    (a run's user column, user after user, in a few hundred thousand runs instead of
+    millions of rows)."""
+
+    starts: np.ndarray
+    codes: np.ndarray
+
+    def expand(self, dtype: type | None = None) -> np.ndarray:
+        """Each row's code (of ``dtype``, else the runs' own)."""
+        codes = self.codes if dtype is None else self.codes.astype(dtype)
+        return np.repeat(codes, np.diff(self.starts))
+
+
+@dataclass
 class Ids:
     """A column of ids: ``values[codes[i]]`` is row i's id; code -1 is a missing (null) id.
 
+    ``stored`` holds each row's code, or :class:`Runs` of rows sharing one when the ids came
+    in runs; then ``codes`` writes them out row by row on first use, and the steps that need
+    only where each user's rows begin (checking and ordering a run's lists) read the runs.
     ``source``, when set, is the column itself as Arrow text (what ``to_series`` would build),
     kept to hand it over without rebuilding it. ``nulls`` is False when no code is -1;
     ``ordered`` is True when the codes are known to number the values in order of first
     appearance, every value used (see :func:`distinct`).
     """
 
-    codes: np.ndarray
+    stored: np.ndarray | Runs
     values: pa.Array
     source: pa.ChunkedArray | None = None
     nulls: bool = True
     ordered: bool = False
+    _written: np.ndarray | None = field(default=None, init=False, repr=False, compare=False)
+
+    @property
+    def codes(self) -> np.ndarray:
+        """Each row's code."""
+        if isinstance(self.stored, np.ndarray):
+            return self.stored
+        if self._written is None:
+            self._written = self.stored.expand()
+        return self._written
+
+    def codes_as(self, dtype: type) -> np.ndarray:
+        """Each row's code as ``dtype``: the codes themselves when they are of that type,
+        else a new array (from the runs when the rows came in runs, without writing them
+        out in their own type first)."""
+        if isinstance(self.stored, Runs) and self._written is None:
+            return self.stored.expand(dtype)
+        return self.codes.astype(dtype, copy=False)
+
+    def run_starts(self) -> np.ndarray:
+        """Where each run of rows with equal codes starts, then the number of rows."""
+        if isinstance(self.stored, Runs):
+            starts, codes = self.stored.starts, self.stored.codes
+            if len(codes) < 2:
+                return starts
+            return np.concatenate((starts[:1], starts[1:-1][codes[1:] != codes[:-1]],
+                                   starts[-1:]))
+        codes = self.stored
+        if len(codes) == 0:
+            return np.zeros(1, dtype=np.int64)
+        changes = np.flatnonzero(codes[1:] != codes[:-1]) + 1
+        return np.concatenate(([0], changes, [len(codes)])).astype(np.int64)
+
+    def codes_at(self, rows: np.ndarray) -> np.ndarray:
+        """The codes of the given rows (sorted rows, from the runs when there are runs)."""
+        if isinstance(self.stored, Runs):
+            run = np.searchsorted(self.stored.starts, rows, side="right") - 1
+            return self.stored.codes[run]
+        return self.stored[rows]
+
+    def lookup(self, table: np.ndarray) -> np.ndarray:
+        """``table[code]`` for each row's code (without writing the codes out when the rows
+        came in runs)."""
+        if isinstance(self.stored, Runs):
+            return np.repeat(table[self.stored.codes], np.diff(self.stored.starts))
+        return table[self.stored]
 
     def __len__(self) -> int:
-        return len(self.codes)
+        if isinstance(self.stored, Runs):
+            return int(self.stored.starts[-1])
+        return len(self.stored)
 
     def at(self, row: int) -> str:
         """Row ``row``'s id."""
-        return self.values[int(self.codes[row])].as_py()
+        return self.values[int(self.codes_at(np.array([row]))[0])].as_py()
 
     def filter(self, keep: np.ndarray) -> Ids:
         """The rows where ``keep`` is True."""
@@ -54,7 +120,13 @@ class Ids:
     def with_values(self, values: pa.Array) -> Ids:
         """The same rows with each distinct id replaced (``values`` aligned with ``values``)."""
         same = self.source is not None and values.equals(self.values)
-        return Ids(self.codes, values, self.source if same else None, self.nulls, self.ordered)
+        return Ids(self.stored, values, self.source if same else None, self.nulls, self.ordered)
+
+    def recoded(self, remap: np.ndarray, values: pa.Array) -> Ids:
+        """The same rows with code c replaced by ``remap[c]``, numbering ``values``."""
+        stored = (Runs(self.stored.starts, remap[self.stored.codes])
+                  if isinstance(self.stored, Runs) else remap[self.stored])
+        return Ids(stored, values, self.source, False, True)
 
     def missing(self) -> np.ndarray | None:
         """Where a row's id is null, empty or only spaces; None when no row's is."""
@@ -148,11 +220,10 @@ def _runs(text: pa.ChunkedArray, sample: int = 10_000) -> Ids | None:
     starts = np.flatnonzero(changes) + 1
     if len(starts) > n / 4:
         return None
-    starts = np.concatenate(([0], starts))
-    firsts = pc.dictionary_encode(take_text(text, starts))
-    codes = np.repeat(firsts.indices.to_numpy(), np.diff(starts, append=n))
+    starts = np.concatenate(([0], starts, [n]))
+    firsts = pc.dictionary_encode(take_text(text, starts[:-1]))
     values = pc.cast(firsts.dictionary, pa.large_string())
-    return Ids(codes, values, text, False, True)
+    return Ids(Runs(starts, firsts.indices.to_numpy()), values, text, False, True)
 
 
 def from_objects(values: np.ndarray) -> Ids | None:
@@ -172,8 +243,8 @@ def from_objects(values: np.ndarray) -> Ids | None:
     encoded = pc.dictionary_encode(firsts)
     nulls = encoded.null_count > 0
     first_codes = pc.fill_null(encoded.indices, -1).to_numpy().astype(np.int32)
-    codes = np.repeat(first_codes, np.diff(starts, append=len(values)))
-    return Ids(codes, pc.cast(encoded.dictionary, pa.large_string()), None, nulls, not nulls)
+    runs = Runs(np.append(starts, len(values)), first_codes)
+    return Ids(runs, pc.cast(encoded.dictionary, pa.large_string()), None, nulls, not nulls)
 
 
 def _object_run_starts(values: np.ndarray, sample: int = 10_000) -> np.ndarray | None:
@@ -220,22 +291,27 @@ def distinct(ids: Ids) -> Ids:
     """The same column with distinct ``values``, in order of first appearance, all used.
 
     Afterwards the codes count 0, 1, 2... as new ids appear, as ``pandas.factorize`` numbers
-    them, so ``values`` is what ``Series.unique()`` would give. Codes must be >= 0.
+    them, so ``values`` is what ``Series.unique()`` would give. Codes must be >= 0. Rows in
+    runs stay in runs (each run's code is renumbered).
     """
-    codes, values = ids.codes, ids.values
+    values = ids.values
     encoded = pc.dictionary_encode(values)
     if len(encoded.dictionary) < len(values):  # some ids were equal (after trimming, say)
         # Merging keeps the order: values are numbered by their first entry in ``values``.
+        codes = ids.stored.codes if isinstance(ids.stored, Runs) else ids.stored
         remap = pc.fill_null(encoded.indices, -1).to_numpy().astype(codes.dtype)
-        codes, values = remap[codes], encoded.dictionary
-    if len(codes) == 0:
-        return Ids(codes, values[:0], ids.source, False, True)
+        ids = Ids(ids.recoded(remap, encoded.dictionary).stored, encoded.dictionary,
+                  ids.source, False, ids.ordered)
+        values = ids.values
+    if len(ids) == 0:
+        return Ids(ids.stored, values[:0], ids.source, False, True)
+    codes = ids.stored.codes if isinstance(ids.stored, Runs) else ids.stored
     if ids.ordered or _in_order(codes, len(values)):
-        return Ids(codes, values, ids.source, False, True)
+        return Ids(ids.stored, values, ids.source, False, True)
     order = pd.unique(codes)
     remap = np.full(len(values), -1, dtype=codes.dtype)
     remap[order] = np.arange(len(order), dtype=codes.dtype)
-    return Ids(remap[codes], values.take(pa.array(order)), ids.source, False, True)
+    return ids.recoded(remap, values.take(pa.array(order)))
 
 
 def _in_order(codes: np.ndarray, n_values: int) -> bool:

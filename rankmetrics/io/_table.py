@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.compute as pc
 
-from rankmetrics.io._ids import HashedIds, Ids
+from rankmetrics.io._ids import HashedIds, Ids, Runs
 
 
 @dataclass
@@ -154,12 +154,22 @@ class IdIndex:
     ``values``, and the number of rows holding each value."""
 
     values: pd.Series
-    codes: np.ndarray
+    coded: np.ndarray | Ids  # each row's position, or the column's codes from the reading
     column: object | None  # the column's Arrow data, to notice the table changed since
+
+    @property
+    def codes(self) -> np.ndarray:
+        """Each row's position in ``values``."""
+        return self.coded.codes if isinstance(self.coded, Ids) else self.coded
 
     @cached_property
     def counts(self) -> np.ndarray:
-        """The number of rows holding each of ``values``."""
+        """The number of rows holding each of ``values`` (from the runs of rows sharing one
+        id, when the reading found them)."""
+        if isinstance(self.coded, Ids) and isinstance(self.coded.stored, Runs):
+            runs = self.coded.stored
+            return np.bincount(runs.codes, weights=np.diff(runs.starts),
+                               minlength=len(self.values)).astype(np.int64)
         return np.bincount(self.codes, minlength=len(self.values))
 
     @property
@@ -198,14 +208,14 @@ def index_ids(table: LoadedTable, ids: dict[str, Ids | HashedIds]) -> None:
     """Keep the codes found while reading as ``table``'s id indexes (before anyone sees it).
 
     ``ids`` holds each column as codes whose values are distinct and in order of first
-    appearance (a run's items as hashes, which give no index). Kept: the codes and the
-    distinct ids.
+    appearance (a run's items as hashes, which give no index). Kept: the codes (as read: in
+    runs when the rows came in runs) and the distinct ids.
     """
     for role, coded in ids.items():
         table._codes[role] = (coded, None)
         if isinstance(coded, HashedIds):
             continue
-        table._id_indexes[role] = IdIndex(coded.values.to_pandas(), coded.codes, None)
+        table._id_indexes[role] = IdIndex(coded.values.to_pandas(), coded, None)
 
 
 def _remember_columns(table: LoadedTable) -> None:

@@ -261,13 +261,16 @@ def hashed_items(users: Ids, items: Text | Ids, rows: Rows,
     distinct id. Equal hashes within a list are either a repeated item or (very rarely) two
     ids with the same hash; the text tells which, and for the latter another seed is tried.
     """
+    starts = users.run_starts()
+    together = len(starts) - 1 == len(users.values)  # each user's rows in one run
     seed = 0
     while True:
         hashed = (HashedIds(first_hashes if seed == 0 and first_hashes is not None
                             else hash_text(items.text, seed), seed, items.text)
                   if isinstance(items, Text)
                   else HashedIds(hash_text(items.values, seed)[items.codes], seed, None, items))
-        first, second = equal_in_lists(users.codes, len(users.values), hashed.hashes)
+        first, second = equal_in_lists(starts, hashed.hashes,
+                                       None if together else users.codes)
         if len(first) == 0:
             return hashed
         if same_text(hashed.rows(first), hashed.rows(second)).any():
