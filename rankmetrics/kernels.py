@@ -259,16 +259,16 @@ class JudgedItems:
     @cached_property
     def user(self) -> np.ndarray:
         """The user of each item ranked within max_cutoff."""
-        return self._every[0][self._within]
+        return _selected(self._every[0], self._within)
 
     @cached_property
     def rank(self) -> np.ndarray:
         """The 0-based rank of each item ranked within max_cutoff."""
-        return self._every[1][self._within]
+        return _selected(self._every[1], self._within)
 
     @cached_property
     def _row(self) -> np.ndarray:
-        return self._every[2][self._within]
+        return _selected(self._every[2], self._within)
 
     @cached_property
     def relevant(self) -> np.ndarray:
@@ -284,7 +284,7 @@ class JudgedItems:
     def uncut(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(user, rank, relevant) of the counted users' items at every rank, max_cutoff or
         beyond (R-Precision reads the first |R| ranks, however many)."""
-        user, rank, row = (column[self._of_counted_users] for column in self._every)
+        user, rank, row = (_selected(column, self._of_counted_users) for column in self._every)
         return user, rank, self._truth_relevant[row]
 
     @cached_property
@@ -368,6 +368,13 @@ class JudgedItems:
                             ).astype(np.float64, copy=False).reshape(len(values), k)
         np.cumsum(table, axis=1, out=table)
         return (table / values[:, None]).sum(axis=0)
+
+
+def _selected(column: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """``column[keep]``, or the column itself, not a copy, when ``keep`` keeps every entry
+    (the usual case: every user counted, every list within max_cutoff; the metrics only
+    read these arrays)."""
+    return column if keep.all() else column[keep]
 
 
 #: Most (distinct |R| x cutoffs) cells :meth:`JudgedItems.accumulated_per_relevant` sums in.
