@@ -21,7 +21,7 @@ from rankmetrics.ground_truth import GroundTruth
 from rankmetrics.io import HashedIds, argsort_lists, hash_text, same_text
 
 #: Lists matched at a time: bounds the memory the temporaries take.
-LISTS_PER_CHUNK = 1 << 14
+LISTS_PER_CHUNK = 1 << 12
 #: A chunk's lists and ground-truth items are matched in one matrix when its cells are at
 #: most this many times its entries (lists of similar lengths), else by binary search.
 CELLS_PER_ENTRY = 2
