@@ -105,15 +105,20 @@ def _child(tool: str, n_users: int, string_dtype: str, queue) -> None:
                "added_gib": max(peak_rss_bytes() - loaded, 0) / GIB, "values": values})
 
 
-def _object_conversion_seconds(n_users: int) -> float:
-    """What rankmetrics.io spends converting the run's object id columns to Arrow text."""
-    from rankmetrics.io._ids import from_objects, objects_as_text
+def _object_conversion_cost(n_users: int) -> tuple[float, float]:
+    """What rankmetrics.io spends converting the run's object id columns to Arrow text:
+    seconds, and the peak memory added (GiB), the converted text included."""
+    from rankmetrics.io._ids import from_objects, objects_as_chunks
 
     run, _ = long_frames(n_users, string_dtype="object")
+    reset_peak_rss()
+    loaded = current_rss_bytes()
     started = time.perf_counter()
-    from_objects(run["user"].to_numpy())  # users come in runs: the first of each is converted
-    objects_as_text(run["item"].to_numpy())
-    return time.perf_counter() - started
+    users = from_objects(run["user"].to_numpy())  # in runs: the first of each is converted
+    items = objects_as_chunks(run["item"].to_numpy())  # hashed, not numbered: in chunks
+    seconds = time.perf_counter() - started
+    del users, items
+    return seconds, max(peak_rss_bytes() - loaded, 0) / GIB
 
 
 def main() -> None:
@@ -136,9 +141,9 @@ def main() -> None:
               f"{json.dumps({k: v for k, v in result['values'].items()}, default=float)}",
               flush=True)
     if args.string_dtype == "object" and "rankmetrics" in args.tools.split(","):
-        print(f"object ids -> Arrow text (part of rankmetrics' time): "
-              f"{_object_conversion_seconds(args.users):.2f} s for the run's user and item "
-              "columns", flush=True)
+        seconds, added = _object_conversion_cost(args.users)
+        print(f"object ids -> Arrow text (part of rankmetrics' time and memory): {seconds:.2f} s, "
+              f"+{added:.2f} GiB for the run's user and item columns", flush=True)
     base = next((r for r in rows if r["tool"] == "rankmetrics"), None)
     print(f"\n{args.users:,} users x {LIST_LENGTH} items ({args.string_dtype} ids)")
     table = []

@@ -275,6 +275,29 @@ def objects_as_text(values: np.ndarray) -> pa.Array | None:
     return text if pa.types.is_string(text.type) or pa.types.is_large_string(text.type) else None
 
 
+#: Python strings converted to Arrow text at a time by :func:`objects_as_chunks`.
+OBJECTS_PER_CHUNK = 1 << 20
+
+
+def objects_as_chunks(values: np.ndarray) -> pa.ChunkedArray | None:
+    """:func:`objects_as_text` a chunk of rows at a time, as Arrow string chunks: for text
+    that is hashed, not numbered (a run's items), which reads chunks as they are. Each
+    chunk's buffers grow only to its own size, where one array for every row would grow its
+    buffers by doubling, copying and leaving the pool holding the outgrown ones."""
+    chunks: list[pa.Array] = []
+    for start in range(0, len(values), OBJECTS_PER_CHUNK):
+        try:
+            part = pa.array(values[start:start + OBJECTS_PER_CHUNK], from_pandas=True)
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            return None
+        chunks.extend(part.chunks if isinstance(part, pa.ChunkedArray) else [part])
+    kinds = {chunk.type for chunk in chunks}
+    if not kinds <= {pa.string(), pa.null()} or pa.string() not in kinds:
+        return None  # not text (an empty or all-missing column is not text either)
+    return pa.chunked_array([chunk if chunk.type == pa.string() else
+                             pa.nulls(len(chunk), pa.string()) for chunk in chunks])
+
+
 def _same(a: pa.Array, b: pa.Array) -> bool:
     """Whether two dictionaries hold the same values (the very same memory, or equal)."""
     if len(a) != len(b):

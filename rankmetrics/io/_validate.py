@@ -25,7 +25,7 @@ from rankmetrics.io._ids import (
     distinct,
     from_arrow,
     from_objects,
-    objects_as_text,
+    objects_as_chunks,
     repeated_pairs,
 )
 from rankmetrics.io._readers import RawTable, Rows
@@ -240,7 +240,7 @@ def _arrow_text(series: pd.Series) -> Text | None:
     """Ids held as text (Arrow or Python strings) as Arrow text; None for other columns
     (numbers, dictionary-encoded text)."""
     if series.dtype == object:
-        data = objects_as_text(series.to_numpy())
+        data = objects_as_chunks(series.to_numpy())
         return None if data is None else Text(data)
     if not _is_arrow_text(series):
         return None
