@@ -849,23 +849,22 @@ def _top_gains_by_user(
     """Each user's positive ground-truth gains, highest first, cut at ``max_cutoff``.
 
     With at most :data:`MAX_LEVELS` distinct gains, they are counted per user and level
-    (one pass); otherwise (user, gain level) is packed into one integer, highest level first
-    within a user, and sorted with a plain sort (much faster than a lexsort).
+    (one pass, a block of rows at a time); otherwise (user, gain level) is packed into one
+    integer, highest level first within a user, and sorted with a plain sort (much faster
+    than a lexsort).
     """
     positive = gains > 0
-    positive_gains = gains[positive]
-    levels = np.sort(pd.unique(positive_gains))[::-1]  # hashing, not sorting every gain
+    levels = np.sort(pd.unique(gains[positive]))[::-1]  # hashing, not sorting every gain
     n_levels = len(levels)
-    # Each gain's level, 0 for the highest.
-    level_of_row = n_levels - 1 - np.searchsorted(levels[::-1], positive_gains)
-    del positive_gains
-    packed = user_index[positive].astype(np.int64)
-    packed *= n_levels
-    packed += level_of_row
-    del level_of_row
     if n_levels <= MAX_LEVELS:
-        counts = np.bincount(packed, minlength=n_users * n_levels)
+        counts = np.zeros(n_users * n_levels, dtype=np.int64)
+        for start in range(0, len(gains), ROWS_PER_BLOCK):
+            rows = slice(start, start + ROWS_PER_BLOCK)
+            counts += np.bincount(_packed_levels(user_index[rows], gains[rows],
+                                                 positive[rows], levels),
+                                  minlength=n_users * n_levels)
         return _LevelCounts(counts.reshape(n_users, n_levels), levels, max_cutoff)
+    packed = _packed_levels(user_index, gains, positive, levels)
     packed.sort()
     users = packed // n_levels
     values = levels[packed % n_levels]
@@ -875,6 +874,23 @@ def _top_gains_by_user(
     rank = np.arange(len(users)) - np.maximum.accumulate(starts)
     keep = rank < max_cutoff
     return _TopGains(users[keep], rank[keep], values[keep], max_cutoff)
+
+
+#: Ground-truth rows whose gains are counted at a time (bounds the temporaries).
+ROWS_PER_BLOCK = 1 << 18
+
+
+def _packed_levels(user_index: np.ndarray, gains: np.ndarray, positive: np.ndarray,
+                   levels: np.ndarray) -> np.ndarray:
+    """user * len(levels) + level of each positive gain (level 0 the highest of ``levels``,
+    which are distinct and descending), as int64."""
+    n_levels = len(levels)
+    # Each gain's level, 0 for the highest.
+    level_of_row = n_levels - 1 - np.searchsorted(levels[::-1], gains[positive])
+    packed = user_index[positive].astype(np.int64)
+    packed *= n_levels
+    packed += level_of_row
+    return packed
 
 
 def _last_change(

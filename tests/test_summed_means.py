@@ -85,6 +85,21 @@ def test_ideal_lists_by_level_counts_equal_the_sorted_gains(monkeypatch):
                                   by_sorting.per_user("model", "ndcg"), rtol=0, atol=1e-12)
 
 
+def test_level_counts_made_a_few_ground_truth_rows_at_a_time(monkeypatch):
+    """Counting each user's gains per level by blocks of rows (a block ending inside a
+    user's rows) gives the counts of one pass over every row."""
+    truth, run = random_data(6, ratings="stars", n_users=80)
+    relevance = RelevanceMapping.graded({5: 3, 4: 2, 3: 1}, threshold=1)
+    whole = evaluate(truth, {"model": run}, relevance=relevance, max_cutoff=MAX_CUTOFF)
+    ends, ndcg = whole._ideal.ends, whole.per_user("model", "ndcg")  # made in one pass
+    monkeypatch.setattr(evaluate_module, "ROWS_PER_BLOCK", 7)
+    blocks = evaluate(truth, {"model": run}, relevance=relevance, max_cutoff=MAX_CUTOFF)
+    assert isinstance(blocks._ideal, evaluate_module._LevelCounts)
+    assert len(truth) > 10 * evaluate_module.ROWS_PER_BLOCK
+    np.testing.assert_array_equal(blocks._ideal.ends, ends)
+    pd.testing.assert_frame_equal(blocks.per_user("model", "ndcg"), ndcg, rtol=0, atol=0)
+
+
 def test_too_many_distinct_ideal_lists(monkeypatch):
     truth, run = random_data(5, n_users=80)
     monkeypatch.setattr(evaluate_module, "MAX_IDEAL_CELLS", 3 * MAX_CUTOFF)  # 3 lists
