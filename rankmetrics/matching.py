@@ -14,11 +14,16 @@ then read only these (user, rank, ground-truth row) triples.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pyarrow as pa
 
 from rankmetrics.ground_truth import GroundTruth
 from rankmetrics.io import HashedIds, argsort_lists, hash_text, same_text
+
+if TYPE_CHECKING:
+    from rankmetrics.ranked_run import Reordered
 
 #: Lists matched at a time: bounds the memory the temporaries take.
 LISTS_PER_CHUNK = 1 << 12
@@ -28,7 +33,7 @@ CELLS_PER_ENTRY = 2
 
 
 def judged_items(
-    block_starts: np.ndarray, block_user: np.ndarray, order: np.ndarray | None,
+    block_starts: np.ndarray, block_user: np.ndarray, order: np.ndarray | Reordered | None,
     items: HashedIds, truth: GroundTruth,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(user, rank, ground-truth row) of every ranked item the ground truth judged for that
@@ -59,7 +64,7 @@ def judged_items(
 
 def _judged_in_lists(
     starts: np.ndarray, users: np.ndarray, truth_hashes: np.ndarray,
-    order: np.ndarray | None, items: HashedIds, truth: GroundTruth, dtype: type,
+    order: np.ndarray | Reordered | None, items: HashedIds, truth: GroundTruth, dtype: type,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`judged_items` of the consecutive lists starting at ``starts[:-1]`` (positions
     in ranked order); ``truth_hashes`` holds the hash of each distinct ground-truth item."""

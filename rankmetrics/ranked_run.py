@@ -124,7 +124,7 @@ class OrderedRows:
     """
 
     items: HashedIds
-    order: np.ndarray | None
+    order: np.ndarray | Reordered | None
     starts: np.ndarray
     block_user: np.ndarray
     unknown_users: int
@@ -150,8 +150,8 @@ def order_rows(run: LoadedTable, truth: GroundTruth, ties: str) -> OrderedRows:
     starts = users.run_starts()
     block_user = truth_user[users.codes_at(starts[:-1])].astype(np.int64)
     if not len(unknown) and _in_lists(starts, block_user, scores):
-        order = _tie_order(starts, scores, tie_keys, ties)
-        return OrderedRows(items, order, starts, block_user, len(unknown), examples)
+        moves = _tie_order(starts, scores, tie_keys, ties)
+        return OrderedRows(items, moves, starts, block_user, len(unknown), examples)
     row_user = users.lookup(truth_user)
     if len(unknown):
         kept = np.flatnonzero(row_user >= 0)
@@ -177,18 +177,49 @@ def _in_lists(starts: np.ndarray, block_user: np.ndarray, scores: np.ndarray) ->
 
 
 def _tie_order(starts: np.ndarray, scores: np.ndarray, items: _ItemText,
-               ties: str) -> np.ndarray | None:
+               ties: str) -> Reordered | None:
     """:func:`rank_order` of rows already in lists (see :func:`_in_lists`): only tied rows
-    move; None when none does."""
+    move, so the order is held as those moves; None when no row moves."""
     if ties == "input" or len(scores) < 2:
         return None
     tied_with_next = scores[1:] == scores[:-1]
     tied_with_next[starts[1:-1] - 1] = False
     if not tied_with_next.any():
         return None
-    # Positions fit in 32 bits below 2**31 rows: half the memory of the order.
-    dtype = np.int32 if len(scores) < 2**31 else np.int64
-    return _break_ties(np.arange(len(scores), dtype=dtype), tied_with_next, items, None, ties)
+    positions, group = _tie_groups(tied_with_next)
+    moved = positions[_sorted_ties(group, items[positions], ties)]
+    return Reordered(len(scores), positions, moved)
+
+
+class Reordered:
+    """An order that leaves every row in place but a few (tied rows sorted by item id):
+    position ``positions[i]`` holds row ``rows[i]``. Indexed as the whole order would be (a
+    slice or an array of positions), it gives the rows there, with no array over every row.
+    """
+
+    def __init__(self, n_rows: int, positions: np.ndarray, rows: np.ndarray) -> None:
+        self.n_rows, self.positions, self.rows = n_rows, positions, rows
+
+    def __len__(self) -> int:
+        return self.n_rows
+
+    def __getitem__(self, where: slice | np.ndarray) -> np.ndarray:
+        if isinstance(where, slice):
+            start, stop, step = where.indices(self.n_rows)
+            if step != 1:
+                raise ValueError(f"Reordered takes slices of step 1; got {step}.")
+            rows = np.arange(start, max(start, stop))
+            lo, hi = np.searchsorted(self.positions, [start, max(start, stop)])
+            rows[self.positions[lo:hi] - start] = self.rows[lo:hi]
+            return rows
+        where = np.asarray(where)
+        rows = where.astype(np.int64)
+        if len(self.positions) == 0:
+            return rows
+        at = np.minimum(np.searchsorted(self.positions, where), len(self.positions) - 1)
+        moved = self.positions[at] == where
+        rows[moved] = self.rows[at[moved]]
+        return rows
 
 
 def _starts_group(positions: np.ndarray, tied_with_next: np.ndarray) -> np.ndarray:
@@ -272,17 +303,26 @@ def _break_ties(
 ) -> np.ndarray:
     """``order`` with each group of tied rows (``tied_with_next[i]``: the rows at positions i
     and i + 1 tie) sorted by item id as ``ties`` says, in place (and returned)."""
-    n_rows = len(order)
-    in_tie = np.zeros(n_rows, dtype=bool)
-    in_tie[:-1] |= tied_with_next
-    in_tie[1:] |= tied_with_next
-    positions = np.flatnonzero(in_tie)
-    group = np.cumsum(_starts_group(positions, tied_with_next))
+    positions, group = _tie_groups(tied_with_next)
     tied_rows = order[positions] if rows is None else rows[order[positions]]
     tied_items = (items.iloc[tied_rows].to_numpy() if isinstance(items, pd.Series)
                   else items[tied_rows])
+    order[positions] = order[positions][_sorted_ties(group, tied_items, ties)]
+    return order
+
+
+def _tie_groups(tied_with_next: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The positions of the rows tied with a neighbour (``tied_with_next[i]``: the rows at
+    positions i and i + 1 tie), and the number of each one's group of tied rows."""
+    tied = np.flatnonzero(tied_with_next)
+    positions = np.union1d(tied, tied + 1)
+    return positions, np.cumsum(_starts_group(positions, tied_with_next))
+
+
+def _sorted_ties(group: np.ndarray, tied_items: np.ndarray, ties: str) -> np.ndarray:
+    """Where each tied row goes: groups in order, within a group by item id as ``ties``
+    says (stable)."""
     by_item = pd.DataFrame({"group": group, "item": tied_items}).sort_values(
         ["group", "item"], ascending=[True, ties == "item_asc"], kind="stable"
     )
-    order[positions] = order[positions][by_item.index.to_numpy()]
-    return order
+    return by_item.index.to_numpy()

@@ -14,7 +14,7 @@ from rankmetrics import DataError, GroundTruth, RankedRun, evaluate
 from rankmetrics.io import run_from_dataframe
 from rankmetrics.io._ids import Runs, distinct, from_arrow, from_objects
 from rankmetrics.io._table import id_index
-from rankmetrics.ranked_run import order_rows
+from rankmetrics.ranked_run import Reordered, order_rows
 from tests.helpers import random_data
 from tests.test_matching import _expected_triples
 
@@ -81,7 +81,7 @@ def test_lists_in_score_order_are_matched_from_where_each_user_begins(seed, ties
     truth, run = _known_users_only(seed)
     ground_truth = GroundTruth.from_frame(truth)
     ordered = order_rows(run_from_dataframe(run, name="model output"), ground_truth, ties)
-    assert ordered.order is not None and ordered.order.dtype == np.int32  # ties moved only
+    assert isinstance(ordered.order, Reordered)  # only tied rows moved
     ranked = RankedRun.from_frame(run, ground_truth, ties=ties)
     got = list(zip(ranked.judged_user.tolist(), ranked.judged_rank.tolist(),
                    ranked.judged_row.tolist(), strict=True))
@@ -122,3 +122,19 @@ def test_ids_equal_after_trimming_in_neighbouring_runs_are_one_list():
     with pytest.raises(DataError, match="user 'a' has item 'x' more than once"):
         RankedRun.from_frame(spaced.assign(item=items[:5] + ["x"] + items[6:]),
                              GroundTruth.from_frame(truth))
+
+
+def test_an_order_held_as_its_moves_reads_as_the_whole_order():
+    positions, rows = np.array([2, 3, 4, 8, 9]), np.array([4, 2, 3, 9, 8])
+    whole = np.arange(12)
+    whole[positions] = rows
+    order = Reordered(12, positions, rows)
+    assert len(order) == 12
+    for where in (slice(None), slice(0, 3), slice(3, 9), slice(9, 12), slice(5, 5)):
+        np.testing.assert_array_equal(order[where], whole[where])
+    for where in (np.array([0, 2, 4, 8, 11, 3]), np.arange(12), np.zeros(0, dtype=np.int64)):
+        np.testing.assert_array_equal(order[where], whole[where])
+    with pytest.raises(ValueError, match="step 1"):
+        order[::2]
+    np.testing.assert_array_equal(Reordered(4, positions[:0], rows[:0])[np.array([3, 1])],
+                                  [3, 1])

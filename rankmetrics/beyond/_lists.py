@@ -55,8 +55,8 @@ def top_items(run: LoadedTable, truth: GroundTruth, *, ties: str, width: int) ->
     if len(sizes) and sizes.max() > width:  # rows past rank width are left out
         positions = np.flatnonzero(cell - np.repeat(user * width, sizes) < width)
         cell = cell[positions]
-    rows = positions if ordered.order is None else (
-        ordered.order if positions is None else ordered.order[positions])
+    rows = positions if ordered.order is None else ordered.order[
+        slice(None) if positions is None else positions]
     items = ordered.items
     if items.numbered is not None:  # numbered while reading: no text to read again
         distinct = items.numbered.values
