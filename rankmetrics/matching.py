@@ -37,7 +37,8 @@ def judged_items(
     items: HashedIds, truth: GroundTruth,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(user, rank, ground-truth row) of every ranked item the ground truth judged for that
-    user, sorted by user, then rank (int64 arrays).
+    user, sorted by user, then rank (int32 arrays below 2**31 run or ground-truth rows, else
+    int64).
 
     ``order`` lists the run's rows best first, users' lists one after another (None: the rows
     are in that order); list b, of user ``block_user[b]``, is the rows
@@ -45,8 +46,8 @@ def judged_items(
     hashes, so no reordered copy of every row's hash is made.
     """
     truth_hashes = hash_text(truth.item_ids, items.seed)  # one per distinct judged item
-    # The triples of each chunk are kept as int32 while they fit (users, ranks and rows are
-    # below these counts), halving what waits for the final sort.
+    # The triples are int32 while they fit (users, ranks and rows are below these counts):
+    # half the memory of int64, for the matching and for every sum over the judged items.
     dtype = np.int32 if max(len(items), len(truth.item_index)) < 2**31 else np.int64
     parts = [
         _judged_in_lists(block_starts[first:first + LISTS_PER_CHUNK + 1],
@@ -55,7 +56,7 @@ def judged_items(
         for first in range(0, len(block_user), LISTS_PER_CHUNK)
     ]
     if not parts:
-        nothing = np.zeros(0, dtype=np.int64)
+        nothing = np.zeros(0, dtype=dtype)
         return nothing, nothing, nothing
     user, rank, row = (np.concatenate(arrays) for arrays in zip(*parts, strict=True))
     del parts
@@ -202,15 +203,14 @@ def _concatenated_ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
 def _by_user_and_rank(
     user: np.ndarray, rank: np.ndarray, row: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The (user, rank, row) triples sorted by user, then rank (each pair is unique), as
-    int64 arrays.
+    """The (user, rank, row) triples sorted by user, then rank (each pair is unique), in the
+    arrays' own integer type.
 
     When the three fit in 63 bits they are packed into one integer and sorted as such (much
     faster than an argsort); otherwise an argsort of the packed (user, rank) orders them.
     """
     if len(user) == 0:
-        nothing = np.zeros(0, dtype=np.int64)
-        return nothing, nothing, nothing
+        return user, rank, row
     rank_bits = _bits(int(rank.max()) + 1)
     row_bits = _bits(int(row.max()) + 1)
     user_bits = _bits(int(user.max()) + 1)
@@ -218,19 +218,18 @@ def _by_user_and_rank(
     key <<= rank_bits
     key |= rank
     if not np.any(key[1:] < key[:-1]):
-        return key >> rank_bits, rank.astype(np.int64), row.astype(np.int64)
+        return user, rank, row
     if user_bits + rank_bits + row_bits <= 63:
-        del user, rank
         packed = key
         packed <<= row_bits
         packed |= row
-        del row
         packed.sort()
-        row = packed & ((1 << row_bits) - 1)
+        # Unpacked into the arrays given, which are free again (the packing holds them).
+        np.bitwise_and(packed, (1 << row_bits) - 1, out=row, casting="unsafe")
         packed >>= row_bits
-        rank = packed & ((1 << rank_bits) - 1)
+        np.bitwise_and(packed, (1 << rank_bits) - 1, out=rank, casting="unsafe")
         packed >>= rank_bits
-        return packed, rank, row
+        np.copyto(user, packed, casting="unsafe")
+        return user, rank, row
     order = np.argsort(key)
-    return (user[order].astype(np.int64), rank[order].astype(np.int64),
-            row[order].astype(np.int64))
+    return user[order], rank[order], row[order]

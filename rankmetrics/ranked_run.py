@@ -37,7 +37,8 @@ class RankedRun:
     judged_user, judged_rank, judged_row : int arrays
         For every ranked item with a ground-truth row: the user, its 0-based rank and the
         ground-truth row, sorted by user, then rank (so a block of users is one contiguous
-        slice, and each user's judged items come in ranked order).
+        slice, and each user's judged items come in ranked order). int32 below 2**31 rows
+        of the run and of the ground truth, else int64.
     unknown_users : int
         Users in the model's output that the ground truth does not have (left out).
     unknown_user_examples : tuple of str

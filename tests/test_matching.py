@@ -132,3 +132,22 @@ def test_lists_of_very_different_lengths_are_searched_not_put_in_a_matrix():
     assert matching._side_by_side(listed, lengths, wanted, counts) is None
     assert _pairs(matching._searched(listed, lengths, wanted, np.arange(21))) == {
         *((i, i) for i in range(20)), (419, 20)}
+
+
+@pytest.mark.parametrize(("dtype", "largest_row"), [(np.int32, 50), (np.int64, 50),
+                                                    (np.int64, 2**40)],
+                         ids=["int32-packed", "int64-packed", "int64-argsorted"])
+def test_triples_are_sorted_by_user_then_rank_in_their_own_type(dtype, largest_row):
+    rng = np.random.default_rng(7)
+    pairs = rng.permutation(40 * 30)[:500]  # distinct (user, rank) pairs
+    user, rank = (pairs // 30).astype(dtype), (pairs % 30).astype(dtype)
+    row = rng.integers(0, largest_row, 500).astype(dtype)
+    row[0] = largest_row - 1
+    order = np.lexsort((rank, user))
+    expected = [column[order] for column in (user, rank, row)]
+    got = matching._by_user_and_rank(user.copy(), rank.copy(), row.copy())
+    for column, wanted in zip(got, expected, strict=True):
+        assert column.dtype == dtype
+        np.testing.assert_array_equal(column, wanted)
+    already = matching._by_user_and_rank(*expected)  # sorted: handed back as they are
+    assert all(a is b for a, b in zip(already, expected, strict=True))
