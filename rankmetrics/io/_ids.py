@@ -85,7 +85,7 @@ class Ids:
         return np.concatenate(([0], changes, [len(codes)])).astype(np.int64)
 
     def codes_at(self, rows: np.ndarray) -> np.ndarray:
-        """The codes of the given rows (sorted rows, from the runs when there are runs)."""
+        """The codes of the given rows (found in the runs when the rows came in runs)."""
         if isinstance(self.stored, Runs):
             run = np.searchsorted(self.stored.starts, rows, side="right") - 1
             return self.stored.codes[run]
@@ -121,12 +121,6 @@ class Ids:
         """The same rows with each distinct id replaced (``values`` aligned with ``values``)."""
         same = self.source is not None and values.equals(self.values)
         return Ids(self.stored, values, self.source if same else None, self.nulls, self.ordered)
-
-    def recoded(self, remap: np.ndarray, values: pa.Array) -> Ids:
-        """The same rows with code c replaced by ``remap[c]``, numbering ``values``."""
-        stored = (Runs(self.stored.starts, remap[self.stored.codes])
-                  if isinstance(self.stored, Runs) else remap[self.stored])
-        return Ids(stored, values, self.source, False, True)
 
     def missing(self) -> np.ndarray | None:
         """Where a row's id is null, empty or only spaces; None when no row's is."""
@@ -317,24 +311,30 @@ def distinct(ids: Ids) -> Ids:
     them, so ``values`` is what ``Series.unique()`` would give. Codes must be >= 0. Rows in
     runs stay in runs (each run's code is renumbered).
     """
-    values = ids.values
+    stored, values, ordered = ids.stored, ids.values, ids.ordered
+    codes = stored.codes if isinstance(stored, Runs) else stored  # (one a run, in order)
     encoded = pc.dictionary_encode(values)
     if len(encoded.dictionary) < len(values):  # some ids were equal (after trimming, say)
         # Merging keeps the order: values are numbered by their first entry in ``values``.
-        codes = ids.stored.codes if isinstance(ids.stored, Runs) else ids.stored
         remap = pc.fill_null(encoded.indices, -1).to_numpy().astype(codes.dtype)
-        ids = Ids(ids.recoded(remap, encoded.dictionary).stored, encoded.dictionary,
-                  ids.source, False, ids.ordered)
-        values = ids.values
-    if len(ids) == 0:
-        return Ids(ids.stored, values[:0], ids.source, False, True)
-    codes = ids.stored.codes if isinstance(ids.stored, Runs) else ids.stored
-    if ids.ordered or _in_order(codes, len(values)):
-        return Ids(ids.stored, values, ids.source, False, True)
+        stored, values = _renumbered(stored, remap), encoded.dictionary
+        codes = stored.codes if isinstance(stored, Runs) else stored
+    if len(codes) == 0:
+        return Ids(stored, values[:0], ids.source, False, True)
+    if ordered or _in_order(codes, len(values)):
+        return Ids(stored, values, ids.source, False, True)
     order = pd.unique(codes)
     remap = np.full(len(values), -1, dtype=codes.dtype)
     remap[order] = np.arange(len(order), dtype=codes.dtype)
-    return ids.recoded(remap, values.take(pa.array(order)))
+    return Ids(_renumbered(stored, remap), values.take(pa.array(order)), ids.source, False,
+               True)
+
+
+def _renumbered(stored: np.ndarray | Runs, remap: np.ndarray) -> np.ndarray | Runs:
+    """Codes (each row's, or each run's) with code c replaced by ``remap[c]``."""
+    if isinstance(stored, Runs):
+        return Runs(stored.starts, remap[stored.codes])
+    return remap[stored]
 
 
 def _in_order(codes: np.ndarray, n_values: int) -> bool:
