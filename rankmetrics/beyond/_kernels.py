@@ -319,9 +319,12 @@ def gini(counts: np.ndarray, spread: int | np.ndarray) -> np.ndarray:
     ascending = np.sort(counts, axis=1)
     n_columns = counts.shape[1]
     spread = np.broadcast_to(np.asarray(spread, dtype=np.float64), (len(counts),))
-    position = np.arange(1, n_columns + 1)[None, :] - (n_columns - spread)[:, None]
-    weighted = np.einsum("kj,kj->k", 2 * position - spread[:, None] - 1, ascending)
+    # the row's j-th smallest count is c_(j - (n_columns - spread)) of its spread items, so
+    # the sum is 2 sum_j j c - (2 (n_columns - spread) + spread + 1) sum c: one product
+    # (whole counts: every partial sum is a whole number, exact in float64)
     total = ascending.sum(axis=1)
+    ranked = ascending @ np.arange(1.0, n_columns + 1)
+    weighted = 2 * ranked - (2 * (n_columns - spread) + spread + 1) * total
     return np.where((total > 0) & (spread > 0), safe_divide(weighted, spread * total), np.nan)
 
 

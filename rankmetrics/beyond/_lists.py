@@ -28,11 +28,8 @@ class TopItems:
     item: np.ndarray
     distinct: pa.Array
     width: int
-
-    @property
-    def longest(self) -> int:
-        """The longest list read (at most ``width``)."""
-        return int((self.cell % self.width).max(initial=-1)) + 1 if self.width else 0
+    #: The longest list read (at most ``width``).
+    longest: int
 
     def matrix(self, codes: np.ndarray, n_users: int) -> np.ndarray:
         """Users x width item codes (``codes`` gives each entry's), -1 past a list's end."""
@@ -66,4 +63,5 @@ def top_items(run: LoadedTable, truth: GroundTruth, *, ties: str, width: int) ->
             np.arange(len(cell)) if rows is None else rows))
         distinct = encoded.dictionary
         item = encoded.indices.to_numpy(zero_copy_only=False)
-    return TopItems(cell=cell, item=item, distinct=distinct, width=width)
+    longest = min(width, int(sizes.max(initial=0)))
+    return TopItems(cell=cell, item=item, distinct=distinct, width=width, longest=longest)
