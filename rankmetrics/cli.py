@@ -223,7 +223,7 @@ def _report_parser(commands) -> None:
 def _report(args: argparse.Namespace) -> int:
     """``rankmetrics report``: read the files, evaluate, write the HTML report."""
     try:
-        from rankmetrics.report import build_report, fingerprint
+        from rankmetrics.report import fingerprint
     except ModuleNotFoundError as missing:  # the report draws with plotly, an extra
         raise ValueError(str(missing)) from None
 
@@ -268,18 +268,12 @@ def _report(args: argparse.Namespace) -> int:
         counts = interaction_counts(read["interactions"]) if "interactions" in read else None
         segments = segment_users(evaluation, by, attributes=read.get("segments"),
                                  training_counts=counts, n_buckets=args.buckets)
-    text = build_report(evaluation, inputs, cutoff=cutoff, metric=args.metric,
-                        test=args.test, correction=args.correction,
-                        confidence=args.confidence, title=args.title, extras=extras,
-                        segments=segments, buckets=args.buckets)
-    Path(args.output).write_text(text, encoding="utf-8")
-    print(f"rankmetrics: report written to {args.output}", file=sys.stderr)
-    return 0
+    return _write_report(evaluation, inputs, cutoff, args, extras, segments)
 
 
 def _saved_report(args: argparse.Namespace) -> int:
     """``rankmetrics report --bundle``: the report of a saved evaluation."""
-    from rankmetrics.report import build_report, saved_input
+    from rankmetrics.report import saved_input
 
     refuse_with_bundle(args, ("--interactions", args.interactions),
                        ("--item-attributes", args.item_attributes),
@@ -298,7 +292,15 @@ def _saved_report(args: argparse.Namespace) -> int:
     if by != RELEVANT_ITEMS or args.buckets != N_BUCKETS:
         segments = segment_users(saved, by, attributes=read.get("segments"),
                                  n_buckets=args.buckets)
-    text = build_report(saved, [bundle], cutoff=args.cutoff, metric=args.metric,
+    return _write_report(saved, [bundle], args.cutoff, args, extras, segments)
+
+
+def _write_report(evaluation, inputs: list, cutoff: int, args: argparse.Namespace,
+                  extras: list, segments) -> int:
+    """Write the report of ``evaluation`` (live or saved) where ``--output`` says."""
+    from rankmetrics.report import build_report
+
+    text = build_report(evaluation, inputs, cutoff=cutoff, metric=args.metric,
                         test=args.test, correction=args.correction,
                         confidence=args.confidence, title=args.title, extras=extras,
                         segments=segments, buckets=args.buckets)
