@@ -59,6 +59,15 @@ def test_semicolon_separated_categories_in_a_tab_file():
     assert items.table["genres"].tolist() == [("Action", "Comedy"), ("Drama",)]
 
 
+def test_categories_keep_one_space_inside_and_none_around_and_blank_rows_are_dropped():
+    # tabs, runs of spaces and non-breaking spaces are all whitespace, inside and around
+    data = ("item,genres\ni1,  Science \t  fiction |\u00a0Drama\u00a0| \ni2, | \n"
+            "i3,Comedy\n \u00a0 , \t \n").encode()
+    items = read_attributes(data, name="items.csv", key="item")
+    assert items.ids.tolist() == ["i1", "i2", "i3"]
+    assert items.table["genres"].tolist() == [("Science fiction", "Drama"), None, ("Comedy",)]
+
+
 def test_item_key_found_by_its_usual_names():
     items = read_attributes(b"movieId,title\n1,Heat\n2,Up\n", name="movies.csv", key="item")
     assert items.key_column == "movieId"

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import csv
 import io
-import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -434,12 +433,16 @@ def _key_column(raw: _RawColumns, key: str, chosen: str | None, file: str,
 def _blank(series: pd.Series) -> np.ndarray:
     """Where a cell is missing: null, NaN, empty or only spaces, or an empty list."""
     missing = series.isna().to_numpy(dtype=bool, na_value=True).copy()
-    if series.dtype == object or pd.api.types.is_string_dtype(series.dtype):
+    if series.dtype == object:
         filled = series[~missing]
         missing[~missing] = filled.map(
             lambda cell: (isinstance(cell, str) and not cell.strip())
             or (isinstance(cell, (list, tuple, np.ndarray)) and len(cell) == 0)
         ).to_numpy(dtype=bool)
+    elif pd.api.types.is_string_dtype(series.dtype):  # text only: no cell is a list
+        cells = series[~missing].tolist()
+        missing[~missing] = np.fromiter((not cell.strip() for cell in cells), dtype=bool,
+                                        count=len(cells))
     return missing
 
 
@@ -578,18 +581,17 @@ def _listed(cells: np.ndarray) -> pd.Series:
     return pd.Series(out, dtype=object)
 
 
-_SPACES = re.compile(r"\s+")
-
-
 def _split(text: pd.Series, separator: str) -> pd.Series:
-    """Text cells ``"Action|Comedy"`` as tuples of categories; empty cells as None."""
+    """Text cells ``"Action|Comedy"`` as tuples of categories (each with its runs of spaces
+    made one space, and stripped); empty cells as None."""
     out: list[tuple[str, ...] | None] = []
     for cell in text:
         if not isinstance(cell, str):
             out.append(None)
             continue
-        parts = tuple(part for part in (_SPACES.sub(" ", piece).strip()
-                                        for piece in cell.split(separator)) if part)
+        # str.split() splits at the whitespace regular expressions' \s matches
+        parts = tuple(part for piece in cell.split(separator)
+                      if (part := " ".join(piece.split())))
         out.append(parts or None)
     return pd.Series(out, dtype=object)
 
