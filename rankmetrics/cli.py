@@ -304,7 +304,11 @@ def _write_report(evaluation, inputs: list, cutoff: int, args: argparse.Namespac
                         test=args.test, correction=args.correction,
                         confidence=args.confidence, title=args.title, extras=extras,
                         segments=segments, buckets=args.buckets)
-    Path(args.output).write_text(text, encoding="utf-8")
+    try:
+        Path(args.output).write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise ValueError(f"--output {args.output}: the report cannot be written there "
+                         f"({error.strerror or error}).") from None
     print(f"rankmetrics: report written to {args.output}", file=sys.stderr)
     return 0
 

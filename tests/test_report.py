@@ -166,11 +166,14 @@ def test_a_saved_evaluations_report_shows_its_numbers_and_names_its_archive(save
      "leave out --binary, --item-attributes"),
     (["--segment-by", "ground-truth size"], "A saved evaluation does not hold each user's "
                                             "ground truth"),
+    (["--output", "/no/such/folder/r.html"], "--output /no/such/folder/r.html: the report "
+                                             "cannot be written there (No such file or "
+                                             "directory)."),
 ])
 def test_a_saved_evaluations_report_says_what_it_cannot_do(saved_movies, capsys, option,
                                                            said):
     code = main(["report", "--bundle", str(saved_movies / "movies.zip"),
-                 "--output", str(saved_movies / "r.html"), *option])
+                 "--output", str(saved_movies / "r.html"), *option])  # a later --output wins
     assert code == 1
     assert said in capsys.readouterr().err
 
