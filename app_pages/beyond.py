@@ -14,7 +14,7 @@ from dashboard.session import header, require_data
 from dashboard.text import md
 from rankmetrics.beyond import BEYOND_METRICS, SYSTEM_METRICS, value_text
 from rankmetrics.figures import metric_label
-from rankmetrics.figures_beyond import beyond_curves, popularity_deciles, tradeoff
+from rankmetrics.figures.beyond import beyond_curves, popularity_deciles, tradeoff
 from rankmetrics.metrics import MAIN_METRICS, METRICS
 
 FIRST_SHOWN = ("coverage", "gini", "personalization", "aplt", "novelty", "ild")

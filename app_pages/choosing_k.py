@@ -8,7 +8,9 @@ from dashboard.charts import show_chart
 from dashboard.controls import confidence_control, download_table, ensure_choice
 from dashboard.session import header, require_data
 from dashboard.text import md
-from rankmetrics.figures_k import (
+from rankmetrics.choosing_k.report import PANELS, cutoffs_tested, map_cutoffs, parse_cutoffs
+from rankmetrics.choosing_k.ties import tie_flags
+from rankmetrics.figures.choosing_k import (
     difference_figure,
     order_figure,
     p_value_figure,
@@ -17,10 +19,8 @@ from rankmetrics.figures_k import (
     tie_figure,
     winner_map_figure,
 )
-from rankmetrics.k_report import PANELS, cutoffs_tested, map_cutoffs, parse_cutoffs
 from rankmetrics.metrics import MAIN_METRICS, METRICS
 from rankmetrics.stats import CORRECTION_NAMES, CORRECTIONS, TEST_NAMES, TESTS
-from rankmetrics.tie_bounds import tie_flags
 
 PERMUTATIONS = (200, 500, 1_000, 2_000, 5_000)
 PANEL_TITLES = {

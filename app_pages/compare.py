@@ -20,11 +20,11 @@ from dashboard.verdict import (
     significance_choice,
 )
 from rankmetrics.beyond import value_text
-from rankmetrics.decision import describe_verdict, verdict
 from rankmetrics.figures import metric_curves, metric_label
-from rankmetrics.latex import latex_table
 from rankmetrics.metrics import MAIN_METRICS, METRICS
-from rankmetrics.verdict import how_tested, leader_verdict
+from rankmetrics.report.decision import describe_verdict, verdict
+from rankmetrics.report.latex import latex_table
+from rankmetrics.report.verdict import how_tested, leader_verdict
 
 header(
     "Compare models",

@@ -20,7 +20,7 @@ from dashboard.playground_link import PlaygroundView
 from dashboard.text import md
 from rankmetrics.conventions import AP_DENOMINATORS, GAINS, IDEALS, TIES
 from rankmetrics.explain import MetricArithmetic
-from rankmetrics.figures_playground import playground_curves
+from rankmetrics.figures.playground import playground_curves
 from rankmetrics.metrics import METRICS
 from rankmetrics.playground import (
     COLUMNS,

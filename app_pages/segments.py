@@ -9,7 +9,7 @@ from dashboard.segment_choice import attributes_spec, offered_segmentations
 from dashboard.session import header, require_data
 from dashboard.text import md
 from rankmetrics.figures import metric_label
-from rankmetrics.figures_segments import segment_curves_figure, segment_heatmap
+from rankmetrics.figures.segments import segment_curves_figure, segment_heatmap
 from rankmetrics.metrics import MAIN_METRICS
 from rankmetrics.segments import MIN_USERS, N_BUCKETS, NO_VALUE, TOO_FEW, WARN_SHARE
 from rankmetrics.stats import CORRECTION_NAMES, CORRECTIONS, TEST_NAMES, TESTS

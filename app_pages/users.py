@@ -21,7 +21,7 @@ from dashboard.verdict import (
 from rankmetrics.beyond import declared, higher_says, number_format, value_text
 from rankmetrics.figures import distribution, ecdf, metric_label
 from rankmetrics.metrics import MAIN_METRICS
-from rankmetrics.verdict import how_tested
+from rankmetrics.report.verdict import how_tested
 
 WORST_SHOWN = 20
 

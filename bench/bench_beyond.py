@@ -48,7 +48,7 @@ from common import peak_rss_bytes, print_table, print_timings, reset_peak_rss
 
 from rankmetrics import Conventions, GroundTruth, RankedRun, RelevanceMapping
 from rankmetrics.beyond import BEYOND_METRICS, prepare_beyond
-from rankmetrics.evaluate import Evaluation
+from rankmetrics.evaluation import Evaluation
 from rankmetrics.io import (
     attributes_from_dataframe,
     interactions_from_dataframe,

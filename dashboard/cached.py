@@ -45,12 +45,37 @@ from rankmetrics.beyond import (
     BeyondInputs,
     prepare_beyond,
 )
-from rankmetrics.bundle_beyond import SavedBeyond
-from rankmetrics.choosing_k import crossovers, leaderboard, order_agreement
+from rankmetrics.bundle.beyond import SavedBeyond
+from rankmetrics.choosing_k.order import crossovers, leaderboard, order_agreement
+from rankmetrics.choosing_k.report import (
+    Sentence,
+    agreement_sentence,
+    cutoffs_tested,
+    map_cutoffs,
+    order_sentence,
+    relevance_sentence,
+    relevance_variants,
+    said_of,
+    significance_sentence,
+    ties_sentence,
+)
+from rankmetrics.choosing_k.saved import (
+    saved_cutoff_table,
+    saved_difference_band,
+    saved_significance_over_k,
+)
+from rankmetrics.choosing_k.significance import (
+    cutoff_table,
+    difference_band,
+    discriminative_power,
+    leaders_over_k,
+    significance_by_metric,
+    winners,
+)
+from rankmetrics.choosing_k.ties import tie_bounds
 from rankmetrics.conventions import Conventions
-from rankmetrics.decision import describe_across_cutoffs, leaders_by_cutoff
 from rankmetrics.errors import DataError
-from rankmetrics.evaluate import BEYOND_WIDTH, Evaluation, band_cutoffs, evaluate
+from rankmetrics.evaluation import BEYOND_WIDTH, Evaluation, band_cutoffs, evaluate
 from rankmetrics.explain import (
     BINARY_METRICS,
     MetricArithmetic,
@@ -74,36 +99,12 @@ from rankmetrics.io import (
     read_run,
     read_truth,
 )
-from rankmetrics.k_report import (
-    Sentence,
-    agreement_sentence,
-    cutoffs_tested,
-    map_cutoffs,
-    order_sentence,
-    relevance_sentence,
-    relevance_variants,
-    said_of,
-    significance_sentence,
-    ties_sentence,
-)
-from rankmetrics.k_saved import (
-    saved_cutoff_table,
-    saved_difference_band,
-    saved_significance_over_k,
-)
-from rankmetrics.k_significance import (
-    cutoff_table,
-    difference_band,
-    discriminative_power,
-    leaders_over_k,
-    significance_by_metric,
-    winners,
-)
 from rankmetrics.metrics import MAIN_METRICS, METRICS
 from rankmetrics.playground import USER as PLAYGROUND_USER
 from rankmetrics.playground import Playground, Scenario, convention_values, textbook
 from rankmetrics.playground import playground_values as values_of_list
 from rankmetrics.relevance import RelevanceMapping, suggest_mapping
+from rankmetrics.report.decision import describe_across_cutoffs, leaders_by_cutoff
 from rankmetrics.segments import (
     Segmentation,
     SegmentComparison,
@@ -112,7 +113,6 @@ from rankmetrics.segments import (
     segment_users,
 )
 from rankmetrics.stats import ModelComparison, compare_models, compare_models_together
-from rankmetrics.tie_bounds import tie_bounds
 from rankmetrics.users import (
     Disagreement,
     biggest_differences,

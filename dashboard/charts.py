@@ -16,7 +16,7 @@ import streamlit as st
 
 from dashboard import keys
 from dashboard.controls import CHART_FORMATS, chart_config
-from rankmetrics.figures_text import recolor, text_alternative
+from rankmetrics.figures.text import recolor, text_alternative
 
 
 def page_theme() -> str:

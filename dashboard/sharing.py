@@ -19,7 +19,7 @@ from dashboard.settings import Settings
 from dashboard.verdict import significance_choice
 from rankmetrics.bundle import SavedEvaluation
 from rankmetrics.metrics import MAIN_METRICS, METRICS
-from rankmetrics.report import build_report, fingerprint, saved_input
+from rankmetrics.report.html import build_report, fingerprint, saved_input
 from rankmetrics.segments import GROUND_TRUTH_SIZE, N_BUCKETS
 
 #: "Copy link": one click copies the page's address as the browser shows it (the URL holds

@@ -20,8 +20,8 @@ from dashboard.controls import confidence_level, ensure_choice
 from dashboard.prepared import Prepared
 from dashboard.settings import N_BOOTSTRAP, Settings
 from rankmetrics.figures import metric_label
+from rankmetrics.report.verdict import LeaderVerdict, differences_from
 from rankmetrics.stats import TEST_NAMES, ModelComparison
-from rankmetrics.verdict import LeaderVerdict, differences_from
 
 DEFAULT_TEST = "randomization"
 DEFAULT_CORRECTION = "holm"

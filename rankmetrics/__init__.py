@@ -5,7 +5,7 @@ from rankmetrics.beyond import BEYOND_METRICS, BeyondOptions
 from rankmetrics.bundle import SavedEvaluation, load_bundle
 from rankmetrics.conventions import PRESETS, Conventions
 from rankmetrics.errors import DataError
-from rankmetrics.evaluate import Evaluation, evaluate
+from rankmetrics.evaluation import Evaluation, evaluate
 from rankmetrics.ground_truth import GroundTruth
 from rankmetrics.metrics import MAIN_METRICS, METRICS
 from rankmetrics.ranked_run import RankedRun

@@ -1,6 +1,6 @@
 """A bounded, thread-safe store of computed arrays, for objects many sessions share.
 
-The dashboard keeps one :class:`~rankmetrics.evaluate.Evaluation` per data set and settings
+The dashboard keeps one :class:`~rankmetrics.evaluation.Evaluation` per data set and settings
 and hands it to every session that asks; each fills the evaluation's per-user values on
 demand. So the store is guarded by a lock, holds at most ``max_bytes`` (the least recently
 used arrays go first), and keeps its arrays read-only: no caller can change what the next one

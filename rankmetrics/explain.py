@@ -38,8 +38,7 @@ import pandas as pd
 
 from rankmetrics.checks import check_choice, check_int
 from rankmetrics.conventions import AP_DENOMINATORS, GAINS, IDEALS, Conventions
-from rankmetrics.kernels import discounts, judge
-from rankmetrics.metrics import METRICS
+from rankmetrics.metrics import METRICS, discounts, judge
 from rankmetrics.ranked_run import rank_order
 from rankmetrics.relevance import RelevanceMapping
 
@@ -553,7 +552,7 @@ def _fraction(metric: str, ranked: pd.DataFrame, hit_ranks: tuple[int, ...], n_r
 def _evaluated(truth: pd.DataFrame, run: pd.DataFrame, user: str, metric: str, cutoff: int,
                relevance: RelevanceMapping, conventions: Conventions) -> float:
     """The metric of one user from :func:`rankmetrics.evaluate` on that user's rows."""
-    from rankmetrics.evaluate import evaluate
+    from rankmetrics.evaluation import evaluate
 
     theirs = truth.loc[truth["user"] == user, ["user", "item", "rating"]]
     mine = run.loc[run["user"] == user, ["user", "item", "score"]]

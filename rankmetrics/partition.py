@@ -31,7 +31,7 @@ import pyarrow.compute as pc
 from rankmetrics.bundle import per_user_columns, per_user_values
 from rankmetrics.conventions import Conventions
 from rankmetrics.errors import DataError
-from rankmetrics.evaluate import Evaluation, evaluate
+from rankmetrics.evaluation import Evaluation, evaluate
 from rankmetrics.metrics import METRICS, check_metrics
 from rankmetrics.relevance import RelevanceMapping
 from rankmetrics.sums import COUNTS, UserSums, extend_values

@@ -30,7 +30,7 @@ import pandas as pd
 
 from rankmetrics.checks import check_choice, check_int
 from rankmetrics.conventions import AP_DENOMINATORS, GAINS, IDEALS, TIES, Conventions
-from rankmetrics.evaluate import evaluate
+from rankmetrics.evaluation import evaluate
 from rankmetrics.ranked_run import rank_order
 from rankmetrics.relevance import RelevanceMapping
 

@@ -30,7 +30,7 @@ import pandas as pd
 
 from rankmetrics.bundle import SavedEvaluation
 from rankmetrics.checks import check_choice, check_int, check_probability
-from rankmetrics.evaluate import Evaluation
+from rankmetrics.evaluation import Evaluation
 from rankmetrics.io import Attributes
 from rankmetrics.metrics import METRICS, check_metrics
 from rankmetrics.stats import (

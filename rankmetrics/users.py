@@ -1,11 +1,11 @@
 """Looking at users one by one: who each model serves worst, where two models disagree most,
 two models head to head, a random user to explain, and how per-user values are spread.
 
-Every function takes an :class:`rankmetrics.evaluate.Evaluation` and works on its per-user
+Every function takes an :class:`rankmetrics.evaluation.Evaluation` and works on its per-user
 values at one metric and cutoff (the users a model's means count, under its conventions).
 
 >>> import pandas as pd
->>> from rankmetrics.evaluate import evaluate
+>>> from rankmetrics.evaluation import evaluate
 >>> truth = pd.DataFrame({"user": ["a", "a", "b", "b"], "item": ["x", "y", "x", "y"],
 ...                       "rating": [1, 1, 1, 1]})
 >>> good = pd.DataFrame({"user": ["a", "b"], "item": ["x", "x"], "score": [1.0, 1.0]})
@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from rankmetrics.checks import check_int
-from rankmetrics.evaluate import Evaluation
+from rankmetrics.evaluation import Evaluation
 
 
 @dataclass(frozen=True)
@@ -91,7 +91,7 @@ def head_to_head(
     positive where B serves the user better), in ground-truth user order.
 
     >>> import pandas as pd
-    >>> from rankmetrics.evaluate import evaluate
+    >>> from rankmetrics.evaluation import evaluate
     >>> truth = pd.DataFrame({"user": ["a", "b"], "item": ["x", "x"], "rating": [1, 1]})
     >>> hit = pd.DataFrame({"user": ["a", "b"], "item": ["x", "x"], "score": [1.0, 1.0]})
     >>> half = pd.DataFrame({"user": ["a", "b"], "item": ["x", "y"], "score": [1.0, 1.0]})

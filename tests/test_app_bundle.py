@@ -192,8 +192,8 @@ def test_segments_split_every_saved_user_by_relevant_items_or_uploaded_attribute
 
 
 def test_choosing_k_follows_the_saved_means_and_tests_at_the_saved_cutoffs(archive):
-    from rankmetrics.choosing_k import curves, leaderboard
-    from rankmetrics.k_significance import significance_over_k
+    from rankmetrics.choosing_k.order import curves, leaderboard
+    from rankmetrics.choosing_k.significance import significance_over_k
 
     at = open_archive(archive.read_bytes())
     go(at, "app_pages/choosing_k.py")

@@ -18,8 +18,8 @@ import pytest
 
 from dashboard import keys
 from rankmetrics import evaluate, load_bundle
+from rankmetrics.choosing_k.ties import tie_bounds
 from rankmetrics.io import read_run, read_truth
-from rankmetrics.tie_bounds import tie_bounds
 from tests.apptest import MOVIE_MODELS, figure, go, plain, start
 from tests.helpers import MOVIES
 from tests.test_app_bundle import open_archive

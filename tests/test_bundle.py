@@ -191,8 +191,8 @@ def test_confidence_bands_at_the_saved_cutoffs_equal_a_fresh_evaluations(saved):
 
 @pytest.mark.parametrize("test", ["t", "wilcoxon", "randomization"])
 def test_tests_over_k_of_a_bundle_equal_those_of_every_user(saved, test):
-    from rankmetrics.k_saved import saved_significance_over_k
-    from rankmetrics.k_significance import significance_over_k
+    from rankmetrics.choosing_k.saved import saved_significance_over_k
+    from rankmetrics.choosing_k.significance import significance_over_k
     from rankmetrics.stats import paired_comparison
 
     evaluation, folder = saved

@@ -19,7 +19,7 @@ from rankmetrics import BeyondOptions, RelevanceMapping, evaluate, load_bundle
 from rankmetrics.beyond import LIST_METRICS
 from rankmetrics.bundle import FORMAT_VERSION
 from rankmetrics.cli import main
-from rankmetrics.figures_beyond import tradeoff
+from rankmetrics.figures.beyond import tradeoff
 from rankmetrics.io import read_attributes, read_interactions, read_run, read_truth
 from tests.helpers import MOVIE_MODELS, MOVIES, random_data
 

@@ -18,7 +18,7 @@ from rankmetrics.checks import (
     check_optional_int,
     check_probability,
 )
-from rankmetrics.evaluate import band_cutoffs
+from rankmetrics.evaluation import band_cutoffs
 from rankmetrics.explain import explain_ndcg, side_by_side, slipped_discount
 from rankmetrics.figures import distribution
 from rankmetrics.stats import bootstrap_ci, paired_comparison

@@ -15,7 +15,7 @@ from helpers import random_data
 from scipy.stats import ttest_rel
 
 from rankmetrics import Conventions, RelevanceMapping, evaluate
-from rankmetrics.choosing_k import (
+from rankmetrics.choosing_k.order import (
     crossovers,
     curves,
     leaderboard,
@@ -25,7 +25,7 @@ from rankmetrics.choosing_k import (
     sampled_cutoffs,
     spans,
 )
-from rankmetrics.k_report import (
+from rankmetrics.choosing_k.report import (
     agreement_sentence,
     k_report,
     order_sentence,
@@ -34,7 +34,7 @@ from rankmetrics.k_report import (
     significance_sentence,
     ties_sentence,
 )
-from rankmetrics.k_significance import (
+from rankmetrics.choosing_k.significance import (
     cutoff_table,
     difference_band,
     discriminative_power,
@@ -42,9 +42,9 @@ from rankmetrics.k_significance import (
     significance_over_k,
     winner_map,
 )
+from rankmetrics.choosing_k.ties import tie_bounds, tie_flags
 from rankmetrics.metrics import MAIN_METRICS
 from rankmetrics.stats import compare_models, paired_comparison
-from rankmetrics.tie_bounds import tie_bounds, tie_flags
 
 
 def table(**columns: list[float]) -> pd.DataFrame:

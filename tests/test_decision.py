@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from rankmetrics import RelevanceMapping, evaluate
-from rankmetrics.decision import decision_summary, leader_by_cutoff
-from rankmetrics.latex import latex_escape, latex_table, letter
+from rankmetrics.report.decision import decision_summary, leader_by_cutoff
+from rankmetrics.report.latex import latex_escape, latex_table, letter
 
 USERS = [f"u{n:02d}" for n in range(40)]
 
@@ -124,7 +124,7 @@ def test_the_command_line_writes_the_latex_table(capsys):
 
 
 def test_across_segments():
-    from rankmetrics.decision import describe_across_segments
+    from rankmetrics.report.decision import describe_across_segments
     from rankmetrics.segments import compare_segments, segment_users
 
     # users 0-19 have one relevant item, users 20-39 three (ground-truth size splits them);

@@ -11,13 +11,13 @@ import pytest
 from scipy import stats
 
 from rankmetrics import Conventions, RelevanceMapping, evaluate, load_bundle
-from rankmetrics.k_report import _flat, k_report, saved_k_report
-from rankmetrics.k_saved import (
+from rankmetrics.choosing_k.report import _flat, k_report, saved_k_report
+from rankmetrics.choosing_k.saved import (
     saved_cutoff_table,
     saved_difference_band,
     saved_significance_over_k,
 )
-from rankmetrics.k_significance import (
+from rankmetrics.choosing_k.significance import (
     cutoff_table,
     difference_band,
     difference_band_of,
@@ -143,7 +143,7 @@ def test_the_width_of_a_saved_evaluation_is_the_evaluations(tmp_path):
 
 
 def test_the_band_at_saved_cutoffs_is_drawn_with_a_dot_at_each_and_an_unmarked_interval(saved):
-    from rankmetrics.figures_k import difference_figure
+    from rankmetrics.figures.choosing_k import difference_figure
 
     evaluation, bundle = saved
     gapped = difference_figure(saved_difference_band(bundle, "map", "second", "first"),

@@ -20,8 +20,16 @@ import rankmetrics.metrics as metrics_package
 from rankmetrics.beyond import BEYOND_METRICS
 from rankmetrics.cli import build_parser, main
 from rankmetrics.conventions import AP_DENOMINATORS, GAINS, IDEALS, Conventions
-from rankmetrics.kernels import JudgedItems, UserBlock, judge
-from rankmetrics.metrics import CUTOFF_METRICS, MAIN_METRICS, METRICS, Metric, check_metrics
+from rankmetrics.metrics import (
+    CUTOFF_METRICS,
+    MAIN_METRICS,
+    METRICS,
+    JudgedItems,
+    Metric,
+    UserBlock,
+    check_metrics,
+    judge,
+)
 from rankmetrics.relevance import RelevanceMapping
 
 # --------------------------------------------------------------------------------------------

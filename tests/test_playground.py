@@ -272,7 +272,7 @@ def test_conventions_left_at_their_default_keep_every_user():
 
 
 def test_curves_draw_now_and_before_with_the_librarys_values():
-    from rankmetrics.figures_playground import playground_curves
+    from rankmetrics.figures.playground import playground_curves
 
     pg = Playground.from_grades([1, 0, 1])
     now, before = playground_values(move(pg, 3, 1).playground), playground_values(pg)

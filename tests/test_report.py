@@ -11,7 +11,7 @@ import shlex
 import pytest
 
 from rankmetrics.cli import main
-from rankmetrics.report import build_report, fingerprint
+from rankmetrics.report.html import build_report, fingerprint
 from tests.helpers import MOVIES
 from tests.test_decision import USERS, evaluated
 
@@ -181,7 +181,7 @@ def test_a_saved_evaluations_report_says_what_it_cannot_do(saved_movies, capsys,
 def test_a_report_of_a_saved_evaluation_takes_its_archive_alone(saved_movies):
     from rankmetrics import load_bundle
     from rankmetrics.bundle import content_sha256
-    from rankmetrics.report import saved_input
+    from rankmetrics.report.html import saved_input
 
     saved = load_bundle(saved_movies / "movies.zip")
     archive = saved_input("movies.zip", content_sha256(saved_movies / "movies.zip"), saved)

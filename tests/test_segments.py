@@ -298,7 +298,7 @@ def test_bad_arguments_name_what_is_accepted():
 # Figures -----------------------------------------------------------------------------------
 
 def test_heatmap_colours_each_cell_by_its_verdict(movies):
-    from rankmetrics.figures_segments import segment_heatmap
+    from rankmetrics.figures.segments import segment_heatmap
 
     evaluation = movies_evaluation(movies)
     result = compare_segments(evaluation, segment_users(evaluation, "plan",
@@ -317,7 +317,7 @@ def test_heatmap_colours_each_cell_by_its_verdict(movies):
 
 
 def test_small_multiples_fade_tiny_segments_and_keep_the_model_colours():
-    from rankmetrics.figures_segments import segment_curves_figure
+    from rankmetrics.figures.segments import segment_curves_figure
 
     curves = pd.DataFrame({"segment": ["big"] * 4 + ["<b>tiny</b>"] * 4,
                            "model": ["a", "a", "b", "b"] * 2, "cutoff": [1, 2] * 4,

@@ -13,8 +13,8 @@ import pytest
 
 from rankmetrics import Conventions, RelevanceMapping, evaluate
 from rankmetrics.conventions import OPTION_CHOICES
-from rankmetrics.decision import leader_by_cutoff, leaders_by_cutoff
 from rankmetrics.metrics import MAIN_METRICS, METRICS
+from rankmetrics.report.decision import leader_by_cutoff, leaders_by_cutoff
 from rankmetrics.stats import compare_models, compare_models_together
 from tests.helpers import random_data
 

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from rankmetrics import Conventions, RelevanceMapping, evaluate
-from rankmetrics.evaluate import band_cutoffs
+from rankmetrics.evaluation import band_cutoffs
 from rankmetrics.stats import (
     CORRECTIONS,
     TESTS,

@@ -21,7 +21,7 @@ from rankmetrics.conventions import OPTION_CHOICES
 from rankmetrics.metrics import METRICS
 from tests.helpers import random_data
 
-evaluate_module = importlib.import_module("rankmetrics.evaluate")
+evaluate_module = importlib.import_module("rankmetrics.evaluation")
 
 MAX_CUTOFF = 25  # shorter than some lists (30 items), longer than others
 COMBINATIONS = [

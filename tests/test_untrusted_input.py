@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 
 from rankmetrics.errors import DataError
-from rankmetrics.evaluate import evaluate
+from rankmetrics.evaluation import evaluate
 from rankmetrics.export import quote_formula, to_csv
 from rankmetrics.relevance import MAX_GRADE, RelevanceMapping
 from tests.helpers import REPO

@@ -16,7 +16,7 @@ from dashboard.messages import in_app
 from dashboard.settings import beyond_lists_note
 from rankmetrics import RelevanceMapping, evaluate
 from rankmetrics.figures import PALETTE, metric_curves, model_colors, pairwise_matrix
-from rankmetrics.figures_text import (
+from rankmetrics.figures.text import (
     BACKGROUND,
     LIGHT_TICKS,
     MARK_CONTRAST,
@@ -27,8 +27,8 @@ from rankmetrics.figures_text import (
     text_alternative,
 )
 from rankmetrics.io import read_run, read_truth
+from rankmetrics.report.verdict import differences_from, leader_verdict
 from rankmetrics.stats import compare_models
-from rankmetrics.verdict import differences_from, leader_verdict
 from tests.apptest import figure, frame, go, ok, plain, start, upload, warnings
 from tests.helpers import MOVIE_MODELS, REPO
 

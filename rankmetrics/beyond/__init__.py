@@ -4,7 +4,7 @@ personalization, at every cutoff, with every choice named.
 The metrics are declared in :data:`BEYOND_METRICS`, a registry next to the accuracy
 metrics' (they need inputs those do not: training interactions, item attributes, whole
 lists). Per-user ones (ARP, APLT, ACLT, novelty, ILD, categories) are computed by an
-:class:`~rankmetrics.evaluate.Evaluation` like any metric, so means, per-user tables,
+:class:`~rankmetrics.evaluation.Evaluation` like any metric, so means, per-user tables,
 confidence bands and significance tests take them; system ones (coverage, Gini, entropy,
 personalization) and the long-tail accuracy come from :class:`BeyondAccuracy`.
 

@@ -1,9 +1,9 @@
-"""Beyond-accuracy metrics of an :class:`~rankmetrics.evaluate.Evaluation`'s models.
+"""Beyond-accuracy metrics of an :class:`~rankmetrics.evaluation.Evaluation`'s models.
 
 :func:`prepare_beyond` reads each model's whole top K and what the optional inputs say
 about the items; an Evaluation made with it (``evaluate(..., interactions=...)``) computes
 the per-user metrics (ARP, APLT, ACLT, novelty, ILD, categories) like any other, and its
-:attr:`~rankmetrics.evaluate.Evaluation.beyond` (a :class:`BeyondAccuracy`) gives the
+:attr:`~rankmetrics.evaluation.Evaluation.beyond` (a :class:`BeyondAccuracy`) gives the
 system metrics, their bootstrap intervals, the long-tail accuracy and the popularity
 deciles, as tables.
 """
@@ -47,7 +47,7 @@ from rankmetrics.ground_truth import GroundTruth
 from rankmetrics.io import Attributes, LoadedTable, interaction_counts
 
 if TYPE_CHECKING:
-    from rankmetrics.evaluate import Evaluation
+    from rankmetrics.evaluation import Evaluation
 
 DECILES = 10
 #: Item-value sums by rank kept per model and set of users.
@@ -313,7 +313,7 @@ class BeyondAccuracy:
     def long_tail(self) -> Evaluation:
         """The evaluation of the same runs on the ground truth restricted to long-tail items
         (every other item's rating is treated as unjudged: not relevant, no gain)."""
-        from rankmetrics.evaluate import Evaluation
+        from rankmetrics.evaluation import Evaluation
 
         popularity = self.facts.popularity
         if popularity is None:

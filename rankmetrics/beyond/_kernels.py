@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from rankmetrics.beyond._items import ItemFacts, ItemTraits
-from rankmetrics.kernels import safe_divide
+from rankmetrics.metrics import safe_divide
 
 SYSTEM_NAMES = ("coverage", "gini", "entropy", "personalization")
 

@@ -17,6 +17,15 @@ import importlib
 import pkgutil
 
 from rankmetrics.checks import check_choice
+from rankmetrics.metrics._kernels import (
+    JudgedItems,
+    Judgments,
+    UserBlock,
+    discounts,
+    gain_of,
+    judge,
+    safe_divide,
+)
 from rankmetrics.metrics._metric import Metric
 
 
@@ -44,4 +53,17 @@ def check_metrics(names: list[str] | tuple[str, ...]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
-__all__ = ["CUTOFF_METRICS", "MAIN_METRICS", "METRICS", "Metric", "check_metrics"]
+__all__ = [
+    "CUTOFF_METRICS",
+    "MAIN_METRICS",
+    "METRICS",
+    "JudgedItems",
+    "Judgments",
+    "Metric",
+    "UserBlock",
+    "check_metrics",
+    "discounts",
+    "gain_of",
+    "judge",
+    "safe_divide",
+]

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rankmetrics.conventions import Conventions
-from rankmetrics.kernels import JudgedItems, UserBlock
+from rankmetrics.metrics._kernels import JudgedItems, UserBlock
 
 PerUser = Callable[[UserBlock, Conventions], np.ndarray]
 Summed = Callable[[JudgedItems, Conventions], "np.ndarray | None"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from rankmetrics.conventions import Conventions
-from rankmetrics.kernels import JudgedItems, UserBlock, discounts, safe_divide
+from rankmetrics.metrics._kernels import JudgedItems, UserBlock, discounts, safe_divide
 from rankmetrics.metrics._metric import Metric
 
 

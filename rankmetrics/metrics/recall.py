@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from rankmetrics.conventions import Conventions
-from rankmetrics.kernels import JudgedItems, UserBlock, safe_divide
+from rankmetrics.metrics._kernels import JudgedItems, UserBlock, safe_divide
 from rankmetrics.metrics._metric import Metric
 
 

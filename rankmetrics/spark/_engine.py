@@ -38,7 +38,7 @@ from rankmetrics.bundle import (
 from rankmetrics.checks import check_int
 from rankmetrics.conventions import Conventions
 from rankmetrics.errors import DataError
-from rankmetrics.evaluate import MAX_CUTOFF
+from rankmetrics.evaluation import MAX_CUTOFF
 from rankmetrics.io._columns import find_column, resolve_override
 from rankmetrics.metrics import METRICS, check_metrics
 from rankmetrics.partition import (

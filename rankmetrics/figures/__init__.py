@@ -105,7 +105,7 @@ def metric_curves(
     cutoff : the chosen K, marked by a dotted line and a dot on every curve
     colors : model -> colour (default :func:`model_colors` of the models in ``curves``)
     bands : long table ``model, metric, cutoff, ci_low, ci_high`` (as made by
-        :meth:`rankmetrics.evaluate.Evaluation.confidence_bands`), or None for no bands;
+        :meth:`rankmetrics.evaluation.Evaluation.confidence_bands`), or None for no bands;
         bands at some cutoffs only are joined by straight lines
     confidence : the bands' level, named in the title
     list_end : the length of the longest list; when the curves go further, a dashed line

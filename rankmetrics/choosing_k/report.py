@@ -21,7 +21,7 @@ import pandas as pd
 
 from rankmetrics.bundle import SavedEvaluation
 from rankmetrics.checks import check_int
-from rankmetrics.choosing_k import (
+from rankmetrics.choosing_k.order import (
     crossovers,
     curves,
     leaderboard,
@@ -32,15 +32,12 @@ from rankmetrics.choosing_k import (
     sampled_cutoffs,
     spans,
 )
-from rankmetrics.evaluate import Evaluation
-from rankmetrics.export import to_csv
-from rankmetrics.io import LoadedTable
-from rankmetrics.k_saved import (
+from rankmetrics.choosing_k.saved import (
     saved_cutoff_table,
     saved_difference_band,
     saved_significance_over_k,
 )
-from rankmetrics.k_significance import (
+from rankmetrics.choosing_k.significance import (
     cutoff_table,
     difference_band,
     discriminative_power,
@@ -48,10 +45,13 @@ from rankmetrics.k_significance import (
     winner_map,
     winners,
 )
+from rankmetrics.choosing_k.ties import tie_bounds, tie_flags
+from rankmetrics.evaluation import Evaluation
+from rankmetrics.export import to_csv
+from rankmetrics.io import LoadedTable
 from rankmetrics.metrics import MAIN_METRICS, METRICS
 from rankmetrics.relevance import RelevanceMapping
 from rankmetrics.stats import CORRECTION_NAMES, TEST_NAMES
-from rankmetrics.tie_bounds import tie_bounds, tie_flags
 
 #: The panel (page anchor) each kind of sentence links to.
 PANELS = {
@@ -351,7 +351,7 @@ def parse_cutoffs(text: str, max_cutoff: int) -> tuple[int, ...]:
 
 def cutoffs_tested(test: str, max_cutoff: int, chosen: int) -> list[int]:
     """The cutoffs the tests run at: every K for the t-test and Wilcoxon, a spread
-    (:func:`~rankmetrics.choosing_k.sampled_cutoffs`) for the randomization test."""
+    (:func:`~rankmetrics.choosing_k.order.sampled_cutoffs`) for the randomization test."""
     if test == "randomization":
         return sampled_cutoffs(max_cutoff, keep=[chosen])
     return list(range(1, max_cutoff + 1))

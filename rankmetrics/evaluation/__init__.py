@@ -42,8 +42,7 @@ from rankmetrics.io import (
     truth_codes,
     truth_from_dataframe,
 )
-from rankmetrics.kernels import JudgedItems, UserBlock, judge
-from rankmetrics.metrics import METRICS, Metric, check_metrics
+from rankmetrics.metrics import METRICS, JudgedItems, Metric, UserBlock, check_metrics, judge
 from rankmetrics.ranked_run import RankedRun
 from rankmetrics.relevance import RelevanceMapping
 from rankmetrics.runtime import one_blas_thread
@@ -492,7 +491,7 @@ class Evaluation:
 
         With beyond-accuracy inputs (:attr:`beyond`), the bundle also holds every
         beyond-accuracy metric at every cutoff, the per-user ones at ``cutoffs``, the
-        popularity deciles, and the options used (:mod:`rankmetrics.bundle_beyond`);
+        popularity deciles, and the options used (:mod:`rankmetrics.bundle.beyond`);
         ``beyond_inputs`` fingerprints those inputs (default: their rows and users).
         """
         from rankmetrics.bundle import save_evaluation

@@ -11,7 +11,7 @@ import sys
 import pandas as pd
 
 from rankmetrics.errors import DataError, printable
-from rankmetrics.evaluate import Evaluation
+from rankmetrics.evaluation import Evaluation
 from rankmetrics.export import to_csv
 from rankmetrics.io import interaction_counts, parse_size, read_attributes, read_interactions
 from rankmetrics.metrics import METRICS

@@ -21,7 +21,7 @@ same files in one zip archive:
   ``beyond_long_tail.parquet``, ``beyond_activity.parquet`` (each user's training
   interactions, to split users by activity), the per-user beyond-accuracy metrics as more
   ``per_user/`` columns, and their options and inputs in ``evaluation.json``
-  (:mod:`rankmetrics.bundle_beyond`; format version 2; a version-1 bundle, without them,
+  (:mod:`rankmetrics.bundle.beyond`; format version 2; a version-1 bundle, without them,
   still opens).
 
 :func:`load_bundle` reads one back as a :class:`SavedEvaluation`, which answers the questions
@@ -47,7 +47,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from rankmetrics.beyond import declared
-from rankmetrics.bundle_beyond import (
+from rankmetrics.bundle.beyond import (
     BEYOND_ACTIVITY,
     BEYOND_DECILES,
     BEYOND_LONG_TAIL,
@@ -65,7 +65,7 @@ from rankmetrics.metrics import METRICS, check_metrics
 from rankmetrics.relevance import RelevanceMapping
 
 if TYPE_CHECKING:
-    from rankmetrics.evaluate import Evaluation
+    from rankmetrics.evaluation import Evaluation
 
 FORMAT = "rankmetrics-evaluation"
 #: The bundle layout this version writes and the newest it reads (2: beyond-accuracy results).
@@ -609,7 +609,7 @@ class SavedEvaluation:
                          seed: int | None = 0) -> pd.DataFrame:
         """As :meth:`rankmetrics.Evaluation.confidence_bands`, at the saved cutoffs among
         ``cutoffs`` (all saved ones when None)."""
-        from rankmetrics.evaluate import band_table
+        from rankmetrics.evaluation import band_table
 
         chosen = self._metrics(metrics)
         wanted = self.band_cutoffs(cutoffs)
@@ -640,7 +640,7 @@ class SavedEvaluation:
     @cached_property
     def sample_evaluation(self) -> Evaluation:
         """The sampled users evaluated from their raw rows, with the bundle's settings."""
-        from rankmetrics.evaluate import evaluate
+        from rankmetrics.evaluation import evaluate
 
         return evaluate(self.sample_truth, self.sample_run_tables,
                         relevance=self.relevance, conventions=self.conventions,

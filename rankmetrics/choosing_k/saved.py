@@ -5,11 +5,11 @@ A bundle keeps the means at every K but per-user values only at its saved cutoff
 models, the crossings, the values of the table at several cutoffs) is read at every K; what
 needs every user's values (the paired tests, the winner maps, the difference band, the
 significance marks of the table) runs at the saved cutoffs, through the same functions the
-evaluation's analyses use (:mod:`rankmetrics.k_significance`).
+evaluation's analyses use (:mod:`rankmetrics.choosing_k.significance`).
 
 Each test is :func:`rankmetrics.stats.paired_comparison` on the users every model counts, the
 correction over each cutoff's pairs, as
-:func:`rankmetrics.k_significance.significance_over_k` does on an evaluation: the same
+:func:`rankmetrics.choosing_k.significance.significance_over_k` does on an evaluation: the same
 t-test and Wilcoxon p-values. The randomization test's random sign flips follow the users'
 order, which a bundle keeps sorted by id, so its p-values are those of the same users taken in
 that order (they differ from the evaluation's by Monte Carlo error only).
@@ -24,7 +24,7 @@ import pandas as pd
 
 from rankmetrics.bundle import SavedEvaluation
 from rankmetrics.checks import check_int
-from rankmetrics.k_significance import TEST_COLUMNS, difference_band_of, marked_best
+from rankmetrics.choosing_k.significance import TEST_COLUMNS, difference_band_of, marked_best
 from rankmetrics.metrics import METRICS, check_metrics
 from rankmetrics.stats import paired_comparison
 
@@ -44,7 +44,7 @@ def saved_significance_over_k(
     or at those of ``cutoffs`` (each must be a saved one).
 
     Returns one row per cutoff and pair, with the columns of
-    :func:`rankmetrics.k_significance.significance_over_k`.
+    :func:`rankmetrics.choosing_k.significance.significance_over_k`.
     """
     metric = check_metrics([metric])[0]
     if not METRICS[metric].has_cutoff:
@@ -73,7 +73,7 @@ def saved_difference_band(saved: SavedEvaluation, metric: str, model_a: str, mod
                           *, confidence: float = 0.95) -> pd.DataFrame:
     """The difference ``model_b - model_a`` at each saved cutoff with its confidence
     interval, on the users every model counts (as
-    :func:`rankmetrics.k_significance.difference_band` at those cutoffs).
+    :func:`rankmetrics.choosing_k.significance.difference_band` at those cutoffs).
 
     Returns ``cutoff, difference, ci_low, ci_high``.
     """
@@ -102,7 +102,7 @@ def saved_cutoff_table(
     n_permutations: int = 10_000,
     seed: int | None = 0,
 ) -> pd.DataFrame:
-    """:func:`rankmetrics.k_significance.cutoff_table` on a saved evaluation: the means at
+    """:func:`rankmetrics.choosing_k.significance.cutoff_table` on a saved evaluation: the means at
     any cutoffs up to its largest K, the best model of a column marked where it is
     significantly best, which is tested at the saved cutoffs only (a column at another K is
     marked nowhere).

@@ -2,7 +2,7 @@
 
 The report opens offline in any browser (plotly.js is inside the file, so its charts stay
 interactive), and says everything needed to trust and reproduce it: the decision in words
-(:mod:`rankmetrics.decision`), the curves over K, the table at K, the distributions of
+(:mod:`rankmetrics.report.decision`), the curves over K, the table at K, the distributions of
 per-user values, the significance matrix, the models in each segment of users, the
 beyond-accuracy metrics (when their inputs were given), the relevance mapping and every
 convention, each input file's fingerprint (rows, users, SHA-256 of the content), the
@@ -31,8 +31,7 @@ from plotly.offline import get_plotlyjs
 from rankmetrics import __version__
 from rankmetrics.bundle import Fingerprint, SavedEvaluation
 from rankmetrics.conventions import OPTION_HELP
-from rankmetrics.decision import decision_summary, describe_across_segments, label
-from rankmetrics.evaluate import Evaluation
+from rankmetrics.evaluation import Evaluation
 from rankmetrics.figures import (
     distribution,
     ecdf,
@@ -43,6 +42,7 @@ from rankmetrics.figures import (
 )
 from rankmetrics.metrics import MAIN_METRICS, METRICS, check_metrics
 from rankmetrics.relevance import RelevanceMapping
+from rankmetrics.report.decision import decision_summary, describe_across_segments, label
 from rankmetrics.segments import (
     GROUND_TRUTH_SIZE,
     N_BUCKETS,

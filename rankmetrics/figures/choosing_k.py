@@ -1,10 +1,10 @@
 """Plotly figures of the Choosing-K analyses: curves with their crossovers, Kendall's tau
 over K, the share of pairs told apart (or one pair's p-value) over K, a difference with its
-interval, winner maps and the tie bounds. Each takes the tables of :mod:`rankmetrics.k_report`
-and returns a ``plotly.graph_objects.Figure``; model names are escaped as in
-:mod:`rankmetrics.figures`.
+interval, winner maps and the tie bounds. Each takes the tables of
+:mod:`rankmetrics.choosing_k.report` and returns a ``plotly.graph_objects.Figure``; model
+names are escaped as in :mod:`rankmetrics.figures`.
 
->>> from rankmetrics.choosing_k import crossovers
+>>> from rankmetrics.choosing_k.order import crossovers
 >>> table = pd.DataFrame({"a": [0.5, 0.3], "b": [0.2, 0.4]}, index=[1, 2])
 >>> fig = order_figure(table, crossovers(table), "ndcg", 1)
 >>> [trace.name for trace in fig.data]

@@ -35,10 +35,10 @@ from typing import TypeVar
 import numpy as np
 import pandas as pd
 
-from .cache import BoundedCache
-from .checks import check_choice, check_int, check_optional_int, check_probability, plain
-from .errors import DataError
-from .runtime import one_blas_thread
+from rankmetrics.cache import BoundedCache
+from rankmetrics.checks import check_choice, check_int, check_optional_int, check_probability, plain
+from rankmetrics.errors import DataError
+from rankmetrics.runtime import one_blas_thread
 
 TESTS = ("t", "wilcoxon", "randomization")
 CORRECTIONS = ("holm", "bonferroni", "bh")

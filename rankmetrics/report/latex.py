@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rankmetrics.checks import check_choice
-from rankmetrics.evaluate import Evaluation
+from rankmetrics.evaluation import Evaluation
 from rankmetrics.metrics import METRICS, check_metrics
 from rankmetrics.stats import CORRECTION_NAMES, CORRECTIONS, TEST_NAMES, TESTS, compare_models
 

@@ -161,7 +161,7 @@ class SavedBeyond:
         """Bootstrap intervals of recall or NDCG on long-tail items at a saved cutoff, from
         the per-user values saved (as ``BeyondAccuracy.long_tail.confidence_bands`` on the
         same users, in the order of their ids)."""
-        from rankmetrics.evaluate import band_table
+        from rankmetrics.evaluation import band_table
 
         check_choice("metric", metric, tuple(LONG_TAIL_METRICS))
         if cutoff not in self.cutoffs:

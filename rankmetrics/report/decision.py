@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rankmetrics.evaluate import Evaluation
+from rankmetrics.evaluation import Evaluation
 from rankmetrics.metrics import METRICS
 from rankmetrics.segments import SegmentComparison
 from rankmetrics.stats import (

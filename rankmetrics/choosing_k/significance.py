@@ -3,7 +3,7 @@
 The Significance page tests models at one K (:func:`rankmetrics.stats.compare_models`). Doing
 that at each of 100 cutoffs one by one would compute the per-user values 100 times; here they
 are computed once for every cutoff, a block of users at a time, on the users every model
-counts (as :meth:`~rankmetrics.evaluate.Evaluation.paired` gives them), and the tests give the
+counts (as :meth:`~rankmetrics.evaluation.Evaluation.paired` gives them), and the tests give the
 same p-values as the single-K path:
 
 - paired t-test: the mean and variance of each pair's per-user differences at every K are
@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from rankmetrics.checks import check_choice, check_int, check_optional_int, check_probability
-from rankmetrics.evaluate import Evaluation
+from rankmetrics.evaluation import Evaluation
 from rankmetrics.metrics import METRICS, check_metrics
 from rankmetrics.stats import (
     CORRECTIONS,
@@ -462,7 +462,7 @@ def difference_band_of(differences: np.ndarray, cutoffs: Sequence[int], *,
                        confidence: float = 0.95) -> pd.DataFrame:
     """:func:`difference_band` from the per-user differences B - A at hand: one row per
     paired user, one column per cutoff of ``cutoffs`` (a saved evaluation's per-user values,
-    :func:`rankmetrics.k_saved.saved_difference_band`).
+    :func:`rankmetrics.choosing_k.saved.saved_difference_band`).
 
     Returns ``cutoff, difference, ci_low, ci_high``.
 

@@ -4,7 +4,8 @@ Prints one row per model, metric and cutoff (``model,metric,cutoff,value,users``
 ``--per-user``, one row per model, user, metric and cutoff. Bad input ends with one line
 naming the file, the row and the problem, and exit code 1; never a traceback.
 ``rankmetrics metrics`` lists the metrics with what they mean and their formulas.
-``rankmetrics k-report`` says whether the verdict depends on K (:mod:`rankmetrics.k_report`).
+``rankmetrics k-report`` says whether the verdict depends on K
+(:mod:`rankmetrics.choosing_k.report`).
 ``python -m rankmetrics`` is the same command.
 """
 
@@ -26,9 +27,12 @@ from rankmetrics.beyond import BEYOND_METRICS, LIST_METRICS, BeyondOptions, valu
 from rankmetrics.beyond._declared import DISTRIBUTION, LONG_TAIL, POPULARITY
 from rankmetrics.beyond._items import CATALOGUE
 from rankmetrics.bundle import Fingerprint, content_sha256, load_bundle
+from rankmetrics.cli.k_report import add_k_report_parser, run_k_report
+from rankmetrics.cli.report_inputs import EXTRA_FILES, add_report_inputs, extra_files, read_choices
+from rankmetrics.cli.segments import add_segment_options, segment_cutoff, segment_report
 from rankmetrics.conventions import OPTION_CHOICES, OPTION_HELP, PRESET_HELP, PRESETS, Conventions
 from rankmetrics.errors import DataError, printable
-from rankmetrics.evaluate import MAX_CUTOFF, Evaluation, evaluate
+from rankmetrics.evaluation import MAX_CUTOFF, Evaluation, evaluate
 from rankmetrics.export import FORMULA_MODES, to_csv
 from rankmetrics.io import (
     LoadedTable,
@@ -40,15 +44,12 @@ from rankmetrics.io import (
     read_run,
     read_truth,
 )
-from rankmetrics.k_report_cli import add_k_report_parser, run_k_report
-from rankmetrics.latex import latex_table
 from rankmetrics.metrics import MAIN_METRICS, METRICS, check_metrics
 from rankmetrics.overlap import Outcome, overlapping
 from rankmetrics.relevance import RelevanceMapping, parse_grade_table, suggest_mapping
-from rankmetrics.report_cli import EXTRA_FILES, add_report_inputs, extra_files, read_choices
+from rankmetrics.report.latex import latex_table
 from rankmetrics.runtime import keep_freed_memory, prefer_ordinary_pages
 from rankmetrics.segments import GROUND_TRUTH_SIZE, N_BUCKETS, RELEVANT_ITEMS, segment_users
-from rankmetrics.segments_cli import add_segment_options, segment_cutoff, segment_report
 from rankmetrics.stats import CORRECTIONS, TESTS
 
 DEFAULT_CUTOFFS = (1, 3, 5, 10, 20, 50, 100)
@@ -223,7 +224,7 @@ def _report_parser(commands) -> None:
 def _report(args: argparse.Namespace) -> int:
     """``rankmetrics report``: read the files, evaluate, write the HTML report."""
     try:
-        from rankmetrics.report import fingerprint
+        from rankmetrics.report.html import fingerprint
     except ModuleNotFoundError as missing:  # the report draws with plotly, an extra
         raise ValueError(str(missing)) from None
 
@@ -273,7 +274,7 @@ def _report(args: argparse.Namespace) -> int:
 
 def _saved_report(args: argparse.Namespace) -> int:
     """``rankmetrics report --bundle``: the report of a saved evaluation."""
-    from rankmetrics.report import saved_input
+    from rankmetrics.report.html import saved_input
 
     refuse_with_bundle(args, ("--interactions", args.interactions),
                        ("--item-attributes", args.item_attributes),
@@ -298,7 +299,7 @@ def _saved_report(args: argparse.Namespace) -> int:
 def _write_report(evaluation, inputs: list, cutoff: int, args: argparse.Namespace,
                   extras: list, segments) -> int:
     """Write the report of ``evaluation`` (live or saved) where ``--output`` says."""
-    from rankmetrics.report import build_report
+    from rankmetrics.report.html import build_report
 
     text = build_report(evaluation, inputs, cutoff=cutoff, metric=args.metric,
                         test=args.test, correction=args.correction,
@@ -332,7 +333,7 @@ def refuse_with_bundle(args: argparse.Namespace, *more: tuple[str, object]) -> N
 def _report_extras(args: argparse.Namespace, choices: dict) -> tuple[list, dict[str, Any]]:
     """The report's optional files read (by evaluate's and segment_users' names) and their
     fingerprints."""
-    from rankmetrics.report import fingerprint
+    from rankmetrics.report.html import fingerprint
 
     fingerprints = []
     read: dict[str, Any] = {}

@@ -5,7 +5,7 @@ functions read the curves (each model's mean at every K) and say where two model
 (crossovers), what the leaderboard is at each K, and how far the order at each K agrees with
 the order at the K chosen for the report (Kendall's tau). They work on a plain table of curves
 (index: cutoff; one column per model), so they are tested on hand-built curves; :func:`curves`
-makes that table from an :class:`~rankmetrics.evaluate.Evaluation`.
+makes that table from an :class:`~rankmetrics.evaluation.Evaluation`.
 
 Two values closer than :data:`EQUAL_WITHIN` count as equal: means summed in a different order
 differ in the last bits, and such a difference is no change of order.
@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from rankmetrics.checks import check_int
-from rankmetrics.evaluate import Evaluation
+from rankmetrics.evaluation import Evaluation
 from rankmetrics.metrics import METRICS, check_metrics
 
 if TYPE_CHECKING:

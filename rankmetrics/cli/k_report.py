@@ -1,9 +1,9 @@
 """``rankmetrics k-report``: the Choosing-K report on the command line.
 
 Prints the summary in words (each sentence tagged with the kind of finding) and writes every
-table of :func:`rankmetrics.k_report.k_report` as CSV into a folder, for a notebook or a CI
+table of :func:`rankmetrics.choosing_k.report.k_report` as CSV into a folder, for a notebook or a CI
 job that must know whether the K it reports decides the verdict. ``--bundle`` reports on a
-saved evaluation instead of files (:func:`rankmetrics.k_report.saved_k_report`).
+saved evaluation instead of files (:func:`rankmetrics.choosing_k.report.saved_k_report`).
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ import argparse
 import sys
 
 from rankmetrics.bundle import load_bundle
+from rankmetrics.choosing_k.report import KReport, k_report, saved_k_report
 from rankmetrics.conventions import OPTION_CHOICES, OPTION_HELP, PRESET_HELP, PRESETS
-from rankmetrics.evaluate import evaluate
+from rankmetrics.evaluation import evaluate
 from rankmetrics.io import read_run, read_truth
-from rankmetrics.k_report import KReport, k_report, saved_k_report
 from rankmetrics.metrics import MAIN_METRICS
 from rankmetrics.relevance import RelevanceMapping
 from rankmetrics.stats import CORRECTIONS, TESTS

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .stats import CORRECTION_NAMES, TEST_NAMES, ModelComparison
+from rankmetrics.stats import CORRECTION_NAMES, TEST_NAMES, ModelComparison
 
 DIFFERENCE_COLUMNS = (
     "model", "mean", "difference", "ci_low", "ci_high", "lift", "lift_low", "lift_high",

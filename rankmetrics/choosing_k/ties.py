@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.compute as pc
 
-from rankmetrics.evaluate import Evaluation
+from rankmetrics.evaluation import Evaluation
 from rankmetrics.io import LoadedTable, run_codes, run_from_dataframe
 from rankmetrics.metrics import METRICS, check_metrics
 from rankmetrics.ranked_run import RankedRun, rank_order

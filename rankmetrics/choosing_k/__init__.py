@@ -1,0 +1,1 @@
+"""Choosing K: how the order of the models, the tests and the ties change with the cutoff."""
