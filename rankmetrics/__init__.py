@@ -1,17 +1,15 @@
 """rankmetrics: ranking metrics for recommender and search models, every cutoff at once,
 every convention named, proven against the reference tools."""
 
-from rankmetrics.beyond import BEYOND_METRICS, BeyondOptions
-from rankmetrics.bundle import SavedEvaluation, load_bundle
+from rankmetrics.beyond import BeyondOptions
 from rankmetrics.conventions import PRESETS, Conventions
 from rankmetrics.errors import DataError
-from rankmetrics.evaluation import Evaluation, evaluate
+from rankmetrics.evaluation import Evaluation, SavedEvaluation, evaluate, load_bundle
 from rankmetrics.ground_truth import GroundTruth
-from rankmetrics.metrics import MAIN_METRICS, METRICS
+from rankmetrics.metrics import BEYOND_METRICS, MAIN_METRICS, METRICS
 from rankmetrics.ranked_run import RankedRun
 from rankmetrics.relevance import RelevanceMapping, suggest_mapping
-
-__version__ = "0.1.0"
+from rankmetrics.version import __version__
 
 __all__ = [
     "BEYOND_METRICS",
@@ -28,5 +26,6 @@ __all__ = [
     "SavedEvaluation",
     "evaluate",
     "load_bundle",
+    "__version__",
     "suggest_mapping",
 ]

@@ -28,7 +28,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankmetrics.bundle import per_user_columns, per_user_values
+from rankmetrics.bundle import per_user_columns
 from rankmetrics.conventions import Conventions
 from rankmetrics.errors import DataError
 from rankmetrics.evaluation import Evaluation, evaluate
@@ -123,14 +123,14 @@ def partition_per_user(
 ) -> pa.Table:
     """Per-user values of the partition's counted users at the given cutoffs: a row per
     model and user, a column per metric and cutoff (``ndcg@10``; ``r_precision``), as a
-    bundle holds them (:func:`rankmetrics.bundle.per_user_values`)."""
+    bundle holds them (:meth:`rankmetrics.Evaluation.saved_per_user`)."""
     metrics = check_metrics(list(metrics) if metrics is not None else list(METRICS))
     evaluation = evaluate_partition(truth, runs, relevance=relevance, conventions=conventions,
                                     max_cutoff=max_cutoff)
     schema = per_user_schema(metrics, cutoffs)
     if evaluation is None:
         return schema.empty_table()
-    return pa.Table.from_pandas(per_user_values(evaluation, metrics, cutoffs), schema=schema,
+    return pa.Table.from_pandas(evaluation.saved_per_user(metrics, cutoffs), schema=schema,
                                 preserve_index=False)
 
 
@@ -283,7 +283,7 @@ def _output(truth: pa.Table, runs: Mapping[str, pa.Table], cutoffs: list[int] | 
     sums = _no_user_sums(runs, chosen) if evaluation is None else evaluation.sums(chosen)
     parts = [sums_to_arrow(sums), _problem_rows(problems)]
     if cutoffs is not None and evaluation is not None:
-        parts.append(pa.Table.from_pandas(per_user_values(evaluation, chosen, cutoffs),
+        parts.append(pa.Table.from_pandas(evaluation.saved_per_user(chosen, cutoffs),
                                           schema=per_user_schema(chosen, cutoffs),
                                           preserve_index=False))
     return pa.concat_tables([_widened(part, schema) for part in parts])

@@ -28,11 +28,10 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from rankmetrics.bundle import SavedEvaluation
 from rankmetrics.checks import check_choice, check_int, check_probability
-from rankmetrics.evaluation import Evaluation
 from rankmetrics.io import Attributes
 from rankmetrics.metrics import METRICS, check_metrics
+from rankmetrics.results import EvaluationResults
 from rankmetrics.stats import (
     CORRECTION_NAMES,
     CORRECTIONS,
@@ -69,8 +68,8 @@ TOO_FEW = "too few users to tell"
 class Segmentation:
     """A split of the ground truth's users into named segments.
 
-    ``members[i, u]`` says whether ground-truth user ``u`` (in the order of
-    ``evaluation.truth.users``) is in segment ``labels[i]``. Segments of a column holding
+    ``members[i, u]`` says whether user ``u`` (in the order of ``evaluation.users``) is in
+    segment ``labels[i]``. Segments of a column holding
     several categories per user overlap; the others partition the users.
     """
 
@@ -90,18 +89,18 @@ class Segmentation:
 
 def segmentation_names(attributes: Attributes | None = None,
                        training_counts: pd.Series | None = None, *,
-                       saved: bool = False) -> list[str]:
-    """The segmentations on offer: the attribute columns, then the automatic ones (for a
-    saved evaluation, ``saved=True``: the number of relevant items instead of the
-    ground-truth size)."""
+                       has_ground_truth: bool = True) -> list[str]:
+    """The segmentations on offer: the attribute columns, then the automatic ones (without
+    each user's ground truth at hand, ``has_ground_truth=False`` as for a saved evaluation:
+    the number of relevant items instead of the ground-truth size)."""
     names = list(attributes.attribute_names) if attributes is not None else []
-    automatic = ([RELEVANT_ITEMS] if saved else [GROUND_TRUTH_SIZE]) + (
+    automatic = ([GROUND_TRUTH_SIZE] if has_ground_truth else [RELEVANT_ITEMS]) + (
         [ACTIVITY, COLD_START] if training_counts is not None else [])
     return names + [name for name in automatic if name not in names]
 
 
 def segment_users(
-    evaluation: Evaluation | SavedEvaluation,
+    evaluation: EvaluationResults,
     by: str,
     *,
     attributes: Attributes | None = None,
@@ -113,7 +112,7 @@ def segment_users(
 
     Parameters
     ----------
-    evaluation : Evaluation
+    evaluation : Evaluation or SavedEvaluation
     by : str
         An attribute column of ``attributes`` (a category: one segment per value; several
         categories: one segment per category, overlapping; beyond 30 values the smallest are
@@ -126,7 +125,8 @@ def segment_users(
     attributes : Attributes, optional
         User attributes (:func:`rankmetrics.io.read_attributes` with ``key="user"``).
     training_counts : pandas.Series, optional
-        Training interactions per user id; users absent from it have none.
+        Training interactions per user id; users absent from it have none. Default: those
+        the evaluation's beyond-accuracy inputs had, when it had training interactions.
     n_buckets : int, default 4
         Quantile buckets of a number (fewer when values repeat).
     cold_start_below : int, default 5
@@ -143,7 +143,7 @@ def segment_users(
     """
     n_buckets = check_int("n_buckets", n_buckets)
     cold_start_below = check_int("cold_start_below", cold_start_below)
-    users = pd.Index(evaluation.truth.users)
+    users = pd.Index(evaluation.users)
     if attributes is not None and by in attributes.kinds:
         if attributes.key != "user":
             raise ValueError("attributes= must be user attributes (read with key='user'); "
@@ -157,22 +157,22 @@ def segment_users(
         return _categories(by, values.to_numpy(dtype=object))
     if by == RELEVANT_ITEMS:
         return _buckets(by, evaluation.n_relevant.astype(np.float64), n_buckets)
+    sizes = evaluation.ground_truth_sizes()
     if by == GROUND_TRUTH_SIZE:
-        if isinstance(evaluation, SavedEvaluation):
+        if sizes is None:
             raise ValueError(f"A saved evaluation does not hold each user's ground truth: "
                              f"split by '{RELEVANT_ITEMS}' (or an attribute) instead of "
                              f"'{by}'.")
-        sizes = np.bincount(evaluation.truth.user_index, minlength=evaluation.truth.n_users)
         return _buckets(by, sizes.astype(np.float64), n_buckets)
-    saved = isinstance(evaluation, SavedEvaluation)
-    if training_counts is None and isinstance(evaluation, SavedEvaluation) and evaluation.beyond:
-        training_counts = evaluation.beyond.activity  # saved with the training interactions
+    saved = sizes is None
+    if training_counts is None and evaluation.beyond is not None:
+        training_counts = evaluation.beyond.activity  # given with the training interactions
     if by in (ACTIVITY, COLD_START) and training_counts is not None:
         counts = training_counts.reindex(users).fillna(0).to_numpy(dtype=np.float64)
         if by == ACTIVITY:
             return _buckets(by, counts, n_buckets)
         return _cold_start(counts, cold_start_below)
-    offered = segmentation_names(attributes, training_counts, saved=saved)
+    offered = segmentation_names(attributes, training_counts, has_ground_truth=not saved)
     needs = ("the training interactions, which a saved evaluation holds when it was saved "
              "from an evaluation given them" if saved else "training_counts=")
     raise ValueError(f"by= must be one of {', '.join(map(repr, offered))}. Got {by!r}."
@@ -355,7 +355,7 @@ class SegmentComparison:
 
 
 def compare_segments(
-    evaluation: Evaluation | SavedEvaluation,
+    evaluation: EvaluationResults,
     segmentation: Segmentation,
     metric: str,
     cutoff: int | None,
@@ -374,7 +374,7 @@ def compare_segments(
 
     Parameters
     ----------
-    evaluation : Evaluation
+    evaluation : Evaluation or SavedEvaluation
     segmentation : Segmentation
         From :func:`segment_users`.
     metric : str
@@ -439,49 +439,34 @@ def compare_segments(
                              pairs, overall_means, tuple(warnings), simpson, comparisons)
 
 
-def segment_curves(evaluation: Evaluation | SavedEvaluation, segmentation: Segmentation,
+def segment_curves(evaluation: EvaluationResults, segmentation: Segmentation,
                    metric: str) -> pd.DataFrame:
-    """Each segment's mean of ``metric`` for each model at every cutoff 1..max_cutoff (a
-    saved evaluation: at its saved cutoffs, the only ones it holds per user).
+    """Each segment's mean of ``metric`` for each model at every cutoff with per-user values
+    (every K, or a saved evaluation's saved cutoffs).
 
     Returns a long table ``segment, model, cutoff, value`` (cutoff None for a metric without
     one); each value equals evaluating the segment's users alone.
     """
     metric = check_metrics([metric])[0]
-    if isinstance(evaluation, SavedEvaluation):
-        return _saved_segment_curves(evaluation, segmentation, metric)
-    cutoffs = (list(range(1, evaluation.max_cutoff + 1)) if METRICS[metric].has_cutoff
-               else [None])
+    has_cutoff = METRICS[metric].has_cutoff
+    saved = list(evaluation.per_user_cutoffs)
+    cutoffs: list[int | None] = list(saved) if has_cutoff else [None]
+    at = np.array(saved) - 1 if has_cutoff else np.array([0])
     parts = []
     for label, member in zip(segmentation.labels, segmentation.members, strict=True):
         means = evaluation.means([metric], within=member)
         for model in evaluation.models:
             parts.append(pd.DataFrame({"segment": label, "model": model, "cutoff": cutoffs,
-                                       "value": means[model][metric]}))
+                                       "value": means[model][metric][at]}))
     table = pd.concat(parts, ignore_index=True)
     table["cutoff"] = table["cutoff"].astype("Int64")
     return table
 
 
-def _saved_segment_curves(evaluation: SavedEvaluation, segmentation: Segmentation,
-                          metric: str) -> pd.DataFrame:
-    cutoffs: list[int | None] = (list(evaluation.cutoffs) if METRICS[metric].has_cutoff
-                                 else [None])
-    columns = {cutoff: _per_user_values(evaluation, metric, cutoff) for cutoff in cutoffs}
-    rows = [{"segment": label, "model": model, "cutoff": cutoff,
-             "value": _mean(values[i], counted[i] & member)}
-            for label, member in zip(segmentation.labels, segmentation.members, strict=True)
-            for i, model in enumerate(evaluation.models)
-            for cutoff, (values, counted) in columns.items()]
-    table = pd.DataFrame(rows, columns=["segment", "model", "cutoff", "value"])
-    table["cutoff"] = table["cutoff"].astype("Int64")
-    return table
-
-
-def _per_user_values(evaluation: Evaluation | SavedEvaluation, metric: str,
+def _per_user_values(evaluation: EvaluationResults, metric: str,
                      cutoff: int | None) -> tuple[np.ndarray, np.ndarray]:
     """Models x ground-truth users values (NaN where not counted) and the counted mask."""
-    n_users = len(evaluation.truth.users)
+    n_users = len(evaluation.users)
     values = np.full((len(evaluation.models), n_users), np.nan)
     counted = np.zeros((len(evaluation.models), n_users), dtype=bool)
     for i, model in enumerate(evaluation.models):
@@ -495,9 +480,9 @@ def _mean(values: np.ndarray, mask: np.ndarray) -> float:
 
 
 def _paired(values: np.ndarray, mask: np.ndarray, models: list[str],
-            evaluation: Evaluation | SavedEvaluation) -> pd.DataFrame:
+            evaluation: EvaluationResults) -> pd.DataFrame:
     return pd.DataFrame(values[:, mask].T, columns=models,
-                        index=pd.Index(evaluation.truth.users[mask], name="user"))
+                        index=pd.Index(evaluation.users[mask], name="user"))
 
 
 def _correct_together(comparisons: dict[str, ModelComparison], correction: str,

@@ -1,7 +1,7 @@
 """Looking at users one by one: who each model serves worst, where two models disagree most,
 two models head to head, a random user to explain, and how per-user values are spread.
 
-Every function takes an :class:`rankmetrics.evaluation.Evaluation` and works on its per-user
+Every function takes an evaluation (computed here or saved) and works on its per-user
 values at one metric and cutoff (the users a model's means count, under its conventions).
 
 >>> import pandas as pd
@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from rankmetrics.checks import check_int
-from rankmetrics.evaluation import Evaluation
+from rankmetrics.results import EvaluationResults
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ class Disagreement:
 
 
 def worst_users(
-    evaluation: Evaluation, model: str, metric: str, cutoff: int | None, *, count: int = 20
+    evaluation: EvaluationResults, model: str, metric: str, cutoff: int | None, *, count: int = 20
 ) -> pd.DataFrame:
     """The ``count`` users ``model`` serves worst at ``metric``@``cutoff``.
 
@@ -63,14 +63,14 @@ def worst_users(
         table[model].to_numpy(),
     ))
     chosen = table.iloc[order[:count]]
-    relevant = pd.Series(evaluation.n_relevant, index=evaluation.truth.users)
+    relevant = pd.Series(evaluation.n_relevant, index=evaluation.users)
     out = chosen.reset_index(names="user")
     out.insert(1, "relevant", relevant.reindex(out["user"]).to_numpy())
     return out
 
 
 def largest_disagreement(
-    evaluation: Evaluation, model_a: str, model_b: str, metric: str, cutoff: int | None
+    evaluation: EvaluationResults, model_a: str, model_b: str, metric: str, cutoff: int | None
 ) -> Disagreement | None:
     """The user with the largest ``|value_b - value_a|`` among users both models count
     (the first such user in ground-truth order on ties); None when they share no user."""
@@ -83,7 +83,7 @@ def largest_disagreement(
 
 
 def head_to_head(
-    evaluation: Evaluation, model_a: str, model_b: str, metric: str, cutoff: int | None
+    evaluation: EvaluationResults, model_a: str, model_b: str, metric: str, cutoff: int | None
 ) -> pd.DataFrame:
     """Two models' values user by user, on the users both count.
 
@@ -136,17 +136,17 @@ def biggest_differences(pairs: pd.DataFrame, *, count: int = 10) -> tuple[pd.Dat
     return parts[0], parts[1]
 
 
-def surprise_user(evaluation: Evaluation, model: str, seed: int) -> str | None:
+def surprise_user(evaluation: EvaluationResults, model: str, seed: int) -> str | None:
     """A random user among those ``model`` counts, the same for the same seed (None if the
     model counts no user)."""
-    users = evaluation.truth.users[evaluation.included(model)]
+    users = evaluation.users[evaluation.included(model)]
     if len(users) == 0:
         return None
     return str(users[int(np.random.default_rng(seed).integers(len(users)))])
 
 
 def distribution_summary(
-    evaluation: Evaluation, metric: str, cutoff: int | None
+    evaluation: EvaluationResults, metric: str, cutoff: int | None
 ) -> pd.DataFrame:
     """Per model: users counted, mean, median, share of users at exactly 0, and the 10th and
     90th percentiles of the per-user values."""

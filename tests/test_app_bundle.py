@@ -171,7 +171,7 @@ def test_segments_split_every_saved_user_by_relevant_items_or_uploaded_attribute
     uncounted = int((evaluation.n_relevant == 0).sum())
     assert uncounted > 0
     assert (expected["users"] - shown["Users in segment"]).tolist() == [uncounted, 0, 0, 0]
-    assert shown["Users in segment"].sum() == len(saved.truth.users)
+    assert shown["Users in segment"].sum() == len(saved.users)
     np.testing.assert_allclose(shown[MOVIE_MODELS].to_numpy(dtype=float),
                                expected[MOVIE_MODELS].to_numpy(dtype=float), rtol=0,
                                atol=1e-12)
@@ -186,7 +186,7 @@ def test_segments_split_every_saved_user_by_relevant_items_or_uploaded_attribute
     ok(at)
     shown = table(at, "segments_table")
     plans = pd.read_csv(MOVIES / "users.csv").set_index("user")["plan"]
-    counted = plans.reindex(saved.truth.users).fillna(NO_VALUE)
+    counted = plans.reindex(saved.users).fillna(NO_VALUE)
     assert dict(zip(shown["Segment"], shown["Users in segment"], strict=True)) == \
         counted.value_counts().to_dict()
 
@@ -264,7 +264,7 @@ def test_user_attributes_saved_with_the_evaluation_split_its_users(tmp_path):
     countries = pd.read_csv(MOVIES / "users.csv").set_index("user")["country"]
     shown = table(at, "segments_table")
     assert dict(zip(shown["Segment"], shown["Users in segment"], strict=True)) == \
-        countries.reindex(saved.truth.users).fillna(NO_VALUE).value_counts().to_dict()
+        countries.reindex(saved.users).fillna(NO_VALUE).value_counts().to_dict()
 
 
 def test_an_attributes_file_that_does_not_read_is_refused_before_saving(tmp_path, capsys):
@@ -455,6 +455,6 @@ def test_segments_split_a_bundle_saved_with_training_interactions_by_activity(tm
     ok(at)
     shown = table(at, "segments_table")
     # the movies demo's users all have 10 or more training interactions: none is cold
-    held = len(load_bundle(tmp_path / "trained.zip").truth.users)
+    held = len(load_bundle(tmp_path / "trained.zip").users)
     assert dict(zip(shown["Segment"], shown["Users in segment"], strict=True)) == {
         "5 or more": held}

@@ -14,8 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rankmetrics import evaluate
-from rankmetrics.beyond import BEYOND_METRICS, LIST_METRICS, BeyondOptions
+from rankmetrics.beyond import BeyondOptions
 from rankmetrics.io import interactions_from_dataframe
+from rankmetrics.metrics import BEYOND_METRICS, LIST_METRICS
 
 # Training: x saw a twice and b; y saw a and c; z saw a and d.
 #   popularity by interactions: a=4, b=1, c=1, d=1 (7 interactions); by users: a=3, b=c=d=1.

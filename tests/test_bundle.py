@@ -191,14 +191,12 @@ def test_confidence_bands_at_the_saved_cutoffs_equal_a_fresh_evaluations(saved):
 
 @pytest.mark.parametrize("test", ["t", "wilcoxon", "randomization"])
 def test_tests_over_k_of_a_bundle_equal_those_of_every_user(saved, test):
-    from rankmetrics.choosing_k.saved import saved_significance_over_k
     from rankmetrics.choosing_k.significance import significance_over_k
     from rankmetrics.stats import paired_comparison
 
     evaluation, folder = saved
     bundle = load_bundle(folder)
-    got = saved_significance_over_k(bundle, "map", test=test, correction="bh",
-                                    n_permutations=500)
+    got = significance_over_k(bundle, "map", test=test, correction="bh", n_permutations=500)
     expected = significance_over_k(evaluation, "map", cutoffs=bundle.cutoffs, test=test,
                                    correction="bh", n_permutations=500)
     if test == "randomization":  # the random sign flips follow the users' order: a bundle
@@ -214,7 +212,7 @@ def test_tests_over_k_of_a_bundle_equal_those_of_every_user(saved, test):
     for column in ("statistic", "p_value", "p_corrected"):
         np.testing.assert_allclose(got[column], expected[column], rtol=1e-9, atol=1e-12)
     with pytest.raises(ValueError, match="has no cutoff"):
-        saved_significance_over_k(bundle, "r_precision")
+        significance_over_k(bundle, "r_precision")
 
 
 def test_a_user_attributes_file_is_kept_as_it_was(saved, tmp_path):

@@ -16,11 +16,11 @@ import pandas as pd
 import pytest
 
 from rankmetrics import BeyondOptions, RelevanceMapping, evaluate, load_bundle
-from rankmetrics.beyond import LIST_METRICS
 from rankmetrics.bundle import FORMAT_VERSION
 from rankmetrics.cli import main
 from rankmetrics.figures.beyond import tradeoff
 from rankmetrics.io import read_attributes, read_interactions, read_run, read_truth
+from rankmetrics.metrics import LIST_METRICS
 from tests.helpers import MOVIE_MODELS, MOVIES, random_data
 
 FORMAT_1 = Path(__file__).resolve().parent / "data" / "bundles" / "format_1.zip"
@@ -119,9 +119,9 @@ def test_the_options_choices_and_inputs_are_recorded(saved):
     assert bundle.beyond.options == OPTIONS
     assert bundle.beyond.choices() == evaluation.beyond.choices()
     assert bundle.beyond.choices()["ild_distance"] == "jaccard"
-    interactions = bundle.beyond.inputs["interactions"]
+    interactions = bundle.beyond.inputs_read["interactions"]
     assert (interactions.rows, interactions.users) == (400, 40)
-    items = bundle.beyond.inputs["item_attributes"]
+    items = bundle.beyond.inputs_read["item_attributes"]
     assert (items.rows, items.users) == (60, None)
 
 
@@ -157,7 +157,7 @@ def test_a_catalogue_alone_saves_the_system_metrics_without_deciles(tmp_path):
     evaluation = evaluate(truth, {"m": run}, max_cutoff=10, catalogue="all")
     bundle = load_bundle(evaluation.save(tmp_path / "c", sample=5))
     assert bundle.beyond.metrics == ("coverage", "gini", "entropy", "personalization")
-    assert bundle.beyond.per_user_metrics == () and bundle.beyond.inputs == {}
+    assert bundle.beyond.per_user_metrics == () and bundle.beyond.inputs_read == {}
     pd.testing.assert_frame_equal(bundle.summary(), evaluation.summary(), check_exact=True)
     assert bundle.width == evaluation.width
     pd.testing.assert_frame_equal(bundle.beyond.summary(), evaluation.beyond.summary(),
@@ -220,11 +220,11 @@ def test_the_command_line_saves_the_beyond_results_of_its_inputs(tmp_path, capsy
                                   check_exact=True)
     assert bundle.beyond.options.long_tail == "bottom_items"
     for name, path in (("interactions", train), ("item_attributes", items)):
-        print_ = bundle.beyond.inputs[name]
+        print_ = bundle.beyond.inputs_read[name]
         assert print_.content_hash == hashlib.sha256(path.read_bytes()).hexdigest()
         assert print_.hash_kind == "sha256 of the file"
-    assert (bundle.beyond.inputs["interactions"].rows,
-            bundle.beyond.inputs["item_attributes"].rows) == (70062, 1500)
+    assert (bundle.beyond.inputs_read["interactions"].rows,
+            bundle.beyond.inputs_read["item_attributes"].rows) == (70062, 1500)
     # the printed table is the accuracy asked for; the bundle holds the rest
     assert main(movie_arguments("--metrics", "ndcg,coverage", "--cutoffs", "10",
                                 "--interactions", str(train))) == 0
@@ -243,8 +243,8 @@ def test_a_listed_catalogue_file_is_fingerprinted(tmp_path, capsys):
     bundle = load_bundle(tmp_path / "c.zip")
     assert bundle.beyond.metrics == ("coverage", "gini", "entropy", "personalization")
     assert bundle.beyond.choices()["catalogue_items"] == 100
-    assert bundle.beyond.inputs["catalogue"].rows == 100
-    assert bundle.beyond.inputs["catalogue"].content_hash == hashlib.sha256(
+    assert bundle.beyond.inputs_read["catalogue"].rows == 100
+    assert bundle.beyond.inputs_read["catalogue"].content_hash == hashlib.sha256(
         catalogue.read_bytes()).hexdigest()
 
 
@@ -299,7 +299,7 @@ def test_a_bundle_keeps_each_users_activity_to_split_the_users_by(tmp_path):
     pd.testing.assert_series_equal(saved.beyond.activity.loc[users],
                                    counts.reindex(users, fill_value=0), check_names=False,
                                    check_index_type=False)
-    held = list(saved.truth.users)  # the users some model counts
+    held = list(saved.users)  # the users some model counts
     cold = segment_users(saved, COLD_START)
     live = segment_users(evaluation, COLD_START, training_counts=counts)
     assert label_of(cold, held) == {user: label for user, label in label_of(

@@ -16,7 +16,7 @@ from rankmetrics.cache import BoundedCache
 from rankmetrics.metrics import CUTOFF_METRICS
 from tests.helpers import random_data
 
-evaluate_module = importlib.import_module("rankmetrics.evaluation")
+evaluate_module = importlib.import_module("rankmetrics.evaluation._evaluation")
 MAX_CUTOFF = 20
 
 

@@ -1,7 +1,7 @@
-"""Choosing K's analyses on a saved evaluation equal those of the evaluation it was saved
-from, at the saved cutoffs; the parts factored out of the evaluation's analyses (the band
-from per-user differences, the winners from tests, the marks from means and tests) give
-what the analyses gave; a saved evaluation's width is the evaluation's."""
+"""Choosing K's analyses, run on a saved evaluation, equal the same analyses of the
+evaluation it was saved from at the saved cutoffs; the parts factored out of the analyses
+(the band from per-user differences, the winners from tests, the marks from means and tests)
+give what the analyses gave; a saved evaluation's width is the evaluation's."""
 
 from __future__ import annotations
 
@@ -11,12 +11,7 @@ import pytest
 from scipy import stats
 
 from rankmetrics import Conventions, RelevanceMapping, evaluate, load_bundle
-from rankmetrics.choosing_k.report import _flat, k_report, saved_k_report
-from rankmetrics.choosing_k.saved import (
-    saved_cutoff_table,
-    saved_difference_band,
-    saved_significance_over_k,
-)
+from rankmetrics.choosing_k.report import _flat, k_report
 from rankmetrics.choosing_k.significance import (
     cutoff_table,
     difference_band,
@@ -92,23 +87,23 @@ def test_winners_and_marks_from_tests_are_those_of_the_evaluations_analyses(save
 def test_the_band_of_a_saved_evaluation_is_the_evaluations_at_its_cutoffs(saved):
     evaluation, bundle = saved
     assert bundle.cutoffs == [1, 3, 5, 7, 10, 20]
-    band = saved_difference_band(bundle, "map", "second", "first", confidence=0.95)
+    band = difference_band(bundle, "map", "second", "first", confidence=0.95)
     expected = difference_band(evaluation, "map", "second", "first", cutoffs=bundle.cutoffs)
     pd.testing.assert_frame_equal(band, expected, check_exact=False, rtol=0, atol=1e-12)
     with pytest.raises(ValueError, match="not a model"):
-        saved_difference_band(bundle, "map", "second", "fourth")
+        difference_band(bundle, "map", "second", "fourth")
     with pytest.raises(ValueError, match="two different models"):
-        saved_difference_band(bundle, "map", "first", "first")
+        difference_band(bundle, "map", "first", "first")
 
 
 def test_the_table_of_cutoffs_of_a_saved_evaluation_is_the_evaluations(saved):
     evaluation, bundle = saved
-    table = saved_cutoff_table(bundle, MAIN_METRICS, [1, 5, 10])
+    table = cutoff_table(bundle, MAIN_METRICS, [1, 5, 10])
     expected = cutoff_table(evaluation, MAIN_METRICS, [1, 5, 10])
     pd.testing.assert_frame_equal(table, expected, check_exact=False, rtol=0, atol=1e-12)
     assert table["significantly_best"].any()
     # K = 12 is not saved: its means are shown, and no model is marked there
-    mixed = saved_cutoff_table(bundle, ["ndcg"], [10, 12])
+    mixed = cutoff_table(bundle, ["ndcg"], [10, 12])
     means = evaluation.summary(["ndcg"], [10, 12])
     np.testing.assert_allclose(mixed["value"], means["value"], rtol=0, atol=1e-12)
     assert not mixed.loc[mixed["cutoff"] == 12, "significantly_best"].any()
@@ -116,18 +111,18 @@ def test_the_table_of_cutoffs_of_a_saved_evaluation_is_the_evaluations(saved):
         mixed.loc[mixed["cutoff"] == 10].reset_index(drop=True),
         cutoff_table(evaluation, ["ndcg"], [10]), check_exact=False, rtol=0, atol=1e-12)
     with pytest.raises(ValueError, match="cutoff"):
-        saved_cutoff_table(bundle, ["ndcg"], [31])
+        cutoff_table(bundle, ["ndcg"], [31])
 
 
 def test_tests_at_some_saved_cutoffs_only(saved):
     evaluation, bundle = saved
-    got = saved_significance_over_k(bundle, "recall", cutoffs=[20, 5])
+    got = significance_over_k(bundle, "recall", cutoffs=[20, 5])
     expected = significance_over_k(evaluation, "recall", cutoffs=[5, 20])
     assert got["cutoff"].unique().tolist() == [5, 20]
     np.testing.assert_allclose(got["p_corrected"], expected["p_corrected"], rtol=1e-9,
                                atol=1e-12)
     with pytest.raises(ValueError, match="holds per-user values at K = 1, 3, 5, 7, 10, 20"):
-        saved_significance_over_k(bundle, "recall", cutoffs=[4])
+        significance_over_k(bundle, "recall", cutoffs=[4])
 
 
 def test_the_width_of_a_saved_evaluation_is_the_evaluations(tmp_path):
@@ -146,7 +141,7 @@ def test_the_band_at_saved_cutoffs_is_drawn_with_a_dot_at_each_and_an_unmarked_i
     from rankmetrics.figures.choosing_k import difference_figure
 
     evaluation, bundle = saved
-    gapped = difference_figure(saved_difference_band(bundle, "map", "second", "first"),
+    gapped = difference_figure(difference_band(bundle, "map", "second", "first"),
                                "second", "first", "MAP", 0.95, 10)
     every = difference_figure(difference_band(evaluation, "map", "second", "first"),
                               "second", "first", "MAP", 0.95, 10)
@@ -162,7 +157,7 @@ def test_the_report_of_a_saved_evaluation_is_the_evaluations_at_its_cutoffs(save
     # the ties equal the report of those users' evaluation.
     evaluation, bundle = saved
     options = {"test": "t", "correction": "holm", "confidence": 0.9}
-    ours = saved_k_report(bundle, metric="ndcg", cutoff=7, table_cutoffs=(1, 7, 9), **options)
+    ours = k_report(bundle, metric="ndcg", cutoff=7, table_cutoffs=(1, 7, 9), **options)
     live = k_report(evaluation, metric="ndcg", cutoff=7, table_cutoffs=(1, 7, 9), **options)
     for name in ("curves", "leaderboard", "crossovers", "kendall_tau"):
         pd.testing.assert_frame_equal(ours.tables[name], live.tables[name], check_exact=False,
@@ -208,7 +203,7 @@ def test_a_relevance_threshold_no_user_reaches_is_named(tmp_path):
                           max_cutoff=10)  # users without a relevant item are skipped
     bundle = load_bundle(evaluation.save(tmp_path / "b", sample=40))
     unreachable = {"grade >= 9": RelevanceMapping.graded({5: 3, 4: 2, 3: 1}, threshold=9)}
-    for report, source in ((k_report, evaluation), (saved_k_report, bundle)):
+    for source in (evaluation, bundle):
         with pytest.raises(ValueError, match="Under the relevance mapping grade >= 9, 0 users "
                            "are counted by every model, and paired tests need at least 2"):
-            report(source, metric="ndcg", cutoff=5, relevance_mappings=unreachable)
+            k_report(source, metric="ndcg", cutoff=5, relevance_mappings=unreachable)

@@ -1,6 +1,12 @@
 """The code's layout: app_pages/ holds page scripts only (and nothing is named pages/ next to
-the entrypoint), and imports point one way, app.py -> app_pages/ -> dashboard/ ->
-rankmetrics/, without cycles inside dashboard/."""
+the entrypoint); imports point one way, app.py -> app_pages/ -> dashboard/ -> rankmetrics/,
+without cycles inside dashboard/ or inside rankmetrics/; inside the library no module imports a
+private name (``_x``) from another module, and a private module (``io/_readers.py``) is
+imported only by the modules of its own package.
+
+Imports made only for type annotations (under ``if TYPE_CHECKING:``) are never run, so they
+are not edges of the import graph; every other import is, at the top of a module or inside a
+function alike."""
 
 from __future__ import annotations
 
@@ -13,13 +19,26 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def _run_imports(path: Path) -> list[ast.Import | ast.ImportFrom]:
+    """The import statements of ``path`` that run: all but those under ``if TYPE_CHECKING``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skipped: set[int] = set()
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.If) and isinstance(node.test, ast.Name)
+                and node.test.id == "TYPE_CHECKING"):
+            skipped.update(id(inner) for child in node.body for inner in ast.walk(child))
+    return [node for node in ast.walk(tree)
+            if isinstance(node, ast.Import | ast.ImportFrom) and id(node) not in skipped]
+
+
 def imported(path: Path) -> set[str]:
-    """Every module ``path`` imports, by its full dotted name."""
+    """Every module ``path`` imports, by its full dotted name (and, for ``from m import n``,
+    ``m.n`` too, which is a module when ``n`` is one)."""
     found = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in _run_imports(path):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+        elif node.level == 0 and node.module:
             found.add(node.module)
             found.update(f"{node.module}.{alias.name}" for alias in node.names)
     return found
@@ -91,3 +110,72 @@ def test_dashboard_modules_import_each_other_without_cycles():
         tuple(TopologicalSorter(graph).static_order())
     except CycleError as error:
         pytest.fail(f"import cycle in dashboard/: {error.args[1]}")
+
+
+def library_modules() -> dict[str, Path]:
+    return {module_name(path): path for path in (ROOT / "rankmetrics").rglob("*.py")}
+
+
+def library_graph() -> dict[str, set[str]]:
+    """Module -> the library modules it imports (``from rankmetrics.a import b`` names the
+    module ``rankmetrics.a.b`` when there is one, else ``rankmetrics.a``)."""
+    modules = library_modules()
+    graph = {}
+    for name, path in modules.items():
+        edges = set()
+        for node in _run_imports(path):
+            if isinstance(node, ast.Import):
+                edges.update(alias.name for alias in node.names if alias.name in modules)
+            elif node.level == 0 and node.module in modules:
+                for alias in node.names:
+                    full = f"{node.module}.{alias.name}"
+                    edges.add(full if full in modules else node.module)
+        graph[name] = edges - {name}
+    return graph
+
+
+def test_the_library_has_no_import_circle():
+    graph = library_graph()
+    assert "rankmetrics.evaluation._evaluation" in graph  # the graph is read
+    try:
+        tuple(TopologicalSorter(graph).static_order())
+    except CycleError as error:
+        pytest.fail(f"import circle in rankmetrics/: {' -> '.join(error.args[1])}")
+
+
+def test_a_circle_would_be_found():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}}
+    with pytest.raises(CycleError):
+        tuple(TopologicalSorter(graph).static_order())
+
+
+def _private(part: str) -> bool:
+    return part.startswith("_") and not part.startswith("__")
+
+
+def test_no_private_name_is_imported_across_library_modules():
+    modules = library_modules()
+    found = []
+    for name, path in modules.items():
+        for node in _run_imports(path):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module != name:
+                found += [(name, node.module, alias.name) for alias in node.names
+                          if _private(alias.name) and f"{node.module}.{alias.name}" not in modules]
+    assert not found
+
+
+def test_private_modules_are_imported_only_within_their_package():
+    modules = library_modules()
+    found = []
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+        for target in imported(path):
+            if target not in modules:
+                continue
+            parts = target.split(".")
+            for depth, part in enumerate(parts):
+                owner = ".".join(parts[:depth])
+                if _private(part) and not (package == owner or package.startswith(owner + ".")):
+                    found.append((name, target))
+    assert not found
+

@@ -17,13 +17,18 @@ import numpy as np
 import pytest
 
 import rankmetrics.metrics as metrics_package
-from rankmetrics.beyond import BEYOND_METRICS
 from rankmetrics.cli import build_parser, main
 from rankmetrics.conventions import AP_DENOMINATORS, GAINS, IDEALS, Conventions
 from rankmetrics.metrics import (
+    ALL_METRICS,
+    BEYOND_METRICS,
     CUTOFF_METRICS,
+    LIST_METRICS,
+    LONG_TAIL_METRICS,
     MAIN_METRICS,
     METRICS,
+    NEEDS,
+    SYSTEM_METRICS,
     JudgedItems,
     Metric,
     UserBlock,
@@ -39,8 +44,19 @@ from rankmetrics.relevance import RelevanceMapping
 def test_every_module_declares_one_registered_metric():
     modules = {m.name for m in pkgutil.iter_modules(metrics_package.__path__)
                if not m.name.startswith("_")}
-    assert modules == set(METRICS)
-    assert len({metric.position for metric in METRICS.values()}) == len(METRICS)
+    assert modules == set(ALL_METRICS)
+    assert len({metric.position for metric in ALL_METRICS.values()}) == len(ALL_METRICS)
+
+
+def test_the_accuracy_and_beyond_accuracy_metrics_are_two_views_of_one_registry():
+    assert set(METRICS).isdisjoint(BEYOND_METRICS)
+    assert {**METRICS, **BEYOND_METRICS} == ALL_METRICS
+    assert all(metric.needs == "ground truth" for metric in METRICS.values())
+    assert all(metric.needs in NEEDS[1:] for metric in BEYOND_METRICS.values())
+    # a beyond-accuracy metric an evaluation computes per user has a kernel, like any other
+    assert all(callable(BEYOND_METRICS[name].per_user) for name in LIST_METRICS)
+    assert all(BEYOND_METRICS[name].per_user is None
+               for name in (*SYSTEM_METRICS, *LONG_TAIL_METRICS))
 
 
 @pytest.mark.parametrize("name", list(METRICS))

@@ -185,7 +185,7 @@ def test_a_report_of_a_saved_evaluation_takes_its_archive_alone(saved_movies):
 
     saved = load_bundle(saved_movies / "movies.zip")
     archive = saved_input("movies.zip", content_sha256(saved_movies / "movies.zip"), saved)
-    assert (archive.rows, archive.users) == (len(saved.truth.users),) * 2
+    assert (archive.rows, archive.users) == (len(saved.users),) * 2
     with pytest.raises(ValueError, match="needs the saved evaluation's file alone: 1 "
                                          "fingerprint, got 2"):
         build_report(saved, [archive, archive], cutoff=5, test="t")

@@ -21,7 +21,8 @@ from rankmetrics.conventions import OPTION_CHOICES
 from rankmetrics.metrics import METRICS
 from tests.helpers import random_data
 
-evaluate_module = importlib.import_module("rankmetrics.evaluation")
+evaluation_module = importlib.import_module("rankmetrics.evaluation._evaluation")
+ideal_module = importlib.import_module("rankmetrics.evaluation._ideal")
 
 MAX_CUTOFF = 25  # shorter than some lists (30 items), longer than others
 COMBINATIONS = [
@@ -64,7 +65,7 @@ def test_many_distinct_gains(gain):
     truth, run = _continuous(3)
     evaluation = evaluate(truth, {"model": run}, relevance=RelevanceMapping.identity(2.5),
                           conventions=Conventions(gain=gain), max_cutoff=MAX_CUTOFF)
-    assert isinstance(evaluation._ideal, evaluate_module._TopGains)  # the sorted fallback
+    assert isinstance(evaluation._ideal, ideal_module.TopGains)  # the sorted fallback
     assert evaluation._ideal_lists is None
     at_three = evaluation.per_user_at("model", "ndcg", 3).to_numpy()  # ideal cut at rank 3
     _assert_means_are_per_user_means(evaluation)
@@ -78,9 +79,9 @@ def test_ideal_lists_by_level_counts_equal_the_sorted_gains(monkeypatch):
     truth, run = _continuous(4)
     relevance = RelevanceMapping.identity(2.5)
     by_sorting = evaluate(truth, {"model": run}, relevance=relevance, max_cutoff=MAX_CUTOFF)
-    monkeypatch.setattr(evaluate_module, "MAX_LEVELS", 10_000)
+    monkeypatch.setattr(ideal_module, "MAX_LEVELS", 10_000)
     by_counting = evaluate(truth, {"model": run}, relevance=relevance, max_cutoff=MAX_CUTOFF)
-    assert isinstance(by_counting._ideal, evaluate_module._LevelCounts)
+    assert isinstance(by_counting._ideal, ideal_module.LevelCounts)
     pd.testing.assert_frame_equal(by_counting.per_user("model", "ndcg"),
                                   by_sorting.per_user("model", "ndcg"), rtol=0, atol=1e-12)
 
@@ -92,17 +93,17 @@ def test_level_counts_made_a_few_ground_truth_rows_at_a_time(monkeypatch):
     relevance = RelevanceMapping.graded({5: 3, 4: 2, 3: 1}, threshold=1)
     whole = evaluate(truth, {"model": run}, relevance=relevance, max_cutoff=MAX_CUTOFF)
     ends, ndcg = whole._ideal.ends, whole.per_user("model", "ndcg")  # made in one pass
-    monkeypatch.setattr(evaluate_module, "ROWS_PER_BLOCK", 7)
+    monkeypatch.setattr(ideal_module, "ROWS_PER_BLOCK", 7)
     blocks = evaluate(truth, {"model": run}, relevance=relevance, max_cutoff=MAX_CUTOFF)
-    assert isinstance(blocks._ideal, evaluate_module._LevelCounts)
-    assert len(truth) > 10 * evaluate_module.ROWS_PER_BLOCK
+    assert isinstance(blocks._ideal, ideal_module.LevelCounts)
+    assert len(truth) > 10 * ideal_module.ROWS_PER_BLOCK
     np.testing.assert_array_equal(blocks._ideal.ends, ends)
     pd.testing.assert_frame_equal(blocks.per_user("model", "ndcg"), ndcg, rtol=0, atol=0)
 
 
 def test_too_many_distinct_ideal_lists(monkeypatch):
     truth, run = random_data(5, n_users=80)
-    monkeypatch.setattr(evaluate_module, "MAX_IDEAL_CELLS", 3 * MAX_CUTOFF)  # 3 lists
+    monkeypatch.setattr(evaluation_module, "MAX_IDEAL_CELLS", 3 * MAX_CUTOFF)  # 3 lists
     evaluation = evaluate(truth, {"model": run}, max_cutoff=MAX_CUTOFF)
     assert evaluation._ideal_lists is None  # so NDCG is summed block of users by block
     _assert_means_are_per_user_means(evaluation)
@@ -131,7 +132,7 @@ def test_users_sharing_an_ideal_list():
 @pytest.mark.parametrize("seed", range(4))
 def test_several_models_and_blocks_of_users(monkeypatch, seed):
     """Means are the same when the per-user fallbacks run in blocks of a few users."""
-    monkeypatch.setattr(evaluate_module, "USERS_PER_BLOCK", 7)
+    monkeypatch.setattr(evaluation_module, "USERS_PER_BLOCK", 7)
     truth, run_a = random_data(seed, n_users=50)
     _, run_b = random_data(seed + 100, n_users=50)
     evaluation = evaluate(truth, {"a": run_a, "b": run_b},

@@ -1,12 +1,13 @@
-"""Beyond accuracy: catalogue coverage, popularity bias, novelty, diversity and
-personalization, at every cutoff, with every choice named.
+"""Beyond accuracy's inputs: catalogue coverage, popularity bias, novelty, diversity and
+personalization read what the accuracy metrics do not.
 
-The metrics are declared in :data:`BEYOND_METRICS`, a registry next to the accuracy
-metrics' (they need inputs those do not: training interactions, item attributes, whole
-lists). Per-user ones (ARP, APLT, ACLT, novelty, ILD, categories) are computed by an
-:class:`~rankmetrics.evaluation.Evaluation` like any metric, so means, per-user tables,
-confidence bands and significance tests take them; system ones (coverage, Gini, entropy,
-personalization) and the long-tail accuracy come from :class:`BeyondAccuracy`.
+:func:`prepare_beyond` reads each model's whole top K (not only its judged items) and what the
+optional inputs say about every item: whether it is in the catalogue, its popularity (from
+training interactions), whether it is in the long tail, its categories or numeric features
+(from item attributes). The metrics themselves are declared in :mod:`rankmetrics.metrics` with
+the accuracy metrics; an evaluation given these inputs (``evaluate(..., interactions=...)``)
+computes the per-user ones like any metric, and its ``beyond`` gives the system metrics, the
+long-tail accuracy and the popularity deciles.
 
 >>> import pandas as pd
 >>> from rankmetrics import evaluate
@@ -23,32 +24,19 @@ personalization) and the long-tail accuracy come from :class:`BeyondAccuracy`.
 [2.0, 1.5]
 """
 
-from rankmetrics.beyond._analysis import BeyondAccuracy, BeyondInputs, prepare_beyond
-from rankmetrics.beyond._declared import (
-    BEYOND_METRICS,
-    LIST_METRICS,
-    LONG_TAIL_METRICS,
-    SYSTEM_METRICS,
-    BeyondMetric,
-    BeyondOptions,
-    declared,
-    higher_says,
-    number_format,
-    value_text,
-)
+from rankmetrics.beyond._inputs import BeyondInputs, prepare_beyond
+from rankmetrics.beyond._items import CATALOGUE, ItemFacts, ItemTraits, Popularity
+from rankmetrics.beyond._options import DISTRIBUTION, LONG_TAIL, POPULARITY, BeyondOptions
 
 __all__ = [
-    "BEYOND_METRICS",
-    "LIST_METRICS",
-    "LONG_TAIL_METRICS",
-    "SYSTEM_METRICS",
-    "BeyondAccuracy",
+    "CATALOGUE",
+    "DISTRIBUTION",
+    "LONG_TAIL",
+    "POPULARITY",
     "BeyondInputs",
-    "BeyondMetric",
     "BeyondOptions",
-    "declared",
-    "higher_says",
-    "number_format",
+    "ItemFacts",
+    "ItemTraits",
+    "Popularity",
     "prepare_beyond",
-    "value_text",
 ]

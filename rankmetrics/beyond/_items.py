@@ -16,8 +16,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankmetrics.beyond._declared import BeyondOptions
 from rankmetrics.beyond._lists import TopItems
+from rankmetrics.beyond._options import BeyondOptions
 from rankmetrics.ground_truth import GroundTruth
 from rankmetrics.io import Attributes, LoadedTable, attributes_from_dataframe, truth_codes
 

@@ -20,17 +20,13 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from itertools import combinations
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from rankmetrics.checks import check_int
-from rankmetrics.evaluation import Evaluation
 from rankmetrics.metrics import METRICS, check_metrics
-
-if TYPE_CHECKING:
-    from rankmetrics.bundle import SavedEvaluation
+from rankmetrics.results import EvaluationResults
 
 #: Means closer than this (absolute) are equal: no model is ahead.
 EQUAL_WITHIN = 1e-12
@@ -38,7 +34,7 @@ EQUAL_WITHIN = 1e-12
 CROSSOVER_COLUMNS = ["cutoff", "ahead", "behind", "value_ahead", "value_behind", "tied_from"]
 
 
-def curves(ev: Evaluation | SavedEvaluation, metric: str) -> pd.DataFrame:
+def curves(ev: EvaluationResults, metric: str) -> pd.DataFrame:
     """Each model's mean of ``metric`` at every cutoff 1..max_cutoff: one row per cutoff,
     one column per model (the evaluation's order); of an evaluation or a saved one."""
     (metric,) = check_metrics([metric])

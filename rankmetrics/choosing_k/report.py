@@ -1,7 +1,7 @@
 """The Choosing-K report: every table over K for one metric, and a summary in words.
 
 :func:`k_report` computes what the dashboard's Choosing-K page and ``rankmetrics k-report``
-show (:func:`saved_k_report` the same of a saved evaluation): the curves and leaderboard at
+show, of an evaluation or of a saved one: the curves and leaderboard at
 every K, the crossovers, Kendall's tau against the chosen K, the paired tests at every K and
 the share of pairs they separate, the interval of one pair's difference, the winner over
 relevance thresholds and over metrics, the tie bounds and the table at several cutoffs. The
@@ -19,7 +19,6 @@ from typing import TypedDict
 import numpy as np
 import pandas as pd
 
-from rankmetrics.bundle import SavedEvaluation
 from rankmetrics.checks import check_int
 from rankmetrics.choosing_k.order import (
     crossovers,
@@ -32,18 +31,12 @@ from rankmetrics.choosing_k.order import (
     sampled_cutoffs,
     spans,
 )
-from rankmetrics.choosing_k.saved import (
-    saved_cutoff_table,
-    saved_difference_band,
-    saved_significance_over_k,
-)
 from rankmetrics.choosing_k.significance import (
     cutoff_table,
     difference_band,
     discriminative_power,
     significance_over_k,
     winner_map,
-    winners,
 )
 from rankmetrics.choosing_k.ties import tie_bounds, tie_flags
 from rankmetrics.evaluation import Evaluation
@@ -51,6 +44,7 @@ from rankmetrics.export import to_csv
 from rankmetrics.io import LoadedTable
 from rankmetrics.metrics import MAIN_METRICS, METRICS
 from rankmetrics.relevance import RelevanceMapping
+from rankmetrics.results import EvaluationResults
 from rankmetrics.stats import CORRECTION_NAMES, TEST_NAMES
 
 #: The panel (page anchor) each kind of sentence links to.
@@ -349,24 +343,29 @@ def parse_cutoffs(text: str, max_cutoff: int) -> tuple[int, ...]:
     return tuple(sorted(values))
 
 
-def cutoffs_tested(test: str, max_cutoff: int, chosen: int) -> list[int]:
+def cutoffs_tested(ev: EvaluationResults, test: str, chosen: int) -> list[int]:
     """The cutoffs the tests run at: every K for the t-test and Wilcoxon, a spread
-    (:func:`~rankmetrics.choosing_k.order.sampled_cutoffs`) for the randomization test."""
-    if test == "randomization":
-        return sampled_cutoffs(max_cutoff, keep=[chosen])
-    return list(range(1, max_cutoff + 1))
+    (:func:`~rankmetrics.choosing_k.order.sampled_cutoffs`) for the randomization test; where
+    per-user values exist at a few cutoffs only (a saved evaluation), every one of them."""
+    return _where_tested(ev, chosen, spread=test == "randomization")
 
 
-def map_cutoffs(test: str, max_cutoff: int, chosen: int) -> list[int]:
+def map_cutoffs(ev: EvaluationResults, test: str, chosen: int) -> list[int]:
     """The cutoffs of the winner maps: every K for the t-test, a spread for the others
-    (each map row runs the tests again)."""
-    if test == "t":
-        return list(range(1, max_cutoff + 1))
-    return sampled_cutoffs(max_cutoff, keep=[chosen])
+    (each map row runs the tests again); a saved evaluation's saved cutoffs."""
+    return _where_tested(ev, chosen, spread=test != "t")
+
+
+def _where_tested(ev: EvaluationResults, chosen: int, *, spread: bool) -> list[int]:
+    if len(ev.per_user_cutoffs) < ev.max_cutoff:
+        return list(ev.per_user_cutoffs)
+    if spread:
+        return sampled_cutoffs(ev.max_cutoff, keep=[chosen])
+    return list(range(1, ev.max_cutoff + 1))
 
 
 def k_report(
-    ev: Evaluation,
+    ev: EvaluationResults,
     *,
     metric: str = "ndcg",
     cutoff: int = 10,
@@ -381,93 +380,53 @@ def k_report(
 ) -> KReport:
     """Every Choosing-K table for ``metric`` with the chosen ``cutoff``, and the summary.
 
-    ``runs`` (each model's output with its scores) enables the tie bounds;
-    ``relevance_mappings`` (name -> mapping; default :func:`relevance_variants` of the
-    evaluation's mapping) the winner map over relevance. Tables: ``curves``, ``leaderboard``,
-    ``crossovers``, ``kendall_tau``, ``pairs_over_k``, ``discriminative_power``,
-    ``difference_band`` (best two models at the chosen K), ``winners_by_relevance``,
-    ``winners_by_metric``, ``tie_bounds``, ``tie_flags`` and ``cutoff_table``.
+    ``runs`` (each model's output with its scores) enables the tie bounds (a saved
+    evaluation's sampled rows are used when not given); ``relevance_mappings`` (name ->
+    mapping; default :func:`relevance_variants` of the evaluation's mapping) the winner map
+    over relevance. Tables: ``curves``, ``leaderboard``, ``crossovers``, ``kendall_tau``,
+    ``pairs_over_k``, ``discriminative_power``, ``difference_band`` (best two models at the
+    chosen K), ``winners_by_relevance``, ``winners_by_metric``, ``tie_bounds``, ``tie_flags``
+    and ``cutoff_table``.
+
+    Of a saved evaluation: the curves, leaderboard, crossovers, Kendall's tau and the values
+    of the cutoff table come from the means at every K; the paired tests, the share of pairs
+    told apart, the difference band, the winners by metric and the significance marks of the
+    cutoff table need every user's values, so they are at the saved cutoffs; the winners by
+    relevance threshold and the tie bounds need the lists themselves, so they are those of
+    the sampled users. Each sentence of the summary says which part it holds for.
     """
     cutoff = check_int("cutoff", cutoff, high=ev.max_cutoff)
     table, tables, summary = _order_over_k(ev, metric, cutoff)
     options = PairedTestOptions(test=test, correction=correction, confidence=confidence,
-                          n_permutations=n_permutations, seed=seed)
+                                n_permutations=n_permutations, seed=seed)
+    lists = ev.lists_at_hand()
+    some_cutoffs = (None if len(ev.per_user_cutoffs) == ev.max_cutoff else
+                    f"At the saved cutoffs {', '.join(map(str, ev.per_user_cutoffs))}")
     if len(ev.models) >= 2:
-        tested = cutoffs_tested(test, ev.max_cutoff, cutoff)
+        tested = cutoffs_tested(ev, test, cutoff)
         pairs = significance_over_k(ev, metric, cutoffs=tested, **options)
         power = discriminative_power(pairs)
         tables["pairs_over_k"], tables["discriminative_power"] = pairs, power
-        summary.append(significance_sentence(power, metric, test, correction, cutoff))
+        summary.append(said_of(significance_sentence(power, metric, test, correction, cutoff),
+                               some_cutoffs))
         model_a, model_b = _best_two(table, cutoff)
         band = difference_band(ev, metric, model_a, model_b, confidence=confidence)
         tables["difference_band"] = band.assign(model_a=model_a, model_b=model_b)
-        by_relevance = _winners_by_relevance(ev, metric, cutoff, relevance_mappings, options)
+        by_relevance = _winners_by_relevance(lists.evaluation, metric, cutoff,
+                                             relevance_mappings, options)
         tables["winners_by_relevance"] = by_relevance
-        summary.append(relevance_sentence(by_relevance, metric, cutoff))
+        summary.append(said_of(relevance_sentence(by_relevance, metric, cutoff), lists.scope))
         tables["winners_by_metric"] = winner_map(
             {_label(name): ev for name in MAIN_METRICS},
             {_label(name): name for name in MAIN_METRICS},
-            cutoffs=map_cutoffs(test, ev.max_cutoff, cutoff), **options)
+            cutoffs=map_cutoffs(ev, test, cutoff), **options)
         tables["cutoff_table"] = cutoff_table(ev, MAIN_METRICS, table_cutoffs, **options)
-    summary.append(_ties(ev, runs, metric, cutoff, tables))
+    summary.append(said_of(_ties(lists.evaluation, runs if runs is not None else lists.runs,
+                                 metric, cutoff, tables), lists.scope))
     return KReport(metric, cutoff, summary, _flat(tables))
 
 
-def saved_k_report(
-    saved: SavedEvaluation,
-    *,
-    metric: str = "ndcg",
-    cutoff: int = 10,
-    relevance_mappings: Mapping[str, RelevanceMapping] | None = None,
-    table_cutoffs: Iterable[int] = (1, 5, 10),
-    test: str = "t",
-    correction: str = "holm",
-    confidence: float = 0.95,
-    n_permutations: int = 1_000,
-    seed: int | None = 0,
-) -> KReport:
-    """:func:`k_report` of a saved evaluation, with the same tables, as the Choosing-K page
-    shows it.
-
-    The curves, leaderboard, crossovers, Kendall's tau and the values of the cutoff table
-    come from the means at every K. The paired tests, the share of pairs told apart, the
-    difference band, the winners by metric and the significance marks of the cutoff table
-    need every user's values: they are at the saved cutoffs (:attr:`SavedEvaluation.cutoffs`).
-    The winners by relevance threshold and the tie bounds need the lists themselves: they
-    are those of the sampled users. Each sentence of the summary says which part it holds
-    for.
-    """
-    cutoff = check_int("cutoff", cutoff, high=saved.max_cutoff)
-    table, tables, summary = _order_over_k(saved, metric, cutoff)
-    options = PairedTestOptions(test=test, correction=correction, confidence=confidence,
-                                n_permutations=n_permutations, seed=seed)
-    sample = saved.sample_evaluation
-    sampled = f"On the {sample.truth.n_users:,} sampled users"
-    if len(saved.models) >= 2:
-        pairs = saved_significance_over_k(saved, metric, **options)
-        power = discriminative_power(pairs)
-        tables["pairs_over_k"], tables["discriminative_power"] = pairs, power
-        at_saved = f"At the saved cutoffs {', '.join(map(str, saved.cutoffs))}"
-        summary.append(said_of(significance_sentence(power, metric, test, correction, cutoff),
-                               at_saved))
-        model_a, model_b = _best_two(table, cutoff)
-        band = saved_difference_band(saved, metric, model_a, model_b, confidence=confidence)
-        tables["difference_band"] = band.assign(model_a=model_a, model_b=model_b)
-        by_relevance = _winners_by_relevance(sample, metric, cutoff, relevance_mappings,
-                                             options)
-        tables["winners_by_relevance"] = by_relevance
-        summary.append(said_of(relevance_sentence(by_relevance, metric, cutoff), sampled))
-        tables["winners_by_metric"] = winners(
-            {_label(name): saved_significance_over_k(saved, name, **options)
-             for name in MAIN_METRICS})
-        tables["cutoff_table"] = saved_cutoff_table(saved, MAIN_METRICS, table_cutoffs,
-                                                    **options)
-    summary.append(said_of(_ties(sample, saved.sample_run_tables, metric, cutoff, tables),
-                           sampled))
-    return KReport(metric, cutoff, summary, _flat(tables))
-
-
-def _order_over_k(source: Evaluation | SavedEvaluation, metric: str, cutoff: int) -> tuple[
+def _order_over_k(source: EvaluationResults, metric: str, cutoff: int) -> tuple[
         pd.DataFrame, dict[str, pd.DataFrame], list[Sentence]]:
     """The curves of ``metric`` (from the means at every K), the tables made from them and
     the first sentences: the order over K and the agreement of the metrics."""
@@ -498,7 +457,7 @@ def _winners_by_relevance(ev: Evaluation, metric: str, cutoff: int,
     """The winner map of ``metric`` over the relevance mappings (default: the evaluation's
     with its threshold moved over the ratings found)."""
     mappings = relevance_mappings or relevance_variants(ev.relevance, ev.truth.ratings)
-    evaluations = {name: _with_relevance(ev, mapping) for name, mapping in mappings.items()}
+    evaluations = {name: ev.with_relevance(mapping) for name, mapping in mappings.items()}
     for name, under in evaluations.items():
         if (counted := len(under.paired(metric, cutoff))) < 2:
             users = "1 user is" if counted == 1 else f"{counted} users are"
@@ -507,7 +466,7 @@ def _winners_by_relevance(ev: Evaluation, metric: str, cutoff: int,
                 "paired tests need at least 2: leave that threshold out, or choose one at "
                 "which users have relevant items.")
     return winner_map(evaluations, dict.fromkeys(evaluations, metric),
-                      cutoffs=map_cutoffs(options["test"], ev.max_cutoff, cutoff), **options)
+                      cutoffs=map_cutoffs(ev, options["test"], cutoff), **options)
 
 
 def _ties(ev: Evaluation, runs: Mapping[str, pd.DataFrame | LoadedTable] | None,
@@ -519,14 +478,6 @@ def _ties(ev: Evaluation, runs: Mapping[str, pd.DataFrame | LoadedTable] | None,
     tables["tie_bounds"] = bounds
     tables["tie_flags"] = tie_flags(bounds, metric, cutoff)
     return ties_sentence(bounds, metric, cutoff)
-
-
-def _with_relevance(ev: Evaluation, relevance: RelevanceMapping) -> Evaluation:
-    """The same models and conventions under another relevance mapping (nothing is ranked
-    again)."""
-    if relevance == ev.relevance:
-        return ev
-    return Evaluation(ev.truth, ev.runs, relevance, ev.conventions, ev.max_cutoff)
 
 
 def _flat(tables: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:

@@ -4,7 +4,8 @@ The Significance page tests models at one K (:func:`rankmetrics.stats.compare_mo
 that at each of 100 cutoffs one by one would compute the per-user values 100 times; here they
 are computed once for every cutoff, a block of users at a time, on the users every model
 counts (as :meth:`~rankmetrics.evaluation.Evaluation.paired` gives them), and the tests give the
-same p-values as the single-K path:
+same p-values as the single-K path. On a saved evaluation the same functions test at its saved
+cutoffs, from the per-user values it holds:
 
 - paired t-test: the mean and variance of each pair's per-user differences at every K are
   combined over blocks of users (Chan's formulas, exact to rounding), then
@@ -24,7 +25,7 @@ Significance page. "Significantly best" follows :meth:`ModelComparison.leaders
 from __future__ import annotations
 
 import warnings
-from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -32,8 +33,8 @@ import numpy as np
 import pandas as pd
 
 from rankmetrics.checks import check_choice, check_int, check_optional_int, check_probability
-from rankmetrics.evaluation import Evaluation
 from rankmetrics.metrics import METRICS, check_metrics
+from rankmetrics.results import EvaluationResults
 from rankmetrics.stats import (
     CORRECTIONS,
     TESTS,
@@ -45,53 +46,21 @@ TEST_COLUMNS = ["cutoff", "model_a", "model_b", "mean_a", "mean_b", "difference"
                 "p_value", "p_corrected", "significant", "users"]
 
 
-def paired_mask(ev: Evaluation) -> np.ndarray:
-    """The ground-truth users every model counts (the users of the paired tests)."""
-    mask = np.ones(ev.truth.n_users, dtype=bool)
-    for model in ev.models:
-        mask &= ev.included(model)
-    return mask
-
-
-def _cutoffs(ev: Evaluation, cutoffs: Iterable[int] | None) -> list[int]:
+def _cutoffs(ev: EvaluationResults, cutoffs: Iterable[int] | None) -> list[int]:
+    """The cutoffs to test at: ``cutoffs`` checked, or every cutoff with per-user values."""
     if cutoffs is None:
-        return list(range(1, ev.max_cutoff + 1))
+        return list(ev.per_user_cutoffs)
     chosen = sorted({check_int("cutoff", k, high=ev.max_cutoff) for k in cutoffs})
     if not chosen:
         raise ValueError("Give at least one cutoff.")
     return chosen
 
 
-#: Users per block of per-user values (every model and metric at every cutoff of a block
-#: are held at once: 4,096 users x 100 cutoffs x 6 metrics x 4 models are 79 MiB).
-USERS_PER_PASS = 4_096
-
-
-def _blocks(ev: Evaluation, metrics: Sequence[str], cutoffs: list[int], mask: np.ndarray,
-            models: Sequence[str] | None = None) -> Iterator[dict[str, dict[str, np.ndarray]]]:
-    """(metric -> model -> users x cutoffs values) for each block of the users in ``mask``.
-
-    Each model's metrics come from one call of the evaluation's block kernel, so they share
-    what they have in common (hits, DCG); the kernel runs only as far as the largest cutoff
-    asked for."""
-    for start in range(0, ev.truth.n_users, USERS_PER_PASS):
-        stop = min(start + USERS_PER_PASS, ev.truth.n_users)
-        rows = mask[start:stop]
-        if not rows.any():
-            continue
-        block: dict[str, dict[str, np.ndarray]] = {metric: {} for metric in metrics}
-        for model in models or ev.models:
-            values = ev.user_block_values(model, metrics, start, stop, cutoffs)
-            for metric in metrics:
-                block[metric][model] = values[metric][rows]
-        yield block
-
-
-def _paired_values(ev: Evaluation, metrics: Sequence[str], cutoffs: list[int]
+def _paired_values(ev: EvaluationResults, metrics: Sequence[str], cutoffs: list[int]
                    ) -> dict[str, dict[str, np.ndarray]]:
     parts: dict[str, dict[str, list[np.ndarray]]] = {
         metric: {model: [] for model in ev.models} for metric in metrics}
-    for block in _blocks(ev, metrics, cutoffs, paired_mask(ev)):
+    for block in ev.paired_blocks(metrics, cutoffs):
         for metric, by_model in block.items():
             for model, values in by_model.items():
                 parts[metric][model].append(values)
@@ -101,10 +70,10 @@ def _paired_values(ev: Evaluation, metrics: Sequence[str], cutoffs: list[int]
             for metric, by_model in parts.items()}
 
 
-def paired_values(ev: Evaluation, metric: str, cutoffs: Iterable[int] | None = None
+def paired_values(ev: EvaluationResults, metric: str, cutoffs: Iterable[int] | None = None
                   ) -> dict[str, np.ndarray]:
-    """Model -> (paired users x cutoffs) per-user values, in ground-truth user order (column
-    j of model m equals ``ev.paired(metric, cutoffs[j])[m]``)."""
+    """Model -> (paired users x cutoffs) per-user values, in the order of ``ev.users``
+    (column j of model m equals ``ev.paired(metric, cutoffs[j])[m]``)."""
     (metric,) = check_metrics([metric])
     return _paired_values(ev, [metric], _cutoffs(ev, cutoffs))[metric]
 
@@ -141,7 +110,7 @@ class _Moments:
             self.mean[index] += delta * size / total
 
 
-def _moments(ev: Evaluation, metrics: Sequence[str], cutoffs: list[int],
+def _moments(ev: EvaluationResults, metrics: Sequence[str], cutoffs: list[int],
              models: Sequence[str] | None = None) -> tuple[int, dict[str, _Moments]]:
     """The users every model counts, and each metric's moments over them (of ``models``,
     default every model)."""
@@ -151,7 +120,7 @@ def _moments(ev: Evaluation, metrics: Sequence[str], cutoffs: list[int],
     found = {metric: _Moments(np.zeros((len(models), len(cutoffs))), np.zeros(shape),
                               np.zeros(shape)) for metric in metrics}
     n = 0
-    for block in _blocks(ev, metrics, cutoffs, paired_mask(ev), models):
+    for block in ev.paired_blocks(metrics, cutoffs, models):
         size = 0
         for metric, by_model in block.items():
             values = [by_model[model] for model in models]
@@ -256,7 +225,7 @@ def _randomization(values: dict[str, np.ndarray], models: Sequence[str], n_permu
 
 
 def significance_over_k(
-    ev: Evaluation,
+    ev: EvaluationResults,
     metric: str,
     *,
     cutoffs: Iterable[int] | None = None,
@@ -266,7 +235,8 @@ def significance_over_k(
     n_permutations: int = 10_000,
     seed: int | None = 0,
 ) -> pd.DataFrame:
-    """Every pair of models tested at every cutoff (or at ``cutoffs``).
+    """Every pair of models tested at every cutoff with per-user values (or at ``cutoffs``;
+    a saved evaluation's must be saved ones).
 
     The users are those every model counts; pairs are in the evaluation's model order, B
     compared with A (``difference = mean_b - mean_a``). ``statistic``, ``p_value`` and
@@ -283,7 +253,7 @@ def significance_over_k(
 
 
 def significance_by_metric(
-    ev: Evaluation,
+    ev: EvaluationResults,
     metrics: Iterable[str],
     *,
     cutoffs: Iterable[int] | None = None,
@@ -426,7 +396,7 @@ def leaders_over_k(tests: pd.DataFrame) -> pd.DataFrame:
 
 
 def difference_band(
-    ev: Evaluation,
+    ev: EvaluationResults,
     metric: str,
     model_a: str,
     model_b: str,
@@ -461,8 +431,7 @@ def difference_band(
 def difference_band_of(differences: np.ndarray, cutoffs: Sequence[int], *,
                        confidence: float = 0.95) -> pd.DataFrame:
     """:func:`difference_band` from the per-user differences B - A at hand: one row per
-    paired user, one column per cutoff of ``cutoffs`` (a saved evaluation's per-user values,
-    :func:`rankmetrics.choosing_k.saved.saved_difference_band`).
+    paired user, one column per cutoff of ``cutoffs``.
 
     Returns ``cutoff, difference, ci_low, ci_high``.
 
@@ -492,7 +461,7 @@ def _band(cutoffs: list[int], n: int, mean: np.ndarray, squares: np.ndarray,
 
 
 def winner_map(
-    evaluations: dict[str, Evaluation],
+    evaluations: Mapping[str, EvaluationResults],
     metrics: dict[str, str],
     *,
     cutoffs: Iterable[int] | None = None,
@@ -529,7 +498,7 @@ def winners(tests_by_row: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
 
 
 def cutoff_table(
-    ev: Evaluation,
+    ev: EvaluationResults,
     metrics: Iterable[str],
     cutoffs: Iterable[int],
     *,
@@ -543,19 +512,22 @@ def cutoff_table(
     the best model of each column marked only where it is significantly best.
 
     ``value`` is each model's mean over its own counted users (as on the Compare page and
-    in :meth:`Evaluation.summary`); ``significantly_best`` comes from the paired tests on the
-    users every model counts (:func:`leaders_over_k`), and is false everywhere when fewer
-    than 2 users or models leave nothing to test.
+    in :meth:`Evaluation.summary`), at any cutoff up to the largest K; ``significantly_best``
+    comes from the paired tests on the users every model counts (:func:`leaders_over_k`), run
+    at the cutoffs with per-user values (a saved evaluation's saved cutoffs: a column at
+    another K is marked nowhere), and is false everywhere when fewer than 2 users or models
+    leave nothing to test.
 
     Returns ``model, metric, cutoff, value, significantly_best``.
     """
     metrics = check_metrics(list(metrics))
     chosen = _cutoffs(ev, cutoffs)
     summary = ev.summary(metrics, chosen)
-    testable = len(ev.models) >= 2 and int(paired_mask(ev).sum()) >= 2
+    tested = ev.cutoffs_with_values(chosen)
+    testable = len(ev.models) >= 2 and bool(tested) and int(ev.paired_mask().sum()) >= 2
     with_cutoff = [metric for metric in metrics if METRICS[metric].has_cutoff]
     by_metric = significance_by_metric(
-        ev, with_cutoff, cutoffs=chosen, test=test, correction=correction,
+        ev, with_cutoff, cutoffs=tested, test=test, correction=correction,
         confidence=confidence, n_permutations=n_permutations, seed=seed,
     ) if testable and with_cutoff else {}
     return marked_best(summary, by_metric)

@@ -23,16 +23,14 @@ from typing import Any
 
 import pandas as pd
 
-from rankmetrics.beyond import BEYOND_METRICS, LIST_METRICS, BeyondOptions, value_text
-from rankmetrics.beyond._declared import DISTRIBUTION, LONG_TAIL, POPULARITY
-from rankmetrics.beyond._items import CATALOGUE
-from rankmetrics.bundle import Fingerprint, content_sha256, load_bundle
+from rankmetrics.beyond import CATALOGUE, DISTRIBUTION, LONG_TAIL, POPULARITY, BeyondOptions
+from rankmetrics.bundle import Fingerprint, content_sha256
 from rankmetrics.cli.k_report import add_k_report_parser, run_k_report
 from rankmetrics.cli.report_inputs import EXTRA_FILES, add_report_inputs, extra_files, read_choices
 from rankmetrics.cli.segments import add_segment_options, segment_cutoff, segment_report
 from rankmetrics.conventions import OPTION_CHOICES, OPTION_HELP, PRESET_HELP, PRESETS, Conventions
 from rankmetrics.errors import DataError, printable
-from rankmetrics.evaluation import MAX_CUTOFF, Evaluation, evaluate
+from rankmetrics.evaluation import MAX_CUTOFF, Evaluation, evaluate, load_bundle
 from rankmetrics.export import FORMULA_MODES, to_csv
 from rankmetrics.io import (
     LoadedTable,
@@ -44,7 +42,14 @@ from rankmetrics.io import (
     read_run,
     read_truth,
 )
-from rankmetrics.metrics import MAIN_METRICS, METRICS, check_metrics
+from rankmetrics.metrics import (
+    BEYOND_METRICS,
+    LIST_METRICS,
+    MAIN_METRICS,
+    METRICS,
+    check_metrics,
+    value_text,
+)
 from rankmetrics.overlap import Outcome, overlapping
 from rankmetrics.relevance import RelevanceMapping, parse_grade_table, suggest_mapping
 from rankmetrics.report.latex import latex_table
@@ -690,7 +695,7 @@ even when the list is shorter).
                  "formula": metric.formula} for name, metric in METRICS.items()]
         rows += [{"name": name, "label": metric.label, "has_cutoff": True, "main": False,
                   "description": metric.description, "formula": metric.formula,
-                  "per_user": metric.per_user, "needs": metric.needs}
+                  "per_user": metric.averaged, "needs": metric.needs}
                  for name, metric in BEYOND_METRICS.items()]
         return json.dumps(rows, indent=2) + "\n"
     blocks = [
@@ -700,7 +705,7 @@ even when the list is shorter).
     ]
     blocks += [
         f"{name} ({metric.label}@K, beyond accuracy, "
-        f"{'per user' if metric.per_user else 'whole system'}"
+        f"{'per user' if metric.averaged else 'whole system'}"
         f"{'' if metric.needs == 'nothing' else ', needs ' + metric.needs}): "
         f"{metric.description}\n    {metric.formula}"
         for name, metric in BEYOND_METRICS.items()

@@ -3,7 +3,7 @@
 Prints the summary in words (each sentence tagged with the kind of finding) and writes every
 table of :func:`rankmetrics.choosing_k.report.k_report` as CSV into a folder, for a notebook or a CI
 job that must know whether the K it reports decides the verdict. ``--bundle`` reports on a
-saved evaluation instead of files (:func:`rankmetrics.choosing_k.report.saved_k_report`).
+saved evaluation instead of files (:func:`rankmetrics.choosing_k.report.k_report`).
 """
 
 from __future__ import annotations
@@ -11,10 +11,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from rankmetrics.bundle import load_bundle
-from rankmetrics.choosing_k.report import KReport, k_report, saved_k_report
+from rankmetrics.choosing_k.report import KReport, k_report
 from rankmetrics.conventions import OPTION_CHOICES, OPTION_HELP, PRESET_HELP, PRESETS
-from rankmetrics.evaluation import evaluate
+from rankmetrics.evaluation import evaluate, load_bundle
 from rankmetrics.io import read_run, read_truth
 from rankmetrics.metrics import MAIN_METRICS
 from rankmetrics.relevance import RelevanceMapping
@@ -131,11 +130,11 @@ def _saved_k_report(args: argparse.Namespace) -> int:
     cutoff = cli._cutoff("--cutoff", args.cutoff, saved.max_cutoff)
     table_cutoffs = [cli._cutoff("--cutoffs", part, saved.max_cutoff)
                      for part in args.cutoffs.split(",") if part.strip()]
-    report = saved_k_report(saved, metric=args.metric, cutoff=cutoff,
-                            relevance_mappings=_thresholds(args.thresholds, saved.relevance),
-                            table_cutoffs=table_cutoffs, test=args.test,
-                            correction=args.correction, confidence=args.confidence,
-                            n_permutations=args.permutations, seed=args.seed)
+    report = k_report(saved, metric=args.metric, cutoff=cutoff,
+                      relevance_mappings=_thresholds(args.thresholds, saved.relevance),
+                      table_cutoffs=table_cutoffs, test=args.test,
+                      correction=args.correction, confidence=args.confidence,
+                      n_permutations=args.permutations, seed=args.seed)
     return _write(report, args.output_dir)
 
 

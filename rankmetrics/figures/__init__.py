@@ -35,9 +35,9 @@ except ModuleNotFoundError as missing:
         name=missing.name,
     ) from missing
 
-from rankmetrics.beyond import declared
 from rankmetrics.checks import check_choice
 from rankmetrics.explain import NdcgBreakdown
+from rankmetrics.metrics import declared
 from rankmetrics.stats import p_text
 
 # Okabe-Ito colours (distinguishable with the common colour-vision deficiencies), without its

@@ -10,8 +10,8 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 import plotly.graph_objects as go
 
-from rankmetrics.beyond import SYSTEM_METRICS, declared
 from rankmetrics.figures import _plain, _titled, metric_curves, metric_label, model_colors
+from rankmetrics.metrics import SYSTEM_METRICS, declared
 
 TRUTH_COLOR = "#7f7f7f"
 

@@ -21,6 +21,7 @@ from functools import cached_property
 
 import numpy as np
 
+from rankmetrics.beyond import ItemFacts
 from rankmetrics.conventions import Conventions
 from rankmetrics.relevance import RelevanceMapping
 
@@ -112,6 +113,11 @@ class UserBlock:
     ideal_gains : callable returning a float array (n_users, width), optional
         Each user's ground-truth gains sorted descending (read only by NDCG with the
         ground-truth ideal).
+    top_items : callable returning an int array (n_users, width), optional
+        Each user's first ``width`` recommended items as item codes, -1 past a list's end
+        (read only by the beyond-accuracy metrics, with ``item_facts``).
+    item_facts : ItemFacts, optional
+        What is known about each item code (:func:`rankmetrics.beyond.prepare_beyond`).
 
     Examples
     --------
@@ -130,11 +136,16 @@ class UserBlock:
         n_relevant: np.ndarray,
         width: int,
         ideal_gains: Callable[[], np.ndarray] | None = None,
+        *,
+        top_items: Callable[[], np.ndarray] | None = None,
+        item_facts: ItemFacts | None = None,
     ) -> None:
         self.user, self.rank, self.relevant, self.gain = user, rank, relevant, gain
         self.n_relevant = n_relevant
         self.n_users, self.width = len(n_relevant), width
         self._ideal_gains = ideal_gains
+        self._top_items = top_items
+        self._item_facts = item_facts
 
     @cached_property
     def cutoffs(self) -> np.ndarray:
@@ -176,6 +187,18 @@ class UserBlock:
         return self._ideal_gains()
 
     @cached_property
+    def top_items(self) -> np.ndarray:
+        """Each user's recommended items at ranks 1..K as item codes (-1: no item)."""
+        if self._top_items is None:
+            raise ValueError("This block of users was made without their whole lists.")
+        return self._top_items()
+
+    @property
+    def item_facts(self) -> ItemFacts:
+        """What is known about each item code."""
+        return _facts(self._item_facts)
+
+    @cached_property
     def hits(self) -> np.ndarray:
         """Relevant items within the first k ranks, for every k: int (n_users, K)."""
         return np.cumsum(self.relevant_matrix, axis=1, dtype=np.int64)
@@ -214,6 +237,14 @@ class JudgedItems:
     ideal_lists : callable returning :data:`IdealLists`, optional
         Each user's ideal-list number and the ideal gains of each distinct list (read only
         by NDCG with the ground-truth ideal), or None when they are too many.
+    top_items : callable returning an int array (n_users, at most max_cutoff), optional
+        Every user's recommended items as item codes, -1 past a list's end, as far as the
+        longest list (read only by the beyond-accuracy metrics, with ``item_facts``).
+    item_facts : ItemFacts, optional
+    item_rank_sums : callable returning a float array (ranks, 3), optional
+        At each rank of ``top_items``, the sum over the counted users of the popularity,
+        long-tail membership and self-information of the item there (see
+        :func:`rankmetrics.metrics.rank_sums`).
 
     The attributes ``user``, ``rank``, ``relevant`` and ``gain`` hold the counted users'
     items ranked within max_cutoff; each is gathered on first use.
@@ -240,9 +271,17 @@ class JudgedItems:
         n_relevant: np.ndarray,
         max_cutoff: int,
         ideal_lists: Callable[[], IdealLists] | None = None,
+        *,
+        top_items: Callable[[], np.ndarray] | None = None,
+        item_facts: ItemFacts | None = None,
+        item_rank_sums: Callable[[], np.ndarray] | None = None,
     ) -> None:
         self._every = (user, rank, row)
-        self._counted = counted
+        #: Which users the sums are over.
+        self.counted = counted
+        self._top_items = top_items
+        self._item_facts = item_facts
+        self._item_rank_sums = item_rank_sums
         self._truth_relevant, self._truth_gain = truth_relevant, truth_gain
         self.n_relevant = n_relevant
         self.max_cutoff = max_cutoff
@@ -250,7 +289,7 @@ class JudgedItems:
 
     @cached_property
     def _of_counted_users(self) -> np.ndarray:
-        return self._counted[self._every[0]]
+        return self.counted[self._every[0]]
 
     @cached_property
     def _within(self) -> np.ndarray:
@@ -291,6 +330,25 @@ class JudgedItems:
     def ideal_lists(self) -> IdealLists:
         """See the ``ideal_lists`` parameter; None when not given."""
         return None if self._ideal_lists is None else self._ideal_lists()
+
+    @cached_property
+    def top_items(self) -> np.ndarray:
+        """Every user's recommended items as item codes (see the parameter)."""
+        if self._top_items is None:
+            raise ValueError("These items were gathered without the whole lists.")
+        return self._top_items()
+
+    @property
+    def item_facts(self) -> ItemFacts:
+        """What is known about each item code."""
+        return _facts(self._item_facts)
+
+    @cached_property
+    def item_rank_sums(self) -> np.ndarray:
+        """See the ``item_rank_sums`` parameter."""
+        if self._item_rank_sums is None:
+            raise ValueError("These items were gathered without the sums of item values.")
+        return self._item_rank_sums()
 
     @cached_property
     def cutoffs(self) -> np.ndarray:
@@ -368,6 +426,13 @@ class JudgedItems:
                             ).astype(np.float64, copy=False).reshape(len(values), k)
         np.cumsum(table, axis=1, out=table)
         return (table / values[:, None]).sum(axis=0)
+
+
+def _facts(facts: ItemFacts | None) -> ItemFacts:
+    if facts is None:
+        raise ValueError("The beyond-accuracy metrics need what is known about the items: "
+                         "evaluate with interactions=, item_attributes= or catalogue=.")
+    return facts
 
 
 def _selected(column: np.ndarray, keep: np.ndarray) -> np.ndarray:

@@ -1,7 +1,8 @@
-"""What a metric declares: its words, its formula and how it is computed.
+"""What a metric declares: its words, its formula, what it needs and how it is computed.
 
-One :class:`Metric` per module of this package; the registry (:data:`METRICS`) is built from
-them, and the CLI, the library and the dashboard read only the registry.
+One :class:`Metric` per module of this package, accuracy and beyond accuracy alike; the
+registry (:data:`rankmetrics.metrics.ALL_METRICS`) is built from them, and the CLI, the library
+and the dashboard read only the registry.
 """
 
 from __future__ import annotations
@@ -13,6 +14,11 @@ import numpy as np
 
 from rankmetrics.conventions import Conventions
 from rankmetrics.metrics._kernels import JudgedItems, UserBlock
+
+#: What a metric needs besides the ranked lists: ``"ground truth"`` (the accuracy metrics),
+#: ``"nothing"`` (the lists alone), ``"interactions"`` (training interactions, for
+#: popularity) or ``"attributes"`` (item attributes).
+NEEDS = ("ground truth", "nothing", "interactions", "attributes")
 
 PerUser = Callable[[UserBlock, Conventions], np.ndarray]
 Summed = Callable[[JudgedItems, Conventions], "np.ndarray | None"]
@@ -36,9 +42,11 @@ class Metric:
         The definition in LaTeX.
     position : int
         Where the metric is listed among the others (lowest first).
-    per_user : callable (UserBlock, Conventions) -> float array
+    per_user : callable (UserBlock, Conventions) -> float array, or None
         The values of each user of the block at every cutoff 1..K, shape (n_users, K); shape
-        (n_users, 1) for a metric without a cutoff.
+        (n_users, 1) for a metric without a cutoff. None for a metric an evaluation does not
+        compute per user from the lists (a system metric; the long-tail accuracy, which is
+        NDCG or Recall on another ground truth).
     summed : callable (JudgedItems, Conventions) -> float array or None, optional
         The sum over the users of the judged items at every cutoff, shape (K,), computed
         without per-user values; None (or returning None under some conventions) when the
@@ -55,6 +63,25 @@ class Metric:
     highest : float or None
         The metric's largest value: a mean summed over users is capped at it (a sum may
         round a perfect value just above it).
+    needs : str, one of :data:`NEEDS`
+        The input without which the metric cannot be computed.
+    averaged : bool
+        True: one value per user, averaged over the counted users (usable wherever per-user
+        values are: the users' table, significance tests). False: one value for the system
+        (from how often each item is recommended), its interval by bootstrap over users.
+    higher : str or None
+        What a higher value says of a model's top K for a user, as a predicate ("recommends
+        more popular items"), for a beyond-accuracy metric whose higher value is not better in
+        itself; None where higher is better.
+    decimals : int
+        Decimals a value is shown with (popularity and self-information need fewer than a
+        share between 0 and 1).
+    whole : bool
+        One user's value is a whole number (a count); a mean that is whole is shown without
+        decimals.
+    long_tail_of : str or None
+        For the long-tail accuracy: the accuracy metric computed on the ground truth
+        restricted to long-tail items.
     divided_by_cutoff : bool
         How the metric goes on beyond the ranks where the data can change it (past the
         longest list, the most relevant items and the longest ideal list): True for a count
@@ -67,13 +94,24 @@ class Metric:
     description: str
     formula: str
     position: int
-    per_user: PerUser
+    per_user: PerUser | None
     summed: Summed | None = None
     at_cutoff: AtCutoff | None = None
     has_cutoff: bool = True
     main: bool = True
     highest: float | None = None
     divided_by_cutoff: bool = False
+    needs: str = "ground truth"
+    averaged: bool = True
+    higher: str | None = None
+    decimals: int = 4
+    whole: bool = False
+    long_tail_of: str | None = None
+
+    @property
+    def beyond_accuracy(self) -> bool:
+        """Whether the metric is a beyond-accuracy one (it needs no judgment, or more)."""
+        return self.needs != "ground truth"
 
     def help(self) -> str:
         """The label, what the metric measures and its formula, as Markdown with LaTeX.

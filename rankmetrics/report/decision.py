@@ -13,12 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rankmetrics.evaluation import Evaluation
 from rankmetrics.metrics import METRICS
+from rankmetrics.results import EvaluationResults
 from rankmetrics.segments import SegmentComparison
 from rankmetrics.stats import (
     CORRECTION_NAMES,
@@ -27,9 +26,6 @@ from rankmetrics.stats import (
     compare_models,
     p_text,
 )
-
-if TYPE_CHECKING:
-    from rankmetrics.bundle import SavedEvaluation
 
 #: The cutoffs at which "does the leader change with K" is checked (those up to the largest K).
 CHECKED_CUTOFFS = (1, 3, 5, 10, 20, 50, 100)
@@ -119,7 +115,7 @@ def describe_verdict(found: Verdict) -> str:
             f"tell {_join(found.leaders)} apart.")
 
 
-def leader_by_cutoff(evaluation: Evaluation | SavedEvaluation, metric: str,
+def leader_by_cutoff(evaluation: EvaluationResults, metric: str,
                      cutoffs: Sequence[int] | None = None) -> list[tuple[int, tuple[str, ...]]]:
     """The models with the highest mean of ``metric`` at each cutoff (one, unless several
     share it), by default at ``CHECKED_CUTOFFS`` up to the evaluation's width (the last K at
@@ -212,7 +208,7 @@ def describe_across_segments(result: SegmentComparison) -> str:
 
 
 def decision_summary(
-    evaluation: Evaluation | SavedEvaluation,
+    evaluation: EvaluationResults,
     metrics: Sequence[str],
     cutoff: int,
     *,

@@ -28,10 +28,7 @@ from typing import Any, cast
 import pandas as pd
 from plotly.offline import get_plotlyjs
 
-from rankmetrics import __version__
-from rankmetrics.bundle import Fingerprint, SavedEvaluation
 from rankmetrics.conventions import OPTION_HELP
-from rankmetrics.evaluation import Evaluation
 from rankmetrics.figures import (
     distribution,
     ecdf,
@@ -43,6 +40,7 @@ from rankmetrics.figures import (
 from rankmetrics.metrics import MAIN_METRICS, METRICS, check_metrics
 from rankmetrics.relevance import RelevanceMapping
 from rankmetrics.report.decision import decision_summary, describe_across_segments, label
+from rankmetrics.results import EvaluationResults, SavedFrom
 from rankmetrics.segments import (
     GROUND_TRUTH_SIZE,
     N_BUCKETS,
@@ -52,6 +50,7 @@ from rankmetrics.segments import (
     segment_users,
 )
 from rankmetrics.stats import CORRECTION_NAMES, TEST_NAMES, compare_models
+from rankmetrics.version import __version__
 
 #: Charts in the report: drawn by the plotly.js inside the file, saved from it as PNG.
 CHART_CONFIG: dict[str, Any] = {"displaylogo": False, "responsive": True,
@@ -88,15 +87,15 @@ def fingerprint(role: str, file_name: str, content: bytes, rows: int, users: int
                      tuple((str(r), str(c)) for r, c in columns), format)
 
 
-def saved_input(file_name: str, sha256: str, saved: SavedEvaluation) -> InputFile:
+def saved_input(file_name: str, sha256: str, saved: EvaluationResults) -> InputFile:
     """The fingerprint of a saved evaluation as a report's input: its file name, the users
     it holds and the SHA-256 of its content (:func:`rankmetrics.bundle.content_sha256`)."""
-    users = len(saved.truth.users)
+    users = len(saved.users)
     return InputFile("saved evaluation", file_name, users, users, sha256)
 
 
 def regenerate_command(inputs: Sequence[InputFile], relevance: RelevanceMapping,
-                       evaluation: Evaluation, cutoff: int, metric: str, *, test: str,
+                       evaluation: EvaluationResults, cutoff: int, metric: str, *, test: str,
                        correction: str, confidence: float, extras: Sequence[InputFile] = (),
                        segment_by: str | None = None, buckets: int = N_BUCKETS) -> str:
     """The ``rankmetrics report`` command that computes these numbers from the same files
@@ -182,7 +181,7 @@ def _relevance_options(relevance: RelevanceMapping) -> list[str]:
 
 
 def build_report(
-    evaluation: Evaluation | SavedEvaluation,
+    evaluation: EvaluationResults,
     inputs: Sequence[InputFile],
     *,
     cutoff: int,
@@ -243,11 +242,12 @@ def build_report(
     if not 1 <= cutoff <= evaluation.max_cutoff:
         raise ValueError(f"The 'cutoff' argument must be from 1 to the evaluation's largest "
                          f"K, {evaluation.max_cutoff}; got {cutoff!r}.")
-    saved = isinstance(evaluation, SavedEvaluation)
-    if isinstance(evaluation, SavedEvaluation) and cutoff not in evaluation.cutoffs:
+    if cutoff not in evaluation.per_user_cutoffs:
         raise ValueError(f"A saved evaluation holds every user's values at K = "
-                         f"{', '.join(map(str, evaluation.cutoffs))}; the 'cutoff' argument "
-                         f"must be one of them, got {cutoff!r}.")
+                         f"{', '.join(map(str, evaluation.per_user_cutoffs))}; the 'cutoff' "
+                         f"argument must be one of them, got {cutoff!r}.")
+    origin = evaluation.saved_from
+    saved = origin is not None
     wanted = 1 if saved else len(evaluation.models) + 1
     if len(inputs) != wanted:
         raise ValueError(
@@ -264,7 +264,9 @@ def build_report(
                                 n_permutations=n_permutations, n_bootstrap=n_bootstrap,
                                 test=test, correction=correction, confidence=confidence)
     order = comparison.models["model"].tolist()
-    split = segments or segment_users(evaluation, RELEVANT_ITEMS if saved else GROUND_TRUTH_SIZE)
+    automatic = (GROUND_TRUTH_SIZE if evaluation.ground_truth_sizes() is not None
+                 else RELEVANT_ITEMS)
+    split = segments or segment_users(evaluation, automatic)
     by_segment = compare_segments(evaluation, split, metric, metric_cutoff, test=test,
                                   correction=correction, confidence=confidence,
                                   n_permutations=n_permutations, n_bootstrap=n_bootstrap)
@@ -277,7 +279,7 @@ def build_report(
     command = command or (saved_command(inputs[0], cutoff, metric, test=test,
                                         correction=correction, confidence=confidence,
                                         extras=extras, segment_by=segment_by, buckets=buckets)
-                          if isinstance(evaluation, SavedEvaluation) else regenerate_command(
+                          if saved else regenerate_command(
         inputs, evaluation.relevance, evaluation, cutoff, metric, test=test,
         correction=correction, confidence=confidence, extras=extras,
         segment_by=segment_by, buckets=buckets))
@@ -303,8 +305,7 @@ def build_report(
           if evaluation.beyond is not None else []),
         _section("Relevance and conventions", _settings(evaluation)),
         _section("Inputs", _inputs([*inputs, *extras])
-                 + (_saved_inputs(evaluation) if isinstance(evaluation, SavedEvaluation)
-                    else "")),
+                 + (_saved_inputs(origin) if origin is not None else "")),
         _section("Reproduce", _reproduce(command, saved)),
     ]
     return _page(title, "\n".join(sections))
@@ -348,7 +349,7 @@ def _figure(figure, name: str) -> str:
             "})();</script>")
 
 
-def _table_at(evaluation: Evaluation | SavedEvaluation, metrics: Sequence[str], cutoff: int) -> str:
+def _table_at(evaluation: EvaluationResults, metrics: Sequence[str], cutoff: int) -> str:
     means = evaluation.means(metrics)
     counts = evaluation.user_counts()
     users = {str(model): int(n) for model, n in zip(counts["model"], counts["users"],
@@ -387,7 +388,7 @@ def _segment_table(comparison) -> str:
                          "segment's highest."))
 
 
-def _beyond_table(evaluation: Evaluation | SavedEvaluation, cutoff: int) -> str:
+def _beyond_table(evaluation: EvaluationResults, cutoff: int) -> str:
     """Every beyond-accuracy metric the inputs allow, for each model at K."""
     beyond = evaluation.beyond
     if beyond is None:
@@ -402,7 +403,7 @@ def _beyond_table(evaluation: Evaluation | SavedEvaluation, cutoff: int) -> str:
             f"<tbody>{body}</tbody></table></div>")
 
 
-def _settings(evaluation: Evaluation | SavedEvaluation) -> str:
+def _settings(evaluation: EvaluationResults) -> str:
     relevance = evaluation.relevance
     rows = [("Relevance", relevance.describe())]
     if relevance.table:
@@ -435,18 +436,15 @@ SAVED_ROLES = {"ground_truth": "ground truth", "interactions": "training interac
                "item_attributes": "item attributes"}
 
 
-def _saved_inputs(saved: SavedEvaluation) -> str:
+def _saved_inputs(origin: SavedFrom) -> str:
     """The files a saved evaluation was computed from, as it recorded them."""
-    prints: list[tuple[str, Fingerprint]] = [
-        *saved.inputs.items(), *(saved.beyond.inputs.items() if saved.beyond else ())]
     body = "".join(
         f"<tr><td>{_e(SAVED_ROLES.get(role, role))}</td><td>{f.rows:,}</td>"
         f"<td>{'–' if f.users is None else f'{f.users:,}'}</td>"
         f"<td>{_e(f.hash_kind or '–')}</td><td><code>{_e(f.content_hash or '–')}</code></td>"
-        "</tr>" for role, f in prints)
-    engine = "Spark" if saved.engine == "spark" else "one machine"
-    return (_paragraph(f"The saved evaluation was computed by rankmetrics "
-                       f"{saved.info.get('rankmetrics_version', '(unknown version)')} on "
+        "</tr>" for role, f in origin.inputs)
+    engine = "Spark" if origin.engine == "spark" else "one machine"
+    return (_paragraph(f"The saved evaluation was computed by rankmetrics {origin.version} on "
                        f"{engine} from these inputs:")
             + "<table><thead><tr><th>Input</th><th>Rows</th><th>Users</th><th>Hash</th>"
             f"<th>Value</th></tr></thead><tbody>{body}</tbody></table>")

@@ -1,142 +1,38 @@
-"""Beyond-accuracy metrics of an :class:`~rankmetrics.evaluation.Evaluation`'s models.
-
-:func:`prepare_beyond` reads each model's whole top K and what the optional inputs say
-about the items; an Evaluation made with it (``evaluate(..., interactions=...)``) computes
-the per-user metrics (ARP, APLT, ACLT, novelty, ILD, categories) like any other, and its
-:attr:`~rankmetrics.evaluation.Evaluation.beyond` (a :class:`BeyondAccuracy`) gives the
-system metrics, their bootstrap intervals, the long-tail accuracy and the popularity
-deciles, as tables.
+"""The beyond-accuracy results of an evaluation computed here: the system metrics (coverage,
+Gini, entropy, personalization) and their bootstrap intervals, the long-tail accuracy and the
+popularity deciles, as tables. The per-user metrics (ARP, APLT, ACLT, novelty, ILD,
+categories) are computed by the :class:`~rankmetrics.evaluation.Evaluation` like any other.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import threading
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable
 from functools import cached_property
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-from rankmetrics.beyond._declared import (
+from rankmetrics.beyond import BeyondInputs
+from rankmetrics.checks import check_choice, check_int, check_probability
+from rankmetrics.metrics import (
     BEYOND_METRICS,
+    COUNT_CELLS,
     LIST_METRICS,
     LONG_TAIL_METRICS,
     SYSTEM_METRICS,
-    BeyondOptions,
-)
-from rankmetrics.beyond._items import ItemFacts, item_facts
-from rankmetrics.beyond._kernels import (
-    COUNT_CELLS,
-    ITEM_MEANS,
     counts_at,
-    item_value_table,
-    per_user,
-    rank_sums,
-    summed_categories,
-    summed_item_means,
     system_curves,
     system_values,
 )
-from rankmetrics.beyond._lists import top_items
-from rankmetrics.checks import check_choice, check_int, check_probability
-from rankmetrics.ground_truth import GroundTruth
-from rankmetrics.io import Attributes, LoadedTable, interaction_counts
+from rankmetrics.results import Fingerprint
 
 if TYPE_CHECKING:
-    from rankmetrics.evaluation import Evaluation
+    from rankmetrics.evaluation._evaluation import Evaluation
 
 DECILES = 10
-#: Item-value sums by rank kept per model and set of users.
-KEPT_SUMS = 8
-
-
-@dataclass(frozen=True)
-class BeyondInputs:
-    """Each model's top items as codes (users x width, -1 past a list's end) and the facts
-    about the items (see :func:`prepare_beyond`)."""
-
-    facts: ItemFacts
-    lists: dict[str, np.ndarray]
-    options: BeyondOptions
-    #: The inputs read, by name ("interactions", "item_attributes", "catalogue"): their rows
-    #: and users (None where rows are not users' rows), what a saved evaluation records.
-    described: Mapping[str, tuple[int, int | None]] = dataclasses.field(default_factory=dict)
-    #: Each ground-truth user's number of training interactions (their activity), when the
-    #: training interactions were given: what a saved evaluation keeps to split users by.
-    activity: pd.Series | None = None
-
-    @property
-    def width(self) -> int:
-        """The longest list read (the ranks at which a value can still change)."""
-        return max((lists.shape[1] for lists in self.lists.values()), default=1)
-
-
-def prepare_beyond(
-    truth: GroundTruth,
-    runs: Mapping[str, LoadedTable],
-    *,
-    interactions: LoadedTable | None = None,
-    item_attributes: Attributes | pd.DataFrame | None = None,
-    catalogue: str | Iterable[str] = "auto",
-    options: BeyondOptions | None = None,
-    ties: str = "item_desc",
-    max_cutoff: int = 100,
-) -> BeyondInputs:
-    """Read the first ``max_cutoff`` items of each run for each ground-truth user, and
-    number every item with what the inputs say about it.
-
-    Parameters
-    ----------
-    truth : GroundTruth
-    runs : mapping of model name -> run read by :mod:`rankmetrics.io`
-    interactions : training interactions read by :func:`rankmetrics.io.read_interactions`
-        The source of popularity (ARP, APLT, ACLT, novelty, the long tail).
-    item_attributes : attributes read by ``rankmetrics.io.read_attributes(..., key="item")``
-        or a DataFrame with an item column, optional
-        Columns of categories (one or several per item) give Jaccard distances and category
-        counts; without any, the numeric columns give cosine distances.
-    catalogue : "auto", "interactions", "all" or a collection of item ids
-        The items that could be recommended. ``auto``: the items of the training
-        interactions when given, else every item in any input.
-    options : BeyondOptions, default ``BeyondOptions()``
-    """
-    options = options or BeyondOptions()
-    check_int("max_cutoff", max_cutoff)
-    if not isinstance(catalogue, str):
-        catalogue = list(catalogue)  # read twice: for the facts and for the record
-    tops = {name: top_items(run, truth, ties=ties, width=max_cutoff)
-            for name, run in runs.items()}
-    facts = item_facts(truth, tops, interactions=interactions, attributes=item_attributes,
-                       catalogue=catalogue, options=options)
-    lists = {}
-    for name, top in tops.items():
-        lists[name] = top.matrix(facts.codes(top), truth.n_users)[:, :max(top.longest, 1)]
-    activity = None
-    if interactions is not None:
-        users = pd.Index(truth.user_ids.to_pandas(), name="user")
-        activity = interaction_counts(interactions).reindex(users, fill_value=0)
-    return BeyondInputs(facts, lists, options,
-                        _described(interactions, item_attributes, catalogue), activity)
-
-
-def _described(interactions: LoadedTable | None,
-               item_attributes: Attributes | pd.DataFrame | None,
-               catalogue: str | list[str]) -> dict[str, tuple[int, int | None]]:
-    """Rows and users of each beyond-accuracy input given (see :class:`BeyondInputs`)."""
-    described: dict[str, tuple[int, int | None]] = {}
-    if interactions is not None:
-        described["interactions"] = (interactions.n_rows, interactions.n_users)
-    if item_attributes is not None:
-        table = (item_attributes if isinstance(item_attributes, pd.DataFrame)
-                 else item_attributes.table)
-        described["item_attributes"] = (len(table), None)
-    if not isinstance(catalogue, str):
-        described["catalogue"] = (len(catalogue), None)
-    return described
 
 
 class BeyondAccuracy:
@@ -152,7 +48,6 @@ class BeyondAccuracy:
         self.facts = inputs.facts
         self.options = inputs.options
         self._curves: dict[str, dict[str, np.ndarray]] = {}
-        self._item_sums: dict[tuple[str, int, str], np.ndarray] = {}
         self._lock = threading.Lock()
 
     # ----- what is offered ----------------------------------------------------------------
@@ -172,6 +67,17 @@ class BeyondAccuracy:
     def per_user_metrics(self) -> tuple[str, ...]:
         """The offered metrics with one value per counted user of the evaluation."""
         return tuple(name for name in self.metrics if name in LIST_METRICS)
+
+    @property
+    def activity(self) -> pd.Series | None:
+        """Each ground-truth user's number of training interactions (None without them)."""
+        return self.inputs.activity
+
+    @property
+    def inputs_read(self) -> dict[str, Fingerprint]:
+        """Rows and users of each beyond-accuracy input read, by name."""
+        return {name: Fingerprint(rows, users)
+                for name, (rows, users) in self.inputs.described.items()}
 
     def check(self, metric: str) -> str:
         return check_choice("metric", metric, self.metrics)
@@ -196,32 +102,6 @@ class BeyondAccuracy:
 
     # ----- values -------------------------------------------------------------------------
 
-    def per_user(self, model: str, metric: str, start: int, stop: int, width: int
-                 ) -> np.ndarray:
-        """Values of users start..stop-1 (ground-truth order) at cutoffs 1..width."""
-        lists = self.inputs.lists[model][start:stop, :width]
-        if lists.shape[1] < width:
-            lists = np.pad(lists, ((0, 0), (0, width - lists.shape[1])), constant_values=-1)
-        return per_user(metric, lists, self.facts)
-
-    def summed(self, model: str, metric: str, mask: np.ndarray, width: int
-               ) -> np.ndarray | None:
-        """Sums over the users in ``mask`` at cutoffs 1..width, for the metrics that have a
-        summed form (ARP, APLT, ACLT, novelty: see :func:`summed_item_means`; categories,
-        added up in integers); else None."""
-        lists = self.inputs.lists[model][:, :width]
-        if metric in ITEM_MEANS:
-            by_rank = self._rank_sums(model, lists, mask)[:, ITEM_MEANS[metric]]
-            sums = summed_item_means(metric, lists, mask.astype(np.float64), self.facts,
-                                     by_rank)
-        elif metric == "categories" and self.facts.attributes is not None:
-            sums = summed_categories(lists, mask, self.facts.attributes)
-        else:
-            return None
-        if len(sums) < width:  # past the longest list: ARP and the others stay as they were
-            sums = np.concatenate([sums, np.full(width - len(sums), sums[-1])])
-        return sums
-
     def curve(self, model: str, metric: str) -> np.ndarray:
         """Values at every cutoff 1..max_cutoff: the mean over counted users for a per-user
         metric, the system value otherwise."""
@@ -236,7 +116,7 @@ class BeyondAccuracy:
                 cutoffs: Iterable[int] | None = None) -> pd.DataFrame:
         """Long table ``model, metric, cutoff, value, users`` (as
         :meth:`Evaluation.summary`), for beyond-accuracy metrics."""
-        chosen = self.evaluation._cutoff_list(cutoffs)
+        chosen = self.evaluation.cutoff_list(cutoffs)
         names = [self.check(name) for name in (metrics or self.metrics)]
         rows: list[tuple[str, str, int, float, int]] = []
         for model in self.evaluation.models:
@@ -270,7 +150,7 @@ class BeyondAccuracy:
         every user, as :meth:`curve` gives it).
         """
         names = [self.check(name) for name in metrics]
-        cutoff = self.evaluation._check_cutoff(cutoff)
+        cutoff = self.evaluation.check_cutoff(cutoff)
         check_int("n_bootstrap", n_bootstrap)
         confidence = check_probability("confidence", confidence)
         rows = []
@@ -287,6 +167,28 @@ class BeyondAccuracy:
         return pd.DataFrame(rows, columns=["model", "metric", "cutoff", "mean", "ci_low",
                                            "ci_high"])
 
+    def bands(self, metric: str, cutoff: int, *, n_bootstrap: int = 1_000,
+              confidence: float = 0.95, seed: int | None = 0) -> pd.DataFrame:
+        """Each model's value of one beyond-accuracy metric at ``cutoff`` with its bootstrap
+        interval over the counted users: :meth:`system_bands` for a system metric, the
+        evaluation's confidence bands for a per-user one (of the long-tail evaluation for
+        the long-tail accuracy).
+
+        Returns ``model, metric, cutoff, mean, ci_low, ci_high``.
+        """
+        metric = self.check(metric)
+        if metric in SYSTEM_METRICS:
+            return self.system_bands([metric], cutoff=cutoff, n_bootstrap=n_bootstrap,
+                                     confidence=confidence, seed=seed)
+        if metric in LONG_TAIL_METRICS:
+            bands = self.long_tail.confidence_bands(
+                [LONG_TAIL_METRICS[metric]], cutoffs=[cutoff], n_bootstrap=n_bootstrap,
+                confidence=confidence, seed=seed)
+            return bands.assign(metric=metric)
+        return self.evaluation.confidence_bands([metric], cutoffs=[cutoff],
+                                                n_bootstrap=n_bootstrap,
+                                                confidence=confidence, seed=seed)
+
     def popularity_deciles(self, cutoff: int) -> pd.DataFrame:
         """How often each popularity decile of the catalogue is recommended in each model's
         top ``cutoff``, and how often it occurs among the relevant ground-truth items.
@@ -298,7 +200,7 @@ class BeyondAccuracy:
         popularity = self.facts.popularity
         if popularity is None:
             raise ValueError("popularity_deciles needs training interactions.")
-        cutoff = self.evaluation._check_cutoff(cutoff)
+        cutoff = self.evaluation.check_cutoff(cutoff)
         decile = self._deciles(popularity.counts)
         rows = []
         for model in self.evaluation.models:
@@ -313,8 +215,6 @@ class BeyondAccuracy:
     def long_tail(self) -> Evaluation:
         """The evaluation of the same runs on the ground truth restricted to long-tail items
         (every other item's rating is treated as unjudged: not relevant, no gain)."""
-        from rankmetrics.evaluation import Evaluation
-
         popularity = self.facts.popularity
         if popularity is None:
             raise ValueError("The long-tail accuracy needs training interactions.")
@@ -323,8 +223,7 @@ class BeyondAccuracy:
         in_tail = popularity.long_tail[self.facts.truth_item_code[truth.item_index]]
         restricted = dataclasses.replace(truth, ratings=np.where(in_tail, truth.ratings,
                                                                  np.nan))
-        return Evaluation(restricted, evaluation.runs, evaluation.relevance,
-                          evaluation.conventions, evaluation.max_cutoff)
+        return evaluation.on_ground_truth(restricted)
 
     # ----- internals ----------------------------------------------------------------------
 
@@ -335,18 +234,6 @@ class BeyondAccuracy:
                 self._curves[model] = system_curves(lists, self.facts,
                                                     self.options.distribution)
             return self._curves[model]
-
-    def _rank_sums(self, model: str, lists: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """:func:`rank_sums` of the item values for the users in ``mask`` (kept for the
-        last few masks: ARP, APLT, ACLT and novelty are asked for one after another)."""
-        key = (model, lists.shape[1], hashlib.sha1(np.packbits(mask).tobytes()).hexdigest())
-        with self._lock:
-            if key not in self._item_sums:
-                if len(self._item_sums) >= KEPT_SUMS:
-                    self._item_sums.pop(next(iter(self._item_sums)))
-                self._item_sums[key] = rank_sums(lists, mask.astype(np.float64),
-                                                 item_value_table(self.facts))
-            return self._item_sums[key]
 
     def _extend_system(self, metric: str, values: np.ndarray) -> np.ndarray:
         """Values at cutoffs 1..max_cutoff from those at 1..width: past the longest list

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from rankmetrics.beyond._items import ItemFacts, ItemTraits
-from rankmetrics.metrics import safe_divide
+from rankmetrics.beyond import ItemFacts, ItemTraits
+from rankmetrics.metrics._kernels import JudgedItems, UserBlock, safe_divide
 
 SYSTEM_NAMES = ("coverage", "gini", "entropy", "personalization")
 
@@ -23,8 +23,33 @@ def padded(values: np.ndarray, fill: float = 0.0) -> np.ndarray:
     return np.concatenate([values, np.full((1, *values.shape[1:]), fill, dtype=values.dtype)])
 
 
+def list_values(metric: str, block: UserBlock) -> np.ndarray:
+    """Users x K values of a per-user beyond-accuracy metric for a block of users (the
+    ``per_user`` kernel of ARP, APLT, ACLT, novelty, ILD and categories)."""
+    return per_user(metric, block.top_items, block.item_facts)
+
+
+def summed_list_values(metric: str, items: JudgedItems) -> np.ndarray | None:
+    """The sum over the counted users of ARP, APLT, ACLT or novelty (see
+    :func:`summed_item_means`) or of categories (added up in integers) at every cutoff
+    1..max_cutoff; None for a metric without a summed form (ILD)."""
+    lists, width = items.top_items, items.max_cutoff
+    facts = items.item_facts
+    if metric in ITEM_MEANS:
+        by_rank = items.item_rank_sums[:, ITEM_MEANS[metric]]
+        sums = summed_item_means(metric, lists, items.counted.astype(np.float64), facts,
+                                 by_rank)
+    elif metric == "categories" and facts.attributes is not None:
+        sums = summed_categories(lists, items.counted, facts.attributes)
+    else:
+        return None
+    if len(sums) < width:  # past the longest list: ARP and the others stay as they were
+        sums = np.concatenate([sums, np.full(width - len(sums), sums[-1])])
+    return sums
+
+
 def per_user(metric: str, lists: np.ndarray, facts: ItemFacts) -> np.ndarray:
-    """Users x K values of a per-user metric (see :data:`BEYOND_METRICS`) at every cutoff."""
+    """Users x K values of a per-user beyond-accuracy metric at every cutoff."""
     # a list fills its first ranks: the items in the top k are min(k, its length)
     lengths = np.count_nonzero(lists >= 0, axis=1)
     listed = np.minimum(np.arange(1.0, lists.shape[1] + 1)[None, :], lengths[:, None])

@@ -1,0 +1,35 @@
+r"""ILD@K: intra-list diversity, the mean distance between two items of a user's top K.
+
+.. math:: \mathrm{ILD@K} = \frac{2}{|L|(|L| - 1)} \sum_{i < j \in L_u^K} d(i, j)
+
+Computed per user from each user's top K, at every cutoff at once.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rankmetrics.conventions import Conventions
+from rankmetrics.metrics._beyond_kernels import list_values
+from rankmetrics.metrics._kernels import UserBlock
+from rankmetrics.metrics._metric import Metric
+
+
+def per_user(block: UserBlock, conventions: Conventions) -> np.ndarray:
+    """Each user's ILD at every cutoff."""
+    return list_values("ild", block)
+
+
+METRIC = Metric(
+    name="ild",
+    label="ILD",
+    description="Intra-list diversity: mean distance between two items of the top K (Jaccard on "
+    "category sets, cosine on numeric features), over the pairs.",
+    formula=r"\mathrm{ILD@K} = \frac{2}{|L|(|L| - 1)} \sum_{i < j \in L_u^K} d(i, j)",
+    position=190,
+    per_user=per_user,
+    main=False,
+    highest=1.0,
+    needs="attributes",
+    higher="recommends more varied lists",
+)
