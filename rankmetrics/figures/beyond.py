@@ -10,7 +10,8 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 import plotly.graph_objects as go
 
-from rankmetrics.figures import _plain, _titled, metric_curves, metric_label, model_colors
+from rankmetrics.figures.curves import metric_curves
+from rankmetrics.figures.style import escaped, metric_label, model_colors, styled
 from rankmetrics.metrics import SYSTEM_METRICS, declared
 
 TRUTH_COLOR = "#7f7f7f"
@@ -58,7 +59,7 @@ def tradeoff(
     fig = go.Figure()
     for row in points.to_dict("records"):
         model, x, y = str(row["model"]), float(row["x"]), float(row["y"])
-        name = _plain(model)
+        name = escaped(model)
         error_x, x_range = _interval(x, float(row["x_low"]), float(row["x_high"]),
                                      colors[model])
         error_y, y_range = _interval(y, float(row["y_low"]), float(row["y_high"]),
@@ -72,8 +73,8 @@ def tradeoff(
         ))
     fig.update_xaxes(title_text=x_label)
     fig.update_yaxes(title_text=y_label)
-    _titled(fig, f"{y_label} against {x_label}; bars: {confidence:.0%} confidence intervals",
-            height=460)
+    styled(fig, f"{y_label} against {x_label}; bars: {confidence:.0%} confidence intervals",
+           height=460)
     return fig
 
 
@@ -99,7 +100,7 @@ def popularity_deciles(
     fig = go.Figure()
     for source in sources:
         part = shares[shares["source"] == source]
-        name = _plain(source)
+        name = escaped(source)
         fig.add_trace(go.Bar(
             x=part["decile"].tolist(), y=part["share"].tolist(), name=name,
             marker={"color": colors.get(source, TRUTH_COLOR),
@@ -110,6 +111,6 @@ def popularity_deciles(
                      tickmode="linear", dtick=1)
     fig.update_yaxes(title_text="Share", tickformat=".0%")
     fig.update_layout(barmode="group")
-    _titled(fig, f"Where the top {cutoff} falls by item popularity, against the relevant "
-                 "items of the ground truth", height=420)
+    styled(fig, f"Where the top {cutoff} falls by item popularity, against the relevant "
+                "items of the ground truth", height=420)
     return fig

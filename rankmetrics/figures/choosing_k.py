@@ -20,9 +20,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from rankmetrics.figures import BAND_OPACITY, FONT, model_colors
-from rankmetrics.figures import _plain as safe
-from rankmetrics.figures import _translucent as translucent
+from rankmetrics.figures.style import BAND_OPACITY, FONT, escaped, model_colors, translucent
 from rankmetrics.metrics import METRICS
 
 ZERO_COLOR = "#555555"
@@ -55,13 +53,13 @@ def order_figure(table: pd.DataFrame, found: pd.DataFrame, metric: str, chosen: 
     figure = go.Figure()
     cutoffs = table.index.to_list()
     for model in table.columns:
-        figure.add_trace(go.Scatter(x=cutoffs, y=table[model].tolist(), name=safe(model),
+        figure.add_trace(go.Scatter(x=cutoffs, y=table[model].tolist(), name=escaped(model),
                                     mode="lines", line={"color": colors[model], "width": 2.5}))
     figure.add_trace(go.Scatter(
         x=found["cutoff"].tolist(), y=found["value_ahead"].tolist(), name="crossings",
         mode="markers", marker={"symbol": "circle-open", "size": 14, "color": "#000000",
                                 "line": {"width": 2}},
-        text=[f"{safe(a)} passes {safe(b)} at K = {k}" for a, b, k
+        text=[f"{escaped(a)} passes {escaped(b)} at K = {k}" for a, b, k
               in zip(found["ahead"], found["behind"], found["cutoff"], strict=True)],
         hovertemplate="%{text}<extra></extra>",
     ))
@@ -129,7 +127,7 @@ def difference_figure(band: pd.DataFrame, model_a: str, model_b: str, label: str
     ])
     figure.add_hline(y=0, line={"color": ZERO_COLOR, "width": 1.5})
     _chosen(figure, chosen)
-    return _layout(figure, f"{safe(model_b)} − {safe(model_a)} on {label}, with its "
+    return _layout(figure, f"{escaped(model_b)} − {escaped(model_a)} on {label}, with its "
                            f"{confidence:.0%} confidence band", "difference")
 
 
@@ -144,14 +142,14 @@ def winner_map_figure(winners: pd.DataFrame, rows: Sequence[str], title: str,
             continue
         figure.add_trace(go.Scatter(
             x=mine["cutoff"].tolist(), y=mine["row"].tolist(), mode="markers",
-            name=safe(model),
+            name=escaped(model),
             marker={"color": color, "size": 11, "line": {"color": color, "width": 2},
                     "symbol": [SIGNIFICANT_SYMBOL if s else NOT_SIGNIFICANT_SYMBOL
                                for s in mine["significantly_best"]]},
             text=[("significantly best" if s else "tied with " + ", ".join(
-                safe(m) for m in leaders[1:])) for s, leaders
+                escaped(m) for m in leaders[1:])) for s, leaders
                 in zip(mine["significantly_best"], mine["leaders"], strict=True)],
-            hovertemplate="K = %{x}, %{y}: " + safe(model) + " (%{text})<extra></extra>",
+            hovertemplate="K = %{x}, %{y}: " + escaped(model) + " (%{text})<extra></extra>",
         ))
     figure.update_yaxes(categoryorder="array", categoryarray=list(rows)[::-1], type="category")
     _chosen(figure, chosen)
@@ -182,11 +180,11 @@ def tie_figure(bounds: pd.DataFrame, metric: str, chosen: int,
             y=table["optimistic"].tolist() + table["pessimistic"].tolist()[::-1],
             mode="lines", fill="toself", fillcolor=translucent(color, BAND_OPACITY * 2),
             line={"width": 0}, showlegend=False, hoverinfo="skip"), row=1, col=1)
-        figure.add_trace(go.Scatter(x=cutoffs, y=table["active"].tolist(), name=safe(model),
+        figure.add_trace(go.Scatter(x=cutoffs, y=table["active"].tolist(), name=escaped(model),
                                     mode="lines", line={"color": color, "width": 2}),
                          row=1, col=1)
         figure.add_trace(go.Scatter(x=cutoffs, y=table["tied_share"].tolist(),
-                                    name=safe(model), mode="lines", showlegend=False,
+                                    name=escaped(model), mode="lines", showlegend=False,
                                     line={"color": color, "width": 1.5, "dash": "dot"}),
                          row=2, col=1)
     figure.update_yaxes(title_text=label, row=1, col=1)

@@ -10,9 +10,9 @@ the last change drawn faintly beside it, so a class sees at once which curves mo
 from __future__ import annotations
 
 import pandas as pd
+import plotly.graph_objects as go
 
-# plotly through rankmetrics.figures, which says how to install it when it is missing
-from rankmetrics.figures import PALETTE, _titled, go
+from rankmetrics.figures.style import PALETTE, styled
 from rankmetrics.playground import COLUMNS, LABELS
 
 #: Panel 1 holds the metrics between 0 and 1, panel 2 DCG and IDCG (unbounded).
@@ -55,8 +55,8 @@ def playground_curves(now: pd.DataFrame, before: pd.DataFrame | None,
         "hovermode": "x unified",
     }
     fig = go.Figure(data=traces, layout=layout)
-    return _titled(fig, f"Every metric at K = 1..{len(now)}; dotted: before the last change; "
-                        f"vertical line: K = {cutoff}", height=430)
+    return styled(fig, f"Every metric at K = 1..{len(now)}; dotted: before the last change; "
+                       f"vertical line: K = {cutoff}", height=430)
 
 
 def _line(table: pd.DataFrame, metric: str, role: str, axis: str) -> dict:

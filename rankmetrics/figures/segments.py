@@ -18,18 +18,18 @@ import math
 from collections.abc import Collection, Mapping, Sequence
 
 import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
-from rankmetrics.figures import (
+from rankmetrics.figures.style import (
     BETTER_COLOR,
     NEUTRAL_COLOR,
     WORSE_COLOR,
-    _plain,
-    _titled,
-    _translucent,
-    go,
-    make_subplots,
+    escaped,
     metric_label,
     model_colors,
+    styled,
+    translucent,
 )
 from rankmetrics.segments import TOO_FEW
 from rankmetrics.stats import p_text
@@ -80,22 +80,22 @@ def segment_curves_figure(
             group = groups.get((segment, model))
             if group is None:
                 continue
-            name = _plain(model)
-            color = _translucent(colors[model], FADED) if faded else colors[model]
+            name = escaped(model)
+            color = translucent(colors[model], FADED) if faded else colors[model]
             fig.add_trace(go.Scatter(
                 x=group["cutoff"].astype(int).tolist(),
                 y=[float(value) for value in group["value"]], mode="lines", name=name,
                 legendgroup=name, showlegend=index == 0,
                 line={"color": color, "width": 2}, meta={"segment": segment, "role": "curve"},
-                hovertemplate=f"{name}: %{{y:.4f}}<extra>{_plain(segment)}, K = %{{x}}"
+                hovertemplate=f"{name}: %{{y:.4f}}<extra>{escaped(segment)}, K = %{{x}}"
                               "</extra>",
             ), row=row, col=col)
         fig.add_vline(x=cutoff, line={"color": "#555555", "dash": "dot", "width": 1},
                       row=row, col=col)
     fig.update_yaxes(rangemode="tozero", tickformat=".2f")
     fig.update_xaxes(rangemode="tozero")
-    _titled(fig, f"{metric_label(metric)} over K in each segment; dotted line: K = {cutoff}",
-            height=260 * n_rows + 130)
+    styled(fig, f"{metric_label(metric)} over K in each segment; dotted line: K = {cutoff}",
+           height=260 * n_rows + 130)
     fig.update_layout(hovermode="x unified")
     for annotation, segment in zip(fig.layout.annotations, segments, strict=False):
         if segment in too_few:
@@ -105,7 +105,7 @@ def segment_curves_figure(
 
 def _panel_title(segment: str, users: Mapping[str, int] | None, faded: bool) -> str:
     count = f" ({users[segment]:,} users)" if users is not None and segment in users else ""
-    return f"{_plain(segment)}{count}" + (f"<br>{TOO_FEW}" if faded else "")
+    return f"{escaped(segment)}{count}" + (f"<br>{TOO_FEW}" if faded else "")
 
 
 def segment_heatmap(models: pd.DataFrame, baseline: str, label: str,
@@ -140,7 +140,7 @@ def segment_heatmap(models: pd.DataFrame, baseline: str, label: str,
             text[-1].append(_cell_text(verdict, float(row["difference"]),
                                        float(row["p_corrected"])))
     fig = go.Figure(go.Heatmap(
-        z=z, x=[_plain(model) for model in columns], y=[_plain(segment) for segment in segments],
+        z=z, x=[escaped(model) for model in columns], y=[escaped(segment) for segment in segments],
         text=text, texttemplate="%{text}", textfont={"size": 13},
         hovertemplate="%{y} · %{x}<br>%{text}<extra></extra>",
         zmin=-1.5, zmax=1.5, xgap=3, ygap=3,
@@ -152,12 +152,12 @@ def segment_heatmap(models: pd.DataFrame, baseline: str, label: str,
         meta={"role": "verdicts"},
     ))
     fig.update_layout(
-        xaxis={"title": f"… compared with {_plain(baseline)}", "side": "top",
+        xaxis={"title": f"… compared with {escaped(baseline)}", "side": "top",
                "showgrid": False},
         yaxis={"title": "Segment", "autorange": "reversed", "showgrid": False},
     )
-    _titled(fig, f"{label}: each model minus {_plain(baseline)}, in each segment",
-            height=max(300, 150 + 60 * len(segments)))
+    styled(fig, f"{label}: each model minus {escaped(baseline)}, in each segment",
+           height=max(300, 150 + 60 * len(segments)))
     fig.update_layout(margin={"t": 110, "b": 20, "l": 60, "r": 20},
                       plot_bgcolor=UNTESTED_COLOR)
     return fig

@@ -18,8 +18,9 @@ import html
 import re
 from collections.abc import Sequence
 
+import plotly.graph_objects as go
+
 from rankmetrics.checks import check_choice
-from rankmetrics.figures import go  # says how to install plotly when it is missing
 from rankmetrics.metrics import METRICS
 
 THEMES = ("light", "dark")

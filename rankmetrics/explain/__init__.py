@@ -1,0 +1,50 @@
+"""Why one user's metric is what it is: the ranked list and the arithmetic of NDCG (with the
+ideal list) and of Precision, Recall, HitRate, RR and AP; and two models' lists for one user
+side by side.
+
+The modules, by what they explain: :mod:`~rankmetrics.explain.ndcg` (:func:`explain_ndcg`,
+NDCG under each convention, a slipped discount), :mod:`~rankmetrics.explain.binary`
+(:func:`explain_metric` and :func:`metric_variants` for the binary metrics) and
+:mod:`~rankmetrics.explain.two_models` (:func:`side_by_side`); all read the user's rows as
+:mod:`~rankmetrics.explain.rows` does, in the order the metrics rank them, so every value
+equals the one :func:`rankmetrics.evaluate` gives that user.
+"""
+
+from __future__ import annotations
+
+from rankmetrics.explain.binary import (
+    BINARY_METRICS,
+    HIT_COLUMNS,
+    SHORT_NAMES,
+    MetricArithmetic,
+    explain_metric,
+    metric_variants,
+)
+from rankmetrics.explain.ndcg import (
+    IDEAL_COLUMNS,
+    RANKED_COLUMNS,
+    DiscountSlip,
+    NdcgBreakdown,
+    compare_conventions,
+    explain_ndcg,
+    slipped_discount,
+)
+from rankmetrics.explain.two_models import SideBySide, side_by_side
+
+__all__ = [
+    "BINARY_METRICS",
+    "HIT_COLUMNS",
+    "IDEAL_COLUMNS",
+    "RANKED_COLUMNS",
+    "SHORT_NAMES",
+    "DiscountSlip",
+    "MetricArithmetic",
+    "NdcgBreakdown",
+    "SideBySide",
+    "compare_conventions",
+    "explain_metric",
+    "explain_ndcg",
+    "metric_variants",
+    "side_by_side",
+    "slipped_discount",
+]
