@@ -58,18 +58,20 @@ from rankmetrics.io._source import (
 )
 from rankmetrics.io._validate import (
     DECIMAL_COMMA,
-    EXAMPLES,
     _canonical,
     _id_text,
     _ids,
-    _listing,
-    _row_list,
-    _s,
-    _show,
-    _some,
 )
 from rankmetrics.io._validate import (
     _arrow_ids as _text_codes,
+)
+from rankmetrics.io._wording import (
+    EXAMPLES,
+    named_rows,
+    number_examples,
+    plural_s,
+    quoted_value,
+    row_examples,
 )
 
 KEYS = ("user", "item")
@@ -321,9 +323,9 @@ def _parse(src: Source, delimiter: str, names: list[str]) -> pd.DataFrame:
         more = (f" {rest} more line{'s have' if rest > 1 else ' has'} the same problem."
                 if rest else "")
         raise DataError(
-            f"this line has {actual} field{_s(actual)} where the header has {expected}. A value "
-            'probably contains the separator: put such values in double quotes ("..."); or a '
-            f"value is missing or one too many.{more}",
+            f"this line has {actual} field{plural_s(actual)} where the header has {expected}. "
+            'A value probably contains the separator: put such values in double quotes ("..."); '
+            f"or a value is missing or one too many.{more}",
             file=src.file, row=number,
         )
     return frame
@@ -390,7 +392,7 @@ def _finish(raw: _RawColumns, key: str, chosen: str | None, display: str, file: 
         values = {name: column[keep].reset_index(drop=True) for name, column in values.items()}
         rows = rows[keep]
         count = int(blank.sum())
-        warnings.append(f"Skipped {count} empty row{_s(count)}.")
+        warnings.append(f"Skipped {count} empty row{plural_s(count)}.")
         if not keep.any():
             raise DataError("the file has column names but no data rows.", file=file)
     ids = _key_ids(values[key_column], rows, file, key_column, key, raw.format)
@@ -458,7 +460,7 @@ def _key_ids(series: pd.Series, rows: Rows, file: str, column: str, key: str,
         if nested.size:
             raise DataError(
                 f"the {key} id is a list or an object, not a single id, in "
-                f"{_row_list(rows[nested])}. Give one {key} id per row.",
+                f"{named_rows(rows[nested])}. Give one {key} id per row.",
                 file=file, row=int(rows[nested[0]]), column=column,
             )
     return distinct(_ids(series, _text_codes(series), rows, file, column, key))
@@ -472,10 +474,10 @@ def _check_unique(ids: Ids, rows: Rows, file: str, column: str, key: str) -> Non
     where = np.flatnonzero(repeated)
     groups = [group.to_numpy() for _, group in
               pd.Series(where).groupby(ids.codes[where], sort=False)]
-    shown = [f"{key} '{ids.at(group[0])}' is on rows {_some(rows[group])}"
+    shown = [f"{key} '{ids.at(group[0])}' is on rows {number_examples(rows[group])}"
              for group in groups[:EXAMPLES]]
     rest = len(groups) - len(shown)
-    more = f" ... and {rest} more repeated {key}{_s(rest)}" if rest else ""
+    more = f" ... and {rest} more repeated {key}{plural_s(rest)}" if rest else ""
     raise DataError(
         f"{'; '.join(shown)}{more}. Attributes give one row per {key}: keep one of those rows "
         f"(or put several categories in one cell, separated by '|').",
@@ -499,7 +501,7 @@ def _attribute(series: pd.Series, rows: Rows, file: str, column: str,
         if nested.size:
             raise DataError(
                 f"the attribute is an object (a set of named values) in "
-                f"{_row_list(rows[nested])}. Give a single value, or a list of categories.",
+                f"{named_rows(rows[nested])}. Give a single value, or a list of categories.",
                 file=file, row=int(rows[nested[0]]), column=column,
             )
         if any(isinstance(cell, (list, tuple, np.ndarray)) for cell in cells):
@@ -542,9 +544,9 @@ def _text_attribute(text: pd.Series, rows: Rows, column: str,
         return "categories", _split(text, separator), ""
     if finite.mean() >= 0.5:
         where = filled.index[~finite]
-        shown = [f"{_show(filled[i])} (row {rows[i]})" for i in where[:EXAMPLES]]
+        shown = [f"{quoted_value(filled[i])} (row {rows[i]})" for i in where[:EXAMPLES]]
         note = (f"Column '{column}' is read as categories, not numbers: "
-                f"{_listing(shown, len(where))} {'is' if len(where) == 1 else 'are'} not a "
+                f"{row_examples(shown, len(where))} {'is' if len(where) == 1 else 'are'} not a "
                 "number. If it holds numbers, correct or empty those cells.")
     return "category", text, note
 
@@ -553,7 +555,7 @@ def _finite(values: np.ndarray, rows: Rows, file: str, column: str) -> pd.Series
     bad = np.flatnonzero(np.isinf(values))
     if bad.size:
         raise DataError(
-            f"the attribute is infinite in {_row_list(rows[bad])}. Give a finite number, or "
+            f"the attribute is infinite in {named_rows(rows[bad])}. Give a finite number, or "
             "leave the cell empty.",
             file=file, row=int(rows[bad[0]]), column=column,
         )
