@@ -58,12 +58,10 @@ from rankmetrics.io._source import (
 )
 from rankmetrics.io._validate import (
     DECIMAL_COMMA,
-    _canonical,
-    _id_text,
-    _ids,
-)
-from rankmetrics.io._validate import (
-    _arrow_ids as _text_codes,
+    canonical_coded_ids,
+    checked_ids,
+    id_text,
+    text_ids_as_codes,
 )
 from rankmetrics.io._wording import (
     EXAMPLES,
@@ -397,7 +395,7 @@ def _finish(raw: _RawColumns, key: str, chosen: str | None, display: str, file: 
             raise DataError("the file has column names but no data rows.", file=file)
     ids = _key_ids(values[key_column], rows, file, key_column, key, raw.format)
     if not ids_as_strings:
-        ids = distinct(_canonical(ids))
+        ids = distinct(canonical_coded_ids(ids))
     _check_unique(ids, rows, file, key_column, key)
     if key in others:
         raise DataError(
@@ -463,7 +461,7 @@ def _key_ids(series: pd.Series, rows: Rows, file: str, column: str, key: str,
                 f"{named_rows(rows[nested])}. Give one {key} id per row.",
                 file=file, row=int(rows[nested[0]]), column=column,
             )
-    return distinct(_ids(series, _text_codes(series), rows, file, column, key))
+    return distinct(checked_ids(series, text_ids_as_codes(series), rows, file, column, key))
 
 
 def _check_unique(ids: Ids, rows: Rows, file: str, column: str, key: str) -> None:
@@ -511,7 +509,7 @@ def _attribute(series: pd.Series, rows: Rows, file: str, column: str,
                            and not isinstance(cell, bool) for cell in numbers):
             values = pd.to_numeric(series, errors="coerce").to_numpy(dtype=np.float64)
             return "number", _finite(values, rows, file, column), ""
-        series = pd.Series([None if _missing_cell(cell) else _id_text(cell) for cell in cells],
+        series = pd.Series([None if _missing_cell(cell) else id_text(cell) for cell in cells],
                            dtype="str")
     return _text_attribute(series.astype("str").str.strip(), rows, column, decimal_comma)
 
@@ -575,10 +573,10 @@ def _listed(cells: np.ndarray) -> pd.Series:
     out: list[tuple[str, ...] | None] = []
     for cell in cells:
         if isinstance(cell, (list, tuple, np.ndarray)):
-            parts = [_id_text(part) for part in cell if not _missing_cell(part)]
+            parts = [id_text(part) for part in cell if not _missing_cell(part)]
             categories = tuple(part for part in parts if part)
         else:
-            categories = () if _missing_cell(cell) else (str(_id_text(cell)),)
+            categories = () if _missing_cell(cell) else (str(id_text(cell)),)
         out.append(categories or None)
     return pd.Series(out, dtype=object)
 

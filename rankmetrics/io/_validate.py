@@ -76,8 +76,8 @@ def finish(raw: RawTable, kind: str, file: str, ids_as_strings: bool) -> tuple[
     early = (Outcome(partial(hash_text, read_text.text), beside=True)
              if read_text is not None else None)
     coded: dict[str, Ids | Text | None] = {
-        "user": _arrow_ids(frame["user"]),
-        "item": read_text if read_text is not None else _arrow_ids(frame["item"]),
+        "user": text_ids_as_codes(frame["user"]),
+        "item": read_text if read_text is not None else text_ids_as_codes(frame["item"]),
     }
 
     def missing(role: str) -> np.ndarray | None:
@@ -108,17 +108,19 @@ def finish(raw: RawTable, kind: str, file: str, ids_as_strings: bool) -> tuple[
 
     column_of = _column_names(raw)
     user_codes, item_codes = coded["user"], coded["item"]
-    users = distinct(_ids(frame["user"], user_codes if isinstance(user_codes, Ids) else None,
-                          rows, file, column_of["user"], "user"))
+    users = distinct(checked_ids(frame["user"],
+                                 user_codes if isinstance(user_codes, Ids) else None,
+                                 rows, file, column_of["user"], "user"))
     items: Ids | Text
     if isinstance(item_codes, Text):
         items = _text_ids(item_codes, rows, file, column_of["item"])
     else:
-        items = distinct(_ids(frame["item"], item_codes, rows, file, column_of["item"], "item"))
+        items = distinct(checked_ids(frame["item"], item_codes, rows, file, column_of["item"],
+                                     "item"))
     if not ids_as_strings:
-        users = distinct(_canonical(users))
+        users = distinct(canonical_coded_ids(users))
         if isinstance(items, Ids):  # (a run's items are text only when kept as written)
-            items = distinct(_canonical(items))
+            items = distinct(canonical_coded_ids(items))
 
     if kind != "run" and value_role is None:
         values = np.ones(len(frame), dtype=np.float64)
@@ -193,7 +195,7 @@ def _is_arrow_text(series: pd.Series) -> bool:
     return getattr(series.dtype, "storage", None) == "pyarrow"
 
 
-def _arrow_ids(series: pd.Series) -> Ids | None:
+def text_ids_as_codes(series: pd.Series) -> Ids | None:
     """Ids held as text (Arrow, dictionary-encoded or Python strings) as codes; None for
     other columns.
 
@@ -212,8 +214,8 @@ def _arrow_ids(series: pd.Series) -> Ids | None:
     return from_arrow(data)
 
 
-def _ids(series: pd.Series, coded: Ids | None, rows: Rows, file: str, column: str,
-         role: str) -> Ids:
+def checked_ids(series: pd.Series, coded: Ids | None, rows: Rows, file: str, column: str,
+                role: str) -> Ids:
     """Ids without surrounding spaces, as codes; a DataError names the rows without one."""
     if coded is not None:
         ids = coded.with_values(pc.utf8_trim_whitespace(coded.values))
@@ -311,11 +313,11 @@ def _id_series(series: pd.Series, rows: Rows, file: str, column: str,
                 "list column of items.",
                 file=file, row=int(rows[nested[0]]), column=column,
             )
-        text = pd.Series([_id_text(value) for value in series], dtype="str")
+        text = pd.Series([id_text(value) for value in series], dtype="str")
     return text.reset_index(drop=True)
 
 
-def _id_text(value: object) -> str | None:
+def id_text(value: object) -> str | None:
     """One id stored as a number or text: whole numbers lose any ``.0``."""
     if value is None:
         return None
@@ -330,7 +332,7 @@ def _id_text(value: object) -> str | None:
     return str(value).strip()
 
 
-def _canonical(ids: Ids) -> Ids:
+def canonical_coded_ids(ids: Ids) -> Ids:
     """:func:`canonical_ids` applied to each distinct id."""
     canonical = pa.array(canonical_ids(ids.values.to_pandas()))
     if isinstance(canonical, pa.ChunkedArray):
