@@ -40,14 +40,8 @@ from rankmetrics.io._formats import (
     sniff_delimiter,
 )
 from rankmetrics.io._ids import Ids, distinct
-from rankmetrics.io._readers import (
-    RowNumbers,
-    Rows,
-    _arrow_csv,
-    _arrow_ids,
-    _check_flat_ids,
-    _JsonRecords,
-)
+from rankmetrics.io._parsers import JsonRecords, read_csv_columns
+from rankmetrics.io._readers import RowNumbers, Rows, arrow_ids_as_text, check_flat_ids
 from rankmetrics.io._source import (
     DECOMPRESSION_ERRORS,
     Source,
@@ -313,8 +307,8 @@ def _delimited_columns(src: Source, fmt: str, head: bytes) -> _RawColumns:
 
 
 def _parse(src: Source, delimiter: str, names: list[str]) -> pd.DataFrame:
-    frame, invalid = _arrow_csv(src, delimiter, len(names), list(range(len(names))),
-                                header=True, numbers=[])
+    frame, invalid = read_csv_columns(src, delimiter, len(names), list(range(len(names))),
+                                      header=True, numbers=[])
     if invalid:
         number, expected, actual, _ = invalid[0]
         rest = len(invalid) - 1
@@ -359,7 +353,7 @@ def _jsonl_columns(src: Source) -> _RawColumns:
     lines: list[int] = []
     try:
         with src.open() as stream:
-            for line, record in _JsonRecords(src, io.TextIOWrapper(stream, encoding="utf-8-sig")):
+            for line, record in JsonRecords(src, io.TextIOWrapper(stream, encoding="utf-8-sig")):
                 lines.append(line)
                 records.append(record)
     except UnicodeDecodeError:
@@ -451,8 +445,8 @@ def _key_ids(series: pd.Series, rows: Rows, file: str, column: str, key: str,
     if fmt == "parquet" and not (series.dtype == object
                                  or pd.api.types.is_string_dtype(series.dtype)):
         data = pa.chunked_array([pa.array(series)])
-        _check_flat_ids(data.type, key, file, column)
-        series = _arrow_ids(data, file, column).to_pandas()
+        check_flat_ids(data.type, key, file, column)
+        series = arrow_ids_as_text(data, file, column).to_pandas()
     if series.dtype == object:
         nested = np.flatnonzero(series.map(lambda cell: isinstance(cell, (list, dict, tuple))))
         if nested.size:
