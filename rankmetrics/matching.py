@@ -14,16 +14,12 @@ then read only these (user, rank, ground-truth row) triples.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 import pyarrow as pa
 
 from rankmetrics.ground_truth import GroundTruth
 from rankmetrics.io import HashedIds, argsort_lists, hash_text, same_text
-
-if TYPE_CHECKING:
-    from rankmetrics.ranked_run import Reordered
+from rankmetrics.row_order import Reordered
 
 #: Lists matched at a time: bounds the memory the temporaries take.
 LISTS_PER_CHUNK = 1 << 12

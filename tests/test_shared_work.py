@@ -154,12 +154,12 @@ def test_per_user_table_at_one_cutoff_equals_the_table_at_several(cutoff):
 @pytest.mark.parametrize(("n_users", "n_bootstrap"), [(5, 300), (2_000, 3_000), (300_000, 30)])
 def test_kept_resampling_counts_give_the_same_resamples(n_users, n_bootstrap):
     # Drawn in chunks of 2**22 // n_users resamples; the second call reads the kept counts.
-    from rankmetrics.stats import _bootstrap_means, _seeded_bootstrap_means
+    from rankmetrics.stats.bootstrap import bootstrap_means, seeded_bootstrap_means
 
     values = np.random.default_rng(n_users).random((n_users, 3))
-    drawn = _bootstrap_means(values, n_bootstrap, np.random.default_rng(11))
+    drawn = bootstrap_means(values, n_bootstrap, np.random.default_rng(11))
     for _ in range(2):
-        np.testing.assert_array_equal(_seeded_bootstrap_means(values, n_bootstrap, 11), drawn)
+        np.testing.assert_array_equal(seeded_bootstrap_means(values, n_bootstrap, 11), drawn)
 
 
 @pytest.mark.parametrize("conventions", [

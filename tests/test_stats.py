@@ -22,6 +22,7 @@ from rankmetrics import stats
 from rankmetrics.errors import DataError
 from rankmetrics.stats import (
     COMPARISON_COLUMNS,
+    bootstrap,
     bootstrap_ci,
     comparison_warnings,
     confidence_bands,
@@ -382,7 +383,7 @@ def test_bootstrap_is_reproducible_and_chunking_keeps_it_valid(monkeypatch):
     first = bootstrap_ci(per_user, n_bootstrap=250, seed=3)
     np.testing.assert_array_equal(first, bootstrap_ci(per_user, n_bootstrap=250, seed=3))
     assert not np.array_equal(first, bootstrap_ci(per_user, n_bootstrap=250, seed=4))
-    monkeypatch.setattr(stats, "_CHUNK_ENTRIES", 7 * 300)  # 7 resamples per chunk, 36 chunks
+    monkeypatch.setattr(bootstrap, "_CHUNK_ENTRIES", 7 * 300)  # 7 resamples per chunk, 36 chunks
     mean, low, high = bootstrap_ci(per_user, n_bootstrap=250, seed=3)
     np.testing.assert_allclose(low, first[1], rtol=0.05)
     np.testing.assert_allclose(high, first[2], rtol=0.05)

@@ -40,14 +40,8 @@ from rankmetrics.io._formats import (
     sniff_delimiter,
 )
 from rankmetrics.io._ids import Ids, distinct
-from rankmetrics.io._readers import (
-    RowNumbers,
-    Rows,
-    _arrow_csv,
-    _arrow_ids,
-    _check_flat_ids,
-    _JsonRecords,
-)
+from rankmetrics.io._parsers import JsonRecords, read_csv_columns
+from rankmetrics.io._readers import RowNumbers, Rows, arrow_ids_as_text, check_flat_ids
 from rankmetrics.io._source import (
     DECOMPRESSION_ERRORS,
     Source,
@@ -58,18 +52,18 @@ from rankmetrics.io._source import (
 )
 from rankmetrics.io._validate import (
     DECIMAL_COMMA,
-    EXAMPLES,
-    _canonical,
-    _id_text,
-    _ids,
-    _listing,
-    _row_list,
-    _s,
-    _show,
-    _some,
+    canonical_coded_ids,
+    checked_ids,
+    id_text,
+    text_ids_as_codes,
 )
-from rankmetrics.io._validate import (
-    _arrow_ids as _text_codes,
+from rankmetrics.io._wording import (
+    EXAMPLES,
+    named_rows,
+    number_examples,
+    plural_s,
+    quoted_value,
+    row_examples,
 )
 
 KEYS = ("user", "item")
@@ -313,17 +307,17 @@ def _delimited_columns(src: Source, fmt: str, head: bytes) -> _RawColumns:
 
 
 def _parse(src: Source, delimiter: str, names: list[str]) -> pd.DataFrame:
-    frame, invalid = _arrow_csv(src, delimiter, len(names), list(range(len(names))),
-                                header=True, numbers=[])
+    frame, invalid = read_csv_columns(src, delimiter, len(names), list(range(len(names))),
+                                      header=True, numbers=[])
     if invalid:
         number, expected, actual, _ = invalid[0]
         rest = len(invalid) - 1
         more = (f" {rest} more line{'s have' if rest > 1 else ' has'} the same problem."
                 if rest else "")
         raise DataError(
-            f"this line has {actual} field{_s(actual)} where the header has {expected}. A value "
-            'probably contains the separator: put such values in double quotes ("..."); or a '
-            f"value is missing or one too many.{more}",
+            f"this line has {actual} field{plural_s(actual)} where the header has {expected}. "
+            'A value probably contains the separator: put such values in double quotes ("..."); '
+            f"or a value is missing or one too many.{more}",
             file=src.file, row=number,
         )
     return frame
@@ -359,7 +353,7 @@ def _jsonl_columns(src: Source) -> _RawColumns:
     lines: list[int] = []
     try:
         with src.open() as stream:
-            for line, record in _JsonRecords(src, io.TextIOWrapper(stream, encoding="utf-8-sig")):
+            for line, record in JsonRecords(src, io.TextIOWrapper(stream, encoding="utf-8-sig")):
                 lines.append(line)
                 records.append(record)
     except UnicodeDecodeError:
@@ -390,12 +384,12 @@ def _finish(raw: _RawColumns, key: str, chosen: str | None, display: str, file: 
         values = {name: column[keep].reset_index(drop=True) for name, column in values.items()}
         rows = rows[keep]
         count = int(blank.sum())
-        warnings.append(f"Skipped {count} empty row{_s(count)}.")
+        warnings.append(f"Skipped {count} empty row{plural_s(count)}.")
         if not keep.any():
             raise DataError("the file has column names but no data rows.", file=file)
     ids = _key_ids(values[key_column], rows, file, key_column, key, raw.format)
     if not ids_as_strings:
-        ids = distinct(_canonical(ids))
+        ids = distinct(canonical_coded_ids(ids))
     _check_unique(ids, rows, file, key_column, key)
     if key in others:
         raise DataError(
@@ -451,17 +445,17 @@ def _key_ids(series: pd.Series, rows: Rows, file: str, column: str, key: str,
     if fmt == "parquet" and not (series.dtype == object
                                  or pd.api.types.is_string_dtype(series.dtype)):
         data = pa.chunked_array([pa.array(series)])
-        _check_flat_ids(data.type, key, file, column)
-        series = _arrow_ids(data, file, column).to_pandas()
+        check_flat_ids(data.type, key, file, column)
+        series = arrow_ids_as_text(data, file, column).to_pandas()
     if series.dtype == object:
         nested = np.flatnonzero(series.map(lambda cell: isinstance(cell, (list, dict, tuple))))
         if nested.size:
             raise DataError(
                 f"the {key} id is a list or an object, not a single id, in "
-                f"{_row_list(rows[nested])}. Give one {key} id per row.",
+                f"{named_rows(rows[nested])}. Give one {key} id per row.",
                 file=file, row=int(rows[nested[0]]), column=column,
             )
-    return distinct(_ids(series, _text_codes(series), rows, file, column, key))
+    return distinct(checked_ids(series, text_ids_as_codes(series), rows, file, column, key))
 
 
 def _check_unique(ids: Ids, rows: Rows, file: str, column: str, key: str) -> None:
@@ -472,10 +466,10 @@ def _check_unique(ids: Ids, rows: Rows, file: str, column: str, key: str) -> Non
     where = np.flatnonzero(repeated)
     groups = [group.to_numpy() for _, group in
               pd.Series(where).groupby(ids.codes[where], sort=False)]
-    shown = [f"{key} '{ids.at(group[0])}' is on rows {_some(rows[group])}"
+    shown = [f"{key} '{ids.at(group[0])}' is on rows {number_examples(rows[group])}"
              for group in groups[:EXAMPLES]]
     rest = len(groups) - len(shown)
-    more = f" ... and {rest} more repeated {key}{_s(rest)}" if rest else ""
+    more = f" ... and {rest} more repeated {key}{plural_s(rest)}" if rest else ""
     raise DataError(
         f"{'; '.join(shown)}{more}. Attributes give one row per {key}: keep one of those rows "
         f"(or put several categories in one cell, separated by '|').",
@@ -499,7 +493,7 @@ def _attribute(series: pd.Series, rows: Rows, file: str, column: str,
         if nested.size:
             raise DataError(
                 f"the attribute is an object (a set of named values) in "
-                f"{_row_list(rows[nested])}. Give a single value, or a list of categories.",
+                f"{named_rows(rows[nested])}. Give a single value, or a list of categories.",
                 file=file, row=int(rows[nested[0]]), column=column,
             )
         if any(isinstance(cell, (list, tuple, np.ndarray)) for cell in cells):
@@ -509,7 +503,7 @@ def _attribute(series: pd.Series, rows: Rows, file: str, column: str,
                            and not isinstance(cell, bool) for cell in numbers):
             values = pd.to_numeric(series, errors="coerce").to_numpy(dtype=np.float64)
             return "number", _finite(values, rows, file, column), ""
-        series = pd.Series([None if _missing_cell(cell) else _id_text(cell) for cell in cells],
+        series = pd.Series([None if _missing_cell(cell) else id_text(cell) for cell in cells],
                            dtype="str")
     return _text_attribute(series.astype("str").str.strip(), rows, column, decimal_comma)
 
@@ -542,9 +536,9 @@ def _text_attribute(text: pd.Series, rows: Rows, column: str,
         return "categories", _split(text, separator), ""
     if finite.mean() >= 0.5:
         where = filled.index[~finite]
-        shown = [f"{_show(filled[i])} (row {rows[i]})" for i in where[:EXAMPLES]]
+        shown = [f"{quoted_value(filled[i])} (row {rows[i]})" for i in where[:EXAMPLES]]
         note = (f"Column '{column}' is read as categories, not numbers: "
-                f"{_listing(shown, len(where))} {'is' if len(where) == 1 else 'are'} not a "
+                f"{row_examples(shown, len(where))} {'is' if len(where) == 1 else 'are'} not a "
                 "number. If it holds numbers, correct or empty those cells.")
     return "category", text, note
 
@@ -553,7 +547,7 @@ def _finite(values: np.ndarray, rows: Rows, file: str, column: str) -> pd.Series
     bad = np.flatnonzero(np.isinf(values))
     if bad.size:
         raise DataError(
-            f"the attribute is infinite in {_row_list(rows[bad])}. Give a finite number, or "
+            f"the attribute is infinite in {named_rows(rows[bad])}. Give a finite number, or "
             "leave the cell empty.",
             file=file, row=int(rows[bad[0]]), column=column,
         )
@@ -573,10 +567,10 @@ def _listed(cells: np.ndarray) -> pd.Series:
     out: list[tuple[str, ...] | None] = []
     for cell in cells:
         if isinstance(cell, (list, tuple, np.ndarray)):
-            parts = [_id_text(part) for part in cell if not _missing_cell(part)]
+            parts = [id_text(part) for part in cell if not _missing_cell(part)]
             categories = tuple(part for part in parts if part)
         else:
-            categories = () if _missing_cell(cell) else (str(_id_text(cell)),)
+            categories = () if _missing_cell(cell) else (str(id_text(cell)),)
         out.append(categories or None)
     return pd.Series(out, dtype=object)
 

@@ -13,7 +13,8 @@ from rankmetrics.checks import check_int
 from rankmetrics.errors import DataError
 from rankmetrics.io._ids import HashedIds
 from rankmetrics.io._table import IdIndex, LoadedTable, id_index, kept_codes
-from rankmetrics.io._validate import EXAMPLES, canonical_ids
+from rankmetrics.io._validate import canonical_ids
+from rankmetrics.io._wording import EXAMPLES
 from rankmetrics.relevance import RelevanceMapping
 
 # Ids matching only once numbers are written one way: an error when that concerns at least

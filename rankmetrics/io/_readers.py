@@ -2,17 +2,15 @@
 
 Every reader returns a :class:`RawTable` whose ``frame`` has one column per role (``user``,
 ``item`` and ``score`` / ``rank`` / ``rating``), values still as found in the file, and whose
-``rows`` give each row's number for messages. Checking and converting the values is
-``_validate``'s job, shared by all formats.
+``rows`` give each row's number for messages. Parsing the text is :mod:`rankmetrics.io._parsers`'
+job, checking and converting the values :mod:`rankmetrics.io._validate`'s, both shared by
+all formats.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import json
-from collections.abc import Iterable
-from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from itertools import chain, islice
 from typing import overload
@@ -21,21 +19,17 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.csv as pcsv
 import pyarrow.parquet as pq
 
 from rankmetrics.errors import DataError
 from rankmetrics.io._columns import ROLE_NAMES, Choice, check_overrides, choose_columns, normalise
 from rankmetrics.io._formats import HEAD_BYTES, NUMBER, sample_lines, sniff_delimiter
+from rankmetrics.io._parsers import JsonRecords, read_csv_columns, text_lines
 from rankmetrics.io._source import DECOMPRESSION_ERRORS, Source, check_text, find_bad_line
 
 JSON_SAMPLE = 100
 NUMBER_ROLES = ("score", "rank", "rating")
 LIST_SAMPLE = 1000
-#: Bytes of a delimited file parsed at a time (Arrow's default is 1 MiB). Each block becomes one
-#: chunk of every column, and the checks and hashes after reading loop over the chunks: fewer,
-#: larger chunks cost less Python per row and still keep both cores parsing.
-CSV_BLOCK_BYTES = 4 << 20
 
 
 class RowNumbers:
@@ -179,8 +173,8 @@ def _read_delimited(
 
 def _parse_csv(src: Source, delimiter: str, n_columns: int, usecols: list[int],
                numbers: list[int]) -> pd.DataFrame:
-    frame, invalid = _arrow_csv(src, delimiter, n_columns, usecols, header=True,
-                                numbers=numbers)
+    frame, invalid = read_csv_columns(src, delimiter, n_columns, usecols, header=True,
+                                      numbers=numbers)
     if invalid:
         number, expected, actual, text = invalid[0]
         rest = len(invalid) - 1
@@ -200,89 +194,6 @@ def _parse_csv(src: Source, delimiter: str, n_columns: int, usecols: list[int],
             problem += f" {rest} more line{'s have' if rest > 1 else ' has'} the same problem."
         raise DataError(problem, file=src.file, row=number)
     return frame
-
-
-def _arrow_csv(src: Source, delimiter: str, n_columns: int, usecols: list[int], *,
-               header: bool, numbers: list[int]) -> tuple[
-                   pd.DataFrame, list[tuple[int | None, int, int, str]]]:
-    """Read the columns ``usecols`` with pyarrow (fast, compact, in parallel).
-
-    Returns the columns (pandas ``str``, one row per line after the header, empty lines
-    included as empty values, so a row's line number is its position plus 1 or 2) and the
-    lines that had another number of fields: (line number, expected, found, text). The
-    columns ``numbers`` are parsed as float64 by the reader when every value is a finite
-    number; otherwise (a typo, a decimal comma, an empty cell) the file is read again with
-    them as text, so the checks can show the values as written.
-    """
-    names = [f"c{i}" for i in range(n_columns)]
-    keep = [names[i] for i in usecols]
-    numeric = {names[i] for i in numbers}
-
-    def read(threads: bool, parse_numbers: bool) -> tuple[
-            pa.Table, list[tuple[int | None, int, int, str]]]:
-        invalid: list[tuple[int | None, int, int, str]] = []
-
-        def handler(row: pcsv.InvalidRow) -> str:
-            invalid.append((row.number, row.expected_columns, row.actual_columns, row.text))
-            return "skip"
-
-        with _arrow_input(src) as source:
-            table = pcsv.read_csv(
-                source,
-                read_options=pcsv.ReadOptions(use_threads=threads, column_names=names,
-                                              skip_rows=1 if header else 0,
-                                              block_size=CSV_BLOCK_BYTES),
-                parse_options=pcsv.ParseOptions(
-                    delimiter=delimiter, quote_char='"' if header else False,
-                    ignore_empty_lines=False, invalid_row_handler=handler,
-                ),
-                convert_options=pcsv.ConvertOptions(
-                    include_columns=keep,
-                    column_types={name: pa.float64() if parse_numbers and name in numeric
-                                  else pa.large_string() for name in keep},
-                    null_values=[""], strings_can_be_null=False,
-                    quoted_strings_can_be_null=False,
-                ),
-            )
-        return table, invalid
-
-    def all_finite(table: pa.Table) -> bool:
-        return all(table[name].null_count == 0 and pc.all(pc.is_finite(table[name])).as_py()
-                   is not False for name in numeric)
-
-    try:
-        try:
-            table, invalid = read(threads=True, parse_numbers=bool(numeric))
-            parsed = bool(numeric) and all_finite(table)
-        except pa.ArrowInvalid as exc:
-            if "conversion error" not in str(exc):
-                raise
-            parsed = False
-        if numeric and not parsed:
-            table, invalid = read(threads=True, parse_numbers=False)
-        if invalid and any(number is None for number, *_ in invalid):
-            # line numbers are known only without threads
-            table, invalid = read(threads=False, parse_numbers=parsed)
-    except DECOMPRESSION_ERRORS as exc:
-        raise src.damaged(exc) from exc
-    except (pa.ArrowInvalid, OSError) as exc:
-        if "UTF8" in str(exc) or "UTF-8" in str(exc):
-            raise find_bad_line(src) from None
-        if src.compression:
-            raise src.damaged(exc) from exc
-        raise DataError(f"the file cannot be read as a table: {exc}", file=src.file) from None
-    frame = table.to_pandas(self_destruct=True)  # pandas str columns sharing Arrow's buffers
-    invalid.sort(key=lambda bad: bad[0] or 0)
-    return frame, invalid
-
-
-def _arrow_input(src: Source) -> AbstractContextManager:
-    """What pyarrow reads: a plain file natively, bytes without copy, else a Python stream."""
-    if src.compression is None and src.path is not None:
-        return pa.OSFile(str(src.path))
-    if src.compression is None:
-        return pa.BufferReader(src.data or b"")
-    return src.open()
 
 
 def _delimiter_word(delimiter: str) -> str:
@@ -315,8 +226,8 @@ def _read_trec(src: Source, fmt: str, kind: str, overrides: dict[str, str],
     delimiter = _single_delimiter(head, width)
     if delimiter is not None:
         numbers = [position - 1 for role, position in fields.items() if role in NUMBER_ROLES]
-        frame, invalid = _arrow_csv(src, delimiter, width, usecols, header=False,
-                                    numbers=numbers)
+        frame, invalid = read_csv_columns(src, delimiter, width, usecols, header=False,
+                                          numbers=numbers)
         if invalid or frame.iloc[:, 0].str.startswith("#").any():
             frame = None  # irregular spacing, comments or a bad line: the exact parser tells
         else:
@@ -355,7 +266,7 @@ def _parse_whitespace(src: Source, width: int, shape: str, usecols: list[int], *
     blank lines are kept as empty rows. A run's fields after the tag are ignored, as
     trec_eval ignores them, with a warning (an id holding a space also gives more fields).
     """
-    stripped = pc.utf8_trim_whitespace(_text_lines(src))
+    stripped = pc.utf8_trim_whitespace(text_lines(src))
     comment = pc.starts_with(stripped, "#").to_numpy(zero_copy_only=False)
     lists = pc.utf8_split_whitespace(stripped, max_splits=width if extra_fields else None)
     lists = lists.combine_chunks()
@@ -386,27 +297,6 @@ def _parse_whitespace(src: Source, width: int, shape: str, usecols: list[int], *
     return table.take(kept).to_pandas(self_destruct=True), kept + 1
 
 
-def _text_lines(src: Source) -> pa.ChunkedArray:
-    """Every line of a text file as one string (blank lines included), read by pyarrow."""
-    try:
-        with _arrow_input(src) as source:
-            table = pcsv.read_csv(
-                source,
-                read_options=pcsv.ReadOptions(column_names=["line"]),
-                parse_options=pcsv.ParseOptions(delimiter="\x1f", quote_char=False,
-                                                ignore_empty_lines=False),
-                convert_options=pcsv.ConvertOptions(column_types={"line": pa.large_string()},
-                                                    strings_can_be_null=False),
-            )
-    except DECOMPRESSION_ERRORS as exc:
-        raise src.damaged(exc) from exc
-    except (pa.ArrowInvalid, OSError) as exc:
-        if "UTF8" in str(exc) or "UTF-8" in str(exc):
-            raise find_bad_line(src) from None
-        raise DataError(f"the file cannot be read as TREC: {exc}", file=src.file) from None
-    return table.column("line")
-
-
 def _trec_width_error(src: Source, line: int, seen: int, width: int, shape: str,
                       more: int = 0) -> DataError:
     rest = (f" {more} other line{'s have' if more > 1 else ' has'} a wrong number of fields "
@@ -424,7 +314,7 @@ def _trec_width_error(src: Source, line: int, seen: int, width: int, shape: str,
 def _read_jsonl(src: Source, kind: str, overrides: dict[str, str], force_list: bool) -> RawTable:
     try:
         with src.open() as stream:
-            records = _JsonRecords(src, io.TextIOWrapper(stream, encoding="utf-8-sig"))
+            records = JsonRecords(src, io.TextIOWrapper(stream, encoding="utf-8-sig"))
             sample = list(islice(records, JSON_SAMPLE))
             if not sample:
                 raise DataError("the file is empty: it has no rows.", file=src.file)
@@ -448,47 +338,6 @@ def _read_jsonl(src: Source, kind: str, overrides: dict[str, str], force_list: b
     series = {role: pd.Series(column, dtype=object) for role, column in values.items()}
     fmt = "list_jsonl" if choice.layout == "list" else "jsonl"
     return _assemble(choice, series, np.asarray(lines, dtype=np.int64), fmt, src_file=src.file)
-
-
-class _JsonRecords:
-    """Iterate (line number, object) over a JSON Lines stream, skipping blank lines."""
-
-    def __init__(self, src: Source, text: Iterable[str]) -> None:
-        self.src = src
-        self.lines = enumerate(text, start=1)
-
-    def __iter__(self) -> _JsonRecords:
-        return self
-
-    def __next__(self) -> tuple[int, dict]:
-        for number, line in self.lines:
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataError(
-                    f"this line is not valid JSON ({exc.msg} at character {exc.colno}). Each "
-                    'line must be one JSON object, such as {"user": "u1", "item": "i3", '
-                    '"score": 0.9}.',
-                    file=self.src.file, row=number,
-                ) from None
-            except RecursionError:
-                raise DataError(
-                    "this line holds JSON nested too deeply (lists or objects inside each "
-                    "other thousands of levels deep) to be read. Each line must be one flat JSON "
-                    'object, such as {"user": "u1", "item": "i3", "score": 0.9}.',
-                    file=self.src.file, row=number,
-                ) from None
-            if not isinstance(record, dict):
-                raise DataError(
-                    f"this line holds a JSON {type(record).__name__}, not an object. Each line "
-                    'must be one JSON object, such as {"user": "u1", "item": "i3", '
-                    '"score": 0.9}.',
-                    file=self.src.file, row=number,
-                )
-            return number, record
-        raise StopIteration
 
 
 # Parquet -----------------------------------------------------------------------------------
@@ -519,7 +368,7 @@ def _read_parquet(src: Source, kind: str, overrides: dict[str, str],
                             force_list=force_list)
     for role, column in choice.columns.items():
         if role in ("user", "item", "items"):
-            _check_flat_ids(schema.field(column).type, role, src.file, column)
+            check_flat_ids(schema.field(column).type, role, src.file, column)
     wanted = list(dict.fromkeys(choice.columns.values()))
     # Text ids come dictionary-encoded (as most Parquet writers store them): far faster to read
     # than one string per row, and their codes are what the checks need.
@@ -545,14 +394,14 @@ def _read_parquet(src: Source, kind: str, overrides: dict[str, str],
             data = _coded_ids(data, src.file, column)
             values[role] = pd.Series(pd.arrays.ArrowExtensionArray(data), copy=False)
         elif role in ("user", "item") and not is_list_column(column):
-            values[role] = _arrow_ids(data, src.file, column).to_pandas()
+            values[role] = arrow_ids_as_text(data, src.file, column).to_pandas()
         else:
             values[role] = data.to_pandas()
     fmt = "list_parquet" if choice.layout == "list" else "parquet"
     return _assemble(choice, values, RowNumbers(1, table.num_rows), fmt, src_file=src.file)
 
 
-def _check_flat_ids(kind: pa.DataType, role: str, file: str, column: str) -> None:
+def check_flat_ids(kind: pa.DataType, role: str, file: str, column: str) -> None:
     """Ids must be single values: a list column (the list layout) holds plain ids, an id
     column no lists or records."""
     ids = kind.value_type if role == "items" and _is_list_type(kind) else kind
@@ -575,7 +424,7 @@ def _is_text(kind: pa.DataType) -> bool:
     return pa.types.is_string(kind) or pa.types.is_large_string(kind)
 
 
-def _arrow_ids(data: pa.ChunkedArray, file: str, column: str) -> pa.ChunkedArray:
+def arrow_ids_as_text(data: pa.ChunkedArray, file: str, column: str) -> pa.ChunkedArray:
     """Ids as text: numbers are written plainly (12, not 12.0), text is kept as it is."""
     if _is_text(data.type):
         return data
@@ -590,8 +439,8 @@ def _arrow_ids(data: pa.ChunkedArray, file: str, column: str) -> pa.ChunkedArray
 
 
 def _coded_ids(data: pa.ChunkedArray, file: str, column: str) -> pa.ChunkedArray:
-    """Ids as dictionary-encoded text, as :func:`_arrow_ids` writes them; each distinct value
-    is converted once."""
+    """Ids as dictionary-encoded text, as :func:`arrow_ids_as_text` writes them; each distinct
+    value is converted once."""
     if pa.types.is_dictionary(data.type) and _is_text(data.type.value_type):
         return data
     try:
@@ -604,7 +453,7 @@ def _coded_ids(data: pa.ChunkedArray, file: str, column: str) -> pa.ChunkedArray
             type=pa.dictionary(encoded.type.index_type, pa.string()),
         )
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        return pc.dictionary_encode(_arrow_ids(data, file, column))
+        return pc.dictionary_encode(arrow_ids_as_text(data, file, column))
 
 
 # Shared ------------------------------------------------------------------------------------

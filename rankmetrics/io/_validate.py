@@ -7,7 +7,6 @@ row and the column, with up to three examples and the count of the rest.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from functools import partial
 from typing import cast
 
@@ -30,9 +29,23 @@ from rankmetrics.io._ids import (
 )
 from rankmetrics.io._readers import RawTable, Rows
 from rankmetrics.io._table import TableParts
+from rankmetrics.io._wording import (
+    EXAMPLES,
+    counted,
+    has_or_have,
+    it_or_them,
+    joined_with_and,
+    named_rows,
+    number_examples,
+    plain_number,
+    plural_s,
+    quoted_value,
+    row_examples,
+    those_rows,
+    with_article,
+)
 from rankmetrics.overlap import Outcome
 
-EXAMPLES = 3
 WORDS = {"user": "user id", "item": "item id", "score": "score", "rank": "rank",
          "rating": "rating"}
 DECIMAL_COMMA = re.compile(r"\s*[+-]?\d*,\d+\s*")
@@ -63,8 +76,8 @@ def finish(raw: RawTable, kind: str, file: str, ids_as_strings: bool) -> tuple[
     early = (Outcome(partial(hash_text, read_text.text), beside=True)
              if read_text is not None else None)
     coded: dict[str, Ids | Text | None] = {
-        "user": _arrow_ids(frame["user"]),
-        "item": read_text if read_text is not None else _arrow_ids(frame["item"]),
+        "user": text_ids_as_codes(frame["user"]),
+        "item": read_text if read_text is not None else text_ids_as_codes(frame["item"]),
     }
 
     def missing(role: str) -> np.ndarray | None:
@@ -89,23 +102,25 @@ def finish(raw: RawTable, kind: str, file: str, ids_as_strings: bool) -> tuple[
                  for role, ids in coded.items()}
         positions = positions[keep] if positions is not None else None
         count = int(blank.sum())
-        warnings.append(f"Skipped {count} empty row{_s(count)}.")
+        warnings.append(f"Skipped {count} empty row{plural_s(count)}.")
         if frame.empty:
             raise DataError("the file has column names but no data rows.", file=file)
 
     column_of = _column_names(raw)
     user_codes, item_codes = coded["user"], coded["item"]
-    users = distinct(_ids(frame["user"], user_codes if isinstance(user_codes, Ids) else None,
-                          rows, file, column_of["user"], "user"))
+    users = distinct(checked_ids(frame["user"],
+                                 user_codes if isinstance(user_codes, Ids) else None,
+                                 rows, file, column_of["user"], "user"))
     items: Ids | Text
     if isinstance(item_codes, Text):
         items = _text_ids(item_codes, rows, file, column_of["item"])
     else:
-        items = distinct(_ids(frame["item"], item_codes, rows, file, column_of["item"], "item"))
+        items = distinct(checked_ids(frame["item"], item_codes, rows, file, column_of["item"],
+                                     "item"))
     if not ids_as_strings:
-        users = distinct(_canonical(users))
+        users = distinct(canonical_coded_ids(users))
         if isinstance(items, Ids):  # (a run's items are text only when kept as written)
-            items = distinct(_canonical(items))
+            items = distinct(canonical_coded_ids(items))
 
     if kind != "run" and value_role is None:
         values = np.ones(len(frame), dtype=np.float64)
@@ -180,7 +195,7 @@ def _is_arrow_text(series: pd.Series) -> bool:
     return getattr(series.dtype, "storage", None) == "pyarrow"
 
 
-def _arrow_ids(series: pd.Series) -> Ids | None:
+def text_ids_as_codes(series: pd.Series) -> Ids | None:
     """Ids held as text (Arrow, dictionary-encoded or Python strings) as codes; None for
     other columns.
 
@@ -199,8 +214,8 @@ def _arrow_ids(series: pd.Series) -> Ids | None:
     return from_arrow(data)
 
 
-def _ids(series: pd.Series, coded: Ids | None, rows: Rows, file: str, column: str,
-         role: str) -> Ids:
+def checked_ids(series: pd.Series, coded: Ids | None, rows: Rows, file: str, column: str,
+                role: str) -> Ids:
     """Ids without surrounding spaces, as codes; a DataError names the rows without one."""
     if coded is not None:
         ids = coded.with_values(pc.utf8_trim_whitespace(coded.values))
@@ -229,9 +244,9 @@ def _raise_missing(missing: np.ndarray, rows: Rows, file: str, column: str,
                    role: str) -> None:
     bad = np.flatnonzero(missing)
     raise DataError(
-        f"{_count(bad.size, 'row')} {_has(bad.size)} no {WORDS[role]}: "
-        f"{_row_list(rows[bad])}. Every row needs {_a(WORDS[role])}: fill {_them(bad.size)} "
-        f"in or delete {_those(bad.size)}.",
+        f"{counted(bad.size, 'row')} {has_or_have(bad.size)} no {WORDS[role]}: "
+        f"{named_rows(rows[bad])}. Every row needs {with_article(WORDS[role])}: "
+        f"fill {it_or_them(bad.size)} in or delete {those_rows(bad.size)}.",
         file=file, row=int(rows[bad[0]]), column=column,
     )
 
@@ -294,15 +309,15 @@ def _id_series(series: pd.Series, rows: Rows, file: str, column: str,
         if nested.size:
             raise DataError(
                 f"the {WORDS[role]} is a list or an object, not a single id, in "
-                f"{_row_list(rows[nested])}. Give one id per row, or one row per user with a "
+                f"{named_rows(rows[nested])}. Give one id per row, or one row per user with a "
                 "list column of items.",
                 file=file, row=int(rows[nested[0]]), column=column,
             )
-        text = pd.Series([_id_text(value) for value in series], dtype="str")
+        text = pd.Series([id_text(value) for value in series], dtype="str")
     return text.reset_index(drop=True)
 
 
-def _id_text(value: object) -> str | None:
+def id_text(value: object) -> str | None:
     """One id stored as a number or text: whole numbers lose any ``.0``."""
     if value is None:
         return None
@@ -317,7 +332,7 @@ def _id_text(value: object) -> str | None:
     return str(value).strip()
 
 
-def _canonical(ids: Ids) -> Ids:
+def canonical_coded_ids(ids: Ids) -> Ids:
     """:func:`canonical_ids` applied to each distinct id."""
     canonical = pa.array(canonical_ids(ids.values.to_pandas()))
     if isinstance(canonical, pa.ChunkedArray):
@@ -388,11 +403,11 @@ def _numbers(series: pd.Series, rows: Rows, file: str, column: str, role: str,
             bad = ~np.isfinite(values)
     if bad.any():
         where = np.flatnonzero(bad)
-        shown = [f"{_show(series.iloc[i])} (row {rows[i]})" for i in where[:EXAMPLES]]
+        shown = [f"{quoted_value(series.iloc[i])} (row {rows[i]})" for i in where[:EXAMPLES]]
         problem = (
-            f"the {WORDS[role]} is not a number in {_count(where.size, 'row')}: "
-            f"{_listing(shown, where.size)}. Every row needs a numeric {WORDS[role]}: "
-            f"correct or delete {_those(where.size)}."
+            f"the {WORDS[role]} is not a number in {counted(where.size, 'row')}: "
+            f"{row_examples(shown, where.size)}. Every row needs a numeric {WORDS[role]}: "
+            f"correct or delete {those_rows(where.size)}."
         )
         if where.size == len(values) > 1 and not raw.format.startswith("trec"):
             problem += (f" No row of column '{column}' holds a number: if it is the wrong "
@@ -423,24 +438,15 @@ def _number_text(value: object) -> object:
     return value.strip() if isinstance(value, str) else value
 
 
-def _show(value: object) -> str:
-    if value is None or (isinstance(value, float) and np.isnan(value)):
-        return "empty"
-    text = str(value)
-    if not text.strip():
-        return "empty"
-    return f"'{text if len(text) <= 40 else text[:37] + '...'}'"
-
-
 def _check_ranks(ranks: np.ndarray, rows: Rows, file: str, column: str) -> None:
     bad = np.flatnonzero(ranks <= 0)
     if bad.size == 0:
         _check_whole_ranks(ranks, rows, file, column)
         return
-    shown = [f"{_num(ranks[i])} (row {rows[i]})" for i in bad[:EXAMPLES]]
+    shown = [f"{plain_number(ranks[i])} (row {rows[i]})" for i in bad[:EXAMPLES]]
     problem = (
-        f"ranks must be 1 or more (1 is the best item), but {_count(bad.size, 'row')} "
-        f"{_has(bad.size)} a rank of 0 or less: {_listing(shown, bad.size)}."
+        f"ranks must be 1 or more (1 is the best item), but {counted(bad.size, 'row')} "
+        f"{has_or_have(bad.size)} a rank of 0 or less: {row_examples(shown, bad.size)}."
     )
     if ranks.min() == 0 and not (ranks < 0).any():
         problem += (" The ranks seem to count from 0: add 1 to every rank so the best item "
@@ -452,11 +458,11 @@ def _check_whole_ranks(ranks: np.ndarray, rows: Rows, file: str, column: str) ->
     bad = np.flatnonzero(ranks != np.floor(ranks))
     if bad.size == 0:
         return
-    shown = [f"{_num(ranks[i])} (row {rows[i]})" for i in bad[:EXAMPLES]]
+    shown = [f"{plain_number(ranks[i])} (row {rows[i]})" for i in bad[:EXAMPLES]]
     raise DataError(
         f"ranks must be whole numbers (1 is the best item, then 2, 3, ...), but "
-        f"{_count(bad.size, 'row')} {_has(bad.size)} a rank with a fraction: "
-        f"{_listing(shown, bad.size)}. Give each item its place in its user's list.",
+        f"{counted(bad.size, 'row')} {has_or_have(bad.size)} a rank with a fraction: "
+        f"{row_examples(shown, bad.size)}. Give each item its place in its user's list.",
         file=file, row=int(rows[bad[0]]), column=column,
     )
 
@@ -471,9 +477,10 @@ def _rank_ties(users: Ids, ranks: np.ndarray, rows: Rows) -> list[str]:
     same = first[keys[first] == keys[first[0]]]
     n_users = int(np.unique(users.codes[tied]).size)
     return [
-        f"{n_users} user{_s(n_users)} {'have' if n_users > 1 else 'has'} several items at the "
-        f"same rank (e.g. user '{users.at(same[0])}', rank {_num(ranks[same[0]])}, rows "
-        f"{_some(rows[same])}); their order follows the tie rule."
+        f"{n_users} user{plural_s(n_users)} {'have' if n_users > 1 else 'has'} several items "
+        f"at the same rank (e.g. user '{users.at(same[0])}', rank "
+        f"{plain_number(ranks[same[0]])}, rows {number_examples(rows[same])}); their order "
+        "follows the tie rule."
     ]
 
 
@@ -500,13 +507,13 @@ def _check_run_duplicates(keys: np.ndarray, users: Ids, items: Ids,
     shown = []
     for group in groups[:EXAMPLES]:
         if positions is not None:
-            where = f"row {rows[group[0]]}, positions {_some(positions[group])}"
+            where = f"row {rows[group[0]]}, positions {number_examples(positions[group])}"
         else:
-            where = f"rows {_some(rows[group])}"
+            where = f"rows {number_examples(rows[group])}"
         shown.append(f"user '{users.at(group[0])}' has item '{items.at(group[0])}' more "
                      f"than once ({where})")
     rest = len(groups) - len(shown)
-    more = f" ... and {rest} more repeated pair{_s(rest)}" if rest else ""
+    more = f" ... and {rest} more repeated pair{plural_s(rest)}" if rest else ""
     raise DataError(
         f"{'; '.join(shown)}{more}. A model's list may hold each item once per user (trec_eval "
         "refuses such files, and counting an item twice would inflate the metrics): keep one "
@@ -525,11 +532,12 @@ def _truth_duplicates(keys: np.ndarray, users: Ids, items: Ids,
     if conflicts:
         shown = []
         for group in conflicts[:EXAMPLES]:
-            given = _join([f"{_num(ratings[i])} (row {rows[i]})" for i in group[:EXAMPLES]])
+            given = joined_with_and([f"{plain_number(ratings[i])} (row {rows[i]})"
+                                     for i in group[:EXAMPLES]])
             shown.append(f"user '{users.at(group[0])}' and item '{items.at(group[0])}' are "
                          f"rated {given}")
         rest = len(conflicts) - len(shown)
-        more = f" ... and {rest} more pair{_s(rest)}" if rest else ""
+        more = f" ... and {rest} more pair{plural_s(rest)}" if rest else ""
         raise DataError(
             f"the ground truth gives different ratings to the same user and item: "
             f"{'; '.join(shown)}{more}. Keep one rating per user and item.",
@@ -539,62 +547,7 @@ def _truth_duplicates(keys: np.ndarray, users: Ids, items: Ids,
     dropped = int((~keep).sum())
     example = groups[0]
     return keep, (
-        f"Dropped {dropped} repeated row{_s(dropped)} of the ground truth (same user, item and "
-        f"rating as an earlier row; e.g. row {rows[example[1]]} repeats row {rows[example[0]]})."
+        f"Dropped {dropped} repeated row{plural_s(dropped)} of the ground truth (same user, "
+        f"item and rating as an earlier row; e.g. row {rows[example[1]]} repeats row "
+        f"{rows[example[0]]})."
     )
-
-
-# Wording -----------------------------------------------------------------------------------
-
-def _row_list(rows: np.ndarray) -> str:
-    return f"row{_s(len(rows))} {_listing([str(row) for row in rows[:EXAMPLES]], len(rows))}"
-
-
-def _listing(shown: list[str], total: int) -> str:
-    """Up to three examples out of ``total``: ``a, b and c`` or ``a, b, c ... and 41 more rows``."""
-    rest = total - len(shown)
-    if rest <= 0:
-        return _join(shown)
-    return f"{', '.join(shown)} ... and {rest} more row{_s(rest)}"
-
-
-def _some(numbers: np.ndarray) -> str:
-    """``2, 5 and 9`` or, for longer lists, ``2, 5, 9 and 12 more``."""
-    shown = [str(number) for number in numbers[:EXAMPLES]]
-    rest = len(numbers) - len(shown)
-    return _join([*shown, f"{rest} more"]) if rest else _join(shown)
-
-
-def _join(parts: Sequence[str]) -> str:
-    parts = list(parts)
-    if len(parts) <= 1:
-        return "".join(parts)
-    return ", ".join(parts[:-1]) + " and " + parts[-1]
-
-
-def _a(noun: str) -> str:
-    return ("an " if noun.startswith("item") else "a ") + noun
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}{_s(n)}"
-
-
-def _s(n: int) -> str:
-    return "" if n == 1 else "s"
-
-
-def _has(n: int) -> str:
-    return "has" if n == 1 else "have"
-
-
-def _them(n: int) -> str:
-    return "it" if n == 1 else "them"
-
-
-def _those(n: int) -> str:
-    return "that row" if n == 1 else "those rows"
-
-
-def _num(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() else f"{value:g}"
