@@ -56,6 +56,7 @@ Decisions:
 """
 
 from rankmetrics.io._attributes import Attributes, attributes_from_dataframe, read_attributes
+from rankmetrics.io._columns import find_column, resolve_override
 from rankmetrics.io._crosscheck import check_against_truth
 from rankmetrics.io._formats import FORMATS
 from rankmetrics.io._hashing import argsort_lists, hash_text, same_text
@@ -90,6 +91,7 @@ __all__ = [
     "attributes_from_dataframe",
     "check_against_truth",
     "file_stem",
+    "find_column",
     "hash_text",
     "interaction_counts",
     "interactions_from_dataframe",
@@ -99,6 +101,7 @@ __all__ = [
     "read_attributes",
     "read_run",
     "read_truth",
+    "resolve_override",
     "run_codes",
     "run_from_dataframe",
     "same_text",

@@ -39,7 +39,7 @@ from rankmetrics.checks import check_int
 from rankmetrics.conventions import Conventions
 from rankmetrics.errors import DataError
 from rankmetrics.evaluation import MAX_CUTOFF
-from rankmetrics.io._columns import find_column, resolve_override
+from rankmetrics.io import find_column, resolve_override
 from rankmetrics.metrics import METRICS, check_metrics
 from rankmetrics.partition import (
     SUMS_SCHEMA,
