@@ -334,7 +334,7 @@ def test_small_multiples_fade_tiny_segments_and_keep_the_model_colours():
 
 
 def test_a_one_user_segment_is_one_user_not_one_users():
-    from rankmetrics.segments import _warnings
+    from rankmetrics.segments.compare import _warnings
     segments = pd.DataFrame({"segment": ["big", "5"], "share": [0.9, 0.1],
                              "winner": ["a", "a"], "significant": [True, False],
                              "too_few": [False, True], "tested_users": [200, 1]})

@@ -4,12 +4,13 @@
 means and per-user values on demand: means are summed from the judged ranked items where a
 metric has a summed form, per-user values a block of users at a time, so millions of users fit
 in memory. :func:`rankmetrics.evaluate` builds one from tables or files.
+
+The module is longer than the library's others because it is one class: its means, per-user
+values, blocks of users and bands share one cache, one width and one set of kernels.
 """
 
 from __future__ import annotations
 
-import hashlib
-import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import cached_property, partial
 from pathlib import Path
@@ -33,6 +34,7 @@ from rankmetrics.evaluation._ideal import (
 from rankmetrics.evaluation._raw_rows import RawSources, rows_of
 from rankmetrics.evaluation._save import save_evaluation
 from rankmetrics.evaluation._shared import SharedMethods
+from rankmetrics.evaluation._top_lists import TopLists
 from rankmetrics.ground_truth import GroundTruth
 from rankmetrics.metrics import (
     ALL_METRICS,
@@ -41,9 +43,7 @@ from rankmetrics.metrics import (
     Metric,
     UserBlock,
     check_metrics,
-    item_value_table,
     judge,
-    rank_sums,
 )
 from rankmetrics.ranked_run import RankedRun
 from rankmetrics.relevance import RelevanceMapping
@@ -59,8 +59,6 @@ USERS_PER_PASS = 4_096
 #: Most bytes of per-user values an :class:`Evaluation` keeps (the least recently used go
 #: first); 256 MiB hold three models x six metrics at one cutoff for a million users.
 PER_USER_CACHE_BYTES = 2**28
-#: Item-value sums by rank kept per model and set of users.
-KEPT_SUMS = 8
 
 
 class Evaluation(SharedMethods):
@@ -117,10 +115,7 @@ class Evaluation(SharedMethods):
         self._per_user_cache = BoundedCache(
             PER_USER_CACHE_BYTES if cache_bytes is None else cache_bytes
         )
-        # (model, width, counted users) -> the item values summed by rank (a few kept: ARP,
-        # APLT, ACLT and novelty are asked for one after another)
-        self._item_sums: dict[tuple[str, int, str], np.ndarray] = {}
-        self._item_sums_lock = threading.Lock()
+        self._top_lists = TopLists(beyond) if beyond else None
 
     # ----- what it is --------------------------------------------------------------------
 
@@ -534,13 +529,14 @@ class Evaluation(SharedMethods):
         a time.
         """
         run = self._run(model)
-        lists = self._lists(model)
+        lists = self._top_lists
         items = JudgedItems(
             run.judged_user, run.judged_rank, run.judged_row, mask, self.truth_relevant,
             self.truth_gains, self.n_relevant, self.width, lambda: self._ideal_lists,
-            top_items=None if lists is None else lambda: lists[:, :self.width],
-            item_facts=self.beyond_inputs.facts if self.beyond_inputs else None,
-            item_rank_sums=lambda: self._item_rank_sums(model, mask),
+            top_items=None if lists is None else partial(lists.of_model, model, self.width),
+            item_facts=None if lists is None else lists.facts,
+            item_rank_sums=None if lists is None else partial(lists.rank_sums, model,
+                                                              self.width, mask),
         )
         sums: dict[str, np.ndarray] = {}
         for metric in metrics:
@@ -630,8 +626,9 @@ class Evaluation(SharedMethods):
             run.judged_user[lo:hi] - start, run.judged_rank[lo:hi], self.truth_relevant[rows],
             self.truth_gains[rows], self.n_relevant[start:stop], width,
             lambda: self._ideal.block(start, stop, width),
-            top_items=lambda: self._top_items(model, start, stop, width),
-            item_facts=self.beyond_inputs.facts if self.beyond_inputs else None,
+            top_items=None if self._top_lists is None else partial(
+                self._top_lists.block, model, start, stop, width),
+            item_facts=None if self._top_lists is None else self._top_lists.facts,
         )
         values = {}
         for metric in metrics:
@@ -640,38 +637,6 @@ class Evaluation(SharedMethods):
                 raise ValueError(f"{metric!r} has no value per user.")
             values[metric] = kernel(block, self.conventions)
         return values
-
-    def _lists(self, model: str) -> np.ndarray | None:
-        """The model's top items (users x the longest list read) as item codes, when the
-        beyond-accuracy inputs were given."""
-        return None if self.beyond_inputs is None else self.beyond_inputs.lists[model]
-
-    def _top_items(self, model: str, start: int, stop: int, width: int) -> np.ndarray:
-        """Users start..stop-1's top items at ranks 1..width as item codes (-1: no item)."""
-        lists = self._lists(model)
-        if lists is None:
-            raise ValueError("The beyond-accuracy metrics need their inputs: evaluate with "
-                             "interactions=, item_attributes= or catalogue=.")
-        top = lists[start:stop, :width]
-        if top.shape[1] < width:
-            top = np.pad(top, ((0, 0), (0, width - top.shape[1])), constant_values=-1)
-        return top
-
-    def _item_rank_sums(self, model: str, mask: np.ndarray) -> np.ndarray:
-        """:func:`rankmetrics.metrics.rank_sums` of the item values for the users in
-        ``mask`` (kept for the last few masks)."""
-        lists = self._lists(model)
-        if lists is None or self.beyond_inputs is None:
-            raise ValueError("The beyond-accuracy metrics need their inputs.")
-        lists = lists[:, :self.width]
-        key = (model, lists.shape[1], hashlib.sha1(np.packbits(mask).tobytes()).hexdigest())
-        with self._item_sums_lock:
-            if key not in self._item_sums:
-                if len(self._item_sums) >= KEPT_SUMS:
-                    self._item_sums.pop(next(iter(self._item_sums)))
-                self._item_sums[key] = rank_sums(lists, mask.astype(np.float64),
-                                                 item_value_table(self.beyond_inputs.facts))
-            return self._item_sums[key]
 
 
 
