@@ -321,3 +321,23 @@ def label_of(segmentation, users) -> dict[str, str]:
     """Each user's segment (the segments partition the users)."""
     return {user: segmentation.labels[int(np.argmax(segmentation.members[:, position]))]
             for position, user in enumerate(users)}
+
+
+def test_the_tradeoff_points_of_a_saved_evaluation_are_the_evaluations(saved):
+    from rankmetrics.tradeoff import tradeoff_points
+
+    evaluation, folder = saved
+    bundle = load_bundle(folder)
+    for metric in ("aplt", "recall_long_tail", "gini"):
+        live = tradeoff_points(evaluation, "ndcg", metric, 7, n_bootstrap=50,
+                               n_system_bootstrap=20)
+        ours = tradeoff_points(bundle, "ndcg", metric, 7, n_bootstrap=50, n_system_bootstrap=20)
+        assert list(ours["model"]) == list(live["model"]) == ["first", "second"]
+        # the values are the same; the intervals resample the same users in another order
+        # (a bundle keeps them by id), and a system metric's needs every user's list
+        np.testing.assert_allclose(ours[["x", "y"]], live[["x", "y"]], rtol=0, atol=1e-12)
+        direct = evaluation.beyond.bands(metric, 7, n_bootstrap=20 if metric == "gini" else 50)
+        np.testing.assert_allclose(live["x_low"], direct["ci_low"], rtol=0, atol=0)
+        assert ours[["x_low", "x_high"]].isna().all().all() == (metric == "gini")
+    with pytest.raises(ValueError, match="metric"):
+        tradeoff_points(bundle, "ndcg", "serendipity", 7)
