@@ -8,10 +8,15 @@ a package is installed.
 
 from __future__ import annotations
 
+import json
 import resource
+import subprocess
 import sys
+import tempfile
 import time
+import uuid
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -99,26 +104,38 @@ def _write(table: pa.Table, path: Path, file_format: str) -> None:
 # ----- long DataFrames, as a notebook holds them -----------------------------------------
 
 FRAME_ITEMS = 200_000
+# Each user's items step through the catalogue by a stride below this: a catalogue of at least
+# MAX_STRIDE * (100 + 10) items holds no step twice, so a user's items are distinct.
+MAX_STRIDE = 997
+# How the ids are written: "prefixed" ("user00000012", "item0000345"), "numeric" ("12",
+# "345": a CSV reader takes them for integers) or "uuid" (36 characters, users and items).
+ID_SHAPES = ("prefixed", "numeric", "uuid")
 
 
 def long_frames(n_users: int, seed: int = 0, string_dtype: str = "object",
+                n_items: int = FRAME_ITEMS, id_shape: str = "prefixed",
                 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """A seeded run (user, item, score) and ground truth (user, item, rating) with string ids
     of ``string_dtype``: "object" (NumPy arrays of Python strings) or "str" (pandas 3's
-    default, Arrow-backed).
+    default, Arrow-backed), written as ``id_shape`` says (see ``ID_SHAPES``), from a catalogue
+    of ``n_items`` items.
 
     Every user has 100 recommended items, distinct within the user and sorted by score, and 20
     judged items with grades 0-3, half of them among the recommended. The columns are made as
     Series of the dtype: pandas 3 would infer str from a bare array of Python strings (or a
-    pd.array of object dtype) even when object is meant.
+    pd.array of object dtype) even when object is meant. The catalogue size and the id shape
+    leave the random draws as they are (UUIDs come from a generator of their own).
     """
+    steps = LIST_LENGTH + RATED_PER_USER // 2
+    if n_items < MAX_STRIDE * steps:
+        raise ValueError(f"n_items must be at least {MAX_STRIDE * steps:,}, got {n_items:,}")
     rng = np.random.default_rng(seed)
-    item_ids = np.array([f"item{i:07d}" for i in range(FRAME_ITEMS)], dtype=object)
-    user_ids = np.array([f"user{i:08d}" for i in range(n_users)], dtype=object)
+    item_ids = _ids("item", n_items, id_shape, seed)
+    user_ids = _ids("user", n_users, id_shape, seed)
     # Each user's 100 recommended items: a random start and stride through the catalogue.
-    start = rng.integers(0, FRAME_ITEMS, n_users)[:, None]
-    stride = rng.integers(1, 997, n_users)[:, None]
-    recommended = (start + stride * np.arange(LIST_LENGTH)[None, :]) % FRAME_ITEMS
+    start = rng.integers(0, n_items, n_users)[:, None]
+    stride = rng.integers(1, MAX_STRIDE, n_users)[:, None]
+    recommended = (start + stride * np.arange(LIST_LENGTH)[None, :]) % n_items
     scores = np.sort(rng.random((n_users, LIST_LENGTH)), axis=1)[:, ::-1]
     run = pd.DataFrame({
         "user": pd.Series(np.repeat(user_ids, LIST_LENGTH), dtype=string_dtype),
@@ -129,7 +146,7 @@ def long_frames(n_users: int, seed: int = 0, string_dtype: str = "object",
     half = RATED_PER_USER // 2
     from_list = np.argsort(rng.random((n_users, LIST_LENGTH)), axis=1)[:, :half]
     judged_in = np.take_along_axis(recommended, from_list, axis=1)
-    judged_out = (start + stride * (LIST_LENGTH + np.arange(half))[None, :]) % FRAME_ITEMS
+    judged_out = (start + stride * (LIST_LENGTH + np.arange(half))[None, :]) % n_items
     judged = np.concatenate([judged_in, judged_out], axis=1)
     truth = pd.DataFrame({
         "user": pd.Series(np.repeat(user_ids, RATED_PER_USER), dtype=string_dtype),
@@ -137,6 +154,21 @@ def long_frames(n_users: int, seed: int = 0, string_dtype: str = "object",
         "rating": rng.integers(0, 4, n_users * RATED_PER_USER),
     })
     return run, truth
+
+
+def _ids(role: str, count: int, id_shape: str, seed: int) -> np.ndarray:
+    """``count`` distinct user or item ids written as ``id_shape`` says, as Python strings."""
+    if id_shape == "prefixed":
+        width = 8 if role == "user" else 7
+        return np.array([f"{role}{i:0{width}d}" for i in range(count)], dtype=object)
+    if id_shape == "numeric":
+        return np.array([str(i) for i in range(count)], dtype=object)
+    if id_shape == "uuid":
+        rng = np.random.default_rng([seed, 0 if role == "user" else 1])
+        words = rng.integers(0, 2**63, size=(count, 2), dtype=np.int64).tolist()
+        return np.array([str(uuid.UUID(int=(high << 64) | low, version=4))
+                         for high, low in words], dtype=object)
+    raise ValueError(f"id_shape must be one of {ID_SHAPES}, got {id_shape!r}")
 
 
 # ----- time and memory -------------------------------------------------------------------
@@ -161,6 +193,52 @@ def current_rss_bytes() -> int:
 def peak_rss_bytes() -> int:
     """The process's peak resident memory (since :func:`reset_peak_rss`, on Linux)."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+@dataclass
+class ChildRun:
+    """A program run to its end: seconds by the clock, CPU seconds (user + system, all its
+    threads and the programs it waited for), peak resident memory and what it printed."""
+
+    seconds: float
+    cpu_seconds: float
+    peak_bytes: int
+    stdout: str
+
+
+# Runs the command given after the path of a file to write its measures to (as JSON), from a
+# small process of its own: Linux counts the memory of the process that starts a program in
+# the program's peak, and the benchmark's own process can hold gigabytes by then.
+_MEASURER = """
+import json, os, sys, time
+started = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    try:
+        os.execvp(sys.argv[2], sys.argv[2:])
+    finally:
+        os._exit(127)
+_, status, usage = os.wait4(pid, 0)
+seconds = time.perf_counter() - started
+with open(sys.argv[1], "w") as out:
+    json.dump([seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024], out)
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
+def run_measured(command: Sequence[str], cwd: Path | None = None) -> ChildRun:
+    """Run ``command`` and measure it (its own rusage, so programs running beside it on the
+    machine add nothing but the clock time they take from it); when it fails, print what it
+    wrote to stderr and raise CalledProcessError."""
+    with tempfile.TemporaryDirectory(prefix="rankmetrics-measure-") as scratch:
+        measures = Path(scratch) / "measures.json"
+        done = subprocess.run([sys.executable, "-c", _MEASURER, str(measures), *command],
+                              cwd=cwd, capture_output=True, text=True)
+        if done.returncode:
+            sys.stderr.write(done.stderr)
+            raise subprocess.CalledProcessError(done.returncode, command, stderr=done.stderr)
+        seconds, cpu_seconds, peak_bytes = json.loads(measures.read_text())
+    return ChildRun(seconds, cpu_seconds, peak_bytes, done.stdout)
 
 
 def reset_peak_rss() -> None:
