@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -11,15 +13,18 @@ import pyarrow.compute as pc
 
 from rankmetrics.checks import check_int
 from rankmetrics.errors import DataError
+from rankmetrics.io._hashing import take_text
 from rankmetrics.io._ids import HashedIds
 from rankmetrics.io._table import IdIndex, LoadedTable, id_index, kept_codes
-from rankmetrics.io._validate import canonical_ids
+from rankmetrics.io._validate import canonical_ids, rewritable_ids
 from rankmetrics.io._wording import EXAMPLES
 from rankmetrics.relevance import RelevanceMapping
 
 # Ids matching only once numbers are written one way: an error when that concerns at least
 # this share of the run's ids (below it, a warning).
 FORMAT_SHARE = 0.1
+# A run's item ids are first looked for in the ground truth among this many first rows.
+FIRST_ROWS = 1 << 16
 
 
 def check_against_truth(
@@ -63,17 +68,21 @@ def check_against_truth(
     run_by_user, truth_by_user = id_index(run, "user"), id_index(truth, "user")
     run_users, truth_users = run_by_user.values, truth_by_user.values
     truth_items = id_index(truth, "item").values
-    run_items = _RunItems.against(run, truth_items)
+    run_items = _RunItems.of(run)
+    in_truth = _isin(run_users, truth_users)
 
     warnings: list[str] = []
-    for role, run_ids, truth_ids, n_run in (
-            ("user", run_users, truth_users, len(run_users)),
-            ("item", run_items.unknown, truth_items, run_items.n_distinct)):
-        note = _format_mismatch(run, truth, role, run_ids, truth_ids, n_run)
-        if note:
-            warnings.append(note)
+    users = _TruthIds(truth_users)
+    note = _format_mismatch(run, truth, "user", users.unmatched(run_users, in_truth), users,
+                            lambda: len(run_users))
+    if note:
+        warnings.append(note)
+    items = _TruthIds(truth_items)
+    note = _format_mismatch(run, truth, "item", run_items.unmatched(items), items,
+                            lambda: run_items.n_distinct)
+    if note:
+        warnings.append(note)
 
-    in_truth = _isin(run_users, truth_users)
     if not in_truth.any():
         raise _no_shared_users(run, truth, run_users, truth_users, run_items, truth_items)
 
@@ -92,7 +101,7 @@ def check_against_truth(
             f"{run.source} ({_examples(absent)}); the Missing users convention (missing_users) "
             "decides whether they count as 0 or are left out."
         )
-    if not run_items.any_known:
+    if not run_items.any_in(truth_items):
         warnings.append(
             f"None of the {run_items.n_distinct} items recommended in {run.source} appears in the "
             f"ground truth ({truth.source}), so every metric will be 0. Check the item column "
@@ -105,34 +114,112 @@ def check_against_truth(
 
 @dataclass
 class _RunItems:
-    """A run's item ids compared with the ground truth's: how many distinct ids, whether any
-    is in the ground truth, and the distinct ids that are not (in order of first appearance).
-    Only the distinct ids are looked up in the ground truth: those kept from the reading when
-    the items came numbered, else found with Arrow's hash table (one pass over the rows)."""
+    """A run's item ids as the checks look at them: ``ids`` holds each row's id, or each
+    distinct id when the reading numbered them (``numbered``), in order of first appearance.
+    The distinct ids are found (with Arrow's hash table, one pass over the rows) only when a
+    message counts them or no quicker look answers."""
 
-    distinct: pd.Series
-    any_known: bool
-    unknown: pd.Series
+    ids: pa.Array | pa.ChunkedArray
+    numbered: bool
+
+    @classmethod
+    def of(cls, run: LoadedTable) -> _RunItems:
+        hashed = kept_codes(run, "item")
+        if isinstance(hashed, HashedIds) and hashed.distinct is not None:
+            return cls(hashed.distinct, True)
+        return cls(hashed.text if isinstance(hashed, HashedIds)
+                   else pa.array(run.table["item"].astype("str")), False)
+
+    @cached_property
+    def distinct(self) -> pd.Series:
+        """The distinct item ids, in order of first appearance."""
+        return pd.Series((self.ids if self.numbered else pc.unique(self.ids)).to_pandas(),
+                         dtype="str")
 
     @property
     def n_distinct(self) -> int:
         return len(self.distinct)
 
-    @classmethod
-    def against(cls, run: LoadedTable, truth_items: pd.Series) -> _RunItems:
-        hashed = kept_codes(run, "item")
-        if isinstance(hashed, HashedIds) and hashed.distinct is not None:
-            ids = hashed.distinct
-        else:
-            ids = pc.unique(hashed.text if isinstance(hashed, HashedIds)
-                            else pa.array(run.table["item"].astype("str")))
-        distinct = pd.Series(ids.to_pandas(), dtype="str")
-        known = _isin(distinct, truth_items)
-        return cls(distinct, bool(known.any()), distinct[~known].reset_index(drop=True))
-
     def any_in(self, ids: pd.Series) -> bool:
-        """Whether some item id of the run is among ``ids``."""
-        return bool(_isin(self.distinct, ids).any())
+        """Whether some item id of the run is among ``ids``: looked for among the ids of the
+        first rows, then (when none is there) among all."""
+        first = pd.Series(pc.unique(self.ids.slice(0, FIRST_ROWS)).to_pandas(), dtype="str")
+        if _isin(ids, first).any():
+            return True
+        return len(self.ids) > FIRST_ROWS and bool(_isin(ids, self.distinct).any())
+
+    def unmatched(self, truth_ids: _TruthIds) -> pd.Series:
+        """The distinct item ids that may match ``truth_ids`` only once numbers are written
+        one way (among a few others), in order of first appearance."""
+        suspects = truth_ids.suspects(self.ids)
+        if suspects is None:
+            return self.distinct
+        picked = take_text(self.ids, np.flatnonzero(suspects))
+        return pd.Series(pc.unique(picked).to_pandas(), dtype="str")
+
+
+class _TruthIds:
+    """A ground truth's distinct user or item ids, with what tells which ids of a run may
+    match them only once numbers are written one way.
+
+    canonical_ids leaves most ids as they are: ``rewritable`` holds the positions of those it
+    may change (see :func:`rewritable_ids`; all of them when the ids are not Arrow text) and
+    ``canonical`` how it writes them, ``rewritten`` the forms that differ from the id. A run's
+    id then matches only once numbers are written one way when it is rewritable itself or is
+    one of ``rewritten``.
+    """
+
+    def __init__(self, ids: pd.Series) -> None:
+        self.ids = ids
+        text = _arrow_text(ids)
+        self.rewritable = (np.arange(len(ids)) if text is None
+                           else np.flatnonzero(rewritable_ids(text)))
+        written = ids.iloc[self.rewritable].reset_index(drop=True)
+        self.canonical = canonical_ids(written)
+        self.rewritten: pa.Array | None = None
+        if text is not None:
+            changed = self.canonical[(self.canonical != written).to_numpy(dtype=bool)]
+            self.rewritten = pc.cast(pa.array(changed.unique()), text.type)
+
+    def suspects(self, ids: pa.Array | pa.ChunkedArray) -> np.ndarray | None:
+        """Which of ``ids`` may match one of these ids only once numbers are written one way
+        (and some others), as a bool array; None when every one may."""
+        if self.rewritten is None or not _is_arrow_text(ids):
+            return None
+        found = rewritable_ids(ids)
+        if len(self.rewritten):
+            value_set = pc.cast(self.rewritten, ids.type)
+            found |= pc.fill_null(pc.is_in(ids, value_set=value_set), False).to_numpy(
+                zero_copy_only=False)
+        return found
+
+    def unmatched(self, run_ids: pd.Series, matched: np.ndarray) -> pd.Series:
+        """The distinct ids of a run not ``matched`` that may match one of these only once
+        numbers are written one way (among a few others), in their order."""
+        text = _arrow_text(run_ids)
+        suspects = None if text is None else self.suspects(text)
+        keep = ~matched if suspects is None else suspects & ~matched
+        return run_ids[keep].reset_index(drop=True)
+
+    def written_as(self, forms: pd.Series) -> dict[str, str]:
+        """For each of the canonical ``forms``, the last of these ids (in their order) that
+        canonical_ids writes so."""
+        same = np.flatnonzero(_isin(self.ids, forms))
+        same = same[~np.isin(same, self.rewritable)]  # left as they are by canonical_ids
+        changed = np.flatnonzero(_isin(self.canonical, forms))
+        positions = np.concatenate((same, self.rewritable[changed]))
+        written = [*self.ids.iloc[same], *self.canonical.iloc[changed]]
+        ids = [*self.ids.iloc[same], *self.ids.iloc[self.rewritable[changed]]]
+        return {written[i]: ids[i] for i in np.argsort(positions, kind="stable")}
+
+
+def _arrow_text(ids: pd.Series) -> pa.Array | pa.ChunkedArray | None:
+    """The ids' Arrow text, when they are held as such."""
+    return ids.array.__arrow_array__() if _is_text(ids) else None
+
+
+def _is_arrow_text(ids: pa.Array | pa.ChunkedArray) -> bool:
+    return pa.types.is_string(ids.type) or pa.types.is_large_string(ids.type)
 
 
 def _isin(values: pd.Series, among: pd.Series) -> np.ndarray:
@@ -152,26 +239,30 @@ def _is_text(series: pd.Series) -> bool:
 
 
 def _format_mismatch(run: LoadedTable, truth: LoadedTable, role: str, run_ids: pd.Series,
-                     truth_ids: pd.Series, n_run: int) -> str:
+                     truth_ids: _TruthIds, n_run: Callable[[], int]) -> str:
     """Raise (or warn) when ids only match once whole numbers are written one way.
 
-    ``run_ids`` are distinct ids of the run (at least those not in ``truth_ids``), out of
-    ``n_run`` distinct ids in all."""
+    ``run_ids`` are distinct ids of the run, in order of first appearance: at least those that
+    may match ``truth_ids`` only so (see :meth:`_TruthIds.unmatched`), out of ``n_run()``
+    distinct ids in all. Only their canonical forms are compared, with those of the ground
+    truth's ids that canonical_ids may change and with the others as they are."""
+    if len(run_ids) == 0:
+        return ""
+    raw_match = _isin(run_ids, truth_ids.ids)
     run_canon = canonical_ids(run_ids)
-    truth_canon = canonical_ids(truth_ids)
-    raw_match = _isin(run_ids, truth_ids)
-    canon_match = _isin(run_canon, truth_canon)
+    canon_match = _isin(run_canon, truth_ids.ids) | _isin(run_canon, truth_ids.canonical)
     only_canon = canon_match & ~raw_match
     if not only_canon.any():
         return ""
-    truth_by_canon = dict(zip(truth_canon, truth_ids, strict=True))
     where = np.flatnonzero(only_canon)
+    shown = run_canon.iloc[where[:EXAMPLES]]
+    truth_by_canon = truth_ids.written_as(shown)
     pairs = [f"'{run_ids.iloc[i]}' vs '{truth_by_canon[run_canon.iloc[i]]}'"
              for i in where[:EXAMPLES]]
-    share = where.size / n_run
+    share = where.size / n_run()
     column = run.columns.get(role) or run.columns.get("items", role)
     text = (
-        f"{where.size} of {n_run} {role} ids in {run.source} match the ground truth "
+        f"{where.size} of {n_run()} {role} ids in {run.source} match the ground truth "
         f"({truth.source}) only when numbers are written the same way ({run.source} vs ground "
         f"truth: {', '.join(pairs)})."
     )
