@@ -169,10 +169,11 @@ def from_arrow(data: pa.Array | pa.ChunkedArray) -> Ids:
     # Each chunk's indices point into its own dictionary, one of ``values`` after another;
     # ``lookup`` sends each entry of ``values`` to its distinct value when values repeat.
     dtype = np.int32 if len(values) < 2**31 - 1 else np.int64
-    encoded = pc.dictionary_encode(values)
     lookup = None
     nulls = any(chunk.indices.null_count for chunk in chunks)
-    if len(encoded.dictionary) < len(values):
+    # The one dictionary Arrow made from the text holds each value once; others may repeat.
+    encoded = pc.dictionary_encode(values) if source is None or not shared else None
+    if encoded is not None and len(encoded.dictionary) < len(values):
         lookup = pc.fill_null(encoded.indices, -1).to_numpy().astype(dtype)
         values = encoded.dictionary
         nulls = nulls or bool((lookup < 0).any())
