@@ -152,8 +152,8 @@ class _RunItems:
         """The distinct item ids that may match ``truth_ids`` only once numbers are written
         one way (among a few others), in order of first appearance."""
         suspects = truth_ids.suspects(self.ids)
-        if suspects is None:
-            return self.distinct
+        if suspects is None or np.count_nonzero(suspects) > len(suspects) // 2:
+            return self.distinct  # (rather than copying most rows' ids)
         picked = take_text(self.ids, np.flatnonzero(suspects))
         return pd.Series(pc.unique(picked).to_pandas(), dtype="str")
 
