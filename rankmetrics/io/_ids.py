@@ -43,7 +43,8 @@ class Ids:
     ``source``, when set, is the column itself as Arrow text (what ``to_series`` would build),
     kept to hand it over without rebuilding it. ``nulls`` is False when no code is -1;
     ``ordered`` is True when the codes are known to number the values in order of first
-    appearance, every value used (see :func:`distinct`).
+    appearance, every value used (see :func:`distinct`); ``unique`` when the values are known
+    to hold each id once.
     """
 
     stored: np.ndarray | Runs
@@ -51,6 +52,7 @@ class Ids:
     source: pa.ChunkedArray | None = None
     nulls: bool = True
     ordered: bool = False
+    unique: bool = False
     _written: np.ndarray | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
@@ -109,7 +111,7 @@ class Ids:
 
     def filter(self, keep: np.ndarray) -> Ids:
         """The rows where ``keep`` is True."""
-        return Ids(self.codes[keep], self.values, nulls=self.nulls)
+        return Ids(self.codes[keep], self.values, nulls=self.nulls, unique=self.unique)
 
     def as_text(self) -> pa.Array:
         """Each row's id as Arrow text, in one chunk (codes must be >= 0)."""
@@ -119,8 +121,9 @@ class Ids:
 
     def with_values(self, values: pa.Array) -> Ids:
         """The same rows with each distinct id replaced (``values`` aligned with ``values``)."""
-        same = self.source is not None and values.equals(self.values)
-        return Ids(self.stored, values, self.source if same else None, self.nulls, self.ordered)
+        same = (self.source is not None or self.unique) and values.equals(self.values)
+        return Ids(self.stored, values, self.source if same else None, self.nulls, self.ordered,
+                   same and self.unique)
 
     def missing(self) -> np.ndarray | None:
         """Where a row's id is null, empty or only spaces; None when no row's is."""
@@ -161,7 +164,8 @@ def from_arrow(data: pa.Array | pa.ChunkedArray) -> Ids:
         data = pc.dictionary_encode(data)
     chunks = [chunk for chunk in data.chunks if len(chunk)]
     if not chunks:
-        return Ids(np.zeros(0, dtype=np.int32), pa.array([], pa.large_string()), source, False)
+        return Ids(np.zeros(0, dtype=np.int32), pa.array([], pa.large_string()), source, False,
+                   unique=True)
     dictionaries = [chunk.dictionary for chunk in chunks]
     shared = all(_same(dictionary, dictionaries[0]) for dictionary in dictionaries[1:])
     values = dictionaries[0] if shared else pa.concat_arrays(dictionaries)
@@ -180,7 +184,7 @@ def from_arrow(data: pa.Array | pa.ChunkedArray) -> Ids:
     ordered = source is not None and lookup is None
     if lookup is None and len(chunks) == 1 and not nulls:
         codes = chunks[0].indices.to_numpy().astype(dtype, copy=False)
-        return Ids(codes, values, source, False, ordered)
+        return Ids(codes, values, source, False, ordered, True)
     codes = np.empty(sum(map(len, chunks)), dtype=dtype)
     at = offset = 0
     for chunk, dictionary in zip(chunks, dictionaries, strict=True):
@@ -198,7 +202,7 @@ def from_arrow(data: pa.Array | pa.ChunkedArray) -> Ids:
         at += len(chunk)
         if not shared:
             offset += size
-    return Ids(codes, values, source, nulls, ordered)
+    return Ids(codes, values, source, nulls, ordered, True)
 
 
 def _runs(text: pa.ChunkedArray, sample: int = 10_000) -> Ids | None:
@@ -218,7 +222,7 @@ def _runs(text: pa.ChunkedArray, sample: int = 10_000) -> Ids | None:
     starts = np.concatenate(([0], starts, [n]))
     firsts = pc.dictionary_encode(take_text(text, starts[:-1]))
     values = pc.cast(firsts.dictionary, pa.large_string())
-    return Ids(Runs(starts, firsts.indices.to_numpy()), values, text, False, True)
+    return Ids(Runs(starts, firsts.indices.to_numpy()), values, text, False, True, True)
 
 
 def from_objects(values: np.ndarray) -> Ids | None:
@@ -239,7 +243,8 @@ def from_objects(values: np.ndarray) -> Ids | None:
     nulls = encoded.null_count > 0
     first_codes = pc.fill_null(encoded.indices, -1).to_numpy().astype(np.int32)
     runs = Runs(np.append(starts, len(values)), first_codes)
-    return Ids(runs, pc.cast(encoded.dictionary, pa.large_string()), None, nulls, not nulls)
+    return Ids(runs, pc.cast(encoded.dictionary, pa.large_string()), None, nulls, not nulls,
+               True)
 
 
 def _object_run_starts(values: np.ndarray, sample: int = 10_000) -> np.ndarray | None:
@@ -314,21 +319,22 @@ def distinct(ids: Ids) -> Ids:
     """
     stored, values, ordered = ids.stored, ids.values, ids.ordered
     codes = stored.codes if isinstance(stored, Runs) else stored  # (one a run, in order)
-    encoded = pc.dictionary_encode(values)
-    if len(encoded.dictionary) < len(values):  # some ids were equal (after trimming, say)
-        # Merging keeps the order: values are numbered by their first entry in ``values``.
+    encoded = None if ids.unique else pc.dictionary_encode(values)
+    if encoded is not None and len(encoded.dictionary) < len(values):
+        # Some ids were equal (after trimming, say). Merging keeps the order: values are
+        # numbered by their first entry in ``values``.
         remap = pc.fill_null(encoded.indices, -1).to_numpy().astype(codes.dtype)
         stored, values = _renumbered(stored, remap), encoded.dictionary
         codes = stored.codes if isinstance(stored, Runs) else stored
     if len(codes) == 0:
-        return Ids(stored, values[:0], ids.source, False, True)
+        return Ids(stored, values[:0], ids.source, False, True, True)
     if ordered or _in_order(codes, len(values)):
-        return Ids(stored, values, ids.source, False, True)
+        return Ids(stored, values, ids.source, False, True, True)
     order = pd.unique(codes)
     remap = np.full(len(values), -1, dtype=codes.dtype)
     remap[order] = np.arange(len(order), dtype=codes.dtype)
     return Ids(_renumbered(stored, remap), values.take(pa.array(order)), ids.source, False,
-               True)
+               True, True)
 
 
 def _renumbered(stored: np.ndarray | Runs, remap: np.ndarray) -> np.ndarray | Runs:
