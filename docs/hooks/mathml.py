@@ -4,9 +4,10 @@
 the docstrings; this hook turns each marked formula into MathML with latex2mathml when the
 page is built, so the site needs no JavaScript and no network to show its formulas.
 
-It also checks every page: Sphinx markup left in the HTML (a role such as ``:func:`` that
-``docs/hooks/sphinx_markup.py`` did not rewrite) or a formula latex2mathml cannot read is a
-warning, which fails ``mkdocs build --strict``.
+It also checks every page: Sphinx markup left in the text (a role such as ``:func:`` or a
+``.. math::`` that ``docs/hooks/sphinx_markup.py`` did not rewrite), ``$$`` that no formula
+took, or a formula latex2mathml cannot read is a warning, which fails
+``mkdocs build --strict``.
 """
 
 from __future__ import annotations
@@ -22,7 +23,10 @@ log = logging.getLogger("mkdocs.hooks.mathml")
 
 INLINE = re.compile(r'<span class="arithmatex">\\\((.*?)\\\)</span>', re.DOTALL)
 DISPLAY = re.compile(r'<div class="arithmatex">\\\[(.*?)\\\]</div>', re.DOTALL)
-SPHINX_LEFT = re.compile(r":(func|class|meth|attr|data|mod|obj|exc|math):(`|<code>)")
+#: What no hook rewrote: a Sphinx role, a math directive, display math left as text.
+SPHINX_LEFT = re.compile(
+    r":(func|class|meth|attr|data|mod|obj|exc|math):(`|<code>)|\.\. math::|\$\$")
+CODE = re.compile(r"<pre.*?</pre>|<code.*?</code>", re.DOTALL)
 
 
 def mathml(latex: str, display: str, page: str) -> str:
@@ -36,9 +40,11 @@ def mathml(latex: str, display: str, page: str) -> str:
 
 def on_page_content(html_text: str, page: Any, **kwargs: Any) -> str:
     where = page.file.src_uri
-    if left := SPHINX_LEFT.search(html_text):
-        start = max(left.start() - 80, 0)
-        log.warning("%s: Sphinx markup left in the page: %r", where,
-                    html_text[start : left.end() + 80])
     html_text = DISPLAY.sub(lambda m: mathml(m[1], "block", where), html_text)
-    return INLINE.sub(lambda m: mathml(m[1], "inline", where), html_text)
+    html_text = INLINE.sub(lambda m: mathml(m[1], "inline", where), html_text)
+    prose = CODE.sub("<code>", html_text)  # what code shows is not checked, a role before it is
+    if left := SPHINX_LEFT.search(prose):
+        start = max(left.start() - 80, 0)
+        log.warning("%s: Sphinx markup or math left in the page: %r", where,
+                    prose[start : left.end() + 80])
+    return html_text

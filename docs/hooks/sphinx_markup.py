@@ -10,13 +10,18 @@ this extension rewrites, in every object's docstring:
 - ``:math:`x``` into inline math and ``.. math:: x`` into display math (``docs/hooks/mathml.py``
   turns both into MathML);
 - doctest blocks (lines starting with ``>>>`` and their output) into fenced ``pycon`` code;
-- a paragraph ending in ``::`` (a literal block follows) into one ending in ``:``.
+- a paragraph ending in ``::`` (a literal block follows) into one ending in ``:``;
+- in Parameters and Attributes sections, words written where numpydoc expects a type
+  (``runs : mapping of model name -> run read by :mod:`rankmetrics.io```) into the start of
+  the description, and paragraphs written after the last item before the section.
 """
 
 from __future__ import annotations
 
+import contextlib
 import html
 import re
+from collections.abc import Iterator
 from typing import Any
 
 import griffe
@@ -25,12 +30,14 @@ import griffe
 ROLE = re.compile(r":(func|class|meth|attr|data|mod|obj|exc):`(~?)([^`<]+?)\s*(?:<([\w.]+)>)?`",
                   re.DOTALL)
 MATH_ROLE = re.compile(r":math:`([^`]+)`")
-MATH_DIRECTIVE = re.compile(r"^(\s*)\.\. math::\s*(.+)$", re.MULTILINE)
+MATH_DIRECTIVE = re.compile(r"^([ \t]*)\.\. math::[ \t]*(.+)$", re.MULTILINE)
 LITERAL_MARKER = re.compile(r"(\S) ?::$", re.MULTILINE)
 CALLABLE_ROLES = {"func", "meth"}
 NAME = re.compile(r"\*{0,2}\w+")
 DASHES = re.compile(r"\s*-{3,}\s*")
 ITEM_SECTIONS = {"Parameters", "Other Parameters", "Attributes"}
+#: Longest type, in words, kept in the Type column (``tuple of (float, float)`` has four).
+MOST_TYPE_WORDS = 4
 
 
 def resolve(obj: griffe.Object, name: str) -> str | None:
@@ -43,6 +50,15 @@ def resolve(obj: griffe.Object, name: str) -> str | None:
     except griffe.NameResolutionError:
         return None
     return f"{path}.{rest}" if rest else path
+
+
+def documented_path(obj: griffe.Object, path: str) -> str:
+    """Where the site documents ``path``: a name the package imports from elsewhere
+    (``rankmetrics.Evaluation``) is documented where it is defined, under its public name."""
+    with contextlib.suppress(KeyError, ValueError, griffe.AliasResolutionError,
+                             griffe.CyclicAliasError):
+        path = obj.modules_collection[path].canonical_path
+    return public_path(obj, path)
 
 
 def public_path(obj: griffe.Object, path: str) -> str:
@@ -81,7 +97,7 @@ def reference(obj: griffe.Object, match: re.Match[str]) -> str:
     path = resolve(obj, name)
     if path is None:
         return code
-    identifier = html.escape(public_path(obj, path), quote=True)
+    identifier = html.escape(documented_path(obj, path), quote=True)
     return f'<autoref identifier="{identifier}" optional>{code}</autoref>'
 
 
@@ -137,18 +153,52 @@ def move_trailing_paragraphs(text: str) -> str:
     return text
 
 
+def is_short_type(text: str) -> bool:
+    """Whether the text after ``name :`` is a type (``int``, ``str, optional``), shown as
+    code in the Type column, rather than words or markup, which read well only as text."""
+    return len(text.split()) <= MOST_TYPE_WORDS and "`" not in text
+
+
+def types_into_descriptions(text: str) -> str:
+    """In Parameters and Attributes sections, ``name : words`` that are no short type become
+    ``name`` with the words first in its description (the Type column then shows the
+    signature's annotation)."""
+    lines = text.split("\n")
+    section = None
+    for i, line in enumerate(lines):
+        if i + 1 < len(lines) and DASHES.fullmatch(lines[i + 1]):
+            section = line.strip()
+            continue
+        if section not in ITEM_SECTIONS or not line or line.startswith(" ") or " : " not in line:
+            continue
+        names, words = line.split(" : ", 1)
+        if is_item_header(line) and not is_short_type(words):
+            lines[i] = f"{names}\n    {words}"
+    return "\n".join(lines)
+
+
 def convert(obj: griffe.Object, text: str) -> str:
     """The docstring ``text`` of ``obj`` with its Sphinx markup rewritten."""
-    text = fence_doctests(move_trailing_paragraphs(text))
+    text = fence_doctests(types_into_descriptions(move_trailing_paragraphs(text)))
     text = MATH_DIRECTIVE.sub(lambda m: f"{m[1]}$$\n{m[1]}{m[2]}\n{m[1]}$$", text)
     text = MATH_ROLE.sub(lambda m: f"${m[1]}$", text)
     text = LITERAL_MARKER.sub(r"\1:", text)
     return ROLE.sub(lambda m: reference(obj, m), text)
 
 
-class SphinxMarkup(griffe.Extension):
-    """Rewrite Sphinx markup in docstrings into what mkdocstrings renders."""
+def defined_in(obj: griffe.Object) -> Iterator[griffe.Object]:
+    """``obj`` and every object defined in it (not the names it imports)."""
+    yield obj
+    for member in obj.members.values():
+        if not member.is_alias:
+            yield from defined_in(member)
 
-    def on_object(self, *, obj: griffe.Object, **kwargs: Any) -> None:
-        if obj.docstring is not None:
-            obj.docstring.value = convert(obj, obj.docstring.value)
+
+class SphinxMarkup(griffe.Extension):
+    """Rewrite Sphinx markup in docstrings into what mkdocstrings renders, once the whole
+    package is loaded (so that names it imports from its own modules resolve)."""
+
+    def on_package(self, *, pkg: griffe.Module, **kwargs: Any) -> None:
+        for obj in defined_in(pkg):
+            if obj.docstring is not None:
+                obj.docstring.value = convert(obj, obj.docstring.value)
