@@ -15,8 +15,7 @@ import argparse
 import hashlib
 import json
 import sys
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -28,17 +27,39 @@ from rankmetrics.beyond._declared import DISTRIBUTION, LONG_TAIL, POPULARITY
 from rankmetrics.beyond._items import CATALOGUE
 from rankmetrics.bundle import Fingerprint, content_sha256, load_bundle
 from rankmetrics.cli.k_report import add_k_report_parser, run_k_report
+from rankmetrics.cli.options import (
+    DEFAULT_CUTOFFS,
+    MAX_CURVE_CUTOFF,
+    RELEVANCE_HELP,
+    add_column_options,
+    add_confidence_option,
+    add_conventions_options,
+    add_cutoffs_options,
+    add_decompressed_size_option,
+    add_relevance_options,
+    add_significance_options,
+    column_overrides,
+    columns_for,
+    cutoff,
+    decompressed_size,
+    read_conventions,
+    read_cutoffs,
+    reading,
+    refuse_with_bundle,
+    relevance_mapping,
+    run_name_and_path,
+    warn,
+)
 from rankmetrics.cli.report_inputs import EXTRA_FILES, add_report_inputs, extra_files, read_choices
 from rankmetrics.cli.segments import add_segment_options, segment_cutoff, segment_report
-from rankmetrics.conventions import OPTION_CHOICES, OPTION_HELP, PRESET_HELP, PRESETS, Conventions
+from rankmetrics.conventions import Conventions
 from rankmetrics.errors import DataError, printable
-from rankmetrics.evaluation import MAX_CUTOFF, Evaluation, evaluate
+from rankmetrics.evaluation import Evaluation, evaluate
 from rankmetrics.export import FORMULA_MODES, to_csv
 from rankmetrics.io import (
     LoadedTable,
     check_against_truth,
     interaction_counts,
-    parse_size,
     read_attributes,
     read_interactions,
     read_run,
@@ -46,16 +67,10 @@ from rankmetrics.io import (
 )
 from rankmetrics.metrics import MAIN_METRICS, METRICS, check_metrics
 from rankmetrics.overlap import Outcome, overlapping
-from rankmetrics.relevance import RelevanceMapping, parse_grade_table, suggest_mapping
+from rankmetrics.relevance import RelevanceMapping
 from rankmetrics.report.latex import latex_table
 from rankmetrics.runtime import keep_freed_memory, prefer_ordinary_pages
 from rankmetrics.segments import GROUND_TRUTH_SIZE, N_BUCKETS, RELEVANT_ITEMS, segment_users
-from rankmetrics.stats import CORRECTIONS, TESTS
-
-DEFAULT_CUTOFFS = (1, 3, 5, 10, 20, 50, 100)
-#: Largest K of ``--max-cutoff``: the whole curve prints K rows per model and metric.
-MAX_CURVE_CUTOFF = 100_000
-COLUMN_ROLES = ("user", "item", "score", "rank", "rating")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -84,41 +99,15 @@ def build_parser() -> argparse.ArgumentParser:
                     help=f"comma-separated metrics from {', '.join(METRICS)}, and beyond "
                     f"accuracy {', '.join(BEYOND_METRICS)} "
                     "(default: %(default)s; `metrics` lists what each one means)")
-    cut = ev.add_mutually_exclusive_group()
-    cut.add_argument("--cutoffs", help="comma-separated cutoffs K from 1 to "
-                     f"{MAX_CUTOFF:,} (default: {','.join(map(str, DEFAULT_CUTOFFS))}); "
-                     "cutoffs beyond the longest list cost nothing more")
-    cut.add_argument("--max-cutoff", metavar="K",
-                     help=f"every cutoff from 1 to K, at most {MAX_CURVE_CUTOFF:,} "
-                     "(the whole curve)")
-    ev.add_argument("--preset", choices=list(PRESETS), default="default",
-                    help=" ".join(f"{name}: {text}" for name, text in PRESET_HELP.items()))
-    for option, choices in OPTION_CHOICES.items():
-        ev.add_argument(f"--{option.replace('_', '-')}", choices=choices,
-                        help=OPTION_HELP[option] + " Overrides the preset.")
-    ev.add_argument("--threshold-gains", choices=("yes", "no"),
-                    help=OPTION_HELP["threshold_gains"] + " Overrides the preset.")
-    relevance = ev.add_argument_group(
-        "relevance", "How ratings become relevance. Without these options a mapping is "
-        "suggested from the ratings found (and reported on stderr)."
-    )
-    relevance.add_argument("--threshold", type=float, metavar="T",
-                           help="a grade >= T is relevant (trec_eval -l); ratings are the "
-                           "grades unless --grades is given")
-    relevance.add_argument("--grades", metavar="TABLE",
-                           help='graded mapping such as "5=3,4=2,3=1": ratings at or above '
-                           "each value get its grade, lower ratings grade 0")
-    relevance.add_argument("--binary", type=float, metavar="R",
-                           help="binary relevance: rating >= R is relevant (grade 1)")
-    columns = ev.add_argument_group(
-        "columns", "Column names, when they are not found automatically."
-    )
-    for role in COLUMN_ROLES:
-        columns.add_argument(f"--{role}-column", metavar="NAME",
-                             help=f"the column holding the {role}")
-    ev.add_argument("--max-decompressed-size", metavar="SIZE",
-                    help="the most a .gz or .zip input may hold once decompressed, such as "
-                    "8G or 500M (default: $RANKMETRICS_MAX_DECOMPRESSED_SIZE, else 4G)")
+    add_cutoffs_options(ev)
+    add_conventions_options(ev)
+    add_relevance_options(ev, RELEVANCE_HELP, description="How ratings become relevance. "
+                          "Without these options a mapping is suggested from the ratings "
+                          "found (and reported on stderr).")
+    add_column_options(ev)
+    add_decompressed_size_option(ev, "the most a .gz or .zip input may hold once "
+                                 "decompressed, such as 8G or 500M (default: "
+                                 "$RANKMETRICS_MAX_DECOMPRESSED_SIZE, else 4G)")
     _beyond_arguments(ev)
     ev.add_argument("--per-user", action="store_true",
                     help="one row per model, user, metric and cutoff")
@@ -127,7 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="output format (default: csv); latex: a table of the models at the "
                     "cutoffs, with superscripts naming the models each one is significantly "
                     "better than (--test and --correction choose the test, as for segments)")
-    _confidence_option(ev)
+    add_confidence_option(ev)
     ev.add_argument("--output", metavar="PATH", help="write to PATH instead of stdout")
     ev.add_argument("--save", metavar="DIR",
                     help="also save the evaluation as a bundle the dashboard opens: a folder, "
@@ -207,17 +196,12 @@ def _report_parser(commands) -> None:
                         help="the metric of the distributions and the significance matrix "
                         "(default: %(default)s)")
     report.add_argument("--title", default="Model comparison", help="the report's heading")
-    report.add_argument("--preset", choices=list(PRESETS), default="default",
-                        help="; ".join(f"{name}: {text}" for name, text in PRESET_HELP.items()))
-    for option, choices in OPTION_CHOICES.items():
-        report.add_argument(f"--{option.replace('_', '-')}", choices=choices,
-                            help=OPTION_HELP[option] + " Overrides the preset.")
-    report.add_argument("--threshold-gains", choices=("yes", "no"),
-                        help=OPTION_HELP["threshold_gains"] + " Overrides the preset.")
-    report.add_argument("--threshold", type=float, metavar="T", help="as for evaluate")
-    report.add_argument("--grades", metavar="TABLE", help="as for evaluate")
-    report.add_argument("--binary", type=float, metavar="R", help="as for evaluate")
-    _significance_options(report)
+    add_conventions_options(report, preset_separator="; ")
+    add_relevance_options(report, dict.fromkeys(RELEVANCE_HELP, "as for evaluate"))
+    add_significance_options(report, {
+        "test": "the paired test of the significance markers (default: %(default)s)",
+        "correction": "the correction for testing many pairs (default: %(default)s)"})
+    add_confidence_option(report)
     add_report_inputs(report)
 
 
@@ -233,26 +217,26 @@ def _report(args: argparse.Namespace) -> int:
     if args.truth is None or not args.run:
         raise ValueError("report needs --truth FILE and --run FILE for each model, or "
                          "--bundle PATH (a saved evaluation).")
-    max_cutoff = _cutoff("--max-cutoff", str(args.max_cutoff or 50), MAX_CURVE_CUTOFF)
-    cutoff = _cutoff("--cutoff", str(args.cutoff), max_cutoff)
-    conventions = _conventions(args)
-    choices = read_choices(args, [_run_spec(spec)[0] for spec in args.run])
-    with _option(f"--truth {args.truth}", args.truth):
+    max_cutoff = cutoff("--max-cutoff", str(args.max_cutoff or 50), MAX_CURVE_CUTOFF)
+    chosen = cutoff("--cutoff", str(args.cutoff), max_cutoff)
+    conventions = read_conventions(args)
+    choices = read_choices(args, [run_name_and_path(spec)[0] for spec in args.run])
+    with reading(f"--truth {args.truth}", args.truth):
         truth = read_truth(args.truth, columns=choices["truth"][0], format=choices["truth"][1])
-    _warn(truth.warnings)
-    mapping = _mapping(args, truth.numbers())
+    warn(truth.warnings)
+    mapping = relevance_mapping(args, truth.numbers())
     inputs = [fingerprint("ground truth", Path(args.truth).name, Path(args.truth).read_bytes(),
                           truth.n_rows, truth.n_users, columns=_pairs(choices["truth"][0]),
                           format=choices["truth"][1])]
     runs = {}
     for spec in args.run:
-        name, path = _run_spec(spec)
+        name, path = run_name_and_path(spec)
         if name in runs:
             raise ValueError(f"Two runs are named {name!r}: name them with NAME=FILE.")
         columns, fmt = choices[f"run:{name}"]
-        with _option(f"--run {spec}", path, after=spec[: len(spec) - len(path)]):
+        with reading(f"--run {spec}", path, after=spec[: len(spec) - len(path)]):
             runs[name] = read_run(path, name=name, columns=columns, format=fmt)
-        _warn(runs[name].warnings)
+        warn(runs[name].warnings)
         inputs.append(fingerprint(name, Path(path).name, Path(path).read_bytes(),
                                   runs[name].n_rows, runs[name].n_users,
                                   columns=_pairs(columns), format=fmt))
@@ -269,7 +253,7 @@ def _report(args: argparse.Namespace) -> int:
         counts = interaction_counts(read["interactions"]) if "interactions" in read else None
         segments = segment_users(evaluation, by, attributes=read.get("segments"),
                                  training_counts=counts, n_buckets=args.buckets)
-    return _write_report(evaluation, inputs, cutoff, args, extras, segments)
+    return _write_report(evaluation, inputs, chosen, args, extras, segments)
 
 
 def _saved_report(args: argparse.Namespace) -> int:
@@ -279,7 +263,7 @@ def _saved_report(args: argparse.Namespace) -> int:
     refuse_with_bundle(args, ("--interactions", args.interactions),
                        ("--item-attributes", args.item_attributes),
                        ("--catalogue", args.catalogue))
-    with _option(f"--bundle {args.bundle}", args.bundle):
+    with reading(f"--bundle {args.bundle}", args.bundle):
         saved = load_bundle(args.bundle)
         bundle = saved_input(Path(args.bundle).name, content_sha256(args.bundle), saved)
     choices = read_choices(args, saved.models)
@@ -314,22 +298,6 @@ def _write_report(evaluation, inputs: list, cutoff: int, args: argparse.Namespac
     return 0
 
 
-def refuse_with_bundle(args: argparse.Namespace, *more: tuple[str, object]) -> None:
-    """A saved evaluation keeps its files, relevance, conventions and largest K: refuse the
-    options that would change them (and ``more`` (option, value) pairs), naming them."""
-    given = [option for option, value in (
-        ("--truth", args.truth), ("--run", args.run), ("--max-cutoff", args.max_cutoff),
-        ("--threshold", args.threshold), ("--grades", args.grades), ("--binary", args.binary),
-        ("--threshold-gains", args.threshold_gains),
-        ("--preset", None if args.preset == "default" else args.preset),
-        *((f"--{option.replace('_', '-')}", getattr(args, option))
-          for option in OPTION_CHOICES), *more) if value is not None]
-    if given:
-        raise ValueError(f"--bundle: a saved evaluation keeps its files, relevance, "
-                         f"conventions and largest K; leave out {', '.join(given)} (or "
-                         "evaluate the files again with --truth and --run).")
-
-
 def _report_extras(args: argparse.Namespace, choices: dict) -> tuple[list, dict[str, Any]]:
     """The report's optional files read (by evaluate's and segment_users' names) and their
     fingerprints."""
@@ -340,16 +308,16 @@ def _report_extras(args: argparse.Namespace, choices: dict) -> tuple[list, dict[
     for which, path in extra_files(args):
         option, role = EXTRA_FILES[which]
         columns, fmt = choices[which]
-        with _option(f"{option} {path}", path):
+        with reading(f"{option} {path}", path):
             if which == "interactions":
                 table = read_interactions(path, columns=columns, format=fmt)
                 read["interactions"], rows, users = table, table.n_rows, table.n_users
-                _warn(table.warnings)
+                warn(table.warnings)
             else:
                 key = "user" if which == "segments" else "item"
                 attributes = read_attributes(path, key=key, columns=columns, format=fmt)
                 rows = users = len(attributes.table)
-                _warn(attributes.warnings)
+                warn(attributes.warnings)
                 read[{"segments": "segments", "item-attributes": "item_attributes",
                       "catalogue": "catalogue"}[which]] = (
                     attributes.ids.tolist() if which == "catalogue" else attributes)
@@ -360,21 +328,6 @@ def _report_extras(args: argparse.Namespace, choices: dict) -> tuple[list, dict[
 
 def _pairs(columns: dict[str, str] | None) -> list[tuple[str, str]]:
     return list((columns or {}).items())
-
-
-def _significance_options(command: argparse.ArgumentParser) -> None:
-    command.add_argument("--test", choices=TESTS, default="randomization",
-                         help="the paired test of the significance markers (default: "
-                         "%(default)s)")
-    command.add_argument("--correction", choices=CORRECTIONS, default="holm",
-                         help="the correction for testing many pairs (default: %(default)s)")
-    _confidence_option(command)
-
-
-def _confidence_option(command: argparse.ArgumentParser) -> None:
-    command.add_argument("--confidence", type=float, default=0.95, metavar="LEVEL",
-                         help="confidence level; 1 - LEVEL is the significance level "
-                         "(default: %(default)s)")
 
 
 def run() -> None:
@@ -407,18 +360,14 @@ def _evaluate(args: argparse.Namespace) -> int:
     beyond = tuple(dict.fromkeys(name for name in names if name in BEYOND_METRICS))
     metrics = check_metrics([name for name in names if name not in BEYOND_METRICS]
                             ) if len(beyond) < len(names) or not names else ()
-    cutoffs = _cutoffs(args)
+    cutoffs = read_cutoffs(args)
     if args.segment_by is not None:
         # The segment table is one metric at one K: the overall table's choices do not apply.
         _ignored_by_segments(args)
         beyond, cutoffs = (), [segment_cutoff(args)]
-    conventions = _conventions(args)
-    limit = _decompressed_size(args.max_decompressed_size)
-    column_overrides = {
-        role: getattr(args, f"{role}_column")
-        for role in COLUMN_ROLES
-        if getattr(args, f"{role}_column")
-    }
+    conventions = read_conventions(args)
+    limit = decompressed_size(args)
+    overrides = column_overrides(args)
     if args.engine == "spark":
         if beyond or args.segment_by is not None:
             raise ValueError("--engine spark computes the accuracy metrics; beyond-accuracy "
@@ -428,17 +377,17 @@ def _evaluate(args: argparse.Namespace) -> int:
                              f"{', '.join(_beyond_files(args))} cannot be used with it: "
                              "evaluate with --engine local to compute and save the "
                              "beyond-accuracy metrics.")
-        return _evaluate_on_spark(args, metrics, cutoffs, conventions, column_overrides)
+        return _evaluate_on_spark(args, metrics, cutoffs, conventions, overrides)
     said: set[str] = set()
-    truth, mapping, runs, last_check = _read_and_check(args, column_overrides, limit, cutoffs,
+    truth, mapping, runs, last_check = _read_and_check(args, overrides, limit, cutoffs,
                                                        said)
     if beyond:  # the warnings about its files come after the checks' (said: printed once)
-        _warn(last_check.get(), said)
+        warn(last_check.get(), said)
     inputs = _beyond_inputs(args, beyond, limit)
     evaluated = Outcome(lambda: evaluate(truth, runs, relevance=mapping, conventions=conventions,
                                          max_cutoff=max(*cutoffs, segment_cutoff(args)),
                                          **inputs))
-    _warn(last_check.get(), said)  # a problem it finds is raised before the evaluation's
+    warn(last_check.get(), said)  # a problem it finds is raised before the evaluation's
     evaluation = evaluated.get()
     print(f"rankmetrics: conventions: {conventions.describe()}", file=sys.stderr)
     if args.save:
@@ -467,27 +416,27 @@ def _read_and_check(args: argparse.Namespace, overrides: dict[str, str], limit: 
     model file when both are plain files, and each model file is checked beside the next
     file's reading. The last check is handed back still running, to overlap the evaluation.
     """
-    specs = [(spec, *_run_spec(spec)) for spec in args.run]
+    specs = [(spec, *run_name_and_path(spec)) for spec in args.run]
     first_spec, first_name, first_path = specs[0]
     beside = overlapping() and all(Path(path).is_file() for path in (args.truth, first_path))
     truth_read = Outcome(partial(_read_truth_file, args.truth, overrides, limit), beside=beside)
     first_read = Outcome(partial(_read_run_file, first_spec, first_name, first_path, overrides,
                                  limit)) if beside else None
     truth = truth_read.get()
-    _warn(truth.warnings, said)
-    mapping = _mapping(args, truth.numbers())
+    warn(truth.warnings, said)
+    mapping = relevance_mapping(args, truth.numbers())
     chosen = max(cutoffs) if args.cutoffs or args.max_cutoff is not None else None
     runs: dict[str, LoadedTable] = {}
     check: Outcome[list[str]] = Outcome(list)
     for spec, name, path in specs:
         if name in runs:
-            _warn(check.get(), said)
+            warn(check.get(), said)
             raise ValueError(f"Two runs are named {name!r}: name them with NAME=FILE.")
         read = (first_read if first_read is not None and not runs
                 else Outcome(partial(_read_run_file, spec, name, path, overrides, limit)))
-        _warn(check.get(), said)
+        warn(check.get(), said)
         run = read.get()
-        _warn(run.warnings, said)
+        warn(run.warnings, said)
         check = Outcome(partial(check_against_truth, run, truth, mapping=mapping,
                                 max_cutoff=chosen), beside=True)
         runs[name] = run
@@ -495,16 +444,16 @@ def _read_and_check(args: argparse.Namespace, overrides: dict[str, str], limit: 
 
 
 def _read_truth_file(path: str, overrides: dict[str, str], limit: int | None) -> LoadedTable:
-    with _option(f"--truth {path}", path):
-        return read_truth(path, columns=_only(overrides, ("user", "item", "rating")),
+    with reading(f"--truth {path}", path):
+        return read_truth(path, columns=columns_for(overrides, ("user", "item", "rating")),
                           max_decompressed_size=limit)
 
 
 def _read_run_file(spec: str, name: str, path: str, overrides: dict[str, str],
                    limit: int | None) -> LoadedTable:
-    with _option(f"--run {spec}", path, after=spec[: len(spec) - len(path)]):
+    with reading(f"--run {spec}", path, after=spec[: len(spec) - len(path)]):
         return read_run(path, name=name,
-                        columns=_only(overrides, ("user", "item", "score", "rank")),
+                        columns=columns_for(overrides, ("user", "item", "score", "rank")),
                         max_decompressed_size=limit)
 
 
@@ -517,7 +466,7 @@ def _ignored_by_segments(args: argparse.Namespace) -> None:
         ("--per-user", args.per_user),
     ) if used]
     if given:
-        _warn([f"--segment-by prints the segment table only ({args.segment_metric} at K = "
+        warn([f"--segment-by prints the segment table only ({args.segment_metric} at K = "
                f"{args.segment_cutoff}), so {', '.join(given)} "
                f"{'is' if len(given) == 1 else 'are'} not used: choose its metric and K with "
                "--segment-metric and --segment-cutoff."])
@@ -547,18 +496,18 @@ def _beyond_inputs(args: argparse.Namespace, beyond: tuple[str, ...], limit: int
         popularity=args.popularity, long_tail=args.long_tail,
         long_tail_share=args.long_tail_share, distribution=args.distribution)}
     if args.interactions:
-        with _option(f"--interactions {args.interactions}", args.interactions):
+        with reading(f"--interactions {args.interactions}", args.interactions):
             inputs["interactions"] = read_interactions(args.interactions,
                                                        max_decompressed_size=limit)
-        _warn(inputs["interactions"].warnings)
+        warn(inputs["interactions"].warnings)
     if args.item_attributes:
-        with _option(f"--item-attributes {args.item_attributes}", args.item_attributes):
+        with reading(f"--item-attributes {args.item_attributes}", args.item_attributes):
             inputs["item_attributes"] = read_attributes(args.item_attributes, key="item",
                                                         max_decompressed_size=limit)
-        _warn(inputs["item_attributes"].warnings)
+        warn(inputs["item_attributes"].warnings)
     inputs["catalogue"] = args.catalogue
     if args.catalogue not in CATALOGUE:
-        with _option(f"--catalogue {args.catalogue}", args.catalogue):
+        with reading(f"--catalogue {args.catalogue}", args.catalogue):
             listed = read_attributes(args.catalogue, key="item", max_decompressed_size=limit)
         inputs["catalogue"] = listed.ids.tolist()
     return inputs
@@ -598,7 +547,7 @@ def _results(evaluation: Evaluation, metrics: tuple[str, ...], beyond: tuple[str
         listed = tuple(name for name in beyond if name in LIST_METRICS)
         left_out = [name for name in beyond if name not in LIST_METRICS]
         if left_out:
-            _warn([f"--per-user: {', '.join(left_out)} have no value per user of this "
+            warn([f"--per-user: {', '.join(left_out)} have no value per user of this "
                    "evaluation and are left out."])
         if metrics or listed:
             parts.append(evaluation.per_user_table(metrics + listed, cutoffs))
@@ -631,18 +580,18 @@ def _evaluate_on_spark(args: argparse.Namespace, metrics: Sequence[str], cutoffs
     truth = spark.read.parquet(args.truth)
     runs = {}
     for spec in args.run:
-        name, path = _run_spec(spec)
+        name, path = run_name_and_path(spec)
         if name in runs:
             raise ValueError(f"Two runs are named {name!r}: name them with NAME=FILE.")
         runs[name] = spark.read.parquet(path)
-    mapping = _mapping(args, distinct_ratings(truth, columns))
+    mapping = relevance_mapping(args, distinct_ratings(truth, columns))
     saved_cutoffs = [*DEFAULT_CUTOFFS, *(cutoffs if args.cutoffs else []), max(cutoffs)]
     evaluation = evaluate_spark(truth, runs, relevance=mapping, conventions=conventions,
                                 max_cutoff=max(cutoffs),
                                 metrics=saved_metrics(metrics) if args.save else metrics,
                                 columns=columns,
                                 per_user_cutoffs=saved_cutoffs if args.save else None)
-    _warn([warning.describe() for warning in evaluation.warnings])
+    warn([warning.describe() for warning in evaluation.warnings])
     print(f"rankmetrics: conventions: {conventions.describe()}", file=sys.stderr)
     text = _render(evaluation.summary(metrics, cutoffs), args, conventions, mapping, evaluation)
     if args.save:
@@ -664,7 +613,7 @@ def file_fingerprints(truth_path: str, truth, runs: dict, specs: list[str]
     """Rows, users and the SHA-256 of each input file, for a saved evaluation."""
     paths = {"ground_truth": (truth_path, truth)}
     for spec, (name, run) in zip(specs, runs.items(), strict=True):
-        paths[name] = (_run_spec(spec)[1], run)
+        paths[name] = (run_name_and_path(spec)[1], run)
     return {name: Fingerprint(table.n_rows, table.n_users, _sha256(path), "sha256 of the file")
             for name, (path, table) in paths.items()}
 
@@ -708,109 +657,6 @@ even when the list is shorter).
     return "\n\n".join(blocks) + "\n"
 
 
-@contextmanager
-def _option(option: str, path: str, *, after: str = "") -> Iterator[None]:
-    """Reading the file an option names: a problem with it names the option too."""
-    if not path.strip():
-        where = f" after {after!r}" if after else ""
-        raise ValueError(f"{option}: no file given{where}.")
-    try:
-        yield
-    except (DataError, OSError) as error:
-        raise ValueError(f"{option}: {error}") from None
-
-
-def _decompressed_size(text: str | None) -> int | None:
-    if text is None:
-        return None
-    return parse_size(text, "--max-decompressed-size")
-
-
-def _cutoffs(args: argparse.Namespace) -> list[int]:
-    if args.max_cutoff is not None:
-        return list(range(1, _cutoff("--max-cutoff", args.max_cutoff, MAX_CURVE_CUTOFF) + 1))
-    if args.cutoffs is None:
-        return list(DEFAULT_CUTOFFS)
-    values = sorted({_cutoff("--cutoffs", part, MAX_CUTOFF)
-                     for part in args.cutoffs.split(",") if part.strip()})
-    if not values:
-        raise ValueError(f"--cutoffs must be whole numbers in the range [1, {MAX_CUTOFF}], "
-                         f"such as 1,5,10. Got {args.cutoffs!r}.")
-    return values
-
-
-def _cutoff(option: str, text: str, highest: int) -> int:
-    """One cutoff given on the command line: a whole number in [1, highest]."""
-    try:
-        value = int(text.strip())
-    except ValueError:
-        value = None
-    if value is None or not 1 <= value <= highest:
-        raise ValueError(f"{option}: a cutoff must be a whole number in the range "
-                         f"[1, {highest}]. Got {text.strip()!r}.")
-    return value
-
-
-def _conventions(args: argparse.Namespace) -> Conventions:
-    overrides: dict[str, object] = {
-        option: getattr(args, option)
-        for option in OPTION_CHOICES
-        if getattr(args, option) is not None
-    }
-    if args.threshold_gains is not None:
-        overrides["threshold_gains"] = args.threshold_gains == "yes"
-    return Conventions.preset(args.preset, **overrides)
-
-
-def _mapping(args: argparse.Namespace, ratings) -> RelevanceMapping:
-    if args.binary is not None:
-        if args.grades is not None or args.threshold is not None:
-            raise ValueError("--binary cannot be combined with --grades or --threshold.")
-        mapping = RelevanceMapping.binary(args.binary)
-    elif args.grades is not None:
-        try:
-            table = parse_grade_table(args.grades)
-            mapping = RelevanceMapping.graded(table, threshold=args.threshold or 1.0)
-        except ValueError as error:
-            raise ValueError(f"--grades {args.grades}: {error}") from None
-    elif args.threshold is not None:
-        mapping = RelevanceMapping.identity(args.threshold)
-    else:
-        suggestion = suggest_mapping(ratings)
-        mapping = suggestion.recommended
-        print(f"rankmetrics: relevance: {suggestion.reason} (change it with --threshold, "
-              "--grades or --binary)", file=sys.stderr)
-    print(f"rankmetrics: relevance: {mapping.describe()}", file=sys.stderr)
-    return mapping
-
-
-def _run_spec(spec: str) -> tuple[str, str]:
-    name, sep, path = spec.partition("=")
-    if sep and name and not Path(spec).exists():
-        return name.strip(), path
-    return _stem(spec), spec
-
-
-def _stem(path: str) -> str:
-    name = Path(path).name
-    for suffix in (".gz", ".zip"):
-        name = name.removesuffix(suffix)
-    return Path(name).stem or name
-
-
-def _only(overrides: dict[str, str], roles: tuple[str, ...]) -> dict[str, str] | None:
-    chosen = {role: name for role, name in overrides.items() if role in roles}
-    return chosen or None
-
-
-def _warn(messages: list[str], said: set[str] | None = None) -> None:
-    """Print each warning once: one about the ground truth comes with every model file
-    (``said`` holds the warnings printed so far)."""
-    said = set() if said is None else said
-    for message in messages:
-        if message not in said:
-            said.add(message)
-            print(f"rankmetrics: warning: {printable(message)}", file=sys.stderr)
 
 
 def _render(
