@@ -123,6 +123,7 @@ def add_confidence_option(options: Options,
                           text: str = "confidence level; 1 - LEVEL is the significance level "
                           "(default: %(default)s)",
                           metavar: str | None = "LEVEL") -> None:
+    """``--confidence``: the level of the tests and intervals (0.95)."""
     options.add_argument("--confidence", type=float, default=0.95, metavar=metavar, help=text)
 
 
@@ -204,6 +205,7 @@ def cutoff(option: str, text: str, highest: int) -> int:
 # --- input files ----------------------------------------------------------------------------
 
 def add_decompressed_size_option(options: Options, text: str) -> None:
+    """``--max-decompressed-size``: the most a compressed input may expand to."""
     options.add_argument("--max-decompressed-size", metavar="SIZE", help=text)
 
 
