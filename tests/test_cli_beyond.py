@@ -96,7 +96,7 @@ def test_a_bad_interactions_file_names_the_option(capsys, tmp_path):
 
 
 def test_the_listing_has_the_beyond_accuracy_metrics():
-    from rankmetrics.cli import metric_listing
+    from rankmetrics.cli.metrics import metric_listing
     listing = json.loads(metric_listing("json"))
     assert {"coverage", "novelty", "personalization"} <= {row["name"] for row in listing}
 
