@@ -469,6 +469,26 @@ def test_k_report_command_prints_the_summary_and_writes_the_tables(tmp_path, cap
     assert pd.read_csv(tmp_path / "curves.csv")["cutoff"].tolist() == list(range(1, 21))
 
 
+def test_k_report_defaults_fit_a_small_largest_k(tmp_path, capsys):
+    # --max-cutoff 8 alone: the reported K (10 by default) and the table's cutoffs (1, 5, 10)
+    # become those up to 8, and no error names an option that was not typed
+    from helpers import MOVIES
+
+    from rankmetrics.cli import main
+
+    runs = [f"--run={MOVIES / name}.parquet" for name in ("popularity", "personalized")]
+    code = main(["k-report", "--truth", str(MOVIES / "ground_truth.csv"), *runs,
+                 "--output-dir", str(tmp_path), "--max-cutoff", "8", "--binary", "4"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    table = pd.read_csv(tmp_path / "cutoff_table.csv")
+    assert sorted(table["cutoff"].unique()) == [1, 5]
+    assert "at K = 8" in captured.out
+    assert main(["k-report", "--truth", str(MOVIES / "ground_truth.csv"), *runs,
+                 "--output-dir", str(tmp_path), "--max-cutoff", "8", "--cutoffs", "1,9"]) == 1
+    assert "--cutoffs" in capsys.readouterr().err  # a cutoff typed past the largest K
+
+
 def test_k_report_command_on_a_saved_evaluation(tmp_path, capsys):
     from helpers import MOVIES
 

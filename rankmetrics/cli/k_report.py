@@ -37,6 +37,10 @@ from rankmetrics.relevance import RelevanceMapping
 #: The largest K looked at when the command line does not say (files; a saved evaluation
 #: keeps its own).
 DEFAULT_MAX_CUTOFF = 50
+#: The K reported and the cutoffs of the side-by-side table when the command line does not
+#: say: those up to the largest K (a default never refuses the other options).
+DEFAULT_CUTOFF = 10
+DEFAULT_TABLE_CUTOFFS = (1, 5, 10)
 
 
 def add_k_report_parser(commands: Commands) -> None:
@@ -61,12 +65,15 @@ def add_k_report_parser(commands: Commands) -> None:
                         help="folder the tables are written to (made if needed)")
     report.add_argument("--metric", choices=MAIN_METRICS, default="ndcg",
                         help="the metric followed over K (default: %(default)s)")
-    report.add_argument("--cutoff", default="10", metavar="K",
-                        help="the K you would report (default: %(default)s)")
+    report.add_argument("--cutoff", metavar="K",
+                        help=f"the K you would report (default: {DEFAULT_CUTOFF}, or the "
+                        "largest K when it is smaller)")
     report.add_argument("--max-cutoff", metavar="K",
                         help=f"the largest K looked at (default: {DEFAULT_MAX_CUTOFF})")
-    report.add_argument("--cutoffs", default="1,5,10", metavar="LIST",
-                        help="cutoffs of the side-by-side table (default: %(default)s)")
+    report.add_argument("--cutoffs", metavar="LIST",
+                        help="cutoffs of the side-by-side table (default: "
+                        f"{','.join(map(str, DEFAULT_TABLE_CUTOFFS))}, those up to the "
+                        "largest K)")
     add_significance_options(report, {
         "test": "paired test (default: %(default)s; randomization runs at a spread of cutoffs)",
         "correction": "multiple-comparison correction over each K's pairs"}, test_default="t")
@@ -97,7 +104,7 @@ def run_k_report(args: argparse.Namespace) -> int:
                          "--bundle PATH (a saved evaluation).")
     max_cutoff = cutoff("--max-cutoff", args.max_cutoff or str(DEFAULT_MAX_CUTOFF),
                         MAX_CURVE_CUTOFF)
-    chosen = cutoff("--cutoff", args.cutoff, max_cutoff)
+    chosen = _chosen_cutoff(args.cutoff, max_cutoff)
     table_cutoffs = _table_cutoffs(args.cutoffs, max_cutoff)
     conventions = read_conventions(args)
     limit = decompressed_size(args)
@@ -129,18 +136,28 @@ def _saved_k_report(args: argparse.Namespace) -> int:
     refuse_with_bundle(args)
     with reading(f"--bundle {args.bundle}", args.bundle):
         saved = load_bundle(args.bundle)
-    chosen = cutoff("--cutoff", args.cutoff, saved.max_cutoff)
+    chosen = _chosen_cutoff(args.cutoff, saved.max_cutoff)
     table_cutoffs = _table_cutoffs(args.cutoffs, saved.max_cutoff)
     report = k_report(saved, metric=args.metric, cutoff=chosen,
-                            relevance_mappings=_thresholds(args.thresholds, saved.relevance),
-                            table_cutoffs=table_cutoffs, test=args.test,
-                            correction=args.correction, confidence=args.confidence,
-                            n_permutations=args.permutations, seed=args.seed)
+                      relevance_mappings=_thresholds(args.thresholds, saved.relevance),
+                      table_cutoffs=table_cutoffs, test=args.test,
+                      correction=args.correction, confidence=args.confidence,
+                      n_permutations=args.permutations, seed=args.seed)
     return _write(report, args.output_dir)
 
 
-def _table_cutoffs(text: str, highest: int) -> list[int]:
-    """The cutoffs of ``--cutoffs``, in the order given."""
+def _chosen_cutoff(text: str | None, highest: int) -> int:
+    """The K of ``--cutoff``, or the default one that fits the largest K."""
+    if text is None:
+        return min(DEFAULT_CUTOFF, highest)
+    return cutoff("--cutoff", text, highest)
+
+
+def _table_cutoffs(text: str | None, highest: int) -> list[int]:
+    """The cutoffs of ``--cutoffs``, in the order given; or the default ones up to the
+    largest K."""
+    if text is None:
+        return [k for k in DEFAULT_TABLE_CUTOFFS if k <= highest] or [highest]
     return [cutoff("--cutoffs", part, highest) for part in text.split(",") if part.strip()]
 
 
