@@ -4,7 +4,9 @@ from functools import partial
 
 import streamlit as st
 
-from dashboard import bundles, cached, keys
+from dashboard import bundles, keys
+from dashboard.cached import beyond as cached_beyond
+from dashboard.cached import evaluation as cached_evaluation
 from dashboard.charts import show_chart
 from dashboard.controls import confidence_control, confidence_level, download_table
 from dashboard.session import header, require_data
@@ -59,9 +61,11 @@ if metrics:
     if show_bands:
         with st.spinner(f"Resampling the users {N_BOOTSTRAP:,} times for the "
                         f"{level:.0%} confidence bands…"):
-            band_table, band_cutoffs = cached.bands(prepared, settings, tuple(metrics), level)
-    figure = metric_curves(cached.curves(prepared, settings), metrics, k, prepared.colors,
-                           bands=band_table, confidence=level, list_end=prepared.longest_list)
+            band_table, band_cutoffs = cached_evaluation.bands(prepared, settings,
+                                                               tuple(metrics), level)
+    figure = metric_curves(cached_evaluation.curves(prepared, settings), metrics, k,
+                           prepared.colors, bands=band_table, confidence=level,
+                           list_end=prepared.longest_list)
     show_chart(figure, "compare_chart", name=("curves", *metrics, "K", k))
     if show_bands:
         note = (f"Shaded: the {level:.0%} bootstrap confidence band of each model's mean (its "
@@ -74,11 +78,11 @@ else:
     st.info("Pick at least one metric above to draw its curves.")
 
 st.subheader(f"Every metric at K = {k}")
-table = cached.table_at(prepared, settings)
+table = cached_evaluation.table_at(prepared, settings)
 metric_columns = [metric_label(metric, k) for metric in MAIN_METRICS]
 beyond_columns = []
 if prepared.extras or bundles.saved_beyond(prepared):  # beyond accuracy: files, or saved
-    beyond = cached.beyond_table_at(prepared, settings)
+    beyond = cached_beyond.beyond_table_at(prepared, settings)
     beyond_columns = list(beyond.columns)
     table = table.join(beyond)
 choice = significance_choice()
@@ -90,7 +94,7 @@ if beyond_columns:  # popularity with two decimals, whole counts without decimal
     # a dict of formats applies to its columns only when they are the subset (without one,
     # every other column would go back to the default format)
     formats = {metric_label(metric, k): partial(value_text, metric)
-               for metric in cached.beyond_metrics(prepared, settings)}
+               for metric in cached_beyond.beyond_metrics(prepared, settings)}
     styled = styled.format(formats, subset=list(formats))
 for metric, result in results.items():
     if result is not None:
@@ -101,7 +105,7 @@ if decided:
         st.markdown("**The decision**")
         for metric, result in decided:
             sentence = describe_verdict(verdict(result, metric, k))
-            across = cached.leader_across_k(prepared, settings, metric)
+            across = cached_evaluation.leader_across_k(prepared, settings, metric)
             st.markdown(f"- {md(sentence)}  \n  {md(across)}")
         st.caption("Tests as on the Significance page (change them there); across K: the "
                    "highest mean at each K checked.")
@@ -109,7 +113,7 @@ st.dataframe(styled, key="compare_table")
 buttons = st.container(horizontal=True)  # side by side while they fit, else one per line
 download_table(table, f"metrics_at_{k}.csv", "compare_table_csv", where=buttons)
 if any(result is not None for result in results.values()):  # the models can be tested
-    evaluation = cached.report_evaluation(prepared, settings)
+    evaluation = cached_evaluation.shown_evaluation(prepared, settings)
     buttons.download_button(
         "Download as LaTeX", lambda: latex_table(
             evaluation, metrics or list(MAIN_METRICS), [k], test=choice.test,
@@ -119,7 +123,7 @@ if any(result is not None for result in results.values()):  # the models can be 
         on_click="ignore", icon=":material/download:",
         help="The table of the metrics shown, with superscripts naming the models each one "
         "is significantly better than (the Significance page's test), for a paper.")
-all_counts = cached.user_counts(prepared, settings)
+all_counts = cached_evaluation.user_counts(prepared, settings)
 counts = all_counts.iloc[0]
 notes = [f"{counts['ground_truth_users']:,} users in the ground truth"]
 if counts["no_relevant_items"]:

@@ -2,7 +2,8 @@
 
 import streamlit as st
 
-from dashboard import bundles, cached, keys, uploads
+from dashboard import bundles, keys, uploads
+from dashboard.cached import inputs as cached_inputs
 from dashboard.controls import download_table, file_name
 from dashboard.demos import DEMOS
 from dashboard.extras import EXTRA_KINDS, extra_specs, remove_extra, take_extra, uploader_key
@@ -40,7 +41,7 @@ def file_card(spec: FileSpec, *, editable: bool, problem: str | None = None,
               checks: list[str] | None = None) -> None:
     """One file: its name, counts, detected columns, warnings or error, preview, and (for
     uploads) renaming, removal and the column override."""
-    loaded = cached.read_file(spec)
+    loaded = cached_inputs.read_file(spec)
     with st.container(border=True):
         title = f"Model: {md(spec.name)}" if spec.kind == "run" else "Ground truth"
         st.markdown(f"#### {title}")
@@ -61,7 +62,7 @@ def file_card(spec: FileSpec, *, editable: bool, problem: str | None = None,
 
 def describe(spec: FileSpec, table: LoadedTable, checks: list[str]) -> None:
     with st.spinner(f"Counting the users and items of {md(table.source)}…"):
-        n_rows, n_users, n_items = cached.counts(spec)
+        n_rows, n_users, n_items = cached_inputs.counts(spec)
     rows, users, items = st.columns(3)
     rows.metric("Rows", f"{n_rows:,}")
     users.metric("Users", f"{n_users:,}")
@@ -169,12 +170,12 @@ if state[keys.DATASET] in DEMOS:
                 "sidebar to compare them.")
 
 check_results, shared = {}, []
-if truth_spec is not None and cached.read_file(truth_spec).table is not None:
+if truth_spec is not None and cached_inputs.read_file(truth_spec).table is not None:
     with st.spinner("Checking the model files against the ground truth…"):
-        check_results, shared = cached.checks_against_truth(
+        check_results, shared = cached_inputs.checks_against_truth(
             truth_spec, run_specs,
             settings.relevance if settings else default_mapping(
-                cached.relevance_defaults(truth_spec)),
+                cached_inputs.relevance_defaults(truth_spec)),
             settings.max_cutoff if settings else DEFAULT_MAX_CUTOFF,
             prepared.problems if prepared is not None else {},
         )
@@ -210,7 +211,7 @@ for spec in run_specs:
 
 def extra_card(kind: str, spec: FileSpec, *, removable: bool) -> None:
     """One optional file: what was read from it (or why it could not be), and its removal."""
-    loaded = cached.read_file(spec)
+    loaded = cached_inputs.read_file(spec)
     with st.container(border=True):
         st.markdown(f"#### {EXTRA_KINDS[kind].title}")
         st.caption(f"file {md(spec.file_name)}")

@@ -5,7 +5,8 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from dashboard import bundles, cached, keys
+from dashboard import bundles, keys
+from dashboard.cached import explained as cached_explained
 from dashboard.charts import show_chart
 from dashboard.controls import download_table, ensure_choice, file_name
 from dashboard.demos import DEMOS
@@ -80,8 +81,8 @@ users = prepared.ground_truth.users
 
 def pick_random(prepared: Prepared, settings: Settings) -> None:
     state[keys.SURPRISE_SEED] += 1
-    chosen = cached.random_user(prepared, settings, state[keys.EXPLAIN_MODEL],
-                                state[keys.SURPRISE_SEED])
+    chosen = cached_explained.random_user(prepared, settings, state[keys.EXPLAIN_MODEL],
+                                          state[keys.SURPRISE_SEED])
     if chosen is not None:
         state[keys.EXPLAIN_USER] = chosen
         state.pop(keys.DISAGREEMENT, None)
@@ -89,7 +90,7 @@ def pick_random(prepared: Prepared, settings: Settings) -> None:
 
 def pick_disagreement(prepared: Prepared, settings: Settings) -> None:
     model, other = state[keys.EXPLAIN_MODEL], state[keys.EXPLAIN_OTHER]
-    found = cached.disagreement(prepared, settings, model, other)
+    found = cached_explained.disagreement(prepared, settings, model, other)
     state[keys.DISAGREEMENT] = (model, other, found)
     if found is not None:
         state[keys.EXPLAIN_USER] = found.user
@@ -137,7 +138,7 @@ if len(users) > USER_LIST_LIMIT:
     search = user_column.text_input("Find a user", key=keys.EXPLAIN_SEARCH,
                                     persist_state="session",
                                     placeholder="type part of a user id")
-    options = cached.users_containing(prepared, search, MATCHES_SHOWN)
+    options = cached_explained.users_containing(prepared, search, MATCHES_SHOWN)
 else:
     options = list(users)
 if state.get(keys.EXPLAIN_USER) in users and state[keys.EXPLAIN_USER] not in options:
@@ -207,7 +208,7 @@ def notes(list_length: int, n_relevant: int) -> None:
         said.append(f"{model} recommended only {list_length} items: ranks beyond add nothing.")
     if n_relevant == 0:
         said.append("This user has no relevant item under the relevance mapping.")
-    if not cached.counted(prepared, settings, model, user):
+    if not cached_explained.counted(prepared, settings, model, user):
         said.append("Under the active conventions this user is left out of the model's mean.")
     for note in said:
         st.info(md(note))
@@ -225,7 +226,7 @@ def highlighted(table: pd.DataFrame, active: pd.DataFrame):
 
 
 def explain_ndcg_page(settings: Settings) -> None:
-    b = cached.breakdown(prepared, settings, model, user)
+    b = cached_explained.breakdown(prepared, settings, model, user)
     dcg, idcg, ndcg = st.columns(3)
     dcg.metric(f"DCG@{k}", f"{b.dcg:.4f}")
     idcg.metric(f"IDCG@{k}", f"{b.idcg:.4f}")
@@ -257,7 +258,7 @@ def explain_ndcg_page(settings: Settings) -> None:
                    name=("ndcg_at", k, "of", model, "for user", user))
 
     st.subheader("The same user under each convention")
-    variants = cached.convention_variants(prepared, settings, model, user)
+    variants = cached_explained.convention_variants(prepared, settings, model, user)
     side_by_side = variants.pivot(index="gain", columns="ideal", values="ndcg")
     side_by_side = side_by_side.loc[list(GAINS), list(IDEALS)]
     active = variants.pivot(index="gain", columns="ideal", values="active")
@@ -282,7 +283,7 @@ def tutorial_note(settings: Settings, variants: pd.DataFrame) -> None:
     rank, cutoff = slip_note.rank, slip_note.cutoff
     retrieved = replace(settings, cutoff=cutoff,
                         conventions=replace(settings.conventions, ideal="retrieved"))
-    worked = cached.breakdown(prepared, retrieved, model, user)
+    worked = cached_explained.breakdown(prepared, retrieved, model, user)
     slip = slipped_discount(worked, rank)
     full = variants.set_index(["gain", "ideal"]).loc[(settings.conventions.gain, "ground_truth")]
     with st.container(border=True):
@@ -307,7 +308,7 @@ def tutorial_note(settings: Settings, variants: pd.DataFrame) -> None:
 
 
 def explain_binary_page(settings: Settings) -> None:
-    a = cached.arithmetic(prepared, settings, model, user, metric)
+    a = cached_explained.arithmetic(prepared, settings, model, user, metric)
     label = metric_label(metric, k)
     value, hits, relevant = st.columns(3)
     value.metric(label, f"{a.value:.4f}")
@@ -329,7 +330,7 @@ def explain_binary_page(settings: Settings) -> None:
                                                 suffix=".csv"), "metric_rows_csv")
     st.subheader("The same user under each convention")
     st.markdown(CONVENTION_NOTES[metric])
-    variants = cached.metric_choices(prepared, settings, model, user, metric)
+    variants = cached_explained.metric_choices(prepared, settings, model, user, metric)
     variants = variants.assign(choice=[DENOMINATOR_WORDS.get(c, c) for c in variants["choice"]])
     table = variants.set_index(["option", "choice"])[["value"]]
     table.columns = [label]

@@ -5,7 +5,10 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
-from dashboard import bundles, cached, keys
+from dashboard import bundles, keys
+from dashboard.cached import beyond as cached_beyond
+from dashboard.cached import evaluation as cached_evaluation
+from dashboard.cached import head_to_head as cached_head_to_head
 from dashboard.charts import show_chart
 from dashboard.controls import download_table, ensure_choice, file_name
 from dashboard.navigation import explain_user, explained_metric
@@ -58,12 +61,12 @@ def pick_user(key: str, table: pd.DataFrame) -> None:
 
 
 # the per-user beyond-accuracy metrics too, when the data set has their files
-metric_options = [*MAIN_METRICS, *cached.beyond_per_user_metrics(prepared, settings)]
+metric_options = [*MAIN_METRICS, *cached_beyond.beyond_per_user_metrics(prepared, settings)]
 ensure_choice(keys.H2H_METRIC, metric_options, default="ndcg")
 # the default pair: the two most accurate models (a higher ARP is not "best")
 chosen_metric = state[keys.H2H_METRIC]
-ranking = cached.best_first(prepared, settings,
-                            chosen_metric if higher_says(chosen_metric) is None else "ndcg")
+ranking = cached_evaluation.best_first(
+    prepared, settings, chosen_metric if higher_says(chosen_metric) is None else "ndcg")
 ensure_choice(keys.H2H_A, models, default=ranking[1])
 a_column, b_column, swap_column, metric_column = st.columns([3, 3, 1.3, 3],
                                                             vertical_alignment="bottom")
@@ -82,7 +85,7 @@ a, b = md(model_a), md(model_b)
 # for a metric where higher is not better (ARP, ILD...), what a higher value says of a list
 higher = higher_says(metric)
 
-pairs, b_ahead, a_ahead = cached.duel(prepared, settings, model_a, model_b, metric)
+pairs, b_ahead, a_ahead = cached_head_to_head.duel(prepared, settings, model_a, model_b, metric)
 if pairs.empty:
     st.warning(f"{a} and {b} share no counted user: there is nothing to compare.")
     st.stop()
@@ -157,7 +160,7 @@ value_b_column.metric(f"{model_b}: {label}", value_text(metric, row["value_b"]),
                       delta_color="normal"
                       if row["difference"] and higher is None else "off")
 
-both = cached.both_lists(prepared, settings, model_a, model_b, user)
+both = cached_head_to_head.both_lists(prepared, settings, model_a, model_b, user)
 
 
 def rating_text(value: float) -> str:

@@ -3,7 +3,7 @@
 The list lives in the session as a :class:`rankmetrics.playground.Playground`; every button
 and input changes it through the library's edits (in callbacks, so the page draws the new
 list at once) and keeps the list before the change, so the values before and after sit side
-by side. Every number comes from ``evaluate`` on the list (through ``dashboard.cached``).
+by side. Every number comes from ``evaluate`` on the list (through ``dashboard.cached.playground``).
 The conventions here are the page's own: the sidebar's stay as they are.
 """
 
@@ -13,7 +13,8 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from dashboard import cached, keys
+from dashboard import keys
+from dashboard.cached import playground as cached_playground
 from dashboard.charts import show_chart
 from dashboard.links import write_link
 from dashboard.playground_link import PlaygroundView
@@ -94,7 +95,7 @@ PRESENTATION_STYLE = """
 
 
 def all_scenarios() -> dict[str, Scenario]:
-    return {"textbook": cached.textbook_scenario(), **scenarios()}
+    return {"textbook": cached_playground.textbook_scenario(), **scenarios()}
 
 
 def sync_widgets(playground: Playground) -> None:
@@ -318,7 +319,7 @@ def switches(pg: Playground, k: int) -> None:
         shown = [g for g in grades if g >= 1] if option == "threshold" else list(choices)
         column.radio(label, shown, key=keys.playground_option(option), on_change=on_switch,
                      args=(option,), format_func=lambda v, w=words: w.get(v, str(v)))
-    table = cached.playground_switches(pg, k)
+    table = cached_playground.playground_switches(pg, k)
     wide = table.pivot_table(index=["option", "choice"], columns="metric", values="value",
                              sort=False)
     wide = wide[[m for m in COLUMNS if m in wide.columns]].rename(columns=LABELS)
@@ -338,7 +339,7 @@ def formula(pg: Playground, k: int) -> None:
     st.selectbox("Formula of", EXPLAINED, key=keys.PLAYGROUND_METRIC,
                  format_func=lambda m: LABELS[m], persist_state="session")
     metric = state[keys.PLAYGROUND_METRIC]
-    shown = cached.playground_arithmetic(pg, metric, k)
+    shown = cached_playground.playground_arithmetic(pg, metric, k)
     lines = shown.latex()
     if metric == "dcg" and not isinstance(shown, MetricArithmetic):
         lines = [METRICS["dcg"].formula, lines[1]]
@@ -356,8 +357,9 @@ def lesson_area(present: bool) -> None:
     before: Playground | None = state.get(keys.PLAYGROUND_BEFORE)
     n = len(pg.items)
     width = max(n, len(before.items) if before is not None else 0)
-    now_values = cached.playground_values(pg, width)
-    before_values = cached.playground_values(before, width) if before is not None else None
+    now_values = cached_playground.playground_values(pg, width)
+    before_values = (cached_playground.playground_values(before, width)
+                     if before is not None else None)
     problem = state.pop(keys.PLAYGROUND_PROBLEM, None)
     if problem:
         st.warning(md(problem))

@@ -2,7 +2,8 @@
 
 import streamlit as st
 
-from dashboard import bundles, cached, keys, verdict
+from dashboard import bundles, keys, verdict
+from dashboard.cached import segments as cached_segments
 from dashboard.charts import show_chart
 from dashboard.controls import confidence_control, download_table, ensure_choice, file_name
 from dashboard.segment_choice import attributes_spec, offered_segmentations
@@ -40,7 +41,7 @@ if len(models) < 2:
     st.stop()
 
 spec = attributes_spec()
-attributes, problem = cached.user_attributes(spec) if spec is not None else (None, None)
+attributes, problem = cached_segments.user_attributes(spec) if spec is not None else (None, None)
 if problem:
     st.warning(f"The user attributes could not be read: {md(problem)} (see the Data page). "
                "Only the automatic segments are offered.")
@@ -96,7 +97,7 @@ baseline = verdict.baseline(prepared)
 test, correction = state[keys.SEGMENT_TEST], state[keys.SEGMENT_CORRECTION]
 label = metric_label(metric, k)
 with st.spinner(f"Testing every pair of models in every segment of {md(by)}…", show_time=True):
-    result = cached.segment_comparison(
+    result = cached_segments.segment_comparison(
         prepared, settings, spec, by, int(state[keys.SEGMENT_BUCKETS]), metric, baseline, test,
         correction, confidence, int(state[keys.SEGMENT_MIN_USERS]),
         float(state[keys.SEGMENT_SHARE]))
@@ -151,8 +152,8 @@ st.caption("Each cell: the model's mean minus the baseline's in that segment, an
            "significantly worse; **grey**: the difference may be chance.")
 
 st.subheader("Over K, segment by segment")
-curves = cached.segment_means_over_k(prepared, settings, spec, by,
-                                     int(state[keys.SEGMENT_BUCKETS]), metric)
+curves = cached_segments.segment_means_over_k(prepared, settings, spec, by,
+                                              int(state[keys.SEGMENT_BUCKETS]), metric)
 users = dict(zip(result.segments["segment"], result.segments["users"], strict=True))
 show_chart(segment_curves_figure(curves, metric, k, prepared.colors, too_few=too_few,
                                  users=users), "segments_curves",

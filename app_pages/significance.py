@@ -2,7 +2,10 @@
 
 import streamlit as st
 
-from dashboard import cached, keys
+from dashboard import keys
+from dashboard.cached import beyond as cached_beyond
+from dashboard.cached import evaluation as cached_evaluation
+from dashboard.cached import significance as cached_significance
 from dashboard.charts import show_chart
 from dashboard.controls import confidence_control, download_table, ensure_choice
 from dashboard.navigation import open_head_to_head
@@ -73,7 +76,7 @@ if len(prepared.models) < 2:
 metric_column, test_column, correction_column = st.columns(3)
 state.setdefault(keys.SIGNIFICANCE_METRIC, "ndcg")
 metric_column.selectbox("Metric", [*MAIN_METRICS,
-                                   *cached.beyond_per_user_metrics(prepared, settings)],
+                                   *cached_beyond.beyond_per_user_metrics(prepared, settings)],
                         key=keys.SIGNIFICANCE_METRIC,
                         format_func=lambda m: metric_label(m, k), persist_state="session",
                         help="The cutoff K comes from the sidebar.")
@@ -121,7 +124,7 @@ with st.expander("Precision: confidence level, random flips, bootstrap resamples
 n_permutations = state[keys.SIGNIFICANCE_PERMUTATIONS]
 n_bootstrap = state[keys.SIGNIFICANCE_BOOTSTRAP]
 
-n_users = cached.paired_users(prepared, settings, metric)
+n_users = cached_significance.paired_users(prepared, settings, metric)
 if n_users < 2:
     st.warning(f"Only {n_users} user is counted by every model at {label}. Significance tests "
                f"compare models user by user and are not meaningful with fewer than "
@@ -133,13 +136,13 @@ work = (f"{n_permutations:,} random sign flips for each of {n_pairs} pair(s)"
         if test == "randomization" else f"the {TEST_NAMES[test]} on {n_pairs} pair(s)")
 with st.spinner(f"Running {work} and resampling {n_users:,} users {n_bootstrap:,} times for "
                 "the intervals…", show_time=True):
-    result = cached.comparison(prepared, settings, metric, test, n_permutations, n_bootstrap,
-                               confidence).with_correction(correction)
+    result = cached_significance.comparison(prepared, settings, metric, test, n_permutations,
+                                            n_bootstrap, confidence).with_correction(correction)
 for warning in result.warnings:
     st.warning(md(warning))
 
 st.subheader(f"Every model at {label}")
-counts = cached.user_counts(prepared, settings).set_index("model")["users"]
+counts = cached_evaluation.user_counts(prepared, settings).set_index("model")["users"]
 if (counts == n_users).all():
     st.caption(f"On the {n_users:,} users every model counts. {declared(metric).description}")
 else:

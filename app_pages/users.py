@@ -4,7 +4,9 @@ from functools import partial
 
 import streamlit as st
 
-from dashboard import bundles, cached, keys
+from dashboard import bundles, keys
+from dashboard.cached import beyond as cached_beyond
+from dashboard.cached import users as cached_users
 from dashboard.charts import show_chart
 from dashboard.controls import download_table, ensure_choice
 from dashboard.navigation import explain_user
@@ -38,7 +40,7 @@ k = settings.cutoff
 metric_column, chart_column = st.columns([2, 1])
 state.setdefault(keys.USERS_METRIC, "ndcg")
 metric_column.selectbox("Metric", [*MAIN_METRICS,
-                                   *cached.beyond_per_user_metrics(prepared, settings)],
+                                   *cached_beyond.beyond_per_user_metrics(prepared, settings)],
                         key=keys.USERS_METRIC,
                         format_func=lambda m: metric_label(m, k), persist_state="session",
                         help="The cutoff K comes from the sidebar.")
@@ -52,8 +54,8 @@ label = metric_label(metric, k)
 higher = higher_says(metric)
 st.caption(declared(metric).description)
 
-values = cached.per_user(prepared, settings, metric)
-summary = cached.spread(prepared, settings, metric).set_index("model")
+values = cached_users.per_user(prepared, settings, metric)
+summary = cached_users.spread(prepared, settings, metric).set_index("model")
 summary.index.name = "Model"
 summary.columns = ["Users", f"Mean {label}", "Median", "Share at 0", "10th percentile",
                    "90th percentile"]
@@ -74,7 +76,7 @@ if result is not None:
                f"baseline chosen in the sidebar), on the {result.models['users'].iloc[0]:,} "
                f"users every model counts, with its {result.confidence:.0%} bootstrap "
                f"interval ({how_tested(result)}).")
-download_table(cached.per_user_values(prepared, settings, metric),
+download_table(cached_users.per_user_values(prepared, settings, metric),
                f"per_user_{metric}_at_{k}_every_model.csv", "per_user_csv",
                label="Download every user's value (all models) as CSV")
 
@@ -95,7 +97,7 @@ st.subheader(f"Users a model serves worst at {label}" if higher is None
 ensure_choice(keys.USERS_MODEL, prepared.models)
 st.selectbox("Model", prepared.models, key=keys.USERS_MODEL, persist_state="session")
 model = state[keys.USERS_MODEL]
-worst = cached.worst(prepared, settings, model, metric, WORST_SHOWN)
+worst = cached_users.worst(prepared, settings, model, metric, WORST_SHOWN)
 event = st.dataframe(
     worst, key=keys.WORST_TABLE, hide_index=True, on_select="rerun",
     selection_mode="single-row",

@@ -23,8 +23,9 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
-from dashboard import cached, keys
+from dashboard import keys
 from dashboard.bundles import DATASET as SAVED_EVALUATION
+from dashboard.cached import beyond as cached_beyond
 from dashboard.demos import DEMOS
 from dashboard.playground_link import PARAMS as PLAYGROUND_PARAMS
 from dashboard.playground_link import PlaygroundView, read_view, write_view
@@ -265,10 +266,10 @@ def apply_view_settings(prepared: Prepared, settings: Settings) -> None:
                       settings)
     for name, key in PER_USER_PARAMS.items():
         if name in pending:
-            offered = [*MAIN_METRICS, *cached.beyond_per_user_metrics(prepared, settings)]
+            offered = [*MAIN_METRICS, *cached_beyond.beyond_per_user_metrics(prepared, settings)]
             _take(Param(name, key, _known(offered, "a metric of this data set")), pending[name])
     if "beyond_metrics" in pending or "tradeoff_against" in pending:
-        offered = cached.beyond_metrics(prepared, settings)
+        offered = cached_beyond.beyond_metrics(prepared, settings)
         if "beyond_metrics" in pending:
             _take(Param("beyond_metrics", keys.BEYOND_METRICS, _metrics_of(offered)),
                   pending["beyond_metrics"])

@@ -16,11 +16,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import streamlit as st
 
-from dashboard import cached, keys
+from dashboard import keys
 from dashboard.budget import BUDGET
 from dashboard.bundles import DATASET as BUNDLE
 from dashboard.bundles import full_evaluation
 from dashboard.bundles import opened as opened_bundle
+from dashboard.cached import inputs as cached_inputs
+from dashboard.cached import segments as cached_segments
+from dashboard.cached import shared
 from dashboard.controls import ensure_choice
 from dashboard.demos import DEMOS, demo_attributes_spec
 from dashboard.files import FileSpec, digest
@@ -74,7 +77,7 @@ def attributes_section() -> None:
     if spec is None:
         st.caption("No user attributes: the Segments page offers the automatic segments only.")
         return
-    attributes, problem = cached.user_attributes(spec)
+    attributes, problem = cached_segments.user_attributes(spec)
     with st.container(border=True):
         st.markdown("#### User attributes")
         st.caption(f"file {md(spec.file_name)}"
@@ -130,15 +133,15 @@ def _remove_attributes() -> None:
 def offered_segmentations(prepared: Prepared, spec: FileSpec | None) -> list[str]:
     """The attribute columns of the file (when it reads), then the automatic segmentations
     (activity and cold start when the data set has training interactions)."""
-    attributes = None if spec is None else cached.user_attributes(spec)[0]
-    return segmentation_names(attributes, cached.training_counts(prepared),
+    attributes = None if spec is None else cached_segments.user_attributes(spec)[0]
+    return segmentation_names(attributes, cached_segments.training_counts(prepared),
                               saved=full_evaluation(prepared) is not None)
 
 
 def segment_labels(prepared: Prepared, settings: Settings, spec: FileSpec | None,
                    by: str) -> list[str]:
     """The segments of the users split by ``by`` (numbers cut into the chosen buckets)."""
-    split = cached.segmentation(prepared, settings, spec, by, _buckets())
+    split = cached_segments.segmentation(prepared, settings, spec, by, _buckets())
     return [str(label) for label in split.sizes().index]
 
 
@@ -152,7 +155,7 @@ def segment_filter(prepared: Prepared, settings: Settings) -> Prepared:
     options: list[tuple[str, str] | None] = [ALL_USERS]
     sizes: dict[tuple[str, str], int] = {}
     for by in offered_segmentations(prepared, spec):
-        split = cached.segmentation(prepared, settings, spec, by, buckets)
+        split = cached_segments.segmentation(prepared, settings, spec, by, buckets)
         for label, size in split.sizes().items():
             sizes[(by, str(label))] = int(size)
             options.append((by, str(label)))
@@ -177,7 +180,7 @@ def segment_filter(prepared: Prepared, settings: Settings) -> Prepared:
         return prepared
     by, label = choice
     with st.spinner(f"Preparing the users of {md(by)} = {md(label)}…"):
-        narrowed = cached.shared(
+        narrowed = shared(
             ("segment", prepared.key, spec.token if spec else None, by, buckets, label,
              settings.conventions.ties),
             lambda: _segment_data(prepared, settings, spec, by, buckets, label))
@@ -200,13 +203,13 @@ def _keep_filter() -> None:
 
 def _segment_data(prepared: Prepared, settings: Settings, spec: FileSpec | None, by: str,
                   buckets: int, label: str) -> Prepared:
-    split = cached.segmentation(prepared, settings, spec, by, buckets)
+    split = cached_segments.segmentation(prepared, settings, spec, by, buckets)
     users = pa.array(split.users_of(label, prepared.ground_truth.users).tolist(), pa.string())
     truth = truth_from_dataframe(_rows_of(prepared.truth, users), name=prepared.truth.source)
     ground_truth = GroundTruth.from_loaded(truth)
     runs, problems = {}, dict(prepared.problems)
     for name in prepared.runs:
-        kept = _rows_of(cached.read_file(prepared.specs[name]).table, users)
+        kept = _rows_of(cached_inputs.read_file(prepared.specs[name]).table, users)
         if kept.empty:
             problems[name] = f"it recommends nothing to the users of {by} = {label}"
             continue

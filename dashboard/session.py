@@ -14,7 +14,7 @@ from dashboard import keys
 from dashboard.budget import BUDGET
 from dashboard.bundles import DATASET as BUNDLE
 from dashboard.bundles import bundle_specs, open_from_command_line, opened
-from dashboard.cached import cross_check, ground_truth, ranked_run, read_file, relevance_defaults
+from dashboard.cached import inputs as cached_inputs
 from dashboard.demos import demo_specs
 from dashboard.extras import extra_specs
 from dashboard.files import FileSpec, digest
@@ -100,7 +100,7 @@ def _prepare(truth_spec: FileSpec, run_specs: list[FileSpec], ties: str,
             status.write(text)
 
     say(f"Reading the ground truth {md(truth_spec.file_name)}…")
-    truth = read_file(truth_spec)
+    truth = cached_inputs.read_file(truth_spec)
     if truth.table is None:
         return ("The ground truth could not be read; see the message next to it on the "
                 "**Data** page.")
@@ -108,22 +108,22 @@ def _prepare(truth_spec: FileSpec, run_specs: list[FileSpec], ties: str,
     runs = {}
     for spec in run_specs:
         say(f"Reading {md(spec.file_name)}…")
-        loaded = read_file(spec)
+        loaded = cached_inputs.read_file(spec)
         if loaded.table is None:
             problems[spec.name] = loaded.error or "could not be read"
             continue
         say(f"Ranking {md(spec.name)}'s lists and matching them with the ground truth…")
-        ranked = ranked_run(spec, truth_spec, ties)
+        ranked = cached_inputs.ranked_run(spec, truth_spec, ties)
         if isinstance(ranked, str):
             problems[spec.name] = ranked
         else:
             runs[spec.name] = ranked
-    defaults = relevance_defaults(truth_spec)
+    defaults = cached_inputs.relevance_defaults(truth_spec)
     longest = max((int(run.lengths.max(initial=0)) for run in runs.values()), default=0)
     say("Checking the model files against the ground truth…")
     mapping, check_cutoff = default_mapping(defaults), default_max_cutoff(longest)
     for spec in [spec for spec in run_specs if spec.name in runs]:
-        _, error = cross_check(spec, truth_spec, mapping, check_cutoff)
+        _, error = cached_inputs.cross_check(spec, truth_spec, mapping, check_cutoff)
         if error:
             problems[spec.name] = error
             del runs[spec.name]
@@ -143,7 +143,7 @@ def _prepare(truth_spec: FileSpec, run_specs: list[FileSpec], ties: str,
         source=st.session_state[keys.DATASET],
         truth_spec=truth_spec,
         truth=truth.table,
-        ground_truth=ground_truth(truth_spec),
+        ground_truth=cached_inputs.ground_truth(truth_spec),
         specs={spec.name: spec for spec in run_specs},
         runs=runs,
         problems={spec.name: problems[spec.name] for spec in run_specs if spec.name in problems},

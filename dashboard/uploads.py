@@ -16,7 +16,7 @@ import streamlit as st
 
 from dashboard import keys
 from dashboard.budget import BUDGET
-from dashboard.cached import read_file
+from dashboard.cached import inputs as cached_inputs
 from dashboard.files import FileSpec, digest
 from dashboard.store import (
     FilesTooLarge,
@@ -255,7 +255,8 @@ def upload_specs() -> tuple[FileSpec | None, list[FileSpec]]:
     """The uploaded ground truth (a newly uploaded one replaces it once it reads cleanly) and
     the uploaded model files."""
     files = uploads()
-    if files.truth_candidate is not None and read_file(files.truth_candidate).table is not None:
+    candidate = files.truth_candidate
+    if candidate is not None and cached_inputs.read_file(candidate).table is not None:
         files.accept_truth()
         keep()
     return files.truth, list(files.runs)
