@@ -14,7 +14,7 @@ from dashboard.session import active_specs, current_settings, header, prepared_d
 from dashboard.settings import DEFAULT_MAX_CUTOFF, default_mapping
 from dashboard.store import MB, workspace_store
 from dashboard.text import code, md
-from rankmetrics.io import FORMATS, LoadedTable
+from rankmetrics.io import FORMATS, Attributes, LoadedTable
 
 FILE_FORMATS = (None, *(name for name in FORMATS if name != "dataframe"))
 READABLE = (
@@ -211,7 +211,8 @@ for spec in run_specs:
 
 def extra_card(kind: str, spec: FileSpec, *, removable: bool) -> None:
     """One optional file: what was read from it (or why it could not be), and its removal."""
-    loaded = cached_inputs.read_file(spec)
+    loaded = (cached_inputs.read_item_attributes(spec) if kind == "attributes"
+              else cached_inputs.read_file(spec))
     with st.container(border=True):
         st.markdown(f"#### {EXTRA_KINDS[kind].title}")
         st.caption(f"file {md(spec.file_name)}")
@@ -219,7 +220,7 @@ def extra_card(kind: str, spec: FileSpec, *, removable: bool) -> None:
             st.error(md(loaded.error), icon=":material/error:")
         table = loaded.table
         if table is not None:
-            if kind == "attributes":
+            if isinstance(table, Attributes):
                 found = " · ".join(f"{code(name)}: {what}" for name, what in table.kinds.items())
                 st.markdown(f"**{len(table.table):,} items** · item ← {code(table.key_column)}"
                             f" · {found}")

@@ -204,12 +204,13 @@ def _keep_filter() -> None:
 def _segment_data(prepared: Prepared, settings: Settings, spec: FileSpec | None, by: str,
                   buckets: int, label: str) -> Prepared:
     split = cached_segments.segmentation(prepared, settings, spec, by, buckets)
-    users = pa.array(split.users_of(label, prepared.ground_truth.users).tolist(), pa.string())
+    members = split.users_of(label, prepared.ground_truth.users.to_numpy())
+    users = pa.array(members.tolist(), pa.string())
     truth = truth_from_dataframe(_rows_of(prepared.truth, users), name=prepared.truth.source)
     ground_truth = GroundTruth.from_loaded(truth)
     runs, problems = {}, dict(prepared.problems)
     for name in prepared.runs:
-        kept = _rows_of(cached_inputs.read_file(prepared.specs[name]).table, users)
+        kept = _rows_of(cached_inputs.table_of(prepared.specs[name]), users)
         if kept.empty:
             problems[name] = f"it recommends nothing to the users of {by} = {label}"
             continue

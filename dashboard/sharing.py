@@ -195,14 +195,15 @@ def _extra_files(prepared: Prepared, by: str | None
     training interactions and item attributes (the beyond-accuracy metrics, activity and
     cold start), and the user attributes when the segments come from one of their columns."""
     extras = []
-    for kind, role in (("interactions", "training interactions"),
-                       ("attributes", "item attributes")):
-        spec = prepared.extras.get(kind)
-        table = cached_inputs.read_file(spec).table if spec is not None else None
-        if spec is not None and table is not None:
-            rows, users = ((table.n_rows, table.n_users) if kind == "interactions"
-                           else (len(table.table),) * 2)
-            extras.append((role, spec, rows, users))
+    spec = prepared.extras.get("interactions")
+    interactions = cached_inputs.read_file(spec).table if spec is not None else None
+    if spec is not None and interactions is not None:
+        extras.append(("training interactions", spec, interactions.n_rows,
+                       interactions.n_users))
+    spec = prepared.extras.get("attributes")
+    items = cached_inputs.read_item_attributes(spec).table if spec is not None else None
+    if spec is not None and items is not None:
+        extras.append(("item attributes", spec, len(items.table), len(items.table)))
     spec = attributes_spec()
     attributes = cached_segments.user_attributes(spec)[0] if spec is not None else None
     if spec is not None and attributes is not None and by in attributes.kinds:

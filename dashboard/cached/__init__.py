@@ -26,6 +26,7 @@ the module they need under a ``cached_`` name::
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any, TypeVar
 
 import streamlit as st
 
@@ -36,13 +37,16 @@ from dashboard.prepared import Prepared
 
 HOUR = 3600  # shared objects unused for this long are dropped
 
-HASH = {
+T = TypeVar("T")
+
+#: How ``st.cache_data`` hashes the arguments it cannot hash itself (by their cache keys).
+HASH: dict[str | type[Any], Callable[[Any], Any]] = {
     FileSpec: lambda spec: spec.token,
     Prepared: lambda prepared: prepared.key,
 }
 
 
-def shared(key: tuple, compute: Callable[[], object]) -> object:
+def shared(key: tuple, compute: Callable[[], T]) -> T:
     """The object kept under ``key`` in the server's memory budget (or ``compute()``), held
     for this session."""
     return BUDGET.get_or_compute(key, compute, st.session_state.get(keys.LEASE))

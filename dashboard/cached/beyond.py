@@ -17,10 +17,12 @@ from dashboard.settings import N_BOOTSTRAP, Settings
 from rankmetrics import SavedEvaluation
 from rankmetrics.beyond import LONG_TAIL_METRICS, SYSTEM_METRICS, BeyondAccuracy
 from rankmetrics.bundle.beyond import SavedBeyond
+from rankmetrics.evaluation import Evaluation
 from rankmetrics.figures import metric_label
 
 #: Resamples of the system-level beyond-accuracy metrics (each recounts every item).
 BEYOND_BOOTSTRAP = 200
+NO_BEYOND = "This data set has no beyond-accuracy metrics."
 
 
 def beyond_problem(prepared: Prepared, settings: Settings) -> str | None:
@@ -37,6 +39,22 @@ def _beyond(prepared: Prepared, settings: Settings) -> BeyondAccuracy | SavedBey
         return saved.beyond
     return beyond_evaluation(prepared, settings.relevance, settings.conventions,
                              settings.max_cutoff).beyond
+
+
+def _offered(prepared: Prepared, settings: Settings) -> BeyondAccuracy | SavedBeyond:
+    """:func:`_beyond`, which the pages ask for only when they offer beyond-accuracy
+    metrics."""
+    beyond = _beyond(prepared, settings)
+    if beyond is None:
+        raise ValueError(NO_BEYOND)
+    return beyond
+
+
+def _computed(evaluation: Evaluation) -> BeyondAccuracy:
+    """The beyond-accuracy metrics of an evaluation made with them."""
+    if evaluation.beyond is None:
+        raise ValueError(NO_BEYOND)
+    return evaluation.beyond
 
 
 def beyond_metrics(prepared: Prepared, settings: Settings) -> tuple[str, ...]:
@@ -60,14 +78,14 @@ def beyond_per_user_metrics(prepared: Prepared, settings: Settings) -> tuple[str
 def beyond_curves(prepared: Prepared, settings: Settings,
                   metrics: tuple[str, ...]) -> dict[str, dict[str, list[float]]]:
     """Model -> metric -> value at K = 1..max_cutoff."""
-    beyond = _beyond(prepared, settings)
-    return {model: {metric: beyond.curve(model, metric).tolist()  # type: ignore[union-attr]
-                    for metric in metrics} for model in prepared.models}
+    beyond = _offered(prepared, settings)
+    return {model: {metric: beyond.curve(model, metric).tolist() for metric in metrics}
+            for model in prepared.models}
 
 
 @st.cache_data(max_entries=32, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
 def beyond_choices(prepared: Prepared, settings: Settings) -> dict[str, object]:
-    return _beyond(prepared, settings).choices()  # type: ignore[union-attr]
+    return _offered(prepared, settings).choices()
 
 
 @st.cache_data(max_entries=16, ttl=HOUR, show_spinner="Resampling the users…", hash_funcs=HASH)
@@ -84,10 +102,11 @@ def beyond_tradeoff(prepared: Prepared, settings: Settings, accuracy: str, beyon
     y = ev.confidence_bands([accuracy], cutoffs=[k], n_bootstrap=N_BOOTSTRAP,
                             confidence=confidence).set_index("model")
     if beyond_metric in SYSTEM_METRICS:
-        x = ev.beyond.system_bands([beyond_metric], cutoff=k,  # type: ignore[union-attr]
-                                   n_bootstrap=BEYOND_BOOTSTRAP, confidence=confidence)
+        x = _computed(ev).system_bands([beyond_metric], cutoff=k,
+                                             n_bootstrap=BEYOND_BOOTSTRAP,
+                                             confidence=confidence)
     elif beyond_metric in LONG_TAIL_METRICS:
-        x = ev.beyond.long_tail.confidence_bands(  # type: ignore[union-attr]
+        x = _computed(ev).long_tail.confidence_bands(
             [LONG_TAIL_METRICS[beyond_metric]], cutoffs=[k], n_bootstrap=N_BOOTSTRAP,
             confidence=confidence)
     else:
@@ -133,8 +152,7 @@ def _points(x: pd.DataFrame, y: pd.DataFrame, models: Sequence[str]) -> pd.DataF
 
 @st.cache_data(max_entries=16, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
 def beyond_deciles(prepared: Prepared, settings: Settings) -> pd.DataFrame:
-    return _beyond(prepared, settings).popularity_deciles(  # type: ignore[union-attr]
-        settings.cutoff)
+    return _offered(prepared, settings).popularity_deciles(settings.cutoff)
 
 
 def beyond_table_at(prepared: Prepared, settings: Settings) -> pd.DataFrame:

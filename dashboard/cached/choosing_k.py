@@ -111,8 +111,9 @@ def k_tie_bounds(prepared: Prepared, settings: Settings) -> pd.DataFrame | None:
     """Each model's means of the main metrics under the pessimistic and optimistic orders of
     tied scores, or None when a model's file cannot be read again. They need the lists with
     their scores: a saved evaluation's are those of its sampled users."""
-    runs = {model: read_file(prepared.specs[model]).table for model in prepared.models}
-    if any(run is None for run in runs.values()):
+    tables = {model: read_file(prepared.specs[model]).table for model in prepared.models}
+    runs = {model: table for model, table in tables.items() if table is not None}
+    if len(runs) < len(tables):
         return None
     return tie_bounds(evaluation_of_lists(prepared, settings), runs, MAIN_METRICS)
 
@@ -124,9 +125,14 @@ def k_cutoff_table(prepared: Prepared, settings: Settings, cutoffs: tuple[int, .
     which cells are significantly best in their column."""
     test, correction, confidence, n_permutations = options
     saved = full_evaluation(prepared)
-    table = (saved_cutoff_table if saved is not None else cutoff_table)(
-        saved or evaluation_of_lists(prepared, settings), MAIN_METRICS, cutoffs, test=test,
-        correction=correction, confidence=confidence, n_permutations=n_permutations)
+    if saved is not None:
+        table = saved_cutoff_table(saved, MAIN_METRICS, cutoffs, test=test,
+                                   correction=correction, confidence=confidence,
+                                   n_permutations=n_permutations)
+    else:
+        table = cutoff_table(evaluation_of_lists(prepared, settings), MAIN_METRICS, cutoffs,
+                             test=test, correction=correction, confidence=confidence,
+                             n_permutations=n_permutations)
     table["column"] = [metric_label(metric, cutoff)
                        for metric, cutoff in zip(table["metric"], table["cutoff"], strict=True)]
     order = list(dict.fromkeys(table["column"]))

@@ -9,7 +9,7 @@ import streamlit as st
 
 from dashboard.bundles import full_evaluation
 from dashboard.cached import HASH, HOUR, shared
-from dashboard.cached.inputs import read_file
+from dashboard.cached.inputs import read_file, read_item_attributes, table_of
 from dashboard.prepared import Prepared
 from dashboard.settings import N_BOOTSTRAP, Settings
 from rankmetrics import SavedEvaluation
@@ -40,16 +40,20 @@ def beyond_inputs(prepared: Prepared, ties: str, max_cutoff: int) -> BeyondInput
 
 
 def _beyond_inputs(prepared: Prepared, ties: str, max_cutoff: int) -> BeyondInputs | str:
-    extras = {kind: read_file(spec) for kind, spec in prepared.extras.items()}
-    for kind, loaded in extras.items():
-        if loaded.table is None:
-            return f"{prepared.extras[kind].file_name}: {loaded.error}"
-    runs = {name: read_file(prepared.specs[name]).table for name in prepared.models}
+    extras = prepared.extras
+    interactions = read_file(extras["interactions"]) if "interactions" in extras else None
+    attributes = read_item_attributes(extras["attributes"]) if "attributes" in extras else None
+    read = {"interactions": interactions, "attributes": attributes}
+    for kind, spec in extras.items():
+        loaded = read[kind]
+        if loaded is not None and loaded.table is None:
+            return f"{spec.file_name}: {loaded.error}"
     try:
+        runs = {name: table_of(prepared.specs[name]) for name in prepared.models}
         return prepare_beyond(
-            prepared.ground_truth, runs,  # type: ignore[arg-type]
-            interactions=extras["interactions"].table if "interactions" in extras else None,
-            item_attributes=extras["attributes"].table if "attributes" in extras else None,
+            prepared.ground_truth, runs,
+            interactions=interactions.table if interactions is not None else None,
+            item_attributes=attributes.table if attributes is not None else None,
             ties=ties, max_cutoff=min(max_cutoff, BEYOND_WIDTH))
     except (DataError, ValueError) as error:
         return str(error)

@@ -37,7 +37,7 @@ def random_user(prepared: Prepared, settings: Settings, model: str, seed: int) -
 def counted(prepared: Prepared, settings: Settings, model: str, user: str) -> bool:
     """Whether ``user`` enters ``model``'s means under the current conventions."""
     ev = evaluation_of_lists(prepared, settings)
-    position = ev.truth.users.get_indexer([user])[0]
+    position = ev.truth.users.get_indexer(pd.Index([user]))[0]
     return bool(position >= 0 and ev.included(model)[position])
 
 

@@ -8,6 +8,7 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
+from typing import Generic, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -20,6 +21,7 @@ from dashboard.settings import EDITABLE_RATINGS, RelevanceDefaults
 from rankmetrics import GroundTruth, RankedRun
 from rankmetrics.errors import DataError
 from rankmetrics.io import (
+    Attributes,
     LoadedTable,
     check_against_truth,
     rating_values,
@@ -31,28 +33,44 @@ from rankmetrics.io import (
 from rankmetrics.relevance import RelevanceMapping, suggest_mapping
 
 log = logging.getLogger(__name__)
-#: The reader of each kind of file (the optional ones: see dashboard.extras).
-READERS: dict[str, Callable[..., object]] = {
+#: The reader of each kind of file of rows (the optional ones: see dashboard.extras; item
+#: attributes: :func:`read_item_attributes`).
+READERS: dict[str, Callable[..., LoadedTable]] = {
     "run": read_run, "truth": read_truth, "interactions": read_interactions,
-    "attributes": partial(read_attributes, key="item"),
 }
+TableT = TypeVar("TableT", LoadedTable, Attributes)
 
 
 @dataclass(frozen=True)
-class Loaded:
+class Loaded(Generic[TableT]):
     """What reading a file gave: the table, or the message saying why not."""
 
-    table: LoadedTable | None  # (item attributes: rankmetrics.io.Attributes)
+    table: TableT | None
     error: str | None = None
 
 
-def read_file(spec: FileSpec) -> Loaded:
-    """Read and validate one file; errors become a message instead of an exception."""
-    return shared(("read", spec.token), lambda: _read(spec))
+def read_file(spec: FileSpec) -> Loaded[LoadedTable]:
+    """Read and validate a file of rows (a model's output, the ground truth, the training
+    interactions); errors become a message instead of an exception."""
+    return shared(("read", spec.token), lambda: _read(spec, READERS[spec.kind]))
 
 
-def _read(spec: FileSpec) -> Loaded:
-    reader = READERS[spec.kind]
+def read_item_attributes(spec: FileSpec) -> Loaded[Attributes]:
+    """Read and validate an item-attributes file; errors become a message instead of an
+    exception."""
+    return shared(("read", spec.token),
+                  lambda: _read(spec, partial(read_attributes, key="item")))
+
+
+def table_of(spec: FileSpec) -> LoadedTable:
+    """The rows read from a file its caller knows to be readable (else its error, raised)."""
+    loaded = read_file(spec)
+    if loaded.table is None:
+        raise ValueError(loaded.error)
+    return loaded.table
+
+
+def _read(spec: FileSpec, reader: Callable[..., TableT]) -> Loaded[TableT]:
     options = {"columns": dict(spec.columns) or None, "format": spec.format}
     try:
         if spec.path is not None:
@@ -71,13 +89,13 @@ def _read(spec: FileSpec) -> Loaded:
 @st.cache_data(max_entries=64, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
 def counts(spec: FileSpec) -> tuple[int, int, int]:
     """Rows, distinct users and distinct items of a file that was read."""
-    table = read_file(spec).table
+    table = table_of(spec)
     return table.n_rows, table.n_users, table.n_items
 
 
 def ground_truth(spec: FileSpec) -> GroundTruth:
     return shared(("truth", spec.token),
-                  lambda: GroundTruth.from_loaded(read_file(spec).table))
+                  lambda: GroundTruth.from_loaded(table_of(spec)))
 
 
 def ranked_run(spec: FileSpec, truth: FileSpec, ties: str) -> RankedRun | str:
@@ -87,7 +105,7 @@ def ranked_run(spec: FileSpec, truth: FileSpec, ties: str) -> RankedRun | str:
 
 def _rank(spec: FileSpec, truth: FileSpec, ties: str) -> RankedRun | str:
     try:
-        return RankedRun.from_loaded(read_file(spec).table, ground_truth(truth), ties=ties)
+        return RankedRun.from_loaded(table_of(spec), ground_truth(truth), ties=ties)
     except (DataError, ValueError) as error:
         return f"{spec.file_name}: {error}"
 
@@ -99,8 +117,8 @@ def cross_check(
     """Warnings from checking a model's file against the ground truth, and an error message
     when they do not belong together."""
     try:
-        warnings = check_against_truth(read_file(spec).table, read_file(truth).table,
-                                       mapping=relevance, max_cutoff=max_cutoff)
+        warnings = check_against_truth(table_of(spec), table_of(truth), mapping=relevance,
+                                       max_cutoff=max_cutoff)
     except (DataError, ValueError) as error:
         return [], str(error)
     return warnings, None
@@ -127,7 +145,7 @@ def checks_against_truth(
 @st.cache_data(max_entries=16, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
 def relevance_defaults(truth: FileSpec) -> RelevanceDefaults:
     """The library's suggestion, as starting values for the sidebar's relevance controls."""
-    values = np.unique(rating_values(read_file(truth).table))
+    values = np.unique(rating_values(table_of(truth)))
     suggestion = suggest_mapping(values)
     binary_kind = suggestion.recommended.kind == "binary" or set(values) <= {0.0, 1.0}
     graded = suggestion.graded
@@ -137,6 +155,8 @@ def relevance_defaults(truth: FileSpec) -> RelevanceDefaults:
     else:
         table = graded.table
     threshold = suggestion.binary.rating_threshold
+    if threshold is None:  # a binary mapping always has one
+        raise ValueError("The suggested binary mapping has no rating threshold.")
     if len(values) <= EDITABLE_RATINGS * 5 and threshold not in values:
         above = values[values >= threshold]
         threshold = float(above[0] if len(above) else values[-1])
@@ -154,6 +174,6 @@ def relevance_defaults(truth: FileSpec) -> RelevanceDefaults:
 def user_rows(prepared: Prepared, model: str, user: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     """One user's ground-truth rows and the model's rows for them."""
     truth = prepared.truth.table
-    run = read_file(prepared.specs[model]).table.table
+    run = table_of(prepared.specs[model]).table
     return (truth.loc[truth["user"] == user].reset_index(drop=True),
             run.loc[run["user"] == user].reset_index(drop=True))

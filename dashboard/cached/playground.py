@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.cached import HOUR
-from dashboard.cached.inputs import read_file
+from dashboard.cached.inputs import table_of
 from dashboard.demos import demo_specs
 from rankmetrics.explain import (
     BINARY_METRICS,
@@ -53,6 +53,6 @@ def textbook_scenario() -> Scenario:
     """The playground's textbook example, read from the textbook demo's files (its one user
     and its first model's list)."""
     truth_spec, run_specs = demo_specs("textbook")
-    truth = read_file(truth_spec).table.table
-    run = read_file(run_specs[0]).table.table
+    truth = table_of(truth_spec).table
+    run = table_of(run_specs[0]).table
     return textbook(truth, run, str(truth["user"].iloc[0]))

@@ -36,11 +36,15 @@ def per_user_values(prepared: Prepared, settings: Settings, metric: str) -> pd.D
 
 @st.cache_data(max_entries=32, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
 def spread(prepared: Prepared, settings: Settings, metric: str) -> pd.DataFrame:
-    return distribution_summary(shown_evaluation(prepared, settings), metric, settings.cutoff)
+    # The library reads a saved evaluation here too; its signature names Evaluation only.
+    evaluated = shown_evaluation(prepared, settings)
+    return distribution_summary(evaluated, metric, settings.cutoff)  # type: ignore[arg-type]
 
 
 @st.cache_data(max_entries=32, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
 def worst(prepared: Prepared, settings: Settings, model: str, metric: str,
           count: int) -> pd.DataFrame:
-    return worst_users(shown_evaluation(prepared, settings), model, metric, settings.cutoff,
+    # The library reads a saved evaluation here too; its signature names Evaluation only.
+    evaluated = shown_evaluation(prepared, settings)
+    return worst_users(evaluated, model, metric, settings.cutoff,  # type: ignore[arg-type]
                        count=count)
