@@ -30,7 +30,7 @@ from dashboard.files import FileSpec, digest
 from dashboard.prepared import Prepared
 from dashboard.settings import Settings
 from dashboard.text import code, md
-from dashboard.uploads import keep
+from dashboard.uploads import save_in_workspace
 from rankmetrics import GroundTruth, RankedRun
 from rankmetrics.io import (
     HashedIds,
@@ -122,12 +122,12 @@ def _take_attributes() -> None:
     state[keys.USER_ATTRIBUTES] = FileSpec(
         id="upload/user_attributes", kind="user_attributes", file_name=uploaded.name,
         name=file_stem(uploaded.name), digest=digest(data), data=data)
-    keep()  # in the session's workspace, with the other uploads
+    save_in_workspace()  # in the session's workspace, with the other uploads
 
 
 def _remove_attributes() -> None:
     st.session_state.pop(keys.USER_ATTRIBUTES, None)
-    keep()
+    save_in_workspace()
 
 
 def offered_segmentations(prepared: Prepared, spec: FileSpec | None) -> list[str]:
