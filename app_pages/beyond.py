@@ -2,6 +2,7 @@
 the trade-off with accuracy at the chosen K, and where the lists fall by item popularity."""
 
 from functools import partial
+from typing import cast
 
 import streamlit as st
 
@@ -77,8 +78,8 @@ if "popularity" in choices and "long_tail_items" in choices:
     notes.append(f"popularity: {choices['popularity']}; {rule} "
                  f"({choices['long_tail_items']:,} long-tail items in the catalogue)")
 if "ild_distance" in choices:
-    notes.append(f"ILD: {choices['ild_distance']} distance on "
-                 f"{', '.join(choices['attribute_columns'])}")
+    columns = cast(list[str], choices["attribute_columns"])  # as the library lists them
+    notes.append(f"ILD: {choices['ild_distance']} distance on {', '.join(columns)}")
 st.caption("; ".join(notes) + ". The command line and the library name every choice "
            "(see the README).")
 

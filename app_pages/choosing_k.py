@@ -57,7 +57,8 @@ test_column.selectbox(
     "slower, at a spread of cutoffs.")
 state.setdefault(keys.CHOOSING_K_CORRECTION, "holm")
 correction_column.selectbox("Correction for testing many pairs", CORRECTIONS,
-                            key=keys.CHOOSING_K_CORRECTION, format_func=CORRECTION_NAMES.get,
+                            key=keys.CHOOSING_K_CORRECTION,
+                            format_func=lambda name: CORRECTION_NAMES[name],
                             persist_state="session")
 metric, test, correction = (state[keys.CHOOSING_K_METRIC], state[keys.CHOOSING_K_TEST],
                             state[keys.CHOOSING_K_CORRECTION])

@@ -1,7 +1,9 @@
 """Compare models: every metric as a curve over K, and a table at the chosen K."""
 
+from collections.abc import Callable, Hashable
 from functools import partial
 
+import pandas as pd
 import streamlit as st
 
 from dashboard import bundles, keys
@@ -57,7 +59,8 @@ if show_bands:
     level = confidence_control(level_column)
 
 if metrics:
-    band_table, band_cutoffs = None, []
+    band_table: pd.DataFrame | None = None
+    band_cutoffs: list[int] = []
     if show_bands:
         with st.spinner(f"Resampling the users {N_BOOTSTRAP:,} times for the "
                         f"{level:.0%} confidence bands…"):
@@ -79,7 +82,7 @@ else:
 
 st.subheader(f"Every metric at K = {k}")
 table = cached_evaluation.table_at(prepared, settings)
-metric_columns = [metric_label(metric, k) for metric in MAIN_METRICS]
+metric_columns: list[Hashable] = [metric_label(metric, k) for metric in MAIN_METRICS]
 beyond_columns = []
 if prepared.extras or bundles.saved_beyond(prepared):  # beyond accuracy: files, or saved
     beyond = cached_beyond.beyond_table_at(prepared, settings)
@@ -93,13 +96,15 @@ styled = table.style.format("{:.4f}", subset=metric_columns, na_rep="–").forma
 if beyond_columns:  # popularity with two decimals, whole counts without decimals
     # a dict of formats applies to its columns only when they are the subset (without one,
     # every other column would go back to the default format)
-    formats = {metric_label(metric, k): partial(value_text, metric)
-               for metric in cached_beyond.beyond_metrics(prepared, settings)}
+    formats: dict[str, str | Callable[[object], str] | None] = {
+        metric_label(metric, k): partial(value_text, metric)
+        for metric in cached_beyond.beyond_metrics(prepared, settings)}
     styled = styled.format(formats, subset=list(formats))
 for metric, result in results.items():
     if result is not None:
         styled = mark_leaders(styled, leader_verdict(result), metric_label(metric, k))
-decided = [(metric, results[metric]) for metric in metrics if results.get(metric) is not None]
+decided = [(metric, result) for metric in metrics
+           if (result := results.get(metric)) is not None]
 if decided:
     with decision_area.container(border=True, key="decision"):
         st.markdown("**The decision**")
@@ -114,9 +119,11 @@ buttons = st.container(horizontal=True)  # side by side while they fit, else one
 download_table(table, f"metrics_at_{k}.csv", "compare_table_csv", where=buttons)
 if any(result is not None for result in results.values()):  # the models can be tested
     evaluation = cached_evaluation.shown_evaluation(prepared, settings)
+    # latex_table reads a saved evaluation too; its signature names Evaluation only.
     buttons.download_button(
         "Download as LaTeX", lambda: latex_table(
-            evaluation, metrics or list(MAIN_METRICS), [k], test=choice.test,
+            evaluation,  # type: ignore[arg-type]
+            metrics or list(MAIN_METRICS), [k], test=choice.test,
             correction=choice.correction, confidence=choice.confidence,
             n_permutations=choice.n_permutations),
         file_name=f"metrics_at_{k}.tex", mime="text/x-tex", key="compare_table_latex",

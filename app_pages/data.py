@@ -52,8 +52,9 @@ def file_card(spec: FileSpec, *, editable: bool, problem: str | None = None,
             if table.ranking:
                 details.append(RANKING[table.ranking])
         st.caption(" · ".join(details))
-        if loaded.error or problem:
-            st.error(md(in_app(loaded.error or problem)), icon=":material/error:")
+        message = loaded.error or problem
+        if message:
+            st.error(md(in_app(message)), icon=":material/error:")
         if table is not None:
             describe(spec, table, checks or [])
         if editable:
@@ -169,7 +170,8 @@ if state[keys.DATASET] in DEMOS:
         st.info("Your uploaded files are kept: choose *Your uploaded files* under Data in the "
                 "sidebar to compare them.")
 
-check_results, shared = {}, []
+check_results: dict[str, tuple[list[str], str | None]] = {}
+shared: list[str] = []
 if truth_spec is not None and cached_inputs.read_file(truth_spec).table is not None:
     with st.spinner("Checking the model files against the ground truth…"):
         check_results, shared = cached_inputs.checks_against_truth(

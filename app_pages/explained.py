@@ -285,7 +285,8 @@ def tutorial_note(settings: Settings, variants: pd.DataFrame) -> None:
                         conventions=replace(settings.conventions, ideal="retrieved"))
     worked = cached_explained.breakdown(prepared, retrieved, model, user)
     slip = slipped_discount(worked, rank)
-    full = variants.set_index(["gain", "ideal"]).loc[(settings.conventions.gain, "ground_truth")]
+    by_convention = variants.set_index(["gain", "ideal"])["ndcg"]
+    full_ndcg = by_convention.loc[(settings.conventions.gain, "ground_truth")]
     with st.container(border=True):
         st.markdown(f"**Why a widely copied NDCG tutorial says {slip_note.claimed}**")
         st.markdown("A tutorial example of NDCG, copied into many blog posts and course notes, "
@@ -303,7 +304,7 @@ def tutorial_note(settings: Settings, variants: pd.DataFrame) -> None:
             f"discount of position {rank - 1}: with it DCG would be {slip.dcg:.4f} and "
             f"{slip.dcg:.4f} / {worked.idcg:.4f} = {slip.ndcg:.4f} ≈ 0.88, an arithmetic "
             f"slip. With the ideal from every liked item (the ground-truth ideal), the same "
-            f"list scores {full['ndcg']:.4f}."
+            f"list scores {full_ndcg:.4f}."
         )
 
 

@@ -270,6 +270,11 @@ def more_controls(pg: Playground) -> None:
                        key=keys.PLAYGROUND_BEYOND_GRADE, on_change=on_beyond)
 
 
+def at_cutoff(values: pd.DataFrame, k: int) -> pd.Series:
+    """The list's metrics at K, from its table of values at K = 1, 2, ... (one row each)."""
+    return values.iloc[k - 1]
+
+
 def metric_tiles(now: pd.Series, before: pd.Series | None, k: int, per_row: int,
                  only: tuple[str, ...] = COLUMNS) -> None:
     """Each metric at K, with its change since the list before (none when unchanged)."""
@@ -327,8 +332,8 @@ def switches(pg: Playground, k: int) -> None:
     wide.index = [f"{SWITCHES[o][0]} {SWITCHES[o][2].get(c, c)}" for o, c in wide.index]
     marks = [[ACTIVE if on else ""] * len(wide.columns) for on in active]
     mask = pd.DataFrame(marks, index=wide.index, columns=wide.columns)
-    shown = wide.map(lambda value: "" if pd.isna(value) else f"{value:.4f}")
-    st.dataframe(shown.style.apply(lambda _: mask, axis=None), key="playground_switches")
+    written = wide.map(lambda value: "" if pd.isna(value) else f"{value:.4f}")
+    st.dataframe(written.style.apply(lambda _: mask, axis=None), key="playground_switches")
     st.caption("Each row: the list's values at K under one choice, the other conventions as "
                "chosen above; green: the choices in use. Blank: that choice cannot change the "
                "metric. The tie rule has rows when two items share a score.")
@@ -376,14 +381,15 @@ def lesson_area(present: bool) -> None:
         words = state.get(keys.PLAYGROUND_WORDS)
         if before_values is not None and words:
             st.success(describe_change(before_values, now_values, k, words))
-        at_k_before = before_values.loc[k] if before_values is not None else None
+        at_k = at_cutoff(now_values, k)
+        at_k_before = at_cutoff(before_values, k) if before_values is not None else None
         if present:
             formula(pg, k)
             chosen = state[keys.PLAYGROUND_METRIC]
-            metric_tiles(now_values.loc[k], at_k_before, k, 1, only=(chosen,))
-        metric_tiles(now_values.loc[k], at_k_before, k, 3)  # values in full from 800 px up
+            metric_tiles(at_k, at_k_before, k, 1, only=(chosen,))
+        metric_tiles(at_k, at_k_before, k, 3)  # values in full from 800 px up
         if not present:
-            at_k_table(now_values.loc[k], at_k_before, k)
+            at_k_table(at_k, at_k_before, k)
     if present:
         return
     show_chart(playground_curves(now_values.loc[1:n], before_values, k), "playground_curves",

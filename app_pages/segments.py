@@ -86,8 +86,8 @@ with st.expander("Segments and tests: buckets, smallest tested segment, warnings
                           persist_state="session")
     state.setdefault(keys.SEGMENT_CORRECTION, "holm")
     correction_column.selectbox(
-        "Correction", CORRECTIONS, key=keys.SEGMENT_CORRECTION, format_func=CORRECTION_NAMES.get,
-        persist_state="session",
+        "Correction", CORRECTIONS, key=keys.SEGMENT_CORRECTION,
+        format_func=lambda name: CORRECTION_NAMES[name], persist_state="session",
         help="Every segment x pair test is one family: testing many segments makes some "
         "differences look real by chance, and the correction makes up for it.")
     confidence = confidence_control(level_column)
@@ -102,7 +102,7 @@ with st.spinner(f"Testing every pair of models in every segment of {md(by)}…",
         correction, confidence, int(state[keys.SEGMENT_MIN_USERS]),
         float(state[keys.SEGMENT_SHARE]))
 
-if (attributes is not None and by in attributes.kinds
+if (spec is not None and attributes is not None and by in attributes.kinds
         and result.segments["segment"].tolist() == [NO_VALUE]):
     st.warning(f"No user of {md(spec.file_name)} is in the ground truth: every user is "
                f"{NO_VALUE}. The user ids of the two files must match (check the user column "
@@ -122,7 +122,7 @@ too_few = set(result.segments.loc[result.segments["too_few"], "segment"])
 shown = table.rename(columns={"segment": "Segment", "users": USERS_IN_SEGMENT, "share": "Share",
                               "winner": "Winner", "significant": "Significantly best"})
 st.dataframe(
-    shown.style.format("{:.4f}", subset=models, na_rep="–")
+    shown.style.format("{:.4f}", subset=list(models), na_rep="–")
     .format("{:.1%}", subset=["Share"]).format("{:,}", subset=[USERS_IN_SEGMENT])
     .apply(lambda row: [GREY if row["Segment"] in too_few else ""] * len(row), axis=1),
     hide_index=True, key="segments_table",

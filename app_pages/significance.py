@@ -91,7 +91,7 @@ test_column.selectbox(
 state.setdefault(keys.SIGNIFICANCE_CORRECTION, DEFAULT_CORRECTION)
 correction_column.selectbox(
     "Correction for testing many pairs", CORRECTIONS, key=keys.SIGNIFICANCE_CORRECTION,
-    format_func=CORRECTION_NAMES.get, persist_state="session",
+    format_func=lambda name: CORRECTION_NAMES[name], persist_state="session",
     help="Testing many pairs makes some look significant by chance; a correction raises "
     "the p-values to make up for it.",
 )

@@ -1,6 +1,8 @@
 """Users: how each model's per-user values are spread, and whom each model serves worst."""
 
+from collections.abc import Hashable, Sequence
 from functools import partial
+from typing import cast
 
 import streamlit as st
 
@@ -59,7 +61,7 @@ summary = cached_users.spread(prepared, settings, metric).set_index("model")
 summary.index.name = "Model"
 summary.columns = ["Users", f"Mean {label}", "Median", "Share at 0", "10th percentile",
                    "90th percentile"]
-numbers = list(summary.columns[1:])
+numbers: list[Hashable] = list(summary.columns[1:])
 result = comparison(prepared, settings, metric, significance_choice(), quick=True)
 if result is not None:
     base = baseline(prepared)
@@ -81,9 +83,10 @@ download_table(cached_users.per_user_values(prepared, settings, metric),
                label="Download every user's value (all models) as CSV")
 
 left, right = st.columns(2)
-show_chart(distribution(values, metric, k, prepared.colors, kind=state[keys.USERS_CHART]),
+drawn = cast(dict[str, Sequence[float]], values)  # the figures take arrays as sequences
+show_chart(distribution(drawn, metric, k, prepared.colors, kind=state[keys.USERS_CHART]),
            "users_distribution", where=left, name=("distribution", label))
-show_chart(ecdf(values, metric, k, prepared.colors), "users_ecdf", where=right,
+show_chart(ecdf(drawn, metric, k, prepared.colors), "users_ecdf", where=right,
            name=("ecdf", label))
 if higher is None:
     st.caption("Right: the share of users scoring at most x. A curve further right is better; "

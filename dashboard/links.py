@@ -19,6 +19,7 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 import pandas as pd
 import streamlit as st
@@ -53,6 +54,7 @@ from rankmetrics.stats import CORRECTIONS, TESTS
 WORKSPACE_PARAM = "ws"
 WORKSPACE_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")
 SHOWN_VALUE = 40  # characters of a bad value quoted in a notice
+T = TypeVar("T")
 
 
 class Refused(ValueError):
@@ -60,14 +62,14 @@ class Refused(ValueError):
 
 
 @dataclass(frozen=True)
-class Param:
+class Param(Generic[T]):
     """One setting in the URL: its name, the session key it fills, how a text value is read
     (raising :class:`Refused`) and written back."""
 
     name: str
     key: str
-    read: Callable[[str], object]
-    write: Callable[[object], str] = str
+    read: Callable[[str], T]
+    write: Callable[[T], str] = str
 
 
 def choice(options: Sequence, what: str, convert: Callable[[str], object] = str):
@@ -269,13 +271,13 @@ def apply_view_settings(prepared: Prepared, settings: Settings) -> None:
             offered = [*MAIN_METRICS, *cached_beyond.beyond_per_user_metrics(prepared, settings)]
             _take(Param(name, key, _known(offered, "a metric of this data set")), pending[name])
     if "beyond_metrics" in pending or "tradeoff_against" in pending:
-        offered = cached_beyond.beyond_metrics(prepared, settings)
+        beyond = cached_beyond.beyond_metrics(prepared, settings)
         if "beyond_metrics" in pending:
-            _take(Param("beyond_metrics", keys.BEYOND_METRICS, _metrics_of(offered)),
+            _take(Param("beyond_metrics", keys.BEYOND_METRICS, _metrics_of(beyond)),
                   pending["beyond_metrics"])
         if "tradeoff_against" in pending:
             _take(Param("tradeoff_against", keys.BEYOND_TRADEOFF_METRIC,
-                        _known(offered, "a beyond-accuracy metric of this data set")),
+                        _known(beyond, "a beyond-accuracy metric of this data set")),
                   pending["tradeoff_against"])
 
 

@@ -188,5 +188,5 @@ def mark_leaders(styled: Styler, verdict: LeaderVerdict, column: str) -> Styler:
     if not verdict.significant and len(verdict.leaders) < 2:
         return styled
     style, glyph = (BEST_STYLE, "★") if verdict.significant else (TIED_STYLE, "≈")
-    cells = pd.IndexSlice[list(verdict.leaders), [column]]
+    cells = (list(verdict.leaders), [column])  # rows, columns (as pd.IndexSlice makes)
     return styled.map(lambda _: style, subset=cells).format(f"{{:.4f}} {glyph}", subset=cells)
