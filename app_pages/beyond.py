@@ -13,7 +13,7 @@ from dashboard.controls import confidence_control, download_table
 from dashboard.extras import EXTRA_KINDS
 from dashboard.navigation import PAGES
 from dashboard.session import header, require_data
-from dashboard.text import md
+from dashboard.text import literal
 from rankmetrics.beyond import BEYOND_METRICS, SYSTEM_METRICS, value_text
 from rankmetrics.figures import metric_label
 from rankmetrics.figures.beyond import beyond_curves, popularity_deciles, tradeoff
@@ -35,7 +35,7 @@ k = settings.cutoff
 
 problem = cached_beyond.beyond_problem(prepared, settings)
 if problem:
-    st.error(md(problem), icon=":material/error:")
+    st.error(literal(problem), icon=":material/error:")
 offered = cached_beyond.beyond_metrics(prepared, settings)
 if not offered:
     st.stop()

@@ -10,7 +10,7 @@ from dashboard.cached import significance as cached_significance
 from dashboard.charts import show_chart
 from dashboard.controls import confidence_control, download_table, ensure_choice
 from dashboard.session import header, require_data
-from dashboard.text import md
+from dashboard.text import literal
 from rankmetrics.choosing_k.report import PANELS, cutoffs_tested, map_cutoffs, parse_cutoffs
 from rankmetrics.choosing_k.ties import tie_flags
 from rankmetrics.figures.choosing_k import (
@@ -143,8 +143,9 @@ with st.spinner("Following the models over every K…", show_time=True):
     summary = cached_choosing_k.k_summary(prepared, settings, metric, options, thresholds)
 shown = {"order", "ties"} | ({"significance", "metrics", "relevance"} if several else set())
 st.markdown("\n".join(
-    f"- {md(sentence.text)}" + (f" [{PANEL_TITLES[sentence.kind]} ↓](#{sentence.panel})"
-                                if sentence.kind in shown else "")
+    f"- {literal(sentence.text)}"
+    + (f" [{PANEL_TITLES[sentence.kind]} ↓](#{sentence.panel})" if sentence.kind in shown
+       else "")
     for sentence in summary))
 
 order_panel()
@@ -220,7 +221,7 @@ else:
                                      f"The best model on {label} at each K, by relevance "
                                      "threshold", prepared.colors, k), "k_relevance_map",
                    name=("choosing K", "relevance_map", "K", k))
-        st.caption(f"The sidebar's relevance mapping ({md(settings.relevance.describe())}) "
+        st.caption(f"The sidebar's relevance mapping ({literal(settings.relevance.describe())}) "
                    "with its threshold moved over the ratings found (choose the thresholds "
                    "above, under Confidence level, random flips, relevance thresholds)."
                    + ("" if saved is None else
@@ -262,7 +263,7 @@ text = st.text_input("Cutoffs", key=keys.CHOOSING_K_CUTOFFS,
 try:
     cutoffs = parse_cutoffs(text, settings.max_cutoff)
 except ValueError as problem:
-    st.warning(md(problem))
+    st.warning(literal(problem))
     cutoffs = ()
 if cutoffs:
     wide, best = cached_choosing_k.k_cutoff_table(prepared, settings, cutoffs, options)

@@ -13,7 +13,7 @@ from dashboard.charts import show_chart
 from dashboard.controls import confidence_control, confidence_level, download_table
 from dashboard.session import header, require_data
 from dashboard.settings import N_BOOTSTRAP
-from dashboard.text import md
+from dashboard.text import literal
 from dashboard.verdict import (
     DIFFERENCE_COLUMNS,
     baseline,
@@ -111,7 +111,7 @@ if decided:
         for metric, result in decided:
             sentence = describe_verdict(verdict(result, metric, k))
             across = cached_evaluation.leader_across_k(prepared, settings, metric)
-            st.markdown(f"- {md(sentence)}  \n  {md(across)}")
+            st.markdown(f"- {literal(sentence)}  \n  {literal(across)}")
         st.caption("Tests as on the Significance page (change them there); across K: the "
                    "highest mean at each K checked.")
 st.dataframe(styled, key="compare_table")
@@ -141,7 +141,7 @@ missing = all_counts[all_counts["missing_from_model"] > 0]
 if len(missing):
     policy = ("left out of that model's averages" if counts["missing_policy"] == "skip"
               else "counted with 0")
-    listing = ", ".join(f"{md(model)} {number:,}" for model, number
+    listing = ", ".join(f"{literal(model)} {number:,}" for model, number
                         in zip(missing["model"], missing["missing_from_model"], strict=True))
     notes.append(f"users a model returned nothing for are {policy} ({listing})")
 policy_noted = bool(counts["no_relevant_items"]) or len(missing) > 0
@@ -168,12 +168,12 @@ else:
                   all_counts["users"].nunique() > 1 else ".")
                + bounded_note(choice, int(tested.models["users"].iloc[0])))
     base = baseline(prepared)
-    st.subheader(f"Difference from {md(base)} at K = {k}")
+    st.subheader(f"Difference from {literal(base)} at K = {k}")
     differences = baseline_differences(results, base, k)
     st.dataframe(differences, hide_index=True, key="compare_baseline",
                  column_config=DIFFERENCE_COLUMNS)
     download_table(differences, f"difference_from_baseline_at_{k}.csv", "compare_baseline_csv")
-    st.caption(f"Each model's mean minus {md(base)}'s (the baseline, chosen in the sidebar), "
-               f"and the same as a share of {md(base)}'s mean (lift). The interval is the "
+    st.caption(f"Each model's mean minus {literal(base)}'s (the baseline, chosen in the sidebar), "
+               f"and the same as a share of {literal(base)}'s mean (lift). The interval is the "
                f"{tested.confidence:.0%} bootstrap interval of the difference; a difference "
                "is significant when its corrected p-value is below the significance level.")

@@ -14,7 +14,7 @@ from dashboard.prepared import Prepared
 from dashboard.session import header, require_data
 from dashboard.settings import USER_LIST_LIMIT, Settings
 from dashboard.sidebar import set_convention
-from dashboard.text import md
+from dashboard.text import literal
 from rankmetrics.conventions import AP_DENOMINATORS, GAINS, IDEALS
 from rankmetrics.explain import slipped_discount
 from rankmetrics.figures import metric_label, ndcg_contributions
@@ -146,7 +146,7 @@ if state.get(keys.EXPLAIN_USER) in users and state[keys.EXPLAIN_USER] not in opt
 asked = state.get(keys.EXPLAIN_USER)
 if (bundles.full_evaluation(prepared) is not None and asked is not None
         and asked not in set(users)):
-    st.info(f"User **{md(str(asked))}** is not among the {len(users):,} sampled users whose "
+    st.info(f"User **{literal(str(asked))}** is not among the {len(users):,} sampled users whose "
             "lists this saved evaluation holds, so their list cannot be shown: showing a "
             "sampled user instead.", icon=":material/info:")
 ensure_choice(keys.EXPLAIN_USER, options)
@@ -169,9 +169,9 @@ if others:
 found = state.get(keys.DISAGREEMENT)
 if found and found[2] is not None and found[2].user == state[keys.EXPLAIN_USER]:
     first, second, gap = found
-    st.info(f"Largest disagreement at NDCG@{k}: user **{md(gap.user)}** gets "
-            f"{gap.value_a:.4f} from {md(first)} and {gap.value_b:.4f} from "
-            f"{md(second)}.")
+    st.info(f"Largest disagreement at NDCG@{k}: user **{literal(gap.user)}** gets "
+            f"{gap.value_a:.4f} from {literal(first)} and {gap.value_b:.4f} from "
+            f"{literal(second)}.")
 elif found and found[2] is None:
     st.info("The two models share no counted user.")
 
@@ -211,7 +211,7 @@ def notes(list_length: int, n_relevant: int) -> None:
     if not cached_explained.counted(prepared, settings, model, user):
         said.append("Under the active conventions this user is left out of the model's mean.")
     for note in said:
-        st.info(md(note))
+        st.info(literal(note))
 
 
 def shown(rows: pd.DataFrame) -> pd.DataFrame:
@@ -226,35 +226,40 @@ def highlighted(table: pd.DataFrame, active: pd.DataFrame):
 
 
 def explain_ndcg_page(settings: Settings) -> None:
-    b = cached_explained.breakdown(prepared, settings, model, user)
+    breakdown = cached_explained.breakdown(prepared, settings, model, user)
     dcg, idcg, ndcg = st.columns(3)
-    dcg.metric(f"DCG@{k}", f"{b.dcg:.4f}")
-    idcg.metric(f"IDCG@{k}", f"{b.idcg:.4f}")
-    ndcg.metric(f"NDCG@{k}", f"{b.ndcg:.4f}")
-    for line in b.latex():
+    dcg.metric(f"DCG@{k}", f"{breakdown.dcg:.4f}")
+    idcg.metric(f"IDCG@{k}", f"{breakdown.idcg:.4f}")
+    ndcg.metric(f"NDCG@{k}", f"{breakdown.ndcg:.4f}")
+    for line in breakdown.latex():
         st.latex(line)
-    notes(b.list_length, b.n_relevant)
+    notes(breakdown.list_length, breakdown.n_relevant)
     st.markdown(
-        f"**{md(model)}'s top {k} for user {md(user)}**: each item's gain is multiplied by "
-        "its rank's discount 1/log2(rank + 1), which shrinks down the list (1, 0.63, 0.5, "
-        "0.43, …); the products add up to DCG."
+        f"**{literal(model)}'s top {k} for user {literal(user)}**: each item's gain is "
+        "multiplied by its rank's discount 1/log2(rank + 1), which shrinks down the list (1, "
+        "0.63, 0.5, 0.43, …); the products add up to DCG."
     )
-    st.dataframe(shown(b.ranked), hide_index=True, column_config=ROW_COLUMNS, key="ranked_rows")
-    download_table(b.ranked, file_name("ndcg_at", k, "of", model, "for user", user,
-                                       suffix=".csv"), "ranked_rows_csv")
+    st.dataframe(shown(breakdown.ranked), hide_index=True, column_config=ROW_COLUMNS,
+                 key="ranked_rows")
+    download_table(breakdown.ranked,
+                   file_name("ndcg_at", k, "of", model, "for user", user, suffix=".csv"),
+                   "ranked_rows_csv")
     st.caption(
         "Both gains side by side: 2^g − 1 about doubles with each grade (grades 1, 2, 3 give "
         "1, 3, 7), so exponential gain favours highly relevant items: one item of grade 3 is "
         "worth seven of grade 1, against three with the linear gain g. On 0/1 relevance both "
         "give 0 and 1, so they are equal."
     )
-    st.markdown(f"**The ideal list: {IDEAL_WORDS[b.conventions.ideal]}, sorted by gain**")
-    st.dataframe(shown(b.ideal), hide_index=True, column_config=ROW_COLUMNS, key="ideal_rows")
-    download_table(b.ideal, file_name("ideal_list_at", k, "for user", user, suffix=".csv"),
+    st.markdown(f"**The ideal list: {IDEAL_WORDS[breakdown.conventions.ideal]}, sorted by "
+                "gain**")
+    st.dataframe(shown(breakdown.ideal), hide_index=True, column_config=ROW_COLUMNS,
+                 key="ideal_rows")
+    download_table(breakdown.ideal,
+                   file_name("ideal_list_at", k, "for user", user, suffix=".csv"),
                    "ideal_rows_csv")
     st.caption("Items without gain add nothing to IDCG and are left out of the ideal list.")
-    if b.idcg > 0 or b.dcg > 0:
-        show_chart(ndcg_contributions(b, prepared.colors[model], model), "ndcg_bars",
+    if breakdown.idcg > 0 or breakdown.dcg > 0:
+        show_chart(ndcg_contributions(breakdown, prepared.colors[model], model), "ndcg_bars",
                    name=("ndcg_at", k, "of", model, "for user", user))
 
     st.subheader("The same user under each convention")
@@ -309,26 +314,27 @@ def tutorial_note(settings: Settings, variants: pd.DataFrame) -> None:
 
 
 def explain_binary_page(settings: Settings) -> None:
-    a = cached_explained.arithmetic(prepared, settings, model, user, metric)
+    arithmetic = cached_explained.arithmetic(prepared, settings, model, user, metric)
     label = metric_label(metric, k)
     value, hits, relevant = st.columns(3)
-    value.metric(label, f"{a.value:.4f}")
-    hits.metric(f"Relevant items in the top {k}", len(a.hit_ranks))
-    relevant.metric("Relevant items in all (|R|)", a.n_relevant)
-    for line in a.latex():
+    value.metric(label, f"{arithmetic.value:.4f}")
+    hits.metric(f"Relevant items in the top {k}", len(arithmetic.hit_ranks))
+    relevant.metric("Relevant items in all (|R|)", arithmetic.n_relevant)
+    for line in arithmetic.latex():
         st.latex(line)
-    words = a.denominator_words()
+    words = arithmetic.denominator_words()
     if words:
         st.caption(f"Divided by {words}.")
-    notes(a.list_length, a.n_relevant)
-    st.markdown(f"**{md(model)}'s top {k} for user {md(user)}**")
+    notes(arithmetic.list_length, arithmetic.n_relevant)
+    st.markdown(f"**{literal(model)}'s top {k} for user {literal(user)}**")
     columns = ["rank", "item", "rating", "grade", "relevant", "hits"]
     if metric == "map":
         columns.append("precision")
-    st.dataframe(shown(a.ranked[columns]), hide_index=True, column_config=ROW_COLUMNS,
+    st.dataframe(shown(arithmetic.ranked[columns]), hide_index=True, column_config=ROW_COLUMNS,
                  key="metric_rows")
-    download_table(a.ranked[columns], file_name(metric, "at", k, "of", model, "for user", user,
-                                                suffix=".csv"), "metric_rows_csv")
+    download_table(arithmetic.ranked[columns],
+                   file_name(metric, "at", k, "of", model, "for user", user, suffix=".csv"),
+                   "metric_rows_csv")
     st.subheader("The same user under each convention")
     st.markdown(CONVENTION_NOTES[metric])
     variants = cached_explained.metric_choices(prepared, settings, model, user, metric)

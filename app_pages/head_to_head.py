@@ -15,7 +15,7 @@ from dashboard.navigation import explain_user, explained_metric
 from dashboard.segment_choice import segment_filter
 from dashboard.session import header, require_data
 from dashboard.settings import USER_LIST_LIMIT
-from dashboard.text import md
+from dashboard.text import literal
 from rankmetrics.beyond import higher_says, number_format, value_text
 from rankmetrics.figures import head_to_head_scatter, metric_label, win_tie_loss
 from rankmetrics.metrics import MAIN_METRICS
@@ -81,7 +81,7 @@ metric_column.selectbox("Metric", metric_options, key=keys.H2H_METRIC,
                         help="The cutoff K comes from the sidebar.")
 model_a, model_b, metric = state[keys.H2H_A], state[keys.H2H_B], state[keys.H2H_METRIC]
 label = metric_label(metric, k)
-a, b = md(model_a), md(model_b)
+a, b = literal(model_a), literal(model_b)
 # for a metric where higher is not better (ARP, ILD...), what a higher value says of a list
 higher = higher_says(metric)
 
@@ -198,7 +198,7 @@ for column, model, side in ((left, model_a, "a"), (right, model_b, "b")):
         "hit": ["✓" if hit else "" for hit in both.lists[f"hit_{side}"]],
     })
     hits = int(both.lists[f"hit_{side}"].sum())
-    column.markdown(f"**{md(model)}'s top {k}**: {hits} relevant item(s)")
+    column.markdown(f"**{literal(model)}'s top {k}**: {hits} relevant item(s)")
     column.dataframe(shown.style.apply(hit_rows, axis=None), hide_index=True,
                      key=keys.h2h_list(side), column_config=list_columns)
     download_table(shown, file_name("top", k, "of", model, "for user", user, suffix=".csv"),
@@ -212,7 +212,7 @@ for column, model, side in ((left, model_a, "a"), (right, model_b, "b")):
                              f" {label} has no rank-by-rank arithmetic there.")):
         explain_user(model, user, metric, other=model_b if side == "a" else model_a)
 
-st.markdown(f"**What user {md(user)} rated**")
+st.markdown(f"**What user {literal(user)} rated**")
 truth = both.truth
 rated = pd.DataFrame({
     "item": truth["item"],

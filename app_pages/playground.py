@@ -18,7 +18,7 @@ from dashboard.cached import playground as cached_playground
 from dashboard.charts import show_chart
 from dashboard.links import write_link
 from dashboard.playground_link import PlaygroundView
-from dashboard.text import md
+from dashboard.text import literal
 from rankmetrics.conventions import AP_DENOMINATORS, GAINS, IDEALS, TIES
 from rankmetrics.explain import MetricArithmetic
 from rankmetrics.figures.playground import playground_curves
@@ -229,7 +229,7 @@ def list_editor(pg: Playground) -> None:
         row = st.columns([0.4, 0.9, 1.2, 0.7, 0.7, 0.7], vertical_alignment="center",
                          gap="xxsmall")
         row[0].markdown(f"**{rank}**")
-        name = md(entry.item)
+        name = literal(entry.item)
         row[1].markdown(f":green[**{name}** ✓]" if relevant else name)
         row[2].number_input(f"Grade of {entry.item}", min_value=0, max_value=MAX_GRADE,
                             step=1, key=keys.playground_grade(entry.item),
@@ -367,7 +367,7 @@ def lesson_area(present: bool) -> None:
                      if before is not None else None)
     problem = state.pop(keys.PLAYGROUND_PROBLEM, None)
     if problem:
-        st.warning(md(problem))
+        st.warning(literal(problem))
     left, right = st.columns([5, 6], gap="large")
     with left:
         list_editor(pg)

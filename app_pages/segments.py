@@ -8,7 +8,7 @@ from dashboard.charts import show_chart
 from dashboard.controls import confidence_control, download_table, ensure_choice, file_name
 from dashboard.segment_choice import attributes_spec, offered_segmentations
 from dashboard.session import header, require_data
-from dashboard.text import md
+from dashboard.text import literal
 from rankmetrics.figures import metric_label
 from rankmetrics.figures.segments import segment_curves_figure, segment_heatmap
 from rankmetrics.metrics import MAIN_METRICS
@@ -43,7 +43,7 @@ if len(models) < 2:
 spec = attributes_spec()
 attributes, problem = cached_segments.user_attributes(spec) if spec is not None else (None, None)
 if problem:
-    st.warning(f"The user attributes could not be read: {md(problem)} (see the Data page). "
+    st.warning(f"The user attributes could not be read: {literal(problem)} (see the Data page). "
                "Only the automatic segments are offered.")
 elif attributes is None:
     st.caption("No user attributes loaded: upload a file with a user column and columns such "
@@ -96,7 +96,7 @@ by, metric = state[keys.SEGMENT_BY], state[keys.SEGMENT_METRIC]
 baseline = verdict.baseline(prepared)
 test, correction = state[keys.SEGMENT_TEST], state[keys.SEGMENT_CORRECTION]
 label = metric_label(metric, k)
-with st.spinner(f"Testing every pair of models in every segment of {md(by)}…", show_time=True):
+with st.spinner(f"Testing every pair of models in every segment of {literal(by)}…", show_time=True):
     result = cached_segments.segment_comparison(
         prepared, settings, spec, by, int(state[keys.SEGMENT_BUCKETS]), metric, baseline, test,
         correction, confidence, int(state[keys.SEGMENT_MIN_USERS]),
@@ -104,18 +104,18 @@ with st.spinner(f"Testing every pair of models in every segment of {md(by)}…",
 
 if (spec is not None and attributes is not None and by in attributes.kinds
         and result.segments["segment"].tolist() == [NO_VALUE]):
-    st.warning(f"No user of {md(spec.file_name)} is in the ground truth: every user is "
+    st.warning(f"No user of {literal(spec.file_name)} is in the ground truth: every user is "
                f"{NO_VALUE}. The user ids of the two files must match (check the user column "
                "on the Data page).")
 for warning in result.warnings:
     if result.simpson and warning == result.warnings[0]:
-        st.error(md(warning), icon=":material/warning:")
+        st.error(literal(warning), icon=":material/warning:")
     elif warning.startswith("Too few users"):
-        st.info(md(warning))
+        st.info(literal(warning))
     else:
-        st.warning(md(warning))
+        st.warning(literal(warning))
 
-st.subheader(f"{label} in each segment of {md(by)}")
+st.subheader(f"{label} in each segment of {literal(by)}")
 table = result.table()
 USERS_IN_SEGMENT = "Users in segment"
 too_few = set(result.segments.loc[result.segments["too_few"], "segment"])
@@ -140,10 +140,10 @@ st.caption(
     f"model counts, {CORRECTION_NAMES[correction]} correction over all "
     f"{len(result.pairs):,} segment x pair tests, significance level {1 - confidence:.0%}). "
     f"Greyed: {TOO_FEW} (fewer than {result.min_users} users, not tested). Over all users: "
-    + ", ".join(f"{md(model)} {value:.4f}" for model, value in overall.items()) + "."
+    + ", ".join(f"{literal(model)} {value:.4f}" for model, value in overall.items()) + "."
 )
 
-st.subheader(f"Each model against {md(baseline)}")
+st.subheader(f"Each model against {literal(baseline)}")
 st.caption("The baseline model is chosen in the sidebar.")
 show_chart(segment_heatmap(result.models, baseline, label, order=models), "segments_heatmap",
            name=("against", baseline, label, "by", by))

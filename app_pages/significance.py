@@ -12,7 +12,7 @@ from dashboard.navigation import open_head_to_head
 from dashboard.segment_choice import segment_filter
 from dashboard.session import header, require_data
 from dashboard.settings import BOOTSTRAP_SAMPLES, N_BOOTSTRAP, PERMUTATIONS
-from dashboard.text import md
+from dashboard.text import literal
 from dashboard.verdict import (
     DEFAULT_CORRECTION,
     DEFAULT_PERMUTATIONS,
@@ -139,14 +139,14 @@ with st.spinner(f"Running {work} and resampling {n_users:,} users {n_bootstrap:,
     result = cached_significance.comparison(prepared, settings, metric, test, n_permutations,
                                             n_bootstrap, confidence).with_correction(correction)
 for warning in result.warnings:
-    st.warning(md(warning))
+    st.warning(literal(warning))
 
 st.subheader(f"Every model at {label}")
 counts = cached_evaluation.user_counts(prepared, settings).set_index("model")["users"]
 if (counts == n_users).all():
     st.caption(f"On the {n_users:,} users every model counts. {declared(metric).description}")
 else:
-    own = ", ".join(f"{md(model)} {count:,}" for model, count in counts.items())
+    own = ", ".join(f"{literal(model)} {count:,}" for model, count in counts.items())
     st.caption(f"On the {n_users:,} users every model counts, so that every model is judged on "
                f"the same users (the Compare page averages each model over its own: {own}).")
 base = baseline(prepared)
@@ -173,7 +173,7 @@ st.caption(f"**Group:** models sharing a letter are not significantly different 
            f"({TEST_NAMES[test]}, {CORRECTION_NAMES[correction]} correction, significance "
            f"level {1 - confidence:.0%}). **Interval:** where the mean would fall "
            f"{confidence:.0%} of the time with another sample of users like these. "
-           f"**Difference, Lift:** the model's mean minus {md(base)}'s, the baseline chosen "
+           f"**Difference, Lift:** the model's mean minus {literal(base)}'s, the baseline chosen "
            "in the sidebar, and its interval.")
 
 st.subheader("Every pair of models")
@@ -197,7 +197,7 @@ pair_column.selectbox("In words", pairs, key=keys.SIGNIFICANCE_PAIR,
                       format_func=lambda pair: f"{pair[1]} vs {pair[0]}", persist_state="session",
                       help="Pairs listed with the model with the higher mean first.")
 model_a, model_b = state[keys.SIGNIFICANCE_PAIR]
-st.info(md(describe_pair(result.pair(model_a, model_b), label, correction)))
+st.info(literal(describe_pair(result.pair(model_a, model_b), label, correction)))
 if open_column.button("See this pair user by user", icon=":material/compare_arrows:",
                       help="Open the two models on the Head-to-head page."):
     open_head_to_head(model_a, model_b, metric)

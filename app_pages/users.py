@@ -14,7 +14,7 @@ from dashboard.controls import download_table, ensure_choice
 from dashboard.navigation import explain_user
 from dashboard.segment_choice import segment_filter
 from dashboard.session import header, require_data
-from dashboard.text import md
+from dashboard.text import literal
 from dashboard.verdict import (
     DIFFERENCE_COLUMNS,
     baseline,
@@ -74,7 +74,7 @@ st.dataframe(
 )
 download_table(summary, f"users_{metric}_at_{k}.csv", "users_summary_csv")
 if result is not None:
-    st.caption(f"Difference and Lift: each model's mean minus {md(base)}'s (the "
+    st.caption(f"Difference and Lift: each model's mean minus {literal(base)}'s (the "
                f"baseline chosen in the sidebar), on the {result.models['users'].iloc[0]:,} "
                f"users every model counts, with its {result.confidence:.0%} bootstrap "
                f"interval ({how_tested(result)}).")
@@ -116,15 +116,15 @@ event = st.dataframe(
 download_table(worst, f"worst_users_{metric}_at_{k}.csv", "worst_table_csv")
 others_first = ("users the other models serve best come first" if higher is None
                 else "users with the other models' highest values come first")
-st.caption(f"Lowest {label} for {md(model)} first; among equal values, {others_first}. "
+st.caption(f"Lowest {label} for {literal(model)} first; among equal values, {others_first}. "
            "Select a row, then explain that user's metrics.")
 if not worst.empty:
     rows = event.selection.rows
     chosen = str(worst["user"].iloc[rows[0] if rows else 0])
     if not bundles.users_with_lists(prepared, [chosen]):
-        st.caption(f"User {md(chosen)} is not among the sampled users whose lists this saved "
+        st.caption(f"User {literal(chosen)} is not among the sampled users whose lists this saved "
                    "evaluation holds: Metrics explained can show only a sampled user's list.")
-    if st.button(f"Explain this user: {md(chosen)}", icon=":material/calculate:",
+    if st.button(f"Explain this user: {literal(chosen)}", icon=":material/calculate:",
                  key="explain_worst", help="Open the Metrics explained page on this user's "
                  "list (the first row until you select another)."):
         explain_user(model, chosen, metric)

@@ -43,7 +43,7 @@ from dashboard.settings import (
     build_mapping,
 )
 from dashboard.store import DAY, workspace_store
-from dashboard.text import md
+from dashboard.text import literal
 from dashboard.uploads import DATASET as UPLOADED
 from dashboard.uploads import restore
 from rankmetrics.beyond import BEYOND_METRICS
@@ -203,7 +203,8 @@ def _take(param: Param, text: str) -> None:
 
 
 def _refuse(name: str, text: str, why: str) -> None:
-    notice(f"the link's {name} = {_quoted(text)} was not used: {md(why)}; the default is shown")
+    notice(f"the link's {name} = {_quoted(text)} was not used: {literal(why)}; the default is "
+           "shown")
 
 
 def _open_workspace(workspace: str) -> dict[str, str]:
@@ -382,7 +383,7 @@ def _quoted(text: object) -> str:
     value = str(text)
     if len(value) > SHOWN_VALUE:
         value = value[:SHOWN_VALUE] + "…"
-    return f"“{md(value)}”"
+    return f"“{literal(value)}”"
 
 
 # ----- writing the link ---------------------------------------------------------------------

@@ -29,7 +29,7 @@ from dashboard.demos import DEMOS, demo_attributes_spec
 from dashboard.files import FileSpec, digest
 from dashboard.prepared import Prepared
 from dashboard.settings import Settings
-from dashboard.text import code, md
+from dashboard.text import code, literal
 from dashboard.uploads import save_in_workspace
 from rankmetrics import GroundTruth, RankedRun
 from rankmetrics.io import (
@@ -80,18 +80,18 @@ def attributes_section() -> None:
     attributes, problem = cached_segments.user_attributes(spec)
     with st.container(border=True):
         st.markdown("#### User attributes")
-        st.caption(f"file {md(spec.file_name)}"
+        st.caption(f"file {literal(spec.file_name)}"
                    + (" · used for every data set until removed"
                       if spec is state.get(keys.USER_ATTRIBUTES) else ""))
         if problem:
-            st.error(md(problem), icon=":material/error:")
+            st.error(literal(problem), icon=":material/error:")
         if attributes is not None:
             kinds = " · ".join(f"{code(name)}: {KIND_WORDS[kind]}"
                                for name, kind in attributes.kinds.items())
             st.markdown(f"**{len(attributes.table):,} users**, user ← "
                         f"{code(attributes.key_column)}; {kinds or 'no other column'}")
             for warning in attributes.warnings:
-                st.warning(md(warning), icon=":material/warning:")
+                st.warning(literal(warning), icon=":material/warning:")
             with st.expander("Preview: the first 10 rows as read"):
                 st.dataframe(attributes.table.head(10), hide_index=True)
         if spec is state.get(keys.USER_ATTRIBUTES):
@@ -179,14 +179,14 @@ def segment_filter(prepared: Prepared, settings: Settings) -> Prepared:
     if choice is None:
         return prepared
     by, label = choice
-    with st.spinner(f"Preparing the users of {md(by)} = {md(label)}…"):
+    with st.spinner(f"Preparing the users of {literal(by)} = {literal(label)}…"):
         narrowed = shared(
             ("segment", prepared.key, spec.token if spec else None, by, buckets, label,
              settings.conventions.ties),
             lambda: _segment_data(prepared, settings, spec, by, buckets, label))
     for name, problem in narrowed.problems.items():
         if name not in prepared.problems:
-            st.warning(f"**{md(name)}** is left out here: {md(problem)}.")
+            st.warning(f"**{literal(name)}** is left out here: {literal(problem)}.")
     return narrowed
 
 

@@ -23,7 +23,7 @@ from dashboard.navigation import PAGES
 from dashboard.prepared import Prepared
 from dashboard.settings import Settings, default_mapping, default_max_cutoff
 from dashboard.store import workspace_store
-from dashboard.text import md
+from dashboard.text import literal
 from dashboard.uploads import DATASET as UPLOADED
 from dashboard.uploads import Uploads, upload_specs
 from rankmetrics.conventions import PRESETS
@@ -99,7 +99,7 @@ def _prepare(truth_spec: FileSpec, run_specs: list[FileSpec], ties: str,
         if status is not None:
             status.write(text)
 
-    say(f"Reading the ground truth {md(truth_spec.file_name)}…")
+    say(f"Reading the ground truth {literal(truth_spec.file_name)}…")
     truth = cached_inputs.read_file(truth_spec)
     if truth.table is None:
         return ("The ground truth could not be read; see the message next to it on the "
@@ -107,12 +107,12 @@ def _prepare(truth_spec: FileSpec, run_specs: list[FileSpec], ties: str,
     problems: dict[str, str] = {}
     runs = {}
     for spec in run_specs:
-        say(f"Reading {md(spec.file_name)}…")
+        say(f"Reading {literal(spec.file_name)}…")
         loaded = cached_inputs.read_file(spec)
         if loaded.table is None:
             problems[spec.name] = loaded.error or "could not be read"
             continue
-        say(f"Ranking {md(spec.name)}'s lists and matching them with the ground truth…")
+        say(f"Ranking {literal(spec.name)}'s lists and matching them with the ground truth…")
         ranked = cached_inputs.ranked_run(spec, truth_spec, ties)
         if isinstance(ranked, str):
             problems[spec.name] = ranked
@@ -186,7 +186,7 @@ def require_data() -> tuple[Prepared, Settings]:
         st.stop()
     if prepared.problems:
         # The message itself is on the Data page, next to the file: once is enough.
-        names = ", ".join(f"**{md(name)}**" for name in prepared.problems)
+        names = ", ".join(f"**{literal(name)}**" for name in prepared.problems)
         st.warning(f"Left out: {names}: a problem in the file. The Data page says what it is "
                    "and how to fix it.")
         st.page_link(PAGES["data"], label="Go to the Data page", icon=":material/upload:")

@@ -30,7 +30,7 @@ from dashboard.settings import (
     mapping_caption,
 )
 from dashboard.sharing import saved_share_controls, share_controls
-from dashboard.text import md, number
+from dashboard.text import literal, number
 from dashboard.uploads import DATASET as UPLOADED
 from dashboard.verdict import baseline_control
 from rankmetrics.conventions import OPTION_CHOICES, OPTION_HELP, PRESET_HELP, PRESETS, Conventions
@@ -139,10 +139,10 @@ def _relevance_controls(prepared: Prepared, editor_was_live: bool) -> RelevanceM
                                 state.get(keys.REL_GRADE_THRESHOLD, defaults.grade_threshold))
     except ValueError as error:
         mapping = state.get(keys.VALID_MAPPING) or default_mapping(defaults)
-        problem_area.error(f"{md(str(error))} Still in force: {md(mapping.describe())}.")
+        problem_area.error(f"{literal(str(error))} Still in force: {literal(mapping.describe())}.")
     else:
         state[keys.VALID_MAPPING] = mapping
-    reason_area.caption(md(mapping_caption(mapping, defaults)))
+    reason_area.caption(literal(mapping_caption(mapping, defaults)))
     return mapping
 
 

@@ -96,22 +96,22 @@ def beyond_tradeoff(prepared: Prepared, settings: Settings, accuracy: str, beyon
     saved = full_evaluation(prepared)
     if saved is not None:
         return _saved_tradeoff(saved, settings.cutoff, accuracy, beyond_metric, confidence)
-    ev = beyond_evaluation(prepared, settings.relevance, settings.conventions,
-                           settings.max_cutoff)
+    evaluated = beyond_evaluation(prepared, settings.relevance, settings.conventions,
+                                  settings.max_cutoff)
     k = settings.cutoff
-    y = ev.confidence_bands([accuracy], cutoffs=[k], n_bootstrap=N_BOOTSTRAP,
-                            confidence=confidence).set_index("model")
+    y = evaluated.confidence_bands([accuracy], cutoffs=[k], n_bootstrap=N_BOOTSTRAP,
+                                   confidence=confidence).set_index("model")
     if beyond_metric in SYSTEM_METRICS:
-        x = _computed(ev).system_bands([beyond_metric], cutoff=k,
-                                             n_bootstrap=BEYOND_BOOTSTRAP,
-                                             confidence=confidence)
+        x = _computed(evaluated).system_bands([beyond_metric], cutoff=k,
+                                              n_bootstrap=BEYOND_BOOTSTRAP,
+                                              confidence=confidence)
     elif beyond_metric in LONG_TAIL_METRICS:
-        x = _computed(ev).long_tail.confidence_bands(
+        x = _computed(evaluated).long_tail.confidence_bands(
             [LONG_TAIL_METRICS[beyond_metric]], cutoffs=[k], n_bootstrap=N_BOOTSTRAP,
             confidence=confidence)
     else:
-        x = ev.confidence_bands([beyond_metric], cutoffs=[k], n_bootstrap=N_BOOTSTRAP,
-                                confidence=confidence)
+        x = evaluated.confidence_bands([beyond_metric], cutoffs=[k],
+                                       n_bootstrap=N_BOOTSTRAP, confidence=confidence)
     return _points(x.set_index("model"), y, prepared.models)
 
 

@@ -80,8 +80,8 @@ def _k_tests(prepared: Prepared, settings: Settings, relevance: RelevanceMapping
              metrics: tuple[str, ...], options: tuple[str, str, float, int],
              cutoffs: tuple[int, ...]) -> dict[str, pd.DataFrame]:
     test, correction, confidence, n_permutations = options
-    ev = evaluation(prepared, relevance, settings.conventions, settings.max_cutoff)
-    return significance_by_metric(ev, metrics, cutoffs=cutoffs, test=test,
+    evaluated = evaluation(prepared, relevance, settings.conventions, settings.max_cutoff)
+    return significance_by_metric(evaluated, metrics, cutoffs=cutoffs, test=test,
                                   correction=correction, confidence=confidence,
                                   n_permutations=n_permutations)
 

@@ -130,14 +130,14 @@ def bands(prepared: Prepared, settings: Settings, metrics: tuple[str, ...],
           confidence: float) -> tuple[pd.DataFrame, list[int]]:
     """Each model's bootstrap confidence band for each metric, and the cutoffs they were
     computed at: every K when the per-user values fit the library's budget, else a spread."""
-    ev = shown_evaluation(prepared, settings)
-    most = int(ev.user_counts()["users"].max())
+    evaluated = shown_evaluation(prepared, settings)
+    most = int(evaluated.user_counts()["users"].max())
     cutoffs = band_cutoffs(settings.max_cutoff, keep=[settings.cutoff],
-                           n_values_per_cutoff=most * len(ev.models) * len(metrics))
-    if isinstance(ev, SavedEvaluation):
-        cutoffs = ev.band_cutoffs(cutoffs)
-    table = ev.confidence_bands(metrics, cutoffs=cutoffs, n_bootstrap=N_BOOTSTRAP,
-                                confidence=confidence)
+                           n_values_per_cutoff=most * len(evaluated.models) * len(metrics))
+    if isinstance(evaluated, SavedEvaluation):
+        cutoffs = evaluated.band_cutoffs(cutoffs)
+    table = evaluated.confidence_bands(metrics, cutoffs=cutoffs, n_bootstrap=N_BOOTSTRAP,
+                                       confidence=confidence)
     return table, cutoffs
 
 

@@ -36,9 +36,9 @@ def random_user(prepared: Prepared, settings: Settings, model: str, seed: int) -
 
 def counted(prepared: Prepared, settings: Settings, model: str, user: str) -> bool:
     """Whether ``user`` enters ``model``'s means under the current conventions."""
-    ev = evaluation_of_lists(prepared, settings)
-    position = ev.truth.users.get_indexer(pd.Index([user]))[0]
-    return bool(position >= 0 and ev.included(model)[position])
+    evaluated = evaluation_of_lists(prepared, settings)
+    position = evaluated.truth.users.get_indexer(pd.Index([user]))[0]
+    return bool(position >= 0 and evaluated.included(model)[position])
 
 
 @st.cache_data(max_entries=64, ttl=HOUR, show_spinner=False, hash_funcs=HASH)

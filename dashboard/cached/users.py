@@ -17,9 +17,9 @@ from rankmetrics.users import distribution_summary, worst_users
                hash_funcs=HASH)
 def per_user(prepared: Prepared, settings: Settings, metric: str) -> dict[str, np.ndarray]:
     """Model -> per-user values of ``metric`` at the chosen K (the users each model counts)."""
-    ev = shown_evaluation(prepared, settings)
-    return {model: ev.per_user_at(model, metric, settings.cutoff).to_numpy()
-            for model in ev.models}
+    evaluated = shown_evaluation(prepared, settings)
+    return {model: evaluated.per_user_at(model, metric, settings.cutoff).to_numpy()
+            for model in evaluated.models}
 
 
 @st.cache_data(max_entries=8, ttl=HOUR, show_spinner="Collecting every user's values…",
