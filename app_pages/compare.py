@@ -1,15 +1,19 @@
 """Compare models: every metric as a curve over K, and a table at the chosen K."""
 
+from collections.abc import Callable, Hashable
 from functools import partial
 
+import pandas as pd
 import streamlit as st
 
-from dashboard import bundles, cached, keys
+from dashboard import bundles, keys
+from dashboard.cached import beyond as cached_beyond
+from dashboard.cached import evaluation as cached_evaluation
 from dashboard.charts import show_chart
 from dashboard.controls import confidence_control, confidence_level, download_table
 from dashboard.session import header, require_data
 from dashboard.settings import N_BOOTSTRAP
-from dashboard.text import md
+from dashboard.text import literal
 from dashboard.verdict import (
     DIFFERENCE_COLUMNS,
     baseline,
@@ -55,13 +59,16 @@ if show_bands:
     level = confidence_control(level_column)
 
 if metrics:
-    band_table, band_cutoffs = None, []
+    band_table: pd.DataFrame | None = None
+    band_cutoffs: list[int] = []
     if show_bands:
         with st.spinner(f"Resampling the users {N_BOOTSTRAP:,} times for the "
                         f"{level:.0%} confidence bands…"):
-            band_table, band_cutoffs = cached.bands(prepared, settings, tuple(metrics), level)
-    figure = metric_curves(cached.curves(prepared, settings), metrics, k, prepared.colors,
-                           bands=band_table, confidence=level, list_end=prepared.longest_list)
+            band_table, band_cutoffs = cached_evaluation.bands(prepared, settings,
+                                                               tuple(metrics), level)
+    figure = metric_curves(cached_evaluation.curves(prepared, settings), metrics, k,
+                           prepared.colors, bands=band_table, confidence=level,
+                           list_end=prepared.longest_list)
     show_chart(figure, "compare_chart", name=("curves", *metrics, "K", k))
     if show_bands:
         note = (f"Shaded: the {level:.0%} bootstrap confidence band of each model's mean (its "
@@ -74,11 +81,11 @@ else:
     st.info("Pick at least one metric above to draw its curves.")
 
 st.subheader(f"Every metric at K = {k}")
-table = cached.table_at(prepared, settings)
-metric_columns = [metric_label(metric, k) for metric in MAIN_METRICS]
+table = cached_evaluation.table_at(prepared, settings)
+metric_columns: list[Hashable] = [metric_label(metric, k) for metric in MAIN_METRICS]
 beyond_columns = []
 if prepared.extras or bundles.saved_beyond(prepared):  # beyond accuracy: files, or saved
-    beyond = cached.beyond_table_at(prepared, settings)
+    beyond = cached_beyond.beyond_table_at(prepared, settings)
     beyond_columns = list(beyond.columns)
     table = table.join(beyond)
 choice = significance_choice()
@@ -89,37 +96,41 @@ styled = table.style.format("{:.4f}", subset=metric_columns, na_rep="–").forma
 if beyond_columns:  # popularity with two decimals, whole counts without decimals
     # a dict of formats applies to its columns only when they are the subset (without one,
     # every other column would go back to the default format)
-    formats = {metric_label(metric, k): partial(value_text, metric)
-               for metric in cached.beyond_metrics(prepared, settings)}
+    formats: dict[str, str | Callable[[object], str] | None] = {
+        metric_label(metric, k): partial(value_text, metric)
+        for metric in cached_beyond.beyond_metrics(prepared, settings)}
     styled = styled.format(formats, subset=list(formats))
 for metric, result in results.items():
     if result is not None:
         styled = mark_leaders(styled, leader_verdict(result), metric_label(metric, k))
-decided = [(metric, results[metric]) for metric in metrics if results.get(metric) is not None]
+decided = [(metric, result) for metric in metrics
+           if (result := results.get(metric)) is not None]
 if decided:
     with decision_area.container(border=True, key="decision"):
         st.markdown("**The decision**")
         for metric, result in decided:
             sentence = describe_verdict(verdict(result, metric, k))
-            across = cached.leader_across_k(prepared, settings, metric)
-            st.markdown(f"- {md(sentence)}  \n  {md(across)}")
+            across = cached_evaluation.leader_across_k(prepared, settings, metric)
+            st.markdown(f"- {literal(sentence)}  \n  {literal(across)}")
         st.caption("Tests as on the Significance page (change them there); across K: the "
                    "highest mean at each K checked.")
 st.dataframe(styled, key="compare_table")
 buttons = st.container(horizontal=True)  # side by side while they fit, else one per line
 download_table(table, f"metrics_at_{k}.csv", "compare_table_csv", where=buttons)
 if any(result is not None for result in results.values()):  # the models can be tested
-    evaluation = cached.report_evaluation(prepared, settings)
+    evaluation = cached_evaluation.shown_evaluation(prepared, settings)
+    # latex_table reads a saved evaluation too; its signature names Evaluation only.
     buttons.download_button(
         "Download as LaTeX", lambda: latex_table(
-            evaluation, metrics or list(MAIN_METRICS), [k], test=choice.test,
+            evaluation,  # type: ignore[arg-type]
+            metrics or list(MAIN_METRICS), [k], test=choice.test,
             correction=choice.correction, confidence=choice.confidence,
             n_permutations=choice.n_permutations),
         file_name=f"metrics_at_{k}.tex", mime="text/x-tex", key="compare_table_latex",
         on_click="ignore", icon=":material/download:",
         help="The table of the metrics shown, with superscripts naming the models each one "
         "is significantly better than (the Significance page's test), for a paper.")
-all_counts = cached.user_counts(prepared, settings)
+all_counts = cached_evaluation.user_counts(prepared, settings)
 counts = all_counts.iloc[0]
 notes = [f"{counts['ground_truth_users']:,} users in the ground truth"]
 if counts["no_relevant_items"]:
@@ -130,7 +141,7 @@ missing = all_counts[all_counts["missing_from_model"] > 0]
 if len(missing):
     policy = ("left out of that model's averages" if counts["missing_policy"] == "skip"
               else "counted with 0")
-    listing = ", ".join(f"{md(model)} {number:,}" for model, number
+    listing = ", ".join(f"{literal(model)} {number:,}" for model, number
                         in zip(missing["model"], missing["missing_from_model"], strict=True))
     notes.append(f"users a model returned nothing for are {policy} ({listing})")
 policy_noted = bool(counts["no_relevant_items"]) or len(missing) > 0
@@ -157,12 +168,12 @@ else:
                   all_counts["users"].nunique() > 1 else ".")
                + bounded_note(choice, int(tested.models["users"].iloc[0])))
     base = baseline(prepared)
-    st.subheader(f"Difference from {md(base)} at K = {k}")
+    st.subheader(f"Difference from {literal(base)} at K = {k}")
     differences = baseline_differences(results, base, k)
     st.dataframe(differences, hide_index=True, key="compare_baseline",
                  column_config=DIFFERENCE_COLUMNS)
     download_table(differences, f"difference_from_baseline_at_{k}.csv", "compare_baseline_csv")
-    st.caption(f"Each model's mean minus {md(base)}'s (the baseline, chosen in the sidebar), "
-               f"and the same as a share of {md(base)}'s mean (lift). The interval is the "
+    st.caption(f"Each model's mean minus {literal(base)}'s (the baseline, chosen in the sidebar), "
+               f"and the same as a share of {literal(base)}'s mean (lift). The interval is the "
                f"{tested.confidence:.0%} bootstrap interval of the difference; a difference "
                "is significant when its corrected p-value is below the significance level.")

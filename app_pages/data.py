@@ -2,7 +2,8 @@
 
 import streamlit as st
 
-from dashboard import bundles, cached, keys, uploads
+from dashboard import bundles, keys, uploads
+from dashboard.cached import inputs as cached_inputs
 from dashboard.controls import download_table, file_name
 from dashboard.demos import DEMOS
 from dashboard.extras import EXTRA_KINDS, extra_specs, remove_extra, take_extra, uploader_key
@@ -12,8 +13,8 @@ from dashboard.segment_choice import attributes_section
 from dashboard.session import active_specs, current_settings, header, prepared_data
 from dashboard.settings import DEFAULT_MAX_CUTOFF, default_mapping
 from dashboard.store import MB, workspace_store
-from dashboard.text import code, md
-from rankmetrics.io import FORMATS, LoadedTable
+from dashboard.text import code, literal
+from rankmetrics.io import FORMATS, Attributes, LoadedTable
 
 FILE_FORMATS = (None, *(name for name in FORMATS if name != "dataframe"))
 READABLE = (
@@ -40,19 +41,20 @@ def file_card(spec: FileSpec, *, editable: bool, problem: str | None = None,
               checks: list[str] | None = None) -> None:
     """One file: its name, counts, detected columns, warnings or error, preview, and (for
     uploads) renaming, removal and the column override."""
-    loaded = cached.read_file(spec)
+    loaded = cached_inputs.read_file(spec)
     with st.container(border=True):
-        title = f"Model: {md(spec.name)}" if spec.kind == "run" else "Ground truth"
+        title = f"Model: {literal(spec.name)}" if spec.kind == "run" else "Ground truth"
         st.markdown(f"#### {title}")
         table = loaded.table
-        details = [f"file {md(spec.file_name)}"]
+        details = [f"file {literal(spec.file_name)}"]
         if table is not None:
             details.append(f"format {table.format}")
             if table.ranking:
                 details.append(RANKING[table.ranking])
         st.caption(" · ".join(details))
-        if loaded.error or problem:
-            st.error(md(in_app(loaded.error or problem)), icon=":material/error:")
+        message = loaded.error or problem
+        if message:
+            st.error(literal(in_app(message)), icon=":material/error:")
         if table is not None:
             describe(spec, table, checks or [])
         if editable:
@@ -60,8 +62,8 @@ def file_card(spec: FileSpec, *, editable: bool, problem: str | None = None,
 
 
 def describe(spec: FileSpec, table: LoadedTable, checks: list[str]) -> None:
-    with st.spinner(f"Counting the users and items of {md(table.source)}…"):
-        n_rows, n_users, n_items = cached.counts(spec)
+    with st.spinner(f"Counting the users and items of {literal(table.source)}…"):
+        n_rows, n_users, n_items = cached_inputs.counts(spec)
     rows, users, items = st.columns(3)
     rows.metric("Rows", f"{n_rows:,}")
     users.metric("Users", f"{n_users:,}")
@@ -69,7 +71,7 @@ def describe(spec: FileSpec, table: LoadedTable, checks: list[str]) -> None:
     found = " · ".join(f"{role} ← {code(column)}" for role, column in table.columns.items())
     st.markdown(f"**Columns found:** {found}")
     for warning in [*table.warnings, *checks]:
-        st.warning(md(in_app(warning)), icon=":material/warning:")
+        st.warning(literal(in_app(warning)), icon=":material/warning:")
     with st.expander("Preview: the first 10 rows as read"):
         st.dataframe(table.head(10), hide_index=True)
         download_table(table.head(10), file_name("first 10 rows of", spec.file_name,
@@ -86,7 +88,7 @@ def edit_controls(spec: FileSpec, table: LoadedTable | None) -> None:
                              on_click=uploads.remove_run, args=(spec.id,))
         problem = state.get(keys.rename_problem(spec.id))
         if problem:
-            st.error(md(problem))
+            st.error(literal(problem))
     detected = table.columns if table is not None else dict(spec.columns)
     with (st.expander("Choose the columns or the format by hand"),
           st.form(keys.read_options_form(spec.id))):
@@ -120,7 +122,7 @@ def workspace_box() -> None:
     store = workspace_store()
     limits = f"This server keeps {store.limits.describe()}."
     if state.get(keys.WORKSPACE_NOTE):
-        st.warning(md(state[keys.WORKSPACE_NOTE]), icon=":material/cloud_off:")
+        st.warning(literal(state[keys.WORKSPACE_NOTE]), icon=":material/cloud_off:")
     if not state.get(keys.WORKSPACE):
         st.caption(f"Files you upload are kept on this server in a workspace of your own, "
                    f"which this page's link reopens. {limits}")
@@ -168,13 +170,14 @@ if state[keys.DATASET] in DEMOS:
         st.info("Your uploaded files are kept: choose *Your uploaded files* under Data in the "
                 "sidebar to compare them.")
 
-check_results, shared = {}, []
-if truth_spec is not None and cached.read_file(truth_spec).table is not None:
+check_results: dict[str, tuple[list[str], str | None]] = {}
+shared: list[str] = []
+if truth_spec is not None and cached_inputs.read_file(truth_spec).table is not None:
     with st.spinner("Checking the model files against the ground truth…"):
-        check_results, shared = cached.checks_against_truth(
+        check_results, shared = cached_inputs.checks_against_truth(
             truth_spec, run_specs,
             settings.relevance if settings else default_mapping(
-                cached.relevance_defaults(truth_spec)),
+                cached_inputs.relevance_defaults(truth_spec)),
             settings.max_cutoff if settings else DEFAULT_MAX_CUTOFF,
             prepared.problems if prepared is not None else {},
         )
@@ -190,7 +193,7 @@ if candidate is not None:
 if truth_spec is not None:
     file_card(truth_spec, editable=showing_uploads, checks=shared)
     if prepared is not None:
-        st.caption(f"Suggested relevance: {md(prepared.relevance_defaults.reason)} "
+        st.caption(f"Suggested relevance: {literal(prepared.relevance_defaults.reason)} "
                    "Change it in the sidebar.")
 elif candidate is None:
     st.info("No ground truth yet: upload the file saying which items each user liked.")
@@ -210,15 +213,16 @@ for spec in run_specs:
 
 def extra_card(kind: str, spec: FileSpec, *, removable: bool) -> None:
     """One optional file: what was read from it (or why it could not be), and its removal."""
-    loaded = cached.read_file(spec)
+    loaded = (cached_inputs.read_item_attributes(spec) if kind == "attributes"
+              else cached_inputs.read_file(spec))
     with st.container(border=True):
         st.markdown(f"#### {EXTRA_KINDS[kind].title}")
-        st.caption(f"file {md(spec.file_name)}")
+        st.caption(f"file {literal(spec.file_name)}")
         if loaded.error:
-            st.error(md(loaded.error), icon=":material/error:")
+            st.error(literal(loaded.error), icon=":material/error:")
         table = loaded.table
         if table is not None:
-            if kind == "attributes":
+            if isinstance(table, Attributes):
                 found = " · ".join(f"{code(name)}: {what}" for name, what in table.kinds.items())
                 st.markdown(f"**{len(table.table):,} items** · item ← {code(table.key_column)}"
                             f" · {found}")
@@ -229,7 +233,7 @@ def extra_card(kind: str, spec: FileSpec, *, removable: bool) -> None:
                 st.markdown(f"**{table.n_rows:,} interactions** · **Columns found:** {found}")
                 preview = table.head(10)
             for warning in table.warnings:
-                st.warning(md(warning), icon=":material/warning:")
+                st.warning(literal(warning), icon=":material/warning:")
             with st.expander("Preview: the first 10 rows as read"):
                 st.dataframe(preview, hide_index=True)
         if removable:

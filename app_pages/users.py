@@ -1,16 +1,20 @@
 """Users: how each model's per-user values are spread, and whom each model serves worst."""
 
+from collections.abc import Hashable, Sequence
 from functools import partial
+from typing import cast
 
 import streamlit as st
 
-from dashboard import bundles, cached, keys
+from dashboard import bundles, keys
+from dashboard.cached import beyond as cached_beyond
+from dashboard.cached import users as cached_users
 from dashboard.charts import show_chart
 from dashboard.controls import download_table, ensure_choice
 from dashboard.navigation import explain_user
 from dashboard.segment_choice import segment_filter
 from dashboard.session import header, require_data
-from dashboard.text import md
+from dashboard.text import literal
 from dashboard.verdict import (
     DIFFERENCE_COLUMNS,
     baseline,
@@ -38,7 +42,7 @@ k = settings.cutoff
 metric_column, chart_column = st.columns([2, 1])
 state.setdefault(keys.USERS_METRIC, "ndcg")
 metric_column.selectbox("Metric", [*MAIN_METRICS,
-                                   *cached.beyond_per_user_metrics(prepared, settings)],
+                                   *cached_beyond.beyond_per_user_metrics(prepared, settings)],
                         key=keys.USERS_METRIC,
                         format_func=lambda m: metric_label(m, k), persist_state="session",
                         help="The cutoff K comes from the sidebar.")
@@ -52,12 +56,12 @@ label = metric_label(metric, k)
 higher = higher_says(metric)
 st.caption(declared(metric).description)
 
-values = cached.per_user(prepared, settings, metric)
-summary = cached.spread(prepared, settings, metric).set_index("model")
+values = cached_users.per_user(prepared, settings, metric)
+summary = cached_users.spread(prepared, settings, metric).set_index("model")
 summary.index.name = "Model"
 summary.columns = ["Users", f"Mean {label}", "Median", "Share at 0", "10th percentile",
                    "90th percentile"]
-numbers = list(summary.columns[1:])
+numbers: list[Hashable] = list(summary.columns[1:])
 result = comparison(prepared, settings, metric, significance_choice(), quick=True)
 if result is not None:
     base = baseline(prepared)
@@ -70,18 +74,19 @@ st.dataframe(
 )
 download_table(summary, f"users_{metric}_at_{k}.csv", "users_summary_csv")
 if result is not None:
-    st.caption(f"Difference and Lift: each model's mean minus {md(base)}'s (the "
+    st.caption(f"Difference and Lift: each model's mean minus {literal(base)}'s (the "
                f"baseline chosen in the sidebar), on the {result.models['users'].iloc[0]:,} "
                f"users every model counts, with its {result.confidence:.0%} bootstrap "
                f"interval ({how_tested(result)}).")
-download_table(cached.per_user_values(prepared, settings, metric),
+download_table(cached_users.per_user_values(prepared, settings, metric),
                f"per_user_{metric}_at_{k}_every_model.csv", "per_user_csv",
                label="Download every user's value (all models) as CSV")
 
 left, right = st.columns(2)
-show_chart(distribution(values, metric, k, prepared.colors, kind=state[keys.USERS_CHART]),
+drawn = cast(dict[str, Sequence[float]], values)  # the figures take arrays as sequences
+show_chart(distribution(drawn, metric, k, prepared.colors, kind=state[keys.USERS_CHART]),
            "users_distribution", where=left, name=("distribution", label))
-show_chart(ecdf(values, metric, k, prepared.colors), "users_ecdf", where=right,
+show_chart(ecdf(drawn, metric, k, prepared.colors), "users_ecdf", where=right,
            name=("ecdf", label))
 if higher is None:
     st.caption("Right: the share of users scoring at most x. A curve further right is better; "
@@ -95,7 +100,7 @@ st.subheader(f"Users a model serves worst at {label}" if higher is None
 ensure_choice(keys.USERS_MODEL, prepared.models)
 st.selectbox("Model", prepared.models, key=keys.USERS_MODEL, persist_state="session")
 model = state[keys.USERS_MODEL]
-worst = cached.worst(prepared, settings, model, metric, WORST_SHOWN)
+worst = cached_users.worst(prepared, settings, model, metric, WORST_SHOWN)
 event = st.dataframe(
     worst, key=keys.WORST_TABLE, hide_index=True, on_select="rerun",
     selection_mode="single-row",
@@ -111,15 +116,15 @@ event = st.dataframe(
 download_table(worst, f"worst_users_{metric}_at_{k}.csv", "worst_table_csv")
 others_first = ("users the other models serve best come first" if higher is None
                 else "users with the other models' highest values come first")
-st.caption(f"Lowest {label} for {md(model)} first; among equal values, {others_first}. "
+st.caption(f"Lowest {label} for {literal(model)} first; among equal values, {others_first}. "
            "Select a row, then explain that user's metrics.")
 if not worst.empty:
     rows = event.selection.rows
     chosen = str(worst["user"].iloc[rows[0] if rows else 0])
     if not bundles.users_with_lists(prepared, [chosen]):
-        st.caption(f"User {md(chosen)} is not among the sampled users whose lists this saved "
+        st.caption(f"User {literal(chosen)} is not among the sampled users whose lists this saved "
                    "evaluation holds: Metrics explained can show only a sampled user's list.")
-    if st.button(f"Explain this user: {md(chosen)}", icon=":material/calculate:",
+    if st.button(f"Explain this user: {literal(chosen)}", icon=":material/calculate:",
                  key="explain_worst", help="Open the Metrics explained page on this user's "
                  "list (the first row until you select another)."):
         explain_user(model, chosen, metric)

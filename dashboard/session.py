@@ -14,7 +14,7 @@ from dashboard import keys
 from dashboard.budget import BUDGET
 from dashboard.bundles import DATASET as BUNDLE
 from dashboard.bundles import bundle_specs, open_from_command_line, opened
-from dashboard.cached import cross_check, ground_truth, ranked_run, read_file, relevance_defaults
+from dashboard.cached import inputs as cached_inputs
 from dashboard.demos import demo_specs
 from dashboard.extras import extra_specs
 from dashboard.files import FileSpec, digest
@@ -23,7 +23,7 @@ from dashboard.navigation import PAGES
 from dashboard.prepared import Prepared
 from dashboard.settings import Settings, default_mapping, default_max_cutoff
 from dashboard.store import workspace_store
-from dashboard.text import md
+from dashboard.text import literal
 from dashboard.uploads import DATASET as UPLOADED
 from dashboard.uploads import Uploads, upload_specs
 from rankmetrics.conventions import PRESETS
@@ -99,31 +99,31 @@ def _prepare(truth_spec: FileSpec, run_specs: list[FileSpec], ties: str,
         if status is not None:
             status.write(text)
 
-    say(f"Reading the ground truth {md(truth_spec.file_name)}…")
-    truth = read_file(truth_spec)
+    say(f"Reading the ground truth {literal(truth_spec.file_name)}…")
+    truth = cached_inputs.read_file(truth_spec)
     if truth.table is None:
         return ("The ground truth could not be read; see the message next to it on the "
                 "**Data** page.")
     problems: dict[str, str] = {}
     runs = {}
     for spec in run_specs:
-        say(f"Reading {md(spec.file_name)}…")
-        loaded = read_file(spec)
+        say(f"Reading {literal(spec.file_name)}…")
+        loaded = cached_inputs.read_file(spec)
         if loaded.table is None:
             problems[spec.name] = loaded.error or "could not be read"
             continue
-        say(f"Ranking {md(spec.name)}'s lists and matching them with the ground truth…")
-        ranked = ranked_run(spec, truth_spec, ties)
+        say(f"Ranking {literal(spec.name)}'s lists and matching them with the ground truth…")
+        ranked = cached_inputs.ranked_run(spec, truth_spec, ties)
         if isinstance(ranked, str):
             problems[spec.name] = ranked
         else:
             runs[spec.name] = ranked
-    defaults = relevance_defaults(truth_spec)
+    defaults = cached_inputs.relevance_defaults(truth_spec)
     longest = max((int(run.lengths.max(initial=0)) for run in runs.values()), default=0)
     say("Checking the model files against the ground truth…")
     mapping, check_cutoff = default_mapping(defaults), default_max_cutoff(longest)
     for spec in [spec for spec in run_specs if spec.name in runs]:
-        _, error = cross_check(spec, truth_spec, mapping, check_cutoff)
+        _, error = cached_inputs.cross_check(spec, truth_spec, mapping, check_cutoff)
         if error:
             problems[spec.name] = error
             del runs[spec.name]
@@ -143,7 +143,7 @@ def _prepare(truth_spec: FileSpec, run_specs: list[FileSpec], ties: str,
         source=st.session_state[keys.DATASET],
         truth_spec=truth_spec,
         truth=truth.table,
-        ground_truth=ground_truth(truth_spec),
+        ground_truth=cached_inputs.ground_truth(truth_spec),
         specs={spec.name: spec for spec in run_specs},
         runs=runs,
         problems={spec.name: problems[spec.name] for spec in run_specs if spec.name in problems},
@@ -186,7 +186,7 @@ def require_data() -> tuple[Prepared, Settings]:
         st.stop()
     if prepared.problems:
         # The message itself is on the Data page, next to the file: once is enough.
-        names = ", ".join(f"**{md(name)}**" for name in prepared.problems)
+        names = ", ".join(f"**{literal(name)}**" for name in prepared.problems)
         st.warning(f"Left out: {names}: a problem in the file. The Data page says what it is "
                    "and how to fix it.")
         st.page_link(PAGES["data"], label="Go to the Data page", icon=":material/upload:")

@@ -2,8 +2,9 @@
 behind "best" (the Significance page's choices, or its defaults before it was opened).
 
 A model is marked best only when a paired test says so; every page that marks leaders or
-shows differences from the baseline reads the same comparison (``cached.comparison``), so
-the Compare, Users and Significance pages agree.
+shows differences from the baseline reads the same comparison
+(:func:`dashboard.cached.significance.comparison`), so the Compare, Users and Significance
+pages agree.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ import pandas as pd
 import streamlit as st
 from pandas.io.formats.style import Styler
 
-from dashboard import cached, keys
+from dashboard import keys
+from dashboard.cached import significance as cached_significance
 from dashboard.controls import confidence_level, ensure_choice
 from dashboard.prepared import Prepared
 from dashboard.settings import N_BOOTSTRAP, Settings
@@ -81,14 +83,14 @@ def comparison(prepared: Prepared, settings: Settings, metric: str,
     """Every pair's test on ``metric`` at the chosen K; None when fewer than 2 models, or
     fewer than 2 users counted by every model (nothing to test). ``quick``: bounded work
     (:func:`bounded`), for pages that test every metric on every change of a setting."""
-    n_users = cached.paired_users(prepared, settings, metric)
+    n_users = cached_significance.paired_users(prepared, settings, metric)
     if len(prepared.models) < 2 or n_users < 2:
         return None
     if quick:
         choice = bounded(choice, n_users)
-    return cached.comparison(prepared, settings, metric, choice.test, choice.n_permutations,
-                             choice.n_bootstrap, choice.confidence
-                             ).with_correction(choice.correction)
+    return cached_significance.comparison(prepared, settings, metric, choice.test,
+                                          choice.n_permutations, choice.n_bootstrap,
+                                          choice.confidence).with_correction(choice.correction)
 
 
 def comparisons(prepared: Prepared, settings: Settings, metrics: Sequence[str],
@@ -97,15 +99,16 @@ def comparisons(prepared: Prepared, settings: Settings, metrics: Sequence[str],
     for the metrics tested with the same bounds."""
     bounds: dict[SignificanceChoice, list[str]] = {}
     out: dict[str, ModelComparison | None] = {}
-    counts = cached.paired_counts(prepared, settings, tuple(metrics))
+    counts = cached_significance.paired_counts(prepared, settings, tuple(metrics))
     for metric, n_users in counts.items():
         if len(prepared.models) < 2 or n_users < 2:
             out[metric] = None
         else:
             bounds.setdefault(bounded(choice, n_users), []).append(metric)
     for quick, tested in bounds.items():
-        found = cached.comparisons(prepared, settings, tuple(tested), quick.test,
-                                   quick.n_permutations, quick.n_bootstrap, quick.confidence)
+        found = cached_significance.comparisons(prepared, settings, tuple(tested), quick.test,
+                                                quick.n_permutations, quick.n_bootstrap,
+                                                quick.confidence)
         out.update({metric: result.with_correction(choice.correction)
                     for metric, result in found.items()})
     return {metric: out[metric] for metric in metrics}
@@ -185,5 +188,5 @@ def mark_leaders(styled: Styler, verdict: LeaderVerdict, column: str) -> Styler:
     if not verdict.significant and len(verdict.leaders) < 2:
         return styled
     style, glyph = (BEST_STYLE, "★") if verdict.significant else (TIED_STYLE, "≈")
-    cells = pd.IndexSlice[list(verdict.leaders), [column]]
+    cells = (list(verdict.leaders), [column])  # rows, columns (as pd.IndexSlice makes)
     return styled.map(lambda _: style, subset=cells).format(f"{{:.4f}} {glyph}", subset=cells)

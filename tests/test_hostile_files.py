@@ -66,7 +66,7 @@ def test_a_zip_bomb_is_refused_before_it_fills_the_memory(tmp_path):
 
 
 def test_the_dashboard_refuses_an_uploaded_bomb_with_a_message(tmp_path, monkeypatch):
-    from dashboard.cached import read_file
+    from dashboard.cached.inputs import read_file
     from dashboard.uploads import Uploads
 
     bomb = tmp_path / "bomb.csv.gz"
