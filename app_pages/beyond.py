@@ -14,10 +14,9 @@ from dashboard.extras import EXTRA_KINDS
 from dashboard.navigation import PAGES
 from dashboard.session import header, require_data
 from dashboard.text import literal
-from rankmetrics.beyond import BEYOND_METRICS, SYSTEM_METRICS, value_text
 from rankmetrics.figures import metric_label
 from rankmetrics.figures.beyond import beyond_curves, popularity_deciles, tradeoff
-from rankmetrics.metrics import MAIN_METRICS, METRICS
+from rankmetrics.metrics import BEYOND_METRICS, MAIN_METRICS, METRICS, SYSTEM_METRICS, value_text
 
 FIRST_SHOWN = ("coverage", "gini", "personalization", "aplt", "novelty", "ild")
 FIRST_TRADEOFF = ("aplt", "novelty", "coverage")

@@ -42,6 +42,7 @@ header(
 )
 prepared, settings = require_data()
 saved = bundles.full_evaluation(prepared)
+evaluated = cached_evaluation.shown_evaluation(prepared, settings)
 state = st.session_state
 k = settings.cutoff
 
@@ -83,8 +84,8 @@ options = (test, correction, confidence, state[keys.CHOOSING_K_PERMUTATIONS])
 label = METRICS[metric].label
 paired_users = cached_significance.paired_users(prepared, settings, metric)
 several = len(prepared.models) >= 2 and paired_users >= 2
-tested = saved.cutoffs if saved else cutoffs_tested(test, settings.max_cutoff, k)
-mapped = saved.cutoffs if saved else map_cutoffs(test, settings.max_cutoff, k)
+tested = cutoffs_tested(evaluated, test, k)  # a saved evaluation's: its saved cutoffs
+mapped = map_cutoffs(evaluated, test, k)
 tested_cutoffs = ", ".join(map(str, tested))
 sampled_users = f"{prepared.ground_truth.n_users:,} sampled users"
 
@@ -167,11 +168,9 @@ else:
         others = "" if len(mapped) == settings.max_cutoff else (
             f" The other metrics are tested at K = {', '.join(map(str, mapped))}.")
     power = cached_choosing_k.k_power(prepared, settings, metric, options)
-    if saved is not None:
-        tests = cached_choosing_k.k_saved_tests(prepared, settings, metric, options)
-    elif len(prepared.models) == 2:
-        tests = cached_choosing_k.k_tests(prepared, settings, settings.relevance, metric,
-                                          options, tuple(tested))
+    if saved is not None or len(prepared.models) == 2:
+        tests = cached_choosing_k.k_tests(prepared, settings, None, metric, options,
+                                          tuple(tested))
     if len(prepared.models) == 2:
         show_chart(p_value_figure(tests, 1 - confidence, k, label), "k_p_value",
                    name=("choosing K", "p_value", "K", k))

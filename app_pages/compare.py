@@ -23,9 +23,8 @@ from dashboard.verdict import (
     mark_leaders,
     significance_choice,
 )
-from rankmetrics.beyond import value_text
 from rankmetrics.figures import metric_curves, metric_label
-from rankmetrics.metrics import MAIN_METRICS, METRICS
+from rankmetrics.metrics import MAIN_METRICS, METRICS, value_text
 from rankmetrics.report.decision import describe_verdict, verdict
 from rankmetrics.report.latex import latex_table
 from rankmetrics.report.verdict import how_tested, leader_verdict
@@ -119,10 +118,9 @@ buttons = st.container(horizontal=True)  # side by side while they fit, else one
 download_table(table, f"metrics_at_{k}.csv", "compare_table_csv", where=buttons)
 if any(result is not None for result in results.values()):  # the models can be tested
     evaluation = cached_evaluation.shown_evaluation(prepared, settings)
-    # latex_table reads a saved evaluation too; its signature names Evaluation only.
     buttons.download_button(
         "Download as LaTeX", lambda: latex_table(
-            evaluation,  # type: ignore[arg-type]
+            evaluation,
             metrics or list(MAIN_METRICS), [k], test=choice.test,
             correction=choice.correction, confidence=choice.confidence,
             n_permutations=choice.n_permutations),

@@ -16,9 +16,8 @@ from dashboard.segment_choice import segment_filter
 from dashboard.session import header, require_data
 from dashboard.settings import USER_LIST_LIMIT
 from dashboard.text import literal
-from rankmetrics.beyond import higher_says, number_format, value_text
 from rankmetrics.figures import head_to_head_scatter, metric_label, win_tie_loss
-from rankmetrics.metrics import MAIN_METRICS
+from rankmetrics.metrics import MAIN_METRICS, higher_says, number_format, value_text
 from rankmetrics.users import outcome_counts
 
 UNRATED = "–"

@@ -21,9 +21,8 @@ from dashboard.verdict import (
     baseline,
     difference_columns,
 )
-from rankmetrics.beyond import BEYOND_METRICS, declared
 from rankmetrics.figures import metric_label, pairwise_matrix
-from rankmetrics.metrics import MAIN_METRICS
+from rankmetrics.metrics import BEYOND_METRICS, MAIN_METRICS, declared
 from rankmetrics.stats import (
     CORRECTION_HELP,
     CORRECTION_NAMES,

@@ -22,9 +22,8 @@ from dashboard.verdict import (
     difference_columns,
     significance_choice,
 )
-from rankmetrics.beyond import declared, higher_says, number_format, value_text
 from rankmetrics.figures import distribution, ecdf, metric_label
-from rankmetrics.metrics import MAIN_METRICS
+from rankmetrics.metrics import MAIN_METRICS, declared, higher_says, number_format, value_text
 from rankmetrics.report.verdict import how_tested
 
 WORST_SHOWN = 20

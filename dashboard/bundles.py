@@ -25,8 +25,9 @@ from dashboard.files import FileSpec, digest
 from dashboard.prepared import Prepared
 from dashboard.settings import Settings
 from dashboard.text import literal
-from rankmetrics.bundle import Fingerprint, SavedEvaluation, content_sha256, load_bundle
+from rankmetrics.bundle import Fingerprint, content_sha256
 from rankmetrics.errors import DataError
+from rankmetrics.evaluation import SavedEvaluation, load_bundle
 from rankmetrics.io import file_stem
 from rankmetrics.metrics import MAIN_METRICS, METRICS
 
@@ -194,7 +195,7 @@ def describe_opened() -> None:
         f"and the raw lists of {len(saved.sampled_users):,} sampled users (the files below)."
         + (" It also holds the beyond-accuracy metrics computed when it was saved (see the "
            "Beyond accuracy page)." if saved.beyond is not None else ""))
-    beyond_inputs = saved.beyond.inputs if saved.beyond is not None else {}
+    beyond_inputs = saved.beyond.inputs_read if saved.beyond is not None else {}
     st.dataframe(inputs_table(saved.inputs, beyond_inputs), hide_index=True,
                  key="bundle_inputs")
 
@@ -269,7 +270,7 @@ def saved_beyond_note(saved: SavedEvaluation) -> str:
              "item_attributes": "the item attributes", "catalogue": "the catalogue"}
     inputs = [f"{names.get(name, literal(name))} ({fingerprint.rows:,} rows"
               + (f", {fingerprint.users:,} users)" if fingerprint.users is not None else ")")
-              for name, fingerprint in beyond.inputs.items()]
+              for name, fingerprint in beyond.inputs_read.items()]
     options = beyond.options
     return (
         "These numbers were computed from every user's whole lists **when the evaluation "

@@ -46,9 +46,8 @@ from dashboard.store import DAY, workspace_store
 from dashboard.text import literal
 from dashboard.uploads import DATASET as UPLOADED
 from dashboard.uploads import restore
-from rankmetrics.beyond import BEYOND_METRICS
 from rankmetrics.conventions import OPTION_CHOICES, PRESETS
-from rankmetrics.metrics import MAIN_METRICS
+from rankmetrics.metrics import BEYOND_METRICS, MAIN_METRICS
 from rankmetrics.stats import CORRECTIONS, TESTS
 
 WORKSPACE_PARAM = "ws"

@@ -135,7 +135,7 @@ def offered_segmentations(prepared: Prepared, spec: FileSpec | None) -> list[str
     (activity and cold start when the data set has training interactions)."""
     attributes = None if spec is None else cached_segments.user_attributes(spec)[0]
     return segmentation_names(attributes, cached_segments.training_counts(prepared),
-                              saved=full_evaluation(prepared) is not None)
+                              has_ground_truth=full_evaluation(prepared) is None)
 
 
 def segment_labels(prepared: Prepared, settings: Settings, spec: FileSpec | None,

@@ -21,7 +21,6 @@ from dashboard.prepared import Prepared
 from dashboard.segment_choice import attributes_spec, offered_segmentations
 from dashboard.settings import Settings
 from dashboard.verdict import significance_choice
-from rankmetrics.bundle import SavedEvaluation
 from rankmetrics.metrics import MAIN_METRICS, METRICS
 from rankmetrics.report.html import build_report, fingerprint, saved_input
 from rankmetrics.segments import GROUND_TRUTH_SIZE, N_BUCKETS
@@ -132,7 +131,7 @@ def report_button(prepared: Prepared, settings: Settings) -> None:
     chosen = st.session_state.get(keys.SIGNIFICANCE_METRIC, "ndcg")
     metric = chosen if chosen in MAIN_METRICS else "ndcg"  # the report's tests need accuracy
     evaluation = cached_evaluation.shown_evaluation(prepared, settings)
-    bundle = opened() if isinstance(evaluation, SavedEvaluation) else None
+    bundle = opened() if evaluation.saved_from is not None else None
     specs = ({} if bundle is not None else
              {"ground truth": prepared.truth_spec,
               **{model: prepared.specs[model] for model in prepared.models}})

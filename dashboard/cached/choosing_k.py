@@ -6,9 +6,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from dashboard.bundles import full_evaluation
 from dashboard.cached import HASH, HOUR
-from dashboard.cached.evaluation import curves, evaluation, evaluation_of_lists
+from dashboard.cached.evaluation import curves, evaluation, evaluation_of_lists, shown_evaluation
 from dashboard.cached.inputs import read_file
 from dashboard.cached.significance import paired_users
 from dashboard.prepared import Prepared
@@ -17,6 +16,7 @@ from rankmetrics.choosing_k.order import crossovers, leaderboard, order_agreemen
 from rankmetrics.choosing_k.report import (
     Sentence,
     agreement_sentence,
+    cutoffs_scope,
     cutoffs_tested,
     map_cutoffs,
     order_sentence,
@@ -26,18 +26,12 @@ from rankmetrics.choosing_k.report import (
     significance_sentence,
     ties_sentence,
 )
-from rankmetrics.choosing_k.saved import (
-    saved_cutoff_table,
-    saved_difference_band,
-    saved_significance_over_k,
-)
 from rankmetrics.choosing_k.significance import (
     cutoff_table,
     difference_band,
     discriminative_power,
     leaders_over_k,
     significance_by_metric,
-    winners,
 )
 from rankmetrics.choosing_k.ties import tie_bounds
 from rankmetrics.figures import metric_label
@@ -60,33 +54,38 @@ def k_relevance_variants(prepared: Prepared, settings: Settings,
                               most=None if every else 5)
 
 
-def k_tests(prepared: Prepared, settings: Settings, relevance: RelevanceMapping, metric: str,
-            options: tuple[str, str, float, int], cutoffs: tuple[int, ...]) -> pd.DataFrame:
+def k_tests(prepared: Prepared, settings: Settings, relevance: RelevanceMapping | None,
+            metric: str, options: tuple[str, str, float, int],
+            cutoffs: tuple[int, ...]) -> pd.DataFrame:
     """Every pair tested at each of ``cutoffs`` (options: test, correction, confidence,
-    random flips) under ``relevance`` (the sidebar's or a variant of it).
+    random flips): on the evaluation every page shows (``relevance`` None: the sidebar's
+    mapping; a saved evaluation's own values, at its saved cutoffs), or on the lists under
+    another relevance mapping (a variant of the sidebar's).
 
-    Under the sidebar's mapping, every main metric is tested in one pass over the per-user
-    values (and cached together) when the page needs them all at these cutoffs: always for
-    the t-test, at the winner maps' cutoffs for the others."""
-    together = relevance == settings.relevance and (
+    On the evaluation shown, every main metric is tested in one pass over the per-user values
+    (and cached together) when the page needs them all at these cutoffs: always for the
+    t-test, at the winner maps' cutoffs for the others."""
+    together = relevance is None and (
         options[0] == "t"
-        or list(cutoffs) == map_cutoffs(options[0], settings.max_cutoff, settings.cutoff))
+        or list(cutoffs) == map_cutoffs(shown_evaluation(prepared, settings), options[0],
+                                        settings.cutoff))
     metrics = MAIN_METRICS if together else (metric,)
     return _k_tests(prepared, settings, relevance, metrics, options, cutoffs)[metric]
 
 
 @st.cache_data(max_entries=32, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
-def _k_tests(prepared: Prepared, settings: Settings, relevance: RelevanceMapping,
+def _k_tests(prepared: Prepared, settings: Settings, relevance: RelevanceMapping | None,
              metrics: tuple[str, ...], options: tuple[str, str, float, int],
              cutoffs: tuple[int, ...]) -> dict[str, pd.DataFrame]:
     test, correction, confidence, n_permutations = options
-    evaluated = evaluation(prepared, relevance, settings.conventions, settings.max_cutoff)
+    evaluated = (shown_evaluation(prepared, settings) if relevance is None else
+                 evaluation(prepared, relevance, settings.conventions, settings.max_cutoff))
     return significance_by_metric(evaluated, metrics, cutoffs=cutoffs, test=test,
                                   correction=correction, confidence=confidence,
                                   n_permutations=n_permutations)
 
 
-def k_leaders(prepared: Prepared, settings: Settings, relevance: RelevanceMapping,
+def k_leaders(prepared: Prepared, settings: Settings, relevance: RelevanceMapping | None,
               metric: str, options: tuple[str, str, float, int],
               cutoffs: tuple[int, ...]) -> pd.DataFrame:
     """The best model at each cutoff and whether it is significantly best."""
@@ -99,10 +98,7 @@ def k_band(prepared: Prepared, settings: Settings, metric: str, model_a: str, mo
            confidence: float) -> pd.DataFrame:
     """The difference B - A at every K (a saved evaluation: at its saved cutoffs) with its
     confidence interval."""
-    saved = full_evaluation(prepared)
-    if saved is not None:
-        return saved_difference_band(saved, metric, model_a, model_b, confidence=confidence)
-    return difference_band(evaluation_of_lists(prepared, settings), metric, model_a, model_b,
+    return difference_band(shown_evaluation(prepared, settings), metric, model_a, model_b,
                            confidence=confidence)
 
 
@@ -124,15 +120,9 @@ def k_cutoff_table(prepared: Prepared, settings: Settings, cutoffs: tuple[int, .
     """Every model (rows) and main metric at ``cutoffs`` (columns such as "NDCG@10"), and
     which cells are significantly best in their column."""
     test, correction, confidence, n_permutations = options
-    saved = full_evaluation(prepared)
-    if saved is not None:
-        table = saved_cutoff_table(saved, MAIN_METRICS, cutoffs, test=test,
-                                   correction=correction, confidence=confidence,
-                                   n_permutations=n_permutations)
-    else:
-        table = cutoff_table(evaluation_of_lists(prepared, settings), MAIN_METRICS, cutoffs,
-                             test=test, correction=correction, confidence=confidence,
-                             n_permutations=n_permutations)
+    table = cutoff_table(shown_evaluation(prepared, settings), MAIN_METRICS, cutoffs, test=test,
+                         correction=correction, confidence=confidence,
+                         n_permutations=n_permutations)
     table["column"] = [metric_label(metric, cutoff)
                        for metric, cutoff in zip(table["metric"], table["cutoff"], strict=True)]
     order = list(dict.fromkeys(table["column"]))
@@ -150,19 +140,6 @@ def k_leaderboard(prepared: Prepared, settings: Settings, metric: str) -> pd.Dat
     return leaderboard(k_curves(prepared, settings, metric))
 
 
-@st.cache_data(max_entries=16, ttl=HOUR, show_spinner="Testing at the saved cutoffs…",
-               hash_funcs=HASH)
-def k_saved_tests(prepared: Prepared, settings: Settings, metric: str,
-                  options: tuple[str, str, float, int]) -> pd.DataFrame:
-    """A saved evaluation's pairs tested at each of its saved cutoffs."""
-    saved = full_evaluation(prepared)
-    if saved is None:
-        raise ValueError("The tests at saved cutoffs need a saved evaluation.")
-    test, correction, confidence, n_permutations = options
-    return saved_significance_over_k(saved, metric, test=test, correction=correction,
-                                     confidence=confidence, n_permutations=n_permutations)
-
-
 @st.cache_data(max_entries=32, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
 def k_order(prepared: Prepared, settings: Settings,
             metric: str) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
@@ -177,17 +154,12 @@ def k_power(prepared: Prepared, settings: Settings, metric: str,
     """Metric label -> the share of pairs significant at each K tested, ``metric`` first
     (at every K it is tested at; the others at the winner maps' cutoffs)."""
     test = options[0]
-    saved = full_evaluation(prepared) is not None
+    shown = shown_evaluation(prepared, settings)
     power = {}
     for name in (metric, *[m for m in MAIN_METRICS if m != metric]):
-        if saved:
-            tests = k_saved_tests(prepared, settings, name, options)
-        else:
-            cutoffs = (cutoffs_tested(test, settings.max_cutoff, settings.cutoff)
-                       if name == metric
-                       else map_cutoffs(test, settings.max_cutoff, settings.cutoff))
-            tests = k_tests(prepared, settings, settings.relevance, name, options,
-                            tuple(cutoffs))
+        cutoffs = (cutoffs_tested(shown, test, settings.cutoff) if name == metric
+                   else map_cutoffs(shown, test, settings.cutoff))
+        tests = k_tests(prepared, settings, None, name, options, tuple(cutoffs))
         power[METRICS[name].label] = discriminative_power(tests)
     return power
 
@@ -196,12 +168,10 @@ def k_winners_by_metric(prepared: Prepared, settings: Settings,
                         options: tuple[str, str, float, int]) -> pd.DataFrame:
     """The best model at each K for each main metric (rows: metric labels); a saved
     evaluation's at its saved cutoffs."""
-    if full_evaluation(prepared) is not None:
-        return winners({METRICS[name].label: k_saved_tests(prepared, settings, name, options)
-                        for name in MAIN_METRICS})
-    cutoffs = tuple(map_cutoffs(options[0], settings.max_cutoff, settings.cutoff))
+    cutoffs = tuple(map_cutoffs(shown_evaluation(prepared, settings), options[0],
+                                settings.cutoff))
     return pd.concat([
-        k_leaders(prepared, settings, settings.relevance, name, options, cutoffs)
+        k_leaders(prepared, settings, None, name, options, cutoffs)
         .assign(row=METRICS[name].label) for name in MAIN_METRICS], ignore_index=True)
 
 
@@ -210,7 +180,8 @@ def k_winners_by_relevance(prepared: Prepared, settings: Settings, metric: str,
                            thresholds: tuple[str, ...]) -> pd.DataFrame:
     """The best model at each K under each of the named relevance thresholds (names of
     :func:`k_relevance_variants` with ``every``)."""
-    cutoffs = tuple(map_cutoffs(options[0], settings.max_cutoff, settings.cutoff))
+    cutoffs = tuple(map_cutoffs(evaluation_of_lists(prepared, settings), options[0],
+                                settings.cutoff))
     variants = k_relevance_variants(prepared, settings, every=True)
     return pd.concat([
         k_leaders(prepared, settings, variants[name], metric, options, cutoffs).assign(row=name)
@@ -227,10 +198,8 @@ def k_summary(prepared: Prepared, settings: Settings, metric: str,
     k = settings.cutoff
     by_metric = {name: k_curves(prepared, settings, name) for name in MAIN_METRICS}
     sentences = [order_sentence(by_metric[metric], metric, k)]
-    saved = full_evaluation(prepared)
-    sampled, tested = (None, None) if saved is None else (
-        f"On the {prepared.ground_truth.n_users:,} sampled users",
-        f"At the saved cutoffs {', '.join(map(str, saved.cutoffs))}")
+    shown = shown_evaluation(prepared, settings)
+    sampled, tested = shown.lists_at_hand().scope, cutoffs_scope(shown)
     if len(prepared.models) >= 2:
         sentences.append(agreement_sentence(by_metric, metric))
     if len(prepared.models) >= 2 and paired_users(prepared, settings, metric) >= 2:

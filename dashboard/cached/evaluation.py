@@ -12,7 +12,6 @@ from dashboard.cached import HASH, HOUR, shared
 from dashboard.cached.inputs import read_file, read_item_attributes, table_of
 from dashboard.prepared import Prepared
 from dashboard.settings import N_BOOTSTRAP, Settings
-from rankmetrics import SavedEvaluation
 from rankmetrics.beyond import BeyondInputs, prepare_beyond
 from rankmetrics.conventions import Conventions
 from rankmetrics.errors import DataError
@@ -21,6 +20,7 @@ from rankmetrics.figures import metric_label
 from rankmetrics.metrics import MAIN_METRICS
 from rankmetrics.relevance import RelevanceMapping
 from rankmetrics.report.decision import describe_across_cutoffs, leaders_by_cutoff
+from rankmetrics.results import EvaluationResults
 
 
 def evaluation(
@@ -71,7 +71,7 @@ def beyond_evaluation(
                            max_cutoff, beyond=None if isinstance(inputs, str) else inputs))
 
 
-def shown_evaluation(prepared: Prepared, settings: Settings) -> Evaluation | SavedEvaluation:
+def shown_evaluation(prepared: Prepared, settings: Settings) -> EvaluationResults:
     """Every user's values, as every page shows them and a report is written from: a saved
     evaluation's own, or evaluated here."""
     return full_evaluation(prepared) or evaluation_of_lists(prepared, settings)
@@ -134,8 +134,7 @@ def bands(prepared: Prepared, settings: Settings, metrics: tuple[str, ...],
     most = int(evaluated.user_counts()["users"].max())
     cutoffs = band_cutoffs(settings.max_cutoff, keep=[settings.cutoff],
                            n_values_per_cutoff=most * len(evaluated.models) * len(metrics))
-    if isinstance(evaluated, SavedEvaluation):
-        cutoffs = evaluated.band_cutoffs(cutoffs)
+    cutoffs = evaluated.cutoffs_with_values(cutoffs)  # a saved evaluation's saved ones
     table = evaluated.confidence_bands(metrics, cutoffs=cutoffs, n_bootstrap=N_BOOTSTRAP,
                                        confidence=confidence)
     return table, cutoffs

@@ -21,9 +21,8 @@ def duel(prepared: Prepared, settings: Settings, model_a: str, model_b: str,
          metric: str) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Two models user by user (the users both count), then the users B beats A by most and
     those A beats B by most."""
-    # The library reads a saved evaluation here too; its signature names Evaluation only.
     evaluated = shown_evaluation(prepared, settings)
-    pairs = head_to_head(evaluated, model_a, model_b, metric,  # type: ignore[arg-type]
+    pairs = head_to_head(evaluated, model_a, model_b, metric,
                          settings.cutoff)
     return (pairs, *biggest_differences(pairs, count=BIGGEST_SHOWN))
 

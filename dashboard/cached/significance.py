@@ -9,7 +9,6 @@ from dashboard.cached import HASH, HOUR
 from dashboard.cached.evaluation import shown_evaluation
 from dashboard.prepared import Prepared
 from dashboard.settings import Settings
-from rankmetrics import SavedEvaluation
 from rankmetrics.conventions import Conventions
 from rankmetrics.relevance import RelevanceMapping
 from rankmetrics.stats import ModelComparison, compare_models, compare_models_together
@@ -33,7 +32,7 @@ def _paired_users(prepared: Prepared, relevance: RelevanceMapping, conventions: 
 
 def users_every_model_counts(prepared: Prepared, settings: Settings) -> int:
     """How many users every model counts, read from the conventions' masks without computing
-    a metric (a saved evaluation: from its NDCG values at K)."""
+    a metric (a saved evaluation: from the users its per-user values are of)."""
     return _users_every_model_counts(prepared, settings.relevance, settings.conventions,
                                      settings)
 
@@ -41,11 +40,7 @@ def users_every_model_counts(prepared: Prepared, settings: Settings) -> int:
 @st.cache_data(max_entries=32, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
 def _users_every_model_counts(prepared: Prepared, relevance: RelevanceMapping,
                               conventions: Conventions, _settings: Settings) -> int:
-    evaluation = shown_evaluation(prepared, _settings)
-    if isinstance(evaluation, SavedEvaluation):
-        return len(evaluation.paired("ndcg", _settings.cutoff))
-    counted = np.logical_and.reduce([evaluation.included(model) for model in evaluation.models])
-    return int(np.count_nonzero(counted))
+    return int(np.count_nonzero(shown_evaluation(prepared, _settings).paired_mask()))
 
 
 def paired_counts(prepared: Prepared, settings: Settings,

@@ -36,15 +36,13 @@ def per_user_values(prepared: Prepared, settings: Settings, metric: str) -> pd.D
 
 @st.cache_data(max_entries=32, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
 def spread(prepared: Prepared, settings: Settings, metric: str) -> pd.DataFrame:
-    # The library reads a saved evaluation here too; its signature names Evaluation only.
     evaluated = shown_evaluation(prepared, settings)
-    return distribution_summary(evaluated, metric, settings.cutoff)  # type: ignore[arg-type]
+    return distribution_summary(evaluated, metric, settings.cutoff)
 
 
 @st.cache_data(max_entries=32, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
 def worst(prepared: Prepared, settings: Settings, model: str, metric: str,
           count: int) -> pd.DataFrame:
-    # The library reads a saved evaluation here too; its signature names Evaluation only.
     evaluated = shown_evaluation(prepared, settings)
-    return worst_users(evaluated, model, metric, settings.cutoff,  # type: ignore[arg-type]
+    return worst_users(evaluated, model, metric, settings.cutoff,
                        count=count)
