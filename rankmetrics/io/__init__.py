@@ -52,7 +52,8 @@ Decisions:
 - This package is the one place where ids are read, checked and numbered: user ids and a
   ground truth's items become integer codes, a model's items 64-bit hashes that no two items
   of one list share (:func:`truth_codes`, :func:`run_codes`; :func:`hash_text`,
-  :func:`same_text` and :func:`argsort_lists` are the tools :mod:`rankmetrics.matching` uses).
+  :func:`same_text` and :func:`argsort_lists` are the tools
+  :mod:`rankmetrics.prepared.matching` uses).
 """
 
 from rankmetrics.io._attributes import Attributes, attributes_from_dataframe, read_attributes
