@@ -1,8 +1,9 @@
 """Each preset against the library it reproduces, on random data, to 1e-9.
 
 - ``trec_eval``: pytrec_eval-terrier (P, recall, map_cut, ndcg_cut, recip_rank, map, Rprec,
-  success), including its tie order and relevance levels, and ranx's ndcg / map / mrr /
-  precision / recall / hit_rate / r-precision;
+  success), including its tie order and relevance levels; ir_measures (P, R, AP, nDCG, RR,
+  Rprec, Success, per user and their means); and ranx's ndcg / map / mrr / precision / recall
+  / hit_rate / r-precision;
 - ``ranx_burges``: ranx's ndcg_burges;
 - ``retrieved_ideal``: scikit-learn's ndcg_score and dcg_score.
 
@@ -14,10 +15,12 @@ cutoffs beyond every list.
 
 from __future__ import annotations
 
+import ir_measures
 import numpy as np
 import pandas as pd
 import pytest
 import pytrec_eval
+from ir_measures import AP, RR, P, R, Rprec, Success, nDCG
 from ranx import evaluate as ranx_evaluate
 from sklearn.metrics import dcg_score, ndcg_score
 
@@ -167,6 +170,63 @@ def test_comment_fixtures_match_pytrec_eval(trec_qrels, trec_run, level):
         cutoffs=(1, 2, 3, 5, 10, 20, 50, 99, 100, 200), uncut=200,
     )
     assert len(reference) == 31
+
+
+# ----- trec_eval preset vs ir_measures ------------------------------------------------------
+#
+# ir_measures 0.4.3 computes these measures with pytrec_eval and gives every qrels user missing
+# from the run the measure's default, 0 (``Evaluator.iter_calc``): its means are trec_eval -c's.
+
+IR_MEASURES_CUTOFFS = (1, 3, 5, 10, 30, 40)
+
+
+def _ir_measures_requests(level: int) -> dict[object, tuple[str, int | None]]:
+    """ir_measures measures at relevance level ``level`` and our metric and cutoff for each."""
+    cut = {P: "precision", R: "recall", AP: "map", nDCG: "ndcg", Success: "hit_rate"}
+    requests: dict[object, tuple[str, int | None]] = {
+        # nDCG takes no level: like trec_eval's ndcg, it gains every positive grade
+        (measure if measure is nDCG else measure(rel=level)) @ cutoff: (metric, cutoff)
+        for measure, metric in cut.items()
+        for cutoff in IR_MEASURES_CUTOFFS
+    }
+    requests |= {AP(rel=level): ("map", MAX_CUTOFF), RR(rel=level): ("mrr", MAX_CUTOFF),
+                 nDCG: ("ndcg", MAX_CUTOFF), Rprec(rel=level): ("r_precision", None)}
+    return requests
+
+
+@pytest.mark.parametrize("seed", range(2))
+@pytest.mark.parametrize(
+    ("ratings", "relevance", "level"),
+    [
+        ("grades", RelevanceMapping.identity(1), 1),
+        ("grades", RelevanceMapping.identity(2), 2),
+        ("stars", STARS, 1),
+    ],
+    ids=["grades-l1", "grades-l2", "stars-l1"],
+)
+def test_trec_eval_preset_matches_ir_measures(seed, ratings, relevance, level):
+    truth, run = random_data(700 + seed, ratings=ratings)
+    evaluation = evaluate(truth, {"model": run}, relevance=relevance,
+                          conventions=Conventions.preset("trec_eval"), max_cutoff=MAX_CUTOFF)
+    requests = _ir_measures_requests(level)
+    qrels = _grades_frame(truth, relevance).rename(
+        columns={"user": "query_id", "item": "doc_id", "rating": "relevance"})
+    scored = run.rename(columns={"user": "query_id", "item": "doc_id"})
+    values: dict[str, dict[str, float]] = {}
+    for value in ir_measures.iter_calc(list(requests), qrels, scored):
+        values.setdefault(str(value.measure), {})[value.query_id] = value.value
+    reference = pd.DataFrame(values)
+    columns = {str(measure): target for measure, target in requests.items()}
+    ours = _ours(evaluation, columns)
+    # every ground-truth user, those missing from the run included; none unknown to it
+    assert set(reference.index) == set(ours.index) == set(truth["user"])
+    assert evaluation.user_counts().iloc[0]["missing_from_model"] > 0
+    _assert_close(ours, reference[list(columns)])
+    aggregate = ir_measures.calc_aggregate(list(requests), qrels, scored)
+    means = evaluation.means({metric for metric, _ in requests.values()})["model"]
+    for measure, (metric, cutoff) in requests.items():
+        value = means[metric][0 if cutoff is None else cutoff - 1]
+        assert value == pytest.approx(aggregate[measure], rel=0, abs=1e-9), str(measure)
 
 
 # ----- ranx ---------------------------------------------------------------------------------
