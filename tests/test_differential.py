@@ -5,7 +5,8 @@
   Rprec, Success, per user and their means); and ranx's ndcg / map / mrr / precision / recall
   / hit_rate / r-precision;
 - ``ranx_burges``: ranx's ndcg_burges;
-- ``retrieved_ideal``: scikit-learn's ndcg_score and dcg_score.
+- ``retrieved_ideal``: scikit-learn's ndcg_score and dcg_score;
+- ``ap_denominator="min_k_relevant"``: Microsoft Recommenders' map_at_k.
 
 The random data has graded ratings (0-3 judgments or 1-5 stars), ties in scores (rounded to
 one decimal) unless a reference breaks ties unpredictably, users missing from the model,
@@ -22,6 +23,7 @@ import pytest
 import pytrec_eval
 from ir_measures import AP, RR, P, R, Rprec, Success, nDCG
 from ranx import evaluate as ranx_evaluate
+from recommenders.evaluation.python_evaluation import map_at_k
 from sklearn.metrics import dcg_score, ndcg_score
 
 from rankmetrics import Conventions, RelevanceMapping, evaluate
@@ -407,3 +409,29 @@ def test_sklearn_fed_a_longer_list_takes_its_ideal_from_below_the_cutoff():
     assert evaluation.per_user_at("model", "ndcg", 2)["u"] == 1.0
     assert ndcg_score([[1, 0]], [[3, 2]], k=2) == 1.0
     assert ndcg_score([[1, 0, 2]], [[3, 2, 1]], k=2) == pytest.approx(1 / (2 + 1 / np.log2(3)))
+
+
+# ----- ap_denominator="min_k_relevant" vs Microsoft Recommenders ----------------------------
+#
+# recommenders 1.2.1 python_evaluation.map_at_k: every row of rating_true is relevant; the mean
+# is over the users in both rating_true and rating_pred (users without relevant items and users
+# missing from the model are left out), each AP@k divided by min(|R|, k).
+
+@pytest.mark.parametrize("seed", range(2))
+def test_min_k_relevant_matches_recommenders_map_at_k(seed):
+    truth, run = random_data(800 + seed, tie_free=True)
+    evaluation = evaluate(
+        truth, {"model": run},
+        conventions=Conventions(ap_denominator="min_k_relevant", missing_users="skip"),
+        max_cutoff=MAX_CUTOFF,
+    )
+    relevant = truth[truth["rating"] >= 1].rename(columns={"user": "userID", "item": "itemID"})
+    predicted = run.rename(columns={"user": "userID", "item": "itemID", "score": "prediction"})
+    means = evaluation.curve("model", "map")
+    for cutoff in (1, 3, 5, 10, 30):
+        expected = map_at_k(relevant, predicted, k=cutoff)
+        assert means[cutoff - 1] == pytest.approx(expected, rel=0, abs=1e-12), cutoff
+    # the default |R| denominator gives other numbers on the same data
+    default = evaluate(truth, {"model": run}, conventions=Conventions(missing_users="skip"),
+                       max_cutoff=MAX_CUTOFF).curve("model", "map")
+    assert abs(default[9] - map_at_k(relevant, predicted, k=10)) > 1e-3
