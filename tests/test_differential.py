@@ -163,6 +163,18 @@ def test_pytrec_eval_breaks_ties_by_item_id_descending(seed):
     assert (ours - reference).abs().to_numpy().max() > 1e-3
 
 
+def test_pytrec_eval_ties_scores_equal_in_float32_where_rankmetrics_does_not():
+    # docs/conventions.md's one known difference: 1 + 1e-9 and 1 are one float32, so
+    # pytrec_eval ties them and puts the larger id, b, first; rankmetrics ranks a first
+    truth = pd.DataFrame({"user": ["u"], "item": ["a"], "rating": [1]})
+    run = pd.DataFrame({"user": ["u", "u"], "item": ["a", "b"], "score": [1.0 + 1e-9, 1.0]})
+    evaluator = pytrec_eval.RelevanceEvaluator({"u": {"a": 1}}, {"recip_rank"})
+    assert evaluator.evaluate({"u": {"a": 1.0 + 1e-9, "b": 1.0}})["u"]["recip_rank"] == 0.5
+    evaluation = evaluate(truth, {"model": run}, conventions=Conventions.preset("trec_eval"),
+                          max_cutoff=2)
+    assert evaluation.per_user_at("model", "mrr", 2)["u"] == 1.0
+
+
 @pytest.mark.parametrize("level", [1, 2, 3])
 def test_comment_fixtures_match_pytrec_eval(trec_qrels, trec_run, level):
     # 31 graded topics, a run of 301 topics x 100 passages (270 topics unknown to the qrels)
