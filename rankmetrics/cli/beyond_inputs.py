@@ -42,7 +42,7 @@ def add_beyond_options(ev: argparse.ArgumentParser) -> None:
                         help="in (0, 1), default 0.8")
     beyond.add_argument("--distribution", choices=DISTRIBUTION, default="catalogue",
                         help="Gini and entropy over the whole catalogue (default) or only "
-                        "the items recommended at least once")
+                        "the catalogue's items recommended at least once")
 
 
 def beyond_inputs(args: argparse.Namespace, beyond: tuple[str, ...], limit: int | None
