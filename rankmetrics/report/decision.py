@@ -25,6 +25,7 @@ from rankmetrics.stats import (
     ModelComparison,
     compare_models,
     p_text,
+    restore_ties,
 )
 
 #: The cutoffs at which "does the leader change with K" is checked (those up to the largest K).
@@ -36,9 +37,11 @@ class Verdict:
     """The outcome on one metric at one cutoff.
 
     ``kind`` is ``winner`` (one model significantly better than every other), ``tie`` (the
-    highest means are equal) or ``not_significant`` (a leader the data cannot separate from
-    ``leaders[1:]``). ``runner_up`` is the model with the second highest mean; ``difference``
-    and its interval are best minus runner-up, on the ``users`` every model counts."""
+    highest means are equal, to a relative precision of 1e-12 of the largest, as in
+    :func:`rankmetrics.stats.compare_models`) or ``not_significant`` (a leader the data
+    cannot separate from ``leaders[1:]``). ``runner_up`` is the model with the second highest
+    mean; ``difference`` and its interval are best minus runner-up, on the ``users`` every
+    model counts."""
 
     metric: str
     cutoff: int | None
@@ -70,7 +73,7 @@ def verdict(comparison: ModelComparison, metric: str, cutoff: int | None) -> Ver
     best_mean, runner_up_mean = float(ranked["mean"].iloc[0]), float(ranked["mean"].iloc[1])
     if single:
         kind = "winner"
-    elif best_mean == runner_up_mean:
+    elif float(row["difference"]) == 0:  # equal means: the comparison's difference is 0
         kind = "tie"
     else:
         kind = "not_significant"
@@ -118,9 +121,10 @@ def describe_verdict(found: Verdict) -> str:
 def leader_by_cutoff(evaluation: EvaluationResults, metric: str,
                      cutoffs: Sequence[int] | None = None) -> list[tuple[int, tuple[str, ...]]]:
     """The models with the highest mean of ``metric`` at each cutoff (one, unless several
-    share it), by default at ``CHECKED_CUTOFFS`` up to the evaluation's width (the last K at
-    which a value can change other than by 1/K, where the lists end at the latest), and that
-    K."""
+    share it: means within 1e-12 of the largest are equal, see
+    :func:`rankmetrics.stats.restore_ties`), by default at ``CHECKED_CUTOFFS`` up to the
+    evaluation's width (the last K at which a value can change other than by 1/K, where the
+    lists end at the latest), and that K."""
     means = evaluation.means([metric])
     return leaders_by_cutoff({model: means[model][metric] for model in evaluation.models},
                              cutoffs, width=evaluation.width)
@@ -144,9 +148,10 @@ def leaders_by_cutoff(curves: Mapping[str, Sequence[float] | np.ndarray],
         cutoffs = sorted({k for k in CHECKED_CUTOFFS if k <= last} | {last})
     out = []
     for k in cutoffs:
-        values = {model: curve[k - 1] for model, curve in curves.items()}
-        top = max(values.values())
-        out.append((k, tuple(model for model, value in values.items() if value == top)))
+        tied = restore_ties([curve[k - 1] for curve in curves.values()])
+        top = max(tied.tolist())
+        out.append((k, tuple(model for model, value in zip(curves, tied, strict=True)
+                             if value == top)))
     return out
 
 

@@ -76,7 +76,11 @@ def differences_from(comparison: ModelComparison, baseline: Hashable) -> pd.Data
       baseline's mean is 0 (no relative change is defined);
     - ``p_corrected`` the pair's corrected p-value;
     - ``verdict``: "baseline", "better", "worse" (significantly) or "no significant
-      difference".
+      difference". Equal means are never "better" or "worse": the comparison's means equal
+      to a relative precision of 1e-12 of the largest have a ``difference`` of exactly 0
+      (:func:`rankmetrics.stats.compare_models`), and a significant test of a pair with
+      equal means (the Wilcoxon test can find one) reads "no significant difference" in the
+      means.
 
     The baseline's own row has difference and lift 0 and no interval.
 
@@ -106,9 +110,10 @@ def differences_from(comparison: ModelComparison, baseline: Hashable) -> pd.Data
             rows.append((model, float(mean), 0.0, np.nan, np.nan, np.nan, "baseline"))
             continue
         pair = comparison.pair(baseline, model)
+        difference = float(pair["difference"])
         verdict = ("no significant difference" if not bool(pair["significant"])
-                   else "better" if float(pair["difference"]) > 0 else "worse")
-        rows.append((model, float(mean), float(pair["difference"]), float(pair["ci_low"]),
+                   or difference == 0 else "better" if difference > 0 else "worse")
+        rows.append((model, float(mean), difference, float(pair["ci_low"]),
                      float(pair["ci_high"]), float(pair["p_corrected"]), verdict))
     table = pd.DataFrame(rows, columns=["model", "mean", "difference", "ci_low", "ci_high",
                                         "p_corrected", "verdict"])
