@@ -297,6 +297,14 @@ def test_pairwise_matrix_cells_read_row_minus_column():
     assert fig.layout.yaxis.autorange == "reversed"  # first model on top
 
 
+def test_pairwise_matrix_calls_equal_means_neither_better_nor_worse():
+    # equal means with a significant test (Wilcoxon can reject on equal means): grey, no glyph
+    pairs = PAIRS.assign(difference=0.0, significant=True)
+    cells = traces(pairwise_matrix(pairs, ["c", "b", "a"], "NDCG@10"), "matrix")[0]
+    assert cells["z"] == [[None, 0, 0], [0, None, 0], [0, 0, None]]
+    assert "no significant difference" in cells["customdata"][0][2]
+
+
 def test_pairwise_matrix_escapes_names():
     pairs = PAIRS.replace({"a": "<b>a</b>"})
     cells = traces(pairwise_matrix(pairs, ["c", "b", "<b>a</b>"], "MAP@5"), "matrix")[0]

@@ -51,7 +51,7 @@ def pairwise_matrix(pairs: pd.DataFrame, models: Sequence[str], label: str) -> g
         for r, c, sign in ((b, a, 1.0), (a, b, -1.0)):  # row r minus column c
             difference = sign * float(gap)
             low, high = sorted((sign * float(ci_low), sign * float(ci_high)))
-            verdict = 0 if not significant else (1 if difference > 0 else -1)
+            verdict = 0 if not significant or difference == 0 else (1 if difference > 0 else -1)
             glyph = {1: "▲ ", -1: "▼ ", 0: ""}[verdict]
             z[r][c] = verdict
             text[r][c] = f"{glyph}{difference:+.4f}<br>{p_text(float(p))}"
