@@ -9,6 +9,8 @@ data) are in ``tests/helpers.py``.
 from __future__ import annotations
 
 import os
+import signal
+import threading
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
@@ -22,6 +24,8 @@ from streamlit.testing.v1 import app_test
 from rankmetrics import Evaluation, RelevanceMapping, evaluate
 from rankmetrics.io import read_run, read_truth
 from tests.helpers import MOVIE_MODELS, MOVIES, TEXTBOOK
+from tests.processes import stop
+from tests.servers import CHROMIUM, LAUNCH_ARGS, start_app, wait_until_up
 
 TREC_EVAL_FIXTURES = Path(__file__).parent / "fixtures" / "trec_eval"
 
@@ -186,12 +190,50 @@ def spark():
 @pytest.fixture(scope="session")
 def browser():
     """One headless Chromium for every browser test of the session (Playwright's sync API
-    allows one running instance per thread)."""
+    allows one running instance per thread).
+
+    Skipped without Chromium, unless REQUIRE_BROWSER is set (CI sets it): then its absence is
+    a failure.
+    """
     from playwright.sync_api import sync_playwright
 
-    from tests.test_browser import CHROMIUM, LAUNCH_ARGS
-
+    if not Path(CHROMIUM).exists():
+        if os.environ.get("REQUIRE_BROWSER"):
+            pytest.fail(f"REQUIRE_BROWSER is set but no Chromium was found at {CHROMIUM}",
+                        pytrace=False)
+        pytest.skip(f"no Chromium at {CHROMIUM}; set REQUIRE_BROWSER=1 to make this a failure")
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
         yield chromium
         chromium.close()
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory):
+    """The app served by a real Streamlit server, shared by the journeys."""
+    log = tmp_path_factory.mktemp("server") / "streamlit.log"
+    process, url = start_app(log)
+    try:
+        wait_until_up(process, url, log)
+        yield url
+    finally:
+        stop(process)
+
+
+_SIGTERM_BEFORE = pytest.StashKey[object]()
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """SIGTERM interrupts the run as Ctrl-C does, so the fixtures' finalizers stop the
+    processes the tests started (see tests/processes.py)."""
+    if threading.current_thread() is threading.main_thread():
+        config.stash[_SIGTERM_BEFORE] = signal.signal(signal.SIGTERM, _interrupt)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if _SIGTERM_BEFORE in config.stash:
+        signal.signal(signal.SIGTERM, config.stash[_SIGTERM_BEFORE])
