@@ -110,6 +110,20 @@ def workspace_folder(tmp_path_factory) -> Path:
     return folder
 
 
+@pytest.fixture(scope="session", autouse=True)
+def component_manifests():
+    """Streamlit components found once per session: every new AppTest scans all installed
+    packages for them on its first run (a fifth of a second, a tenth of a typical dashboard
+    test), and the packages do not change while the tests run."""
+    from streamlit.components.v2 import manifest_scanner
+
+    found = manifest_scanner.scan_component_manifests()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(manifest_scanner, "scan_component_manifests",
+                      lambda max_workers=None: list(found))
+        yield found
+
+
 @pytest.fixture
 def downloaded(monkeypatch):
     """The text a download button saves: AppTest keeps each run's files in a store of its

@@ -64,6 +64,7 @@ def test_a_gzip_bomb_is_refused_before_it_fills_the_memory(tmp_path):
     assert "bomb.csv.gz" in line and "decompression bomb" in line and "100 times" in line
 
 
+@pytest.mark.journey  # writes and reads back 512 MiB of rows
 def test_a_zip_bomb_is_refused_before_it_fills_the_memory(tmp_path):
     bomb = tmp_path / "bomb.zip"
     zip_bomb(bomb, 512 << 20)
