@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import signal
 import threading
+import time
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
@@ -28,6 +29,15 @@ from tests.processes import stop
 from tests.servers import CHROMIUM, LAUNCH_ARGS, start_app, wait_until_up
 
 TREC_EVAL_FIXTURES = Path(__file__).parent / "fixtures" / "trec_eval"
+
+
+def _cpu_seconds() -> float:
+    used = os.times()
+    return used.user + used.system + used.children_user + used.children_system
+
+
+#: When the run began (this file is read before the tests are collected): wall and CPU time.
+_STARTED = (time.perf_counter(), _cpu_seconds())
 
 
 def _fields(name: str) -> pd.DataFrame:
@@ -246,6 +256,21 @@ def pytest_configure(config: pytest.Config) -> None:
     processes the tests started (see tests/processes.py)."""
     if threading.current_thread() is threading.main_thread():
         config.stash[_SIGTERM_BEFORE] = signal.signal(signal.SIGTERM, _interrupt)
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    if config.option.markexpr != "not journey":  # the default (pyproject.toml's addopts)
+        return []
+    return ["journeys (real browser, local Spark, the package built and installed, large "
+            "files) are left out: `python -m pytest -m journey` runs them"]
+
+
+def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
+    """How long the run took: wall time, and CPU time (this process and the programs it
+    waited for), which says more on a machine that other work keeps busy."""
+    wall, cpu = time.perf_counter() - _STARTED[0], _cpu_seconds() - _STARTED[1]
+    terminalreporter.write_line(f"this run took {wall:.0f} s of wall time and {cpu:.0f} s of "
+                                "CPU time")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
