@@ -1,9 +1,11 @@
-"""Shared fixtures: readers of trec_eval's own test files (tests/fixtures/trec_eval), and the
-demo data sets read (and the movies evaluated) once per session.
+"""Shared fixtures: readers of trec_eval's own test files (tests/fixtures/trec_eval), the
+demo data sets read (and the movies evaluated) once per session, and what the journeys run
+(the Spark session, the browser, the app's server).
 
 The trec_eval readers are deliberately small and independent of ``rankmetrics.io``, so the
 metric tests do not depend on the code that loads user files. Plain helpers (paths, random
-data) are in ``tests/helpers.py``.
+data) are in ``tests/helpers.py``, the processes the tests start in ``tests/processes.py``.
+An interrupted run (Ctrl-C, or SIGTERM, made to interrupt the same way here) stops them.
 """
 
 from __future__ import annotations
