@@ -8,121 +8,35 @@ runs a lesson in the Playground (each move timed) and projects it in presentatio
 exception box, no browser console error.
 Screenshots of every page go to artifacts/screenshots/ (ignored by git).
 
-Skipped when no Chromium is found, unless REQUIRE_BROWSER is set (CI sets it): then a
-missing browser is a failure.
+Journeys: ``python -m pytest -m journey`` runs them (the default run leaves them out). Skipped
+when no Chromium is found, unless REQUIRE_BROWSER is set (CI sets it): then a missing browser
+is a failure.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
-import signal
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import Page, expect
+
+from tests.processes import stop
+from tests.servers import start_app, wait_until_up
 
 ROOT = Path(__file__).resolve().parents[1]
 UPLOADS = Path(__file__).resolve().parent / "data" / "app"
 SHOTS = ROOT / "artifacts" / "screenshots"
-CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-LAUNCH_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    "--disable-dev-shm-usage",
-]
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 CONNECTED = '[data-testid="stApp"][data-test-connection-state="CONNECTED"]'
 CHART = '[data-testid="stPlotlyChart"] .js-plotly-plot .main-svg'
 TIMEOUT = 90_000
 
-pytestmark = pytest.mark.browser
-
-
-def _browser_available() -> bool:
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return False
-    return Path(CHROMIUM).exists()
-
-
-if not _browser_available():
-    if os.environ.get("REQUIRE_BROWSER"):
-        pytest.fail(f"REQUIRE_BROWSER is set but no Chromium was found at {CHROMIUM} (or "
-                    "Playwright is missing)", pytrace=False)
-    pytest.skip(f"no Chromium at {CHROMIUM}; set REQUIRE_BROWSER=1 to make this a failure",
-                allow_module_level=True)
-
-from playwright.sync_api import Page, expect  # noqa: E402
+pytestmark = [pytest.mark.browser, pytest.mark.journey]
 
 expect.set_options(timeout=TIMEOUT)
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def start_server(log: Path) -> tuple[subprocess.Popen, str]:
-    """A Streamlit server for the app on a free port, in its own process group (not waited
-    for: see ``wait_until_up``)."""
-    port = _free_port()
-    command = [
-        sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-        "--server.port", str(port), "--server.address", "127.0.0.1",
-        "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false",
-    ]
-    with open(log, "w") as output:
-        process = subprocess.Popen(command, cwd=ROOT, stdout=output, stderr=subprocess.STDOUT,
-                                   start_new_session=True)
-    return process, f"http://127.0.0.1:{port}"
-
-
-def wait_until_up(process: subprocess.Popen, url: str, log: Path) -> None:
-    """Poll the server's health endpoint until it answers (the app's script has not run yet:
-    that happens when the first browser session connects)."""
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as answer:
-                if answer.read() == b"ok":
-                    return
-        except OSError:
-            pass
-        if process.poll() is not None or time.monotonic() > deadline:
-            pytest.fail(f"the Streamlit server did not start:\n{log.read_text()}")
-        time.sleep(0.3)
-
-
-def stop_server(process: subprocess.Popen) -> None:
-    if process.poll() is not None:
-        return
-    os.killpg(process.pid, signal.SIGTERM)
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
-
-
-@pytest.fixture(scope="session")
-def server(tmp_path_factory):
-    """The app served by a real Streamlit server, shared by the journeys."""
-    log = tmp_path_factory.mktemp("server") / "streamlit.log"
-    process, url = start_server(log)
-    try:
-        wait_until_up(process, url, log)
-        yield url
-    finally:
-        stop_server(process)
 
 
 @contextmanager
@@ -463,13 +377,13 @@ def unvisited_servers(tmp_path_factory):
     try:
         for path in [*LINKS, *MOVED]:
             log = logs / f"{path}.log"
-            started[path] = (*start_server(log), log)
+            started[path] = (*start_app(log), log)
         for process, url, log in started.values():
             wait_until_up(process, url, log)
         yield started
     finally:
         for process, _, _ in started.values():
-            stop_server(process)
+            stop(process)
 
 
 @pytest.fixture(params=[*LINKS, *MOVED], ids=lambda path: path or "root")
@@ -478,7 +392,7 @@ def linked_page(request, browser, unvisited_servers):
     process, url, _ = unvisited_servers[request.param]
     with open_tab(browser, f"{url}/{request.param}", request) as tab:
         yield tab, request.param
-    stop_server(process)
+    stop(process)
 
 
 def navigation_titles(tab: Page, which: str = "") -> list[str]:

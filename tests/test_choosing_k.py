@@ -241,18 +241,27 @@ def test_difference_band_is_the_paired_t_interval_at_every_k(three_models, confi
 
 def _every_tie_order(truth: pd.DataFrame, run: pd.DataFrame, conventions: Conventions,
                      relevance: RelevanceMapping, max_cutoff: int) -> np.ndarray:
-    """(orders x metrics x cutoffs) means of one user's list under every order of its ties."""
+    """(orders x metrics x cutoffs) values of one user's list under every order of its ties.
+
+    Each order is the list of a user of its own (with the same ground truth), all evaluated
+    at once: a user's values depend on that user's list only, and a one-user mean is the
+    user's value."""
     run = run.sort_values("score", ascending=False, kind="stable").reset_index(drop=True)
     groups = [list(group.index) for _, group in run.groupby("score", sort=False)]
-    results = []
-    for orders in itertools.product(*(itertools.permutations(g) for g in groups)):
-        ranked = run.loc[[row for order in orders for row in order]]
-        strict = ranked.assign(score=np.arange(len(ranked), 0, -1, dtype=float))
-        ev = evaluate(truth, {"m": strict}, relevance=relevance, conventions=conventions,
-                      max_cutoff=max_cutoff)
-        means = ev.means(MAIN_METRICS)["m"]
-        results.append([means[metric] for metric in MAIN_METRICS])
-    return np.array(results)
+    rows = np.array([[row for order in orders for row in order] for orders
+                     in itertools.product(*(itertools.permutations(g) for g in groups))])
+    users = [f"order{number}" for number in range(len(rows))]
+    lists = pd.DataFrame({"user": np.repeat(users, rows.shape[1]),
+                          "item": run["item"].to_numpy()[rows.ravel()],
+                          "score": np.tile(np.arange(rows.shape[1], 0, -1, dtype=float),
+                                           len(rows))})
+    truths = pd.DataFrame({"user": np.repeat(users, len(truth)),
+                           "item": np.tile(truth["item"].to_numpy(), len(rows)),
+                           "rating": np.tile(truth["rating"].to_numpy(), len(rows))})
+    ev = evaluate(truths, {"m": lists}, relevance=relevance, conventions=conventions,
+                  max_cutoff=max_cutoff)
+    per_metric = [ev.per_user("m", metric).loc[users].to_numpy() for metric in MAIN_METRICS]
+    return np.stack(per_metric, axis=1)
 
 
 @pytest.mark.parametrize("preset", ["default", "trec_eval"])
