@@ -57,6 +57,14 @@ def test_best_on_most_names_the_other_metrics_its_own_first():
     assert "; on Recall it cannot be told apart from B and C;" in headline(decisions)
 
 
+def test_best_on_one_metric_of_several_names_it():
+    decisions = [decided("ndcg", "winner", ("A",)),
+                 *(decided(metric, "not_significant", ("A", "B")) for metric in METRICS6[:5])]
+    assert headline(decisions) == (
+        "A is best on NDCG at K = 10; on Precision, Recall, HitRate, MRR and MAP it cannot be "
+        "told apart from B.")
+
+
 def test_other_metrics_that_end_the_same_way_share_a_clause():
     decisions = [decided("recall", "not_significant", ("B", "C")),
                  decided("map", "not_significant", ("B", "C")),

@@ -123,7 +123,8 @@ def headline(decisions: Sequence[MetricDecision]) -> str:
 
     1. One model is best on more metrics than any other model. On every metric: "A is best
        on all 6 metrics at K = 10." (on one metric: "A is best on NDCG at K = 10."). On
-       some: "A is best on 4 of 6 metrics at K = 10", then the other metrics, A's first:
+       some: "A is best on 4 of 6 metrics at K = 10" (on one of them: "A is best on NDCG at
+       K = 10"), then the other metrics, A's first:
        "on Recall it cannot be told apart from B" (not significant), "on MRR it ties with B"
        (equal means), then "B is best on Precision", "on MAP the data cannot tell B and C
        apart", "on DCG, B and C are tied".
@@ -159,6 +160,8 @@ def headline(decisions: Sequence[MetricDecision]) -> str:
     ...                   ((5, ("B",)), (10, ("B",)), (20, ("A",))))])
     'A is best on 2 of 3 metrics at K = 10; on Recall it cannot be told apart from B; the \
 leader changes with K on Recall.'
+    >>> headline([decided("ndcg", "winner", ("A",)), decided("mrr", "tie", ("B", "A"))])
+    'A is best on NDCG at K = 10; on MRR it ties with B.'
     """
     verdicts = [decision.verdict for decision in decisions]
     if not verdicts:
@@ -179,7 +182,7 @@ leader changes with K on Recall.'
     rest, joiner = verdicts, ": "  # the other metrics' clauses, after a colon or a semicolon
     if lead is not None:
         rest, joiner = [found for found in verdicts if found.metric not in wins[lead]], "; "
-        reach = (_metric_names(wins[lead], count) if most == count
+        reach = (_metric_names(wins[lead], count) if most in (1, count)
                  else f"{most} of {count} metrics")
         opening = f"{lead} is best on {reach}{at}"
     elif top:
