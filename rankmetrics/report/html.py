@@ -472,7 +472,8 @@ def _reproduce(command: str, saved: bool) -> str:
                           "numbers" if saved else
                           "where the input files are, computes the same numbers again")
                        + " (rankmetrics is the command the package installs; in a checkout "
-                       "of rankmetrics after its README's quick start, .venv/bin/rankmetrics):")
+                       "of rankmetrics after its README's quick start, run source "
+                       ".venv/bin/activate there first):")
             + f"<pre><code>{_e(command)}</code></pre>")
 
 
