@@ -35,6 +35,7 @@ from rankmetrics.report.decision import (
     verdict,
 )
 from rankmetrics.report.latex import latex_table
+from rankmetrics.report.numbers import unbroken_cutoffs
 from rankmetrics.report.verdict import how_tested, leader_verdict
 
 header(
@@ -116,15 +117,18 @@ if decided:
     decisions = [MetricDecision(verdict(result, metric, k), tuple(
         cached_evaluation.leaders_across_k(prepared, settings, metric)), settings.max_cutoff)
         for metric, result in decided]
+    def words(text: str) -> str:  # a line never ends in "K ="
+        return literal(unbroken_cutoffs(text))
+
     with decision_area.container(border=True, key="decision"):
-        st.markdown(f"**{literal(headline(decisions))}**")
-        st.markdown("\n".join(f"- **{decision.label}**: {literal(short_verdict(decision))}"
+        st.markdown(f"**{words(headline(decisions))}**")
+        st.markdown("\n".join(f"- **{decision.label}**: {words(short_verdict(decision))}"
                               for decision in decisions))
-        st.caption(f"{literal(decision_note(decisions))} Change the test on the Significance "
+        st.caption(f"{words(decision_note(decisions))} Change the test on the Significance "
                    "page.")
         with st.expander("Details: each metric's p-value, users and leader at each K"):
-            st.markdown("\n".join(f"- {literal(describe_verdict(decision.verdict))}  \n  "
-                                  f"{literal(describe_across(decision))}"
+            st.markdown("\n".join(f"- {words(describe_verdict(decision.verdict))}  \n  "
+                                  f"{words(describe_across(decision))}"
                                   for decision in decisions))
 st.dataframe(styled, key="compare_table")
 buttons = st.container(horizontal=True)  # side by side while they fit, else one per line

@@ -4,12 +4,19 @@ chosen."""
 
 from __future__ import annotations
 
-from tests.apptest import keyed_block, ok, plain, start
+from tests.apptest import keyed_block, ok, start
+from tests.apptest import plain as markdown_text
 
 DEMO_HEADLINE = (
     "top_heavy is best on 4 of 6 metrics at K = 10; on Recall it cannot be told apart from "
     "personalized; personalized is best on Precision; the leader changes with K on Precision, "
     "Recall and HitRate.")
+
+
+def plain(text: str) -> str:
+    """The box's text as read: "K = 10" is held together by no-break spaces."""
+    assert " K = " not in markdown_text(text), text
+    return markdown_text(text).replace("\xa0", " ")
 
 
 def holds_the_decision(block) -> bool:
@@ -32,7 +39,8 @@ def test_the_decision_opens_with_the_headline():
         "- **MAP@10**", "- **NDCG@10**"]
     assert lines[5].startswith("- **NDCG@10**: top_heavy is best, +0.168 over personalized (")
     assert lines[1].startswith("- **Recall@10**: top_heavy and personalized cannot be told "
-                               "apart: top_heavy +0.00533 over personalized (")
+                               "apart: top_heavy +0.00533 (")
+    assert lines[0].endswith("; top_heavy leads up to K = 5, personalized from K = 10.")
     # the test is said once, below the lines; p-values and users are a click away
     shown = " ".join(plain(element.value) for element in [*box.markdown[:2], box.caption[0]])
     assert shown.count("randomization test, Holm correction") == 1

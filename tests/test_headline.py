@@ -158,8 +158,8 @@ def test_known_leader_that_changes_with_k():
                                    "with K on HitRate.")
     found = decisions[0].verdict  # HitRate@1: early 20 of 40 users, late none
     assert short_verdict(decisions[0]) == (
-        f"early is best, +0.500 over late ({found.ci_low:.3f} to {found.ci_high:.3f}); the "
-        "leader changes with K: early at K = 1, late at K = 3.")
+        f"early is best, +0.500 over late ({found.ci_low:.3f} to {found.ci_high:.3f}); early "
+        "leads at K = 1, late from K = 3.")
     assert found.ci_low < 0.5 < found.ci_high
 
 
@@ -173,8 +173,12 @@ def test_each_kind_of_short_line():
     assert short_verdict(decided("recall", "not_significant", ("A", "B"), difference=0.00533,
                                  low=-0.00294, high=0.01405,
                                  by_cutoff=((5, ("A",)), (10, ("A",)), (20, ("B",))))) == (
-        "A and B cannot be told apart: A +0.00533 over B (-0.00294 to 0.01405); the leader "
-        "changes with K: A at K = 5 to 10, B at K = 20.")
+        "A and B cannot be told apart: A +0.00533 (-0.00294 to 0.01405); A leads up to "
+        "K = 10, B from K = 20.")
+    # a run between the first and the last
+    assert short_verdict(decided("ndcg", "winner", ("A",), by_cutoff=(
+        (1, ("B",)), (5, ("A",)), (10, ("A",)), (20, ("B", "A"))))).endswith(
+        "; B leads at K = 1, A at K = 5 to 10, B and A from K = 20.")
     assert short_verdict(decided("mrr", "tie", ("A", "B"), difference=0.0, low=0.0, high=0.0,
                                  by_cutoff=((1, ("A", "B")), (5, ("A", "B"))))) == (
         "A and B are tied at 0.300; the same leaders at every K checked.")

@@ -187,8 +187,8 @@ def test_each_chart_saves_as_png_or_svg_of_its_own_at_publication_size():
 def test_the_compare_page_opens_with_the_decision_and_offers_the_report():
     at = opened({"metrics": "mrr,ndcg", "k": "10", "rel": "binary:4", "test": "t"})
     box = keyed_block(at, "decision")
-    assert plain(box.markdown[0].value).startswith("**top_heavy is best on both metrics at "
-                                                   "K = 10")
+    assert plain(box.markdown[0].value).replace("\xa0", " ").startswith(
+        "**top_heavy is best on both metrics at K = 10")
     lines = plain(box.markdown[1].value).splitlines()
     assert [line.split(":")[0] for line in lines] == ["- **MRR@10**", "- **NDCG@10**"]
     assert "(paired t-test, Holm correction" in plain(box.caption[0].value)

@@ -244,17 +244,19 @@ def _metric_names(metrics: Sequence[str], count: int) -> str:
 def short_verdict(decision: MetricDecision) -> str:
     """One metric's decision in one line, to show after its label ("NDCG@10: "): the leader,
     its difference from the next best with the interval, and whether the leader holds
-    across K. The test is said once for every metric (:func:`decision_note`).
+    across K (or who leads where). The test is said once for every metric
+    (:func:`decision_note`).
 
     >>> found = Verdict("ndcg", 10, "winner", ("B",), "B", "A", 0.42, 0.40, 0.02, 0.012,
     ...                 0.031, 0.003, 1100, "randomization", "holm", 0.95)
-    >>> short_verdict(MetricDecision(found, ((5, ("A",)), (10, ("B",))), 10))
-    'B is best, +0.020 over A (0.012 to 0.031); the leader changes with K: A at K = 5, B at \
-K = 10.'
+    >>> short_verdict(MetricDecision(found, ((1, ("A",)), (5, ("A",)), (10, ("B",))), 10))
+    'B is best, +0.020 over A (0.012 to 0.031); A leads up to K = 5, B from K = 10.'
     """
     found = decision.verdict
     places = difference_places(found.difference)
-    gap = (f"{fixed(found.difference, places, sign=True)} over {found.runner_up} "
+    over = "" if found.kind == "not_significant" and found.runner_up in found.leaders else \
+        f" over {found.runner_up}"  # named just before
+    gap = (f"{fixed(found.difference, places, sign=True)}{over} "
            f"({interval(found.ci_low, found.ci_high, places)})")
     if found.kind == "winner":
         text = f"{found.best} is best, {gap}"
@@ -266,9 +268,26 @@ K = 10.'
     if not leaders:
         return text + "."
     if decision.changes_with_k:
-        return f"{text}; the leader changes with K: {_leaders_by_k(leaders)}."
+        return f"{text}; {_leaders_up_to_from(leaders)}."
     return f"{text}; the same {'leader' if len(leaders[0][1]) == 1 else 'leaders'} at every " \
         "K checked."
+
+
+def _leaders_up_to_from(leaders: Sequence[tuple[int, tuple[str, ...]]]) -> str:
+    """Who leads where, briefly: "A leads up to K = 5, B from K = 10" (a run between the
+    first and the last: "A at K = 5 to 10")."""
+    runs = _runs(leaders)
+    parts = []
+    for position, (models, low, high) in enumerate(runs):
+        if position == len(runs) - 1:
+            where = f"from K = {low}"
+        elif position == 0 and low != high:
+            where = f"up to K = {high}"
+        else:
+            where = f"at K = {low}" + (f" to {high}" if high != low else "")
+        verb = ("" if position else " leads" if len(models) == 1 else " lead")
+        parts.append(f"{_join(models)}{verb} {where}")
+    return ", ".join(parts)
 
 
 def decision_note(decisions: Sequence[MetricDecision]) -> str:
@@ -410,14 +429,20 @@ def _changes(leaders: Sequence[tuple[int, tuple[str, ...]]]) -> bool:
 def _leaders_by_k(leaders: Sequence[tuple[int, tuple[str, ...]]]) -> str:
     """Who leads where, each run of K with the same leaders once: "A at K = 1 to 5, B at
     K = 10"."""
-    runs: list[list] = []
+    return ", ".join(f"{_join(models)} at K = {low}" + (f" to {high}" if high != low else "")
+                     for models, low, high in _runs(leaders))
+
+
+def _runs(leaders: Sequence[tuple[int, tuple[str, ...]]]
+          ) -> list[tuple[tuple[str, ...], int, int]]:
+    """The K checked in runs of the same leaders: (leaders, first K, last K)."""
+    runs: list[tuple[tuple[str, ...], int, int]] = []
     for k, models in leaders:
         if runs and runs[-1][0] == models:
-            runs[-1][2] = k
+            runs[-1] = (models, runs[-1][1], k)
         else:
-            runs.append([models, k, k])
-    return ", ".join(f"{_join(models)} at K = {low}" + (f" to {high}" if high != low else "")
-                     for models, low, high in runs)
+            runs.append((models, k, k))
+    return runs
 
 
 def describe_across_segments(result: SegmentComparison) -> str:

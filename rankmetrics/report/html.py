@@ -50,6 +50,7 @@ from rankmetrics.report.decision import (
     label,
     short_verdict,
 )
+from rankmetrics.report.numbers import unbroken_cutoffs
 from rankmetrics.results import EvaluationResults, SavedFrom
 from rankmetrics.segments import (
     GROUND_TRUTH_SIZE,
@@ -338,15 +339,18 @@ def _paragraph(text: str) -> str:
 def _decision(decisions: Sequence[MetricDecision], across_segments: str) -> str:
     """The headline first, one short line per metric, the test said once, whether the
     leader holds across segments, and the details (p-values, users) folded away."""
-    lines = "".join(f"<li><strong>{_e(decision.label)}</strong>: {_e(short_verdict(decision))}"
-                    "</li>" for decision in decisions)
-    details = "".join(f"<li><p>{_e(describe_verdict(decision.verdict))}</p>"
-                      + (f"<p class='k'>{_e(across)}</p>"
+    def text(words: str) -> str:
+        return _e(unbroken_cutoffs(words))
+
+    lines = "".join(f"<li><strong>{_e(decision.label)}</strong>: "
+                    f"{text(short_verdict(decision))}</li>" for decision in decisions)
+    details = "".join(f"<li><p>{text(describe_verdict(decision.verdict))}</p>"
+                      + (f"<p class='k'>{text(across)}</p>"
                          if (across := describe_across(decision)) else "") + "</li>"
                       for decision in decisions)
-    return (f"<p class='headline'><strong>{_e(headline(decisions))}</strong></p>"
+    return (f"<p class='headline'><strong>{text(headline(decisions))}</strong></p>"
             f"<ul class='decision'>{lines}</ul>"
-            f"<p class='note'>{_e(decision_note(decisions))}</p>"
+            f"<p class='note'>{text(decision_note(decisions))}</p>"
             + _paragraph(across_segments)
             + "<details><summary>Details: each metric's p-value, users and leader at each K"
             f"</summary><ul class='details'>{details}</ul></details>")

@@ -7,6 +7,8 @@ zero never prints as negative zero: a bound of -0.000001 at five decimals is "0.
 
 from __future__ import annotations
 
+import re
+
 
 def fixed(value: float, places: int, *, sign: bool = False) -> str:
     """``value`` with ``places`` decimals; ``sign``: always with its sign ("+0.020").
@@ -42,3 +44,13 @@ def interval(low: float, high: float, places: int) -> str:
     '0.00000 to 0.01410'
     """
     return f"{fixed(low, places)} to {fixed(high, places)}"
+
+
+def unbroken_cutoffs(text: str) -> str:
+    """``text`` with each "K = 10" held together by no-break spaces, so that a line on a page
+    never ends in "K =".
+
+    >>> unbroken_cutoffs("A up to K = 5, B from K = 10.")
+    'A up to K\xa0=\xa05, B from K\xa0=\xa010.'
+    """
+    return re.sub(r"\bK = (?=\d)", "K\u00a0=\u00a0", text)
