@@ -70,6 +70,7 @@ def test_other_metrics_that_end_the_same_way_share_a_clause():
                  decided("map", "not_significant", ("B", "C")),
                  decided("mrr", "tie", ("A", "C")), decided("ndcg", "winner", ("A",)),
                  decided("precision", "winner", ("A",)), decided("dcg", "tie", ("B", "C"))]
+    decisions[1] = decided("map", "not_significant", ("C", "B"))  # the same two, C higher
     assert headline(decisions) == (
         "A is best on 2 of 6 metrics at K = 10; on MRR it ties with C; on Recall and MAP the "
         "data cannot tell B and C apart; on DCG, B and C are tied.")

@@ -206,18 +206,19 @@ def _other_metrics(verdicts: Sequence[Verdict], lead: str | None, count: int) ->
     """The headline's clauses on the metrics ``lead`` is not best on: those about ``lead``
     first ("it"), then each other winner, then the leaders the data cannot tell apart; in
     each, the clauses of more metrics first."""
-    groups: dict[tuple[str, tuple[str, ...]], list[str]] = {}
-    for found in verdicts:
+    groups: dict[tuple[str, frozenset[str]], tuple[tuple[str, ...], list[str]]] = {}
+    for found in verdicts:  # the same models in another order end the same way
         models = (found.best,) if found.kind == "winner" else found.leaders
-        groups.setdefault((found.kind, models), []).append(found.metric)
+        groups.setdefault((found.kind, frozenset(models)), (models, []))[1].append(found.metric)
 
-    def order(group: tuple[str, tuple[str, ...]]) -> tuple[int, int]:
+    def order(group: tuple[str, frozenset[str]]) -> tuple[int, int]:
         kind, models = group
-        return (0 if lead in models else 1 if kind == "winner" else 2), -len(groups[group])
+        return (0 if lead in models else 1 if kind == "winner" else 2), -len(groups[group][1])
 
     clauses = []
-    for kind, models in sorted(groups, key=order):
-        names = _metric_names(groups[kind, models], count)
+    for kind, members in sorted(groups, key=order):
+        models, metrics = groups[kind, members]
+        names = _metric_names(metrics, count)
         others = _join([model for model in models if model != lead])
         if kind == "winner":
             clauses.append(f"{models[0]} is best on {names}")
