@@ -25,8 +25,17 @@ from dashboard.verdict import (
 )
 from rankmetrics.figures import metric_curves, metric_label
 from rankmetrics.metrics import MAIN_METRICS, METRICS, value_text
-from rankmetrics.report.decision import describe_verdict, verdict
+from rankmetrics.report.decision import (
+    MetricDecision,
+    decision_note,
+    describe_across,
+    describe_verdict,
+    headline,
+    short_verdict,
+    verdict,
+)
 from rankmetrics.report.latex import latex_table
+from rankmetrics.report.numbers import unbroken_cutoffs
 from rankmetrics.report.verdict import how_tested, leader_verdict
 
 header(
@@ -105,14 +114,22 @@ for metric, result in results.items():
 decided = [(metric, result) for metric in metrics
            if (result := results.get(metric)) is not None]
 if decided:
+    decisions = [MetricDecision(verdict(result, metric, k), tuple(
+        cached_evaluation.leaders_across_k(prepared, settings, metric)), settings.max_cutoff)
+        for metric, result in decided]
+    def words(text: str) -> str:  # a line never ends in "K ="
+        return literal(unbroken_cutoffs(text))
+
     with decision_area.container(border=True, key="decision"):
-        st.markdown("**The decision**")
-        for metric, result in decided:
-            sentence = describe_verdict(verdict(result, metric, k))
-            across = cached_evaluation.leader_across_k(prepared, settings, metric)
-            st.markdown(f"- {literal(sentence)}  \n  {literal(across)}")
-        st.caption("Tests as on the Significance page (change them there); across K: the "
-                   "highest mean at each K checked.")
+        st.markdown(f"**{words(headline(decisions))}**")
+        st.markdown("\n".join(f"- **{decision.label}**: {words(short_verdict(decision))}"
+                              for decision in decisions))
+        st.caption(f"{words(decision_note(decisions))} Change the test on the Significance "
+                   "page.")
+        with st.expander("Details: each metric's p-value, users and leader at each K"):
+            st.markdown("\n".join(f"- {words(describe_verdict(decision.verdict))}  \n  "
+                                  f"{words(describe_across(decision))}"
+                                  for decision in decisions))
 st.dataframe(styled, key="compare_table")
 buttons = st.container(horizontal=True)  # side by side while they fit, else one per line
 download_table(table, f"metrics_at_{k}.csv", "compare_table_csv", where=buttons)

@@ -22,16 +22,19 @@ from dashboard.controls import confidence_level, ensure_choice
 from dashboard.prepared import Prepared
 from dashboard.settings import N_BOOTSTRAP, Settings
 from rankmetrics.figures import metric_label
-from rankmetrics.report.verdict import LeaderVerdict, differences_from
+from rankmetrics.report.verdict import (
+    BEST_MARK,
+    TIED_MARK,
+    LeaderVerdict,
+    differences_from,
+    quick_resamples,
+    quick_test,
+)
 from rankmetrics.stats import TEST_NAMES, ModelComparison
 
 DEFAULT_TEST = "randomization"
 DEFAULT_CORRECTION = "holm"
 DEFAULT_PERMUTATIONS = 10_000
-# Work bounds for pages that test every metric at once (users x flips, users x resamples):
-# about a second for the six main metrics on 100,000 users and 3 models.
-QUICK_FLIPS = 100_000_000
-QUICK_RESAMPLES = 20_000_000
 # Dark text on light fills: readable (contrast above 10:1) whatever the theme.
 BEST_STYLE = "background-color: #c6efce; color: #0b3d17; font-weight: bold"
 TIED_STYLE = "background-color: #fff2b3; color: #3d3000"
@@ -115,14 +118,11 @@ def comparisons(prepared: Prepared, settings: Settings, metrics: Sequence[str],
 
 
 def bounded(choice: SignificanceChoice, n_users: int) -> SignificanceChoice:
-    """The choice with its work bounded for many users: at most ``QUICK_FLIPS`` user-flips
-    (else the paired t-test, which agrees with the randomization test on many users) and
-    ``QUICK_RESAMPLES`` user-resamples for the intervals (at least 200 resamples)."""
-    test = choice.test
-    if test == "randomization" and n_users * choice.n_permutations > QUICK_FLIPS:
-        test = "t"
-    resamples = min(choice.n_bootstrap, max(200, QUICK_RESAMPLES // n_users))
-    return replace(choice, test=test, n_bootstrap=resamples)
+    """The choice with its work bounded for many users (:func:`quick_test`,
+    :func:`quick_resamples`): the paired t-test in place of the randomization test on many
+    users, and fewer resamples for the intervals."""
+    return replace(choice, test=quick_test(choice.test, n_users, choice.n_permutations),
+                   n_bootstrap=quick_resamples(choice.n_bootstrap, n_users))
 
 
 def bounded_note(choice: SignificanceChoice, n_users: int) -> str:
@@ -187,6 +187,6 @@ def mark_leaders(styled: Styler, verdict: LeaderVerdict, column: str) -> Styler:
     data cannot tell apart (≈, yellow); dark text on both, in light and dark themes."""
     if not verdict.significant and len(verdict.leaders) < 2:
         return styled
-    style, glyph = (BEST_STYLE, "★") if verdict.significant else (TIED_STYLE, "≈")
+    style, glyph = (BEST_STYLE, BEST_MARK) if verdict.significant else (TIED_STYLE, TIED_MARK)
     cells = (list(verdict.leaders), [column])  # rows, columns (as pd.IndexSlice makes)
     return styled.map(lambda _: style, subset=cells).format(f"{{:.4f}} {glyph}", subset=cells)

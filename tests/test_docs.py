@@ -44,3 +44,18 @@ def test_the_help_shown_in_the_docs_is_the_commands_own(command):
     shown = shown_help()
     assert command in shown, f"docs/command-line.md shows no help of '{command}'"
     assert shown[command] == real_help(command)
+
+
+def quick_start(page: Path) -> list[str]:
+    """The commands of a page that make the virtual environment (dashboard, then tests)."""
+    return re.findall(r"^python3 -m venv \.venv .*$", page.read_text(encoding="utf-8"), re.M)
+
+
+def test_the_quick_start_installs_the_command_and_ci_runs_the_readmes_test_command():
+    readme = quick_start(ROOT / "README.md")
+    assert len(readme) == 2 and readme[0].endswith(".venv/bin/streamlit run app.py")
+    assert readme == quick_start(ROOT / "docs" / "getting-started.md")
+    for command in readme:  # the package too, so that .venv/bin/rankmetrics is there
+        assert " && .venv/bin/pip install -q --no-deps -e . && " in command
+    assert readme[1] in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert ".venv/bin/rankmetrics --help" in (ROOT / "README.md").read_text(encoding="utf-8")

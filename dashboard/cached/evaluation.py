@@ -19,7 +19,7 @@ from rankmetrics.evaluation import BEYOND_WIDTH, Evaluation, band_cutoffs, evalu
 from rankmetrics.figures import metric_label
 from rankmetrics.metrics import MAIN_METRICS
 from rankmetrics.relevance import RelevanceMapping
-from rankmetrics.report.decision import describe_across_cutoffs, leaders_by_cutoff
+from rankmetrics.report.decision import leaders_by_cutoff
 from rankmetrics.results import EvaluationResults
 
 
@@ -140,10 +140,10 @@ def bands(prepared: Prepared, settings: Settings, metrics: tuple[str, ...],
     return table, cutoffs
 
 
-def leader_across_k(prepared: Prepared, settings: Settings, metric: str) -> str:
-    """Whether the model with the highest mean of ``metric`` changes with K, in words (from
-    the curves: no other pass over the users)."""
+def leaders_across_k(prepared: Prepared, settings: Settings,
+                     metric: str) -> list[tuple[int, tuple[str, ...]]]:
+    """The models with the highest mean of ``metric`` at each K checked (from the curves: no
+    other pass over the users)."""
     means = curves(prepared, settings)
-    return describe_across_cutoffs(metric, leaders_by_cutoff(
-        {model: by_metric[metric] for model, by_metric in means.items()},
-        width=shown_evaluation(prepared, settings).width), largest=settings.max_cutoff)
+    return leaders_by_cutoff({model: by_metric[metric] for model, by_metric in means.items()},
+                             width=shown_evaluation(prepared, settings).width)

@@ -26,6 +26,7 @@ from rankmetrics.cli.options import (
     add_cutoffs_options,
     add_decompressed_size_option,
     add_relevance_options,
+    add_significance_options,
     column_overrides,
     columns_for,
     decompressed_size,
@@ -89,10 +90,20 @@ def add_evaluate_parser(commands: Commands) -> None:
                     help="one row per model, user, metric and cutoff")
     add_segment_options(ev)
     ev.add_argument("--format", choices=("csv", "json", "table", "latex"), default="csv",
-                    help="output format (default: csv); latex: a table of the models at the "
-                    "cutoffs, with superscripts naming the models each one is significantly "
-                    "better than (--test and --correction choose the test, as for segments)")
-    add_confidence_option(ev)
+                    help="output format (default: csv); table: for people, the means with "
+                    "the decision in one sentence above them (at K = 10, or the largest "
+                    "cutoff) and the significantly best model of each row marked; latex: a "
+                    "table of the models at the cutoffs, with superscripts naming the models "
+                    "each one is significantly better than")
+    significance = ev.add_argument_group(
+        "significance", "The paired test behind the marks of --format table (as the "
+        "dashboard's Compare table: on many users the t-test stands in for the randomization "
+        "test), the superscripts of --format latex and the segment table.")
+    add_significance_options(significance, {
+        "test": "the paired test (default: %(default)s)",
+        "correction": "the correction for testing many pairs: those of each row, or every "
+        "segment x pair (default: %(default)s)"})
+    add_confidence_option(significance)
     ev.add_argument("--output", metavar="PATH", help="write to PATH instead of stdout")
     ev.add_argument("--save", metavar="DIR",
                     help="also save the evaluation as a bundle the dashboard opens: a folder, "

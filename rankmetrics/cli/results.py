@@ -1,5 +1,12 @@
 """What ``rankmetrics evaluate`` prints: the table of results (means, or values per user) in
-the format asked for, written to ``--output`` or stdout. Both engines print through here."""
+the format asked for, written to ``--output`` or stdout. Both engines print through here.
+
+``--format table`` is for people: above the means, the decision in one sentence
+(:func:`rankmetrics.report.decision.headline`) at K = ``DECISION_CUTOFF`` (or the table's
+largest K); in it, the marks of the dashboard's Compare table (★ significantly best, ≈ the
+leaders the data cannot tell apart, from the same paired test, its work bounded the same
+way); below it, what the marks mean and which test made them. CSV, JSON and LaTeX are read by
+programs and stay as they are."""
 
 from __future__ import annotations
 
@@ -11,11 +18,33 @@ from pathlib import Path
 
 import pandas as pd
 
-from rankmetrics.cli.options import warn
+from rankmetrics.cli.options import DEFAULT_CUTOFFS, warn
 from rankmetrics.evaluation import Evaluation
 from rankmetrics.export import to_csv
-from rankmetrics.metrics import LIST_METRICS, value_text
+from rankmetrics.metrics import LIST_METRICS, METRICS, value_text
+from rankmetrics.report.decision import MetricDecision, headline, leader_by_cutoff, verdict
 from rankmetrics.report.latex import latex_table
+from rankmetrics.report.verdict import (
+    BEST_MARK,
+    TIED_MARK,
+    how_tested,
+    leader_marks,
+    leader_verdict,
+    quick_test,
+)
+from rankmetrics.stats import TEST_NAMES, ModelComparison, compare_models_together
+
+#: The K of the decision above ``--format table``, when the table has it (else its largest K):
+#: the K the report and the dashboard decide at by default.
+DECISION_CUTOFF = 10
+#: A table of more cutoffs than this is tested at the default cutoffs and the decision's K.
+MOST_TESTED_CUTOFFS = 20
+#: The randomization test's sign flips (the dashboard's); the marks need no interval, so a
+#: few resamples do (as for the LaTeX table).
+PERMUTATIONS, RESAMPLES = 10_000, 200
+
+#: (metric, cutoff) of one row of the table; the cutoff None for a metric without one.
+Row = tuple[str, int | None]
 
 
 def results_table(evaluation: Evaluation, metrics: tuple[str, ...],
@@ -39,10 +68,13 @@ def results_table(evaluation: Evaluation, metrics: tuple[str, ...],
 
 
 def render_results(
-    table: pd.DataFrame, args: argparse.Namespace, conventions, mapping, evaluation
+    table: pd.DataFrame, args: argparse.Namespace, conventions, mapping, evaluation, *,
+    tested: bool = True,
 ) -> str:
     """The table of results in ``--format``: CSV, JSON (with the relevance, conventions and
-    users averaged), a LaTeX table of the means, or a text table."""
+    users averaged), a LaTeX table of the means, or a text table (the means with the
+    decision and the significance marks, unless ``tested`` is False: an evaluation without
+    per-user values)."""
     fmt, per_user = args.format, args.per_user
     if fmt == "latex":
         if per_user:
@@ -73,7 +105,92 @@ def render_results(
     header = "users averaged: " + ", ".join(f"{m} {users[m]}" for m in evaluation.models)
     # four decimals; fewer where a metric declares fewer (popularity), none for whole counts
     texts = wide.apply(lambda row: row.map(partial(value_text, row.name[0])), axis=1)
-    return header + "\n" + texts.to_string() + "\n"
+    rows = list(dict.fromkeys(
+        (str(metric), None if pd.isna(cutoff) else int(cutoff))
+        for metric, cutoff in zip(table["metric"], table["cutoff"], strict=True)
+        if metric in METRICS))
+    if not rows or len(evaluation.models) < 2:
+        return header + "\n" + texts.to_string() + "\n"
+    if not tested:
+        return (header + "\n" + texts.to_string() + "\nNo significance marks: --engine spark "
+                "keeps no per-user values to test (--engine local tests them).\n")
+    decided_at = _decision_cutoff(rows)
+    comparisons = _row_comparisons(evaluation, _tested_rows(rows, decided_at), args)
+    if not comparisons:
+        return (header + "\n" + texts.to_string() + "\nNo significance marks: the paired "
+                "tests need at least two users every model counts.\n")
+    for (metric, cutoff), comparison in comparisons.items():
+        marks = leader_marks(leader_verdict(comparison))
+        where = (metric, "-" if cutoff is None else str(cutoff))
+        texts.loc[where] = [f"{text} {marks[model]}" if model in marks else f"{text}  "
+                            for model, text in texts.loc[where].items()]
+    texts = texts.map(lambda text: text if text.endswith((BEST_MARK, TIED_MARK, "  "))
+                      else f"{text}  ")
+    decisions = [MetricDecision(verdict(comparisons[metric, cutoff], metric, cutoff),
+                                tuple(leader_by_cutoff(evaluation, metric, _cutoffs(rows)))
+                                if cutoff is not None else (), evaluation.max_cutoff)
+                 for metric, cutoff in rows
+                 if cutoff in (decided_at, None) and (metric, cutoff) in comparisons]
+    return (headline(decisions) + "\n\n" + header + "\n" + texts.to_string() + "\n"
+            + _legend(comparisons, rows, args.test) + "\n")
+
+
+def _cutoffs(rows: list[Row]) -> list[int]:
+    return sorted({cutoff for _, cutoff in rows if cutoff is not None})
+
+
+def _decision_cutoff(rows: list[Row]) -> int | None:
+    """The K of the decision: ``DECISION_CUTOFF`` when the table has it, else its largest."""
+    cutoffs = _cutoffs(rows)
+    if not cutoffs:
+        return None
+    return DECISION_CUTOFF if DECISION_CUTOFF in cutoffs else cutoffs[-1]
+
+
+def _tested_rows(rows: list[Row], decided_at: int | None) -> list[Row]:
+    """The rows tested: every row, or in a table of more than ``MOST_TESTED_CUTOFFS``
+    cutoffs those at the default cutoffs and the decision's K."""
+    if len(_cutoffs(rows)) <= MOST_TESTED_CUTOFFS:
+        return rows
+    kept = {*DEFAULT_CUTOFFS, decided_at, None}
+    return [(metric, cutoff) for metric, cutoff in rows if cutoff in kept]
+
+
+def _row_comparisons(evaluation: Evaluation, rows: list[Row],
+                     args: argparse.Namespace) -> dict[Row, ModelComparison]:
+    """Every pair's test on each row, on the users every model counts (none with fewer than
+    two such users), the users resampled once; the test bounded as :func:`quick_test`
+    says."""
+    named = {f"{metric}@{cutoff}": (metric, cutoff) for metric, cutoff in rows}
+    tables = {name: evaluation.paired(*row) for name, row in named.items()}
+    tables = {name: values for name, values in tables.items() if len(values) >= 2}
+    if not tables:
+        return {}
+    n_users = max(len(values) for values in tables.values())
+    found = compare_models_together(
+        tables, test=quick_test(args.test, n_users, PERMUTATIONS), correction=args.correction,
+        n_permutations=PERMUTATIONS, n_bootstrap=RESAMPLES, confidence=args.confidence)
+    return {named[name]: comparison for name, comparison in found.items()}
+
+
+def _legend(comparisons: dict[Row, ModelComparison], rows: list[Row], asked: str) -> str:
+    """What the marks mean, the test that made them, on which users, at which rows."""
+    first = next(iter(comparisons.values()))
+    users = sorted({int(comparison.models["users"].iloc[0])
+                    for comparison in comparisons.values()})
+    counted = (f"the {users[0]:,} users every model counts" if len(users) == 1 else
+               f"the users every model counts ({users[0]:,} to {users[-1]:,}, by row)")
+    text = (f"{BEST_MARK} significantly better than every other model on that row; "
+            f"{TIED_MARK} the leaders the data cannot tell apart ({how_tested(first)}, on "
+            f"{counted}).")
+    if first.test != asked:
+        text += (f" With {users[-1]:,} users, to keep the table quick, the paired t-test "
+                 f"stands in for the {TEST_NAMES[asked]}; --format latex runs it in full.")
+    tested = _cutoffs(list(comparisons))
+    if tested != _cutoffs(rows):
+        text += (f" Tested at K = {', '.join(map(str, tested))} (a table of more than "
+                 f"{MOST_TESTED_CUTOFFS} cutoffs is tested at these).")
+    return text
 
 
 def write_output(text: str, args: argparse.Namespace) -> int:

@@ -10,7 +10,7 @@ import sys
 
 import pandas as pd
 
-from rankmetrics.cli.options import add_significance_options, decompressed_size
+from rankmetrics.cli.options import decompressed_size
 from rankmetrics.errors import DataError, printable
 from rankmetrics.evaluation import Evaluation
 from rankmetrics.export import to_csv
@@ -54,9 +54,6 @@ def add_segment_options(parser: argparse.ArgumentParser) -> None:
                        help="quantile buckets of a numeric column (default: %(default)s)")
     group.add_argument("--min-segment-users", type=int, default=MIN_USERS, metavar="N",
                        help="segments with fewer users are not tested (default: %(default)s)")
-    add_significance_options(group, {
-        "test": "the paired test within each segment (default: %(default)s)",
-        "correction": "correction over every segment x pair test (default: %(default)s)"})
 
 
 def segment_cutoff(args: argparse.Namespace) -> int:

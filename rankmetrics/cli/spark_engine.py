@@ -60,7 +60,7 @@ def evaluate_on_spark(args: argparse.Namespace, metrics: Sequence[str], beyond: 
     warn([warning.describe() for warning in evaluation.warnings])
     print(f"rankmetrics: conventions: {conventions.describe()}", file=sys.stderr)
     text = render_results(evaluation.summary(metrics, cutoffs), args, conventions, mapping,
-                          evaluation)
+                          evaluation, tested=False)
     if args.save:
         saved = evaluation.save(args.save, chosen_cutoff=max(cutoffs), sample=args.sample_users,
                                 cutoffs=saved_cutoffs(args, cutoffs),
