@@ -25,6 +25,7 @@ from dashboard.verdict import (
 )
 from rankmetrics.figures import metric_curves, metric_label
 from rankmetrics.metrics import MAIN_METRICS, METRICS, value_text
+from rankmetrics.printed import unbroken_cutoffs
 from rankmetrics.report.decision import (
     MetricDecision,
     decision_note,
@@ -35,7 +36,6 @@ from rankmetrics.report.decision import (
     verdict,
 )
 from rankmetrics.report.latex import latex_table
-from rankmetrics.report.numbers import unbroken_cutoffs
 from rankmetrics.report.verdict import how_tested, leader_verdict
 
 header(
@@ -175,7 +175,7 @@ else:
     source = ("chosen on the Significance page" if choice.chosen
               else "the default; choose another on the Significance page")
     st.caption(f"**★ green:** the best model, significantly better than every other model "
-               f"(paired {how_tested(tested)}: {source}). **≈ yellow:** the leaders, not "
+               f"(tested with the {how_tested(tested)}: {source}). **≈ yellow:** the leaders, not "
                "distinguishable: the data cannot tell them apart. The tests use the "
                f"{tested.models['users'].iloc[0]:,} users every model counts"
                + (": the means above are over each model's own users (Users averaged), so "

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from rankmetrics.printed import fixed, interval
 from rankmetrics.report.decision import (
     MetricDecision,
     Verdict,
@@ -15,7 +16,6 @@ from rankmetrics.report.decision import (
     headline,
     short_verdict,
 )
-from rankmetrics.report.numbers import fixed, interval
 from tests.test_decision import USERS, evaluated
 
 METRICS6 = ("precision", "recall", "hit_rate", "mrr", "map", "ndcg")

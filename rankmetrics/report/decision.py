@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rankmetrics.metrics import METRICS
-from rankmetrics.report.numbers import difference_places, fixed, interval
+from rankmetrics.printed import difference_places, fixed, interval
 from rankmetrics.results import EvaluationResults
 from rankmetrics.segments import SegmentComparison
 from rankmetrics.stats import (

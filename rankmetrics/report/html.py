@@ -38,6 +38,7 @@ from rankmetrics.figures import (
     pairwise_matrix,
 )
 from rankmetrics.metrics import MAIN_METRICS, METRICS, check_metrics
+from rankmetrics.printed import unbroken_cutoffs
 from rankmetrics.relevance import RelevanceMapping
 from rankmetrics.report.decision import (
     MetricDecision,
@@ -50,7 +51,6 @@ from rankmetrics.report.decision import (
     label,
     short_verdict,
 )
-from rankmetrics.report.numbers import unbroken_cutoffs
 from rankmetrics.results import EvaluationResults, SavedFrom
 from rankmetrics.segments import (
     GROUND_TRUTH_SIZE,

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from rankmetrics.checks import check_choice, plain
+from rankmetrics.printed import fixed
 from rankmetrics.stats.corrections import CORRECTION_NAMES, CORRECTIONS
 from rankmetrics.stats.paired import standard_deviation_is_zero
 from rankmetrics.stats.values import paired_differences, per_user_array, restore_ties
@@ -108,7 +109,7 @@ def describe_pair(
         high_model, low_model, more, fewer = row["model_a"], row["model_b"], losses, wins
         diff, low, high = -diff, -high, -low
     places = _decimals(diff, low, high)
-    gap = f"{diff:.{places}f} [{low:.{places}f}, {high:.{places}f}]"
+    gap = f"{fixed(diff, places)} [{fixed(low, places)}, {fixed(high, places)}]"
     served = (f"{high_model} serves {_users(more)} better, {low_model} {fewer:,} "
               f"({_users(ties)} the same).")
     if diff == 0:

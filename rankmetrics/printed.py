@@ -1,4 +1,5 @@
-"""Numbers as the decision, the report and the command line print them.
+"""Numbers as rankmetrics prints them: in the decision, the pair sentences, the report and the
+command line.
 
 Every difference and interval printed goes through :func:`fixed`, so a value that rounds to
 zero never prints as negative zero: a bound of -0.000001 at five decimals is "0.00000", not
