@@ -19,7 +19,7 @@ from typing import Any, Protocol
 from rankmetrics.conventions import OPTION_CHOICES, OPTION_HELP, PRESET_HELP, PRESETS, Conventions
 from rankmetrics.errors import DataError, printable
 from rankmetrics.evaluation import MAX_CUTOFF
-from rankmetrics.io import parse_size
+from rankmetrics.io import file_stem, parse_size
 from rankmetrics.relevance import RelevanceMapping, parse_grade_table, suggest_mapping
 from rankmetrics.stats import CORRECTIONS, TESTS
 
@@ -230,18 +230,11 @@ def reading(option: str, path: str, *, after: str = "") -> Iterator[None]:
 
 def run_name_and_path(spec: str) -> tuple[str, str]:
     """The model name and the file of ``--run [NAME=]FILE``: NAME defaults to the file name
-    without its extensions (.gz, .zip and one more)."""
+    without its extensions, as :func:`rankmetrics.io.file_stem` says."""
     name, sep, path = spec.partition("=")
     if sep and name and not Path(spec).exists():
         return name.strip(), path
-    return _stem(spec), spec
-
-
-def _stem(path: str) -> str:
-    name = Path(path).name
-    for suffix in (".gz", ".zip"):
-        name = name.removesuffix(suffix)
-    return Path(name).stem or name
+    return file_stem(Path(spec).name), spec
 
 
 def warn(messages: list[str], said: set[str] | None = None) -> None:
