@@ -39,10 +39,13 @@ def results_table(evaluation: Evaluation, metrics: tuple[str, ...],
 
 
 def render_results(
-    table: pd.DataFrame, args: argparse.Namespace, conventions, mapping, evaluation
+    table: pd.DataFrame, args: argparse.Namespace, conventions, mapping, evaluation,
+    subjects: str = "users",
 ) -> str:
     """The table of results in ``--format``: CSV, JSON (with the relevance, conventions and
-    users averaged), a LaTeX table of the means, or a text table."""
+    users averaged), a LaTeX table of the means, or a text table, whose first line counts the
+    ``subjects`` averaged (users; queries where every input is TREC's, see
+    :func:`rankmetrics.io.subject_word`)."""
     fmt, per_user = args.format, args.per_user
     if fmt == "latex":
         if per_user:
@@ -70,7 +73,7 @@ def render_results(
     wide = shown.pivot_table(index=["metric", "cutoff"], columns="model", values="value",
                              sort=False)
     users = evaluation.user_counts().set_index("model")["users"]
-    header = "users averaged: " + ", ".join(f"{m} {users[m]}" for m in evaluation.models)
+    header = f"{subjects} averaged: " + ", ".join(f"{m} {users[m]}" for m in evaluation.models)
     # four decimals; fewer where a metric declares fewer (popularity), none for whole counts
     texts = wide.apply(lambda row: row.map(partial(value_text, row.name[0])), axis=1)
     return header + "\n" + texts.to_string() + "\n"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+from collections.abc import Iterable
 
 from rankmetrics.errors import DataError
 from rankmetrics.io._header import recbole_types
@@ -25,10 +26,26 @@ REQUESTABLE = {
     "list_parquet": ("parquet", True),
     "list_jsonl": ("jsonl", True),
 }
+TREC_FORMATS = ("trec_run", "trec_qrels")
 PARQUET_SUFFIXES = (".parquet", ".pq", ".parq")
 JSON_SUFFIXES = (".jsonl", ".ndjson", ".json")
 DELIMITERS = (",", "\t", ";", "|")
 SAMPLE_LINES = 200
+
+
+def subject_word(formats: Iterable[str], *, plural: bool = False) -> str:
+    """What a data set calls whom it ranks for, given its inputs' formats: "query" when every
+    input is a TREC file (qrels and runs, as in search evaluation), else "user".
+
+    Only the words shown to people change; the tables' columns stay ``user``.
+
+    >>> subject_word(["trec_qrels", "trec_run"]), subject_word(["csv", "trec_run"], plural=True)
+    ('query', 'users')
+    """
+    formats = list(formats)
+    if formats and all(fmt in TREC_FORMATS for fmt in formats):
+        return "queries" if plural else "query"
+    return "users" if plural else "user"
 
 
 def check_format(format: str | None) -> tuple[str | None, bool]:
