@@ -165,6 +165,12 @@ def test_a_column_chosen_by_field_name_with_the_rest_assumed():
     assert run.table["score"].tolist() == [-2.0, -1.0]
 
 
+def test_a_column_chosen_by_a_name_a_headerless_file_lacks():
+    error = error_of(read_run, b"u1,i1,0.5\n", "r.csv", columns={"user": "customer"})
+    assert error.problem == ("the column 'customer' chosen for the user is not in the file. "
+                             "Its columns are: 'field 1', 'field 2', 'field 3'.")
+
+
 def test_an_order_for_a_file_with_a_header_is_refused():
     error = error_of(read_truth, b"user,item,rating\nu1,i1,5\n", "t.csv",
                      columns={"order": "user,item,rating"})

@@ -33,6 +33,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from rankmetrics.errors import DataError
 from rankmetrics.io._columns import ORDER, ROLE_NAMES, normalise, order_roles
@@ -134,7 +136,6 @@ def read_first_line(fields: list[str], rows: list[list[str]], kind: str,
         chosen = {role: without_type(name) for role, name in overrides.items()}
         return FirstLine(list(types), chosen, types=types)
     named = [cell for cell in fields if normalise(cell) in _RECOGNISED]
-    numeric = _numeric_columns([fields, *rows], len(fields), decimal_comma=decimal_comma)
     if ORDER in overrides:
         if named:
             raise DataError(
@@ -146,26 +147,50 @@ def read_first_line(fields: list[str], rows: list[list[str]], kind: str,
         return _headerless(fields, order_roles(overrides[ORDER], kind), file, assumed=False)
     numbers = [cell for cell in fields if is_number(cell, decimal_comma=decimal_comma)]
     if numbers and not named:
-        order = _inferred(kind, numeric) if not overrides else _with_chosen(
-            _inferred(kind, numeric) or (), overrides, kind, len(fields))
+        positions = [field_name(position) for position in range(1, len(fields) + 1)]
+        if any(name not in positions for name in overrides.values()):
+            # a column chosen by a name the file does not have: the choice says so
+            return FirstLine(positions, dict(overrides), has_header=False)
+        numeric = _numeric_columns([fields, *rows], len(fields), decimal_comma=decimal_comma)
+        order = _inferred(kind, numeric)
+        if overrides:
+            order = _with_chosen(order or (), overrides, kind, positions)
         if order is None:
             raise _untold(kind, fields, numeric, numbers[0], file)
         headerless = _headerless(fields, order, file, assumed=True)
         headerless.rank_possible = kind == "run" and not {"score", "rank"} & set(overrides)
         return headerless
-    data_numeric = _numeric_columns(rows, len(fields), decimal_comma=decimal_comma)
+    data_numeric = [] if named else _numeric_columns(rows, len(fields),
+                                                     decimal_comma=decimal_comma)
     return FirstLine(list(fields), dict(overrides),
                      may_be_data=not named and not any(data_numeric))
 
 
 def counts_up(users: pd.Series, values: pd.Series) -> bool:
-    """Whether ``values`` are 1, 2, 3... in each user's rows, in the file's order (a rank)."""
+    """Whether ``values`` are 1, 2, 3... in each user's rows, in the file's order (a rank).
+
+    Scores are told apart at once (not whole numbers, or not starting at 1); a user's rows
+    usually come together, so runs of equal users are checked first, and only users whose
+    rows are apart are counted by group.
+    """
     numbers = pd.to_numeric(values, errors="coerce").to_numpy(dtype=np.float64)
-    if len(numbers) == 0 or np.isnan(numbers).any():
+    if len(numbers) == 0 or numbers[0] != 1 or not np.isfinite(numbers).all():
         return False
+    if not (numbers == np.floor(numbers)).all():
+        return False
+    ids = pa.array(users.to_numpy(dtype=object), type=pa.large_string()) if not isinstance(
+        users.array, pd.arrays.ArrowStringArray) else users.array.__arrow_array__()
+    ids = pa.chunked_array([ids]).combine_chunks() if isinstance(ids, pa.Array) else (
+        ids.combine_chunks())
+    changes = pc.not_equal(ids.slice(1), ids.slice(0, len(ids) - 1))
+    starts = np.concatenate([[0], np.flatnonzero(changes.to_numpy(zero_copy_only=False)) + 1])
+    position = np.arange(len(numbers)) - np.repeat(starts, np.diff(starts, append=len(numbers)))
+    together = pc.count_distinct(ids.take(pa.array(starts))).as_py() == len(starts)
+    if together:  # each user's rows come as one run
+        return bool((numbers == position + 1).all())
     codes, _ = pd.factorize(users)
-    position = pd.Series(codes).groupby(codes).cumcount().to_numpy() + 1
-    return bool((numbers == position).all())
+    position = pd.Series(codes).groupby(codes).cumcount().to_numpy()
+    return bool((numbers == position + 1).all())
 
 
 def ranked_by_rank(first: FirstLine) -> FirstLine:
@@ -178,19 +203,16 @@ def ranked_by_rank(first: FirstLine) -> FirstLine:
 
 
 def _with_chosen(order: tuple[str, ...], overrides: dict[str, str], kind: str,
-                 count: int) -> tuple[str, ...] | None:
-    """The assumed order with the columns the caller chose by name (``field N``) in their
-    place; None when a chosen column is not one of the file's."""
-    names = [field_name(position) for position in range(1, count + 1)]
-    if any(name not in names for name in overrides.values()):
-        return None
+                 positions: list[str]) -> tuple[str, ...]:
+    """The assumed order with the columns the caller chose by their ``field N`` names in
+    their place (an assumed role chosen elsewhere becomes a column left unread)."""
     values = {"score", "rank"} if kind == "run" else {"rating"}
-    words = list(order) + ["other"] * (count - len(order))
+    words = list(order) + ["other"] * (len(positions) - len(order))
     for position, word in enumerate(words):
         if word in overrides or (word in values and values & set(overrides)):
             words[position] = "other"
     for role, name in overrides.items():
-        words[names.index(name)] = role
+        words[positions.index(name)] = role
     while words and words[-1] == "other":
         words.pop()
     return tuple(words)
