@@ -124,7 +124,8 @@ def edit_controls(spec: FileSpec, table: LoadedTable | None) -> None:
             third.text_input("Rating column", key=keys.column(spec.id, "rating"),
                              help="Empty and none found: every listed item counts as liked.")
         order = (table.column_order if table is not None and table.column_order is not None
-                 else tuple(dict(spec.columns).get("order", "").split(",")))
+                 else tuple(word.strip() for word in
+                            dict(spec.columns).get("order", "").split(",")))
         headerless = any(order) or (table is not None and table.format.startswith("trec"))
         state.setdefault(keys.column(spec.id, "first_line"), "data" if headerless else "names")
         state.setdefault(keys.column(spec.id, "column_order"), ", ".join(filter(None, order)))
