@@ -11,7 +11,7 @@ from dashboard.cached import beyond as cached_beyond
 from dashboard.cached import evaluation as cached_evaluation
 from dashboard.charts import show_chart
 from dashboard.controls import confidence_control, confidence_level, download_table
-from dashboard.session import header, require_data
+from dashboard.session import header, require_data, subject
 from dashboard.settings import N_BOOTSTRAP
 from dashboard.text import literal
 from dashboard.verdict import (
@@ -38,9 +38,10 @@ from rankmetrics.report.decision import (
 from rankmetrics.report.latex import latex_table
 from rankmetrics.report.verdict import how_tested, leader_verdict
 
+one, many = subject(), subject(plural=True)
 header(
     "Compare models",
-    "Each line is one model's average score over users when the user sees the top *K* "
+    f"Each line is one model's average score over {many} when the {one} sees the top *K* "
     "items, for every *K*; higher is better. The dot marks the *K* chosen in the sidebar.",
 )
 prepared, settings = require_data()
@@ -60,7 +61,7 @@ level = confidence_level()
 show_bands = toggle_column.toggle(
     f"Show {level:.0%} confidence bands", key=keys.COMPARE_BANDS, persist_state="session",
     help="A shaded band around each curve: where the model's mean would likely fall with "
-    "another sample of users like these. Bands that overlap a lot mean the gap between "
+    f"another sample of {many} like these. Bands that overlap a lot mean the gap between "
     "two curves may be chance; the Significance page tests it.",
 )
 if show_bands:
@@ -70,7 +71,7 @@ if metrics:
     band_table: pd.DataFrame | None = None
     band_cutoffs: list[int] = []
     if show_bands:
-        with st.spinner(f"Resampling the users {N_BOOTSTRAP:,} times for the "
+        with st.spinner(f"Resampling the {many} {N_BOOTSTRAP:,} times for the "
                         f"{level:.0%} confidence bands…"):
             band_table, band_cutoffs = cached_evaluation.bands(prepared, settings,
                                                                tuple(metrics), level)
@@ -80,9 +81,9 @@ if metrics:
     show_chart(figure, "compare_chart", name=("curves", *metrics, "K", k))
     if show_bands:
         note = (f"Shaded: the {level:.0%} bootstrap confidence band of each model's mean (its "
-                f"users resampled {N_BOOTSTRAP:,} times).")
+                f"{many} resampled {N_BOOTSTRAP:,} times).")
         if len(band_cutoffs) < settings.max_cutoff:
-            note += (" With this many users the bands are computed at K = "
+            note += (f" With this many {many} the bands are computed at K = "
                      f"{', '.join(map(str, band_cutoffs))} only and joined by straight lines.")
         st.caption(note)
 else:
@@ -99,8 +100,9 @@ if prepared.extras or bundles.saved_beyond(prepared):  # beyond accuracy: files,
 choice = significance_choice()
 with st.spinner("Testing which differences between the models are more than chance…"):
     results = comparisons(prepared, settings, MAIN_METRICS, choice)
+averaged = cached_evaluation.averaged_column(prepared)
 styled = table.style.format("{:.4f}", subset=metric_columns, na_rep="–").format(
-    "{:,}", subset=["Users averaged"])
+    "{:,}", subset=[averaged])
 if beyond_columns:  # popularity with two decimals, whole counts without decimals
     # a dict of formats applies to its columns only when they are the subset (without one,
     # every other column would go back to the default format)
@@ -147,7 +149,7 @@ if any(result is not None for result in results.values()):  # the models can be 
         "is significantly better than (the Significance page's test), for a paper.")
 all_counts = cached_evaluation.user_counts(prepared, settings)
 counts = all_counts.iloc[0]
-notes = [f"{counts['ground_truth_users']:,} users in the ground truth"]
+notes = [f"{counts['ground_truth_users']:,} {many} in the ground truth"]
 if counts["no_relevant_items"]:
     policy = ("left out of the averages" if counts["no_relevant_items_policy"] == "skip"
               else "counted with 0")
@@ -158,27 +160,27 @@ if len(missing):
               else "counted with 0")
     listing = ", ".join(f"{literal(model)} {number:,}" for model, number
                         in zip(missing["model"], missing["missing_from_model"], strict=True))
-    notes.append(f"users a model returned nothing for are {policy} ({listing})")
+    notes.append(f"{many} a model returned nothing for are {policy} ({listing})")
 policy_noted = bool(counts["no_relevant_items"]) or len(missing) > 0
 how_to_change = (". These are the saved evaluation's conventions: evaluate the data again to "
                  "change them." if bundles.full_evaluation(prepared) is not None
                  else ". Change this under Conventions › Advanced in the sidebar.")
 st.caption("; ".join(notes) + (how_to_change if policy_noted else ".")
-           + (" The beyond-accuracy columns after Users averaged are explained on the Beyond "
+           + (f" The beyond-accuracy columns after {averaged} are explained on the Beyond "
               "accuracy page (higher is not always better there)." if beyond_columns else ""))
 
 tested = next((result for result in results.values() if result is not None), None)
 if tested is None:
     st.caption("No model is marked best: the paired tests need at least two models and two "
-               "users every model counts.")
+               f"{many} every model counts.")
 else:
     source = ("chosen on the Significance page" if choice.chosen
               else "the default; choose another on the Significance page")
     st.caption(f"**★ green:** the best model, significantly better than every other model "
                f"(tested with the {how_tested(tested)}: {source}). **≈ yellow:** the leaders, not "
                "distinguishable: the data cannot tell them apart. The tests use the "
-               f"{tested.models['users'].iloc[0]:,} users every model counts"
-               + (": the means above are over each model's own users (Users averaged), so "
+               f"{tested.models['users'].iloc[0]:,} {many} every model counts"
+               + (f": the means above are over each model's own {many} ({averaged}), so "
                   "the marked model need not have the highest mean." if
                   all_counts["users"].nunique() > 1 else ".")
                + bounded_note(choice, int(tested.models["users"].iloc[0])))

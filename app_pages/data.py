@@ -14,27 +14,37 @@ from dashboard.session import active_specs, current_settings, header, prepared_d
 from dashboard.settings import DEFAULT_MAX_CUTOFF, default_mapping
 from dashboard.store import MB, workspace_store
 from dashboard.text import code, literal
-from rankmetrics.io import FORMATS, Attributes, LoadedTable
+from rankmetrics.io import FORMATS, Attributes, LoadedTable, subject_word
 
 FILE_FORMATS = (None, *(name for name in FORMATS if name != "dataframe"))
 READABLE = (
-    "CSV or TSV (also .gz or .zip), Parquet, JSON Lines, TREC runs and qrels, or one row per "
-    "user with a list of items. Columns are found by their usual names (user / user_id / "
-    "query, item / item_id / doc, score / prediction or rank, rating / relevance / label)."
+    "CSV or TSV (also .gz or .zip), with or without a header line, Parquet, JSON Lines, TREC "
+    "runs and qrels, RecBole's atomic files (.inter, .user, .item), or one row per user with "
+    "a list of items. Columns are found by their usual names (user / user_id / query, item / "
+    "item_id / doc, score / prediction or rank, rating / relevance / label); without a header "
+    "line, by their order (user, item, then the score, rank or rating)."
 )
+#: The choice of what a file's first line holds, in the form that reads it again.
+FIRST_LINE = {"names": "column names", "data": "data: the file has no header line"}
 RANKING = {"score": "ordered by score (higher is better)",
            "rank": "ordered by rank (1 is best; shown as score = −rank)",
            "list_position": "ordered by list position (shown as score = −position)"}
 
-header(
-    "Data",
-    "The ground truth says which items each user liked; each model file says what the model "
-    "recommended to each user. Upload your own files here, or look at what the demo holds.",
-)
 state = st.session_state
 truth_spec, run_specs = active_specs()
 prepared, settings = prepared_data(), current_settings()
 uploaded = uploads.uploads()
+# "queries" where every file read is a TREC file, as on the other pages
+read_tables = [cached_inputs.read_file(spec).table for spec in [truth_spec, *run_specs]
+               if spec is not None]
+read_formats = [table.format for table in read_tables if table is not None]
+subject, subjects = subject_word(read_formats), subject_word(read_formats, plural=True)
+header(
+    "Data",
+    f"The ground truth says which items each {subject} liked; each model file says what the "
+    f"model recommended to each {subject}. Upload your own files here, or look at what the "
+    "demo holds.",
+)
 
 
 def file_card(spec: FileSpec, *, editable: bool, problem: str | None = None,
@@ -66,10 +76,13 @@ def describe(spec: FileSpec, table: LoadedTable, checks: list[str]) -> None:
         n_rows, n_users, n_items = cached_inputs.counts(spec)
     rows, users, items = st.columns(3)
     rows.metric("Rows", f"{n_rows:,}")
-    users.metric("Users", f"{n_users:,}")
+    users.metric(subjects.capitalize(), f"{n_users:,}")
     items.metric("Items", f"{n_items:,}")
     found = " · ".join(f"{role} ← {code(column)}" for role, column in table.columns.items())
     st.markdown(f"**Columns found:** {found}")
+    if table.column_order is not None:
+        st.caption(f"No header line: the columns are read in the order "
+                   f"{literal(', '.join(table.column_order))}.")
     for warning in [*table.warnings, *checks]:
         st.warning(literal(in_app(warning)), icon=":material/warning:")
     with st.expander("Preview: the first 10 rows as read"):
@@ -110,6 +123,24 @@ def edit_controls(spec: FileSpec, table: LoadedTable | None) -> None:
             state.setdefault(keys.column(spec.id, "rating"), detected.get("rating", ""))
             third.text_input("Rating column", key=keys.column(spec.id, "rating"),
                              help="Empty and none found: every listed item counts as liked.")
+        order = (table.column_order if table is not None and table.column_order is not None
+                 else tuple(word.strip() for word in
+                            dict(spec.columns).get("order", "").split(",")))
+        headerless = any(order) or (table is not None and table.format.startswith("trec"))
+        state.setdefault(keys.column(spec.id, "first_line"), "data" if headerless else "names")
+        state.setdefault(keys.column(spec.id, "column_order"), ", ".join(filter(None, order)))
+        line_column, order_column = st.columns([1, 2])
+        line_column.radio("The first line holds", list(FIRST_LINE),
+                          key=keys.column(spec.id, "first_line"), format_func=FIRST_LINE.get)
+        order_column.text_input(
+            "Columns in order, for a file without a header line",
+            key=keys.column(spec.id, "column_order"),
+            placeholder="user, item, score" if spec.kind == "run" else "user, item, rating",
+            help="One word per column, from the first: user, item, then "
+            + ("score or rank" if spec.kind == "run" else "rating")
+            + "; other words (timestamp) are columns left unread. Empty: the order is told "
+            "by the number and types of the columns. The column fields above are not used "
+            "then.")
         state.setdefault(keys.file_format(spec.id), spec.format)
         st.selectbox("Format", FILE_FORMATS, key=keys.file_format(spec.id),
                      format_func=lambda f: "detect from the file" if f is None else f)

@@ -28,6 +28,7 @@ from dashboard.uploads import DATASET as UPLOADED
 from dashboard.uploads import Uploads, upload_specs
 from rankmetrics.conventions import PRESETS
 from rankmetrics.figures import model_colors
+from rankmetrics.io import subject_word
 
 
 def init_session() -> None:
@@ -151,12 +152,21 @@ def _prepare(truth_spec: FileSpec, run_specs: list[FileSpec], ties: str,
         relevance_defaults=defaults,
         longest_list=longest,
         extras=extras,
+        formats=(truth.table.format, *(cached_inputs.table_of(spec).format
+                                      for spec in run_specs if spec.name in runs)),
     )
 
 
 def prepared_data() -> Prepared | None:
     """The active data set as the sidebar prepared it in this run (None: nothing to show)."""
     return st.session_state.get(keys.PREPARED)
+
+
+def subject(*, plural: bool = False) -> str:
+    """Whom the active data set ranks for, in the pages' words: "user", or "query" where every
+    input is a TREC file (plural: "users", "queries")."""
+    prepared = prepared_data()
+    return subject_word(prepared.formats if prepared is not None else (), plural=plural)
 
 
 def current_settings() -> Settings | None:
@@ -199,7 +209,8 @@ def _ready(prepared: Prepared) -> str:
     models = f"{len(prepared.runs)} model(s)"
     bundle = opened() if prepared.source == BUNDLE else None
     if bundle is None:
-        return f"Data ready: {models}, {prepared.ground_truth.n_users:,} users"
+        subjects = subject_word(prepared.formats, plural=True)
+        return f"Data ready: {models}, {prepared.ground_truth.n_users:,} {subjects}"
     truth = bundle.saved.inputs.get("ground_truth")
     users = f"{truth.users:,} users in the ground truth" if truth else "its users"
     return (f"Saved evaluation ready: {models}, {users} (lists kept for "

@@ -345,10 +345,17 @@ def dismiss_truth_candidate() -> None:
 
 
 def set_read_options(file_id: str, kind: str) -> None:
-    """Form callback: read a file again with the columns and format chosen by hand."""
+    """Form callback: read a file again with the columns and format chosen by hand: by name,
+    or, when the first line is data, in the order given (none: the order is inferred)."""
     state = st.session_state
-    roles = ("user", "item", "order") if kind == "run" else ("user", "item", "rating")
+    roles: tuple[str, ...] = (("user", "item", "order") if kind == "run"
+                              else ("user", "item", "rating"))
     columns = {}
+    if state.get(keys.column(file_id, "first_line")) == "data":
+        roles = ()
+        order = str(state.get(keys.column(file_id, "column_order"), "") or "").strip()
+        if order:
+            columns["order"] = order
     for role in roles:
         value = str(state.get(keys.column(file_id, role), "") or "").strip()
         if not value:

@@ -4,8 +4,9 @@ A new user opens the app, sees the demo curves, uploads two model files and a gr
 through the file input, sees their curves, changes the threshold and explains a user's NDCG;
 a teacher walks through the textbook example; an analyst turns on confidence bands, reads the
 Significance page, opens the best pair head-to-head and one user's NDCG from there; a teacher
-runs a lesson in the Playground (each move timed) and projects it in presentation mode. No
-exception box, no browser console error.
+runs a lesson in the Playground (each move timed) and projects it in presentation mode; a
+newcomer loads MovieLens as GroupLens (no header line) and RecBole ship it and sees the
+columns found. No exception box, no browser console error.
 Screenshots of every page go to artifacts/screenshots/ (ignored by git).
 
 Journeys: ``python -m pytest -m journey`` runs them (the default run leaves them out). Skipped
@@ -28,6 +29,7 @@ from tests.servers import start_app, wait_until_up
 
 ROOT = Path(__file__).resolve().parents[1]
 UPLOADS = Path(__file__).resolve().parent / "data" / "app"
+IO_FILES = Path(__file__).resolve().parent / "data" / "io"
 SHOTS = ROOT / "artifacts" / "screenshots"
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 CONNECTED = '[data-testid="stApp"][data-test-connection-state="CONNECTED"]'
@@ -170,6 +172,47 @@ def test_new_users_journey(page: Page):
     expect(page.locator('[data-testid="stMetric"]').nth(2)).to_contain_text("NDCG@10")
     no_exception(page)
     shoot(page, "4_ndcg_uploaded")
+
+
+def test_movielens_as_grouplens_and_recbole_ship_it(page: Page):
+    # a model without a header line and RecBole's ratings, through the file inputs
+    go_to(page, "Data")
+    inputs = page.locator('[data-testid="stFileUploader"] input[type="file"]')
+    inputs.nth(0).set_input_files([IO_FILES / "u_scores.tsv", IO_FILES / "u_ranks.tsv"])
+    expect(page.get_by_text("Model: u_scores")).to_be_visible()
+    wait_idle(page)
+    page.locator('[data-testid="stFileUploader"] input[type="file"]').nth(1).set_input_files(
+        IO_FILES / "ml-100k.inter")
+    expect(page.locator("code", has_text="user_id")).to_be_visible()
+    wait_idle(page)
+    main = page.locator('[data-testid="stMain"]')
+    expect(main.get_by_text("file ml-100k.inter · format recbole")).to_be_visible()
+    expect(main.get_by_text("rank ←")).to_be_visible()  # u_ranks: 1, 2, 3... in each user
+    expect(main.locator("code", has_text="field 3").first).to_be_visible()
+    expect(main.get_by_text("No header line: the columns are read in the order user, item, "
+                            "score.")).to_be_visible()
+    expect(main.get_by_text("name them with “Columns in order” in “Choose the columns or the "
+                            "format by hand” below (e.g. user, item, rank)")).to_be_visible()
+    no_exception(page)
+    shoot(page, "movielens_data")
+
+    # the model read by hand in the order the form prefilled: nothing assumed any more
+    # (the ground truth's form comes first, then u_scores'; only the opened one is visible)
+    main.get_by_text("Choose the columns or the format by hand", exact=True).nth(1).click()
+    order = main.get_by_role("textbox", name="Columns in order, for a file without a header "
+                             "line")
+    expect(order).to_have_value("user, item, score")
+    expect(main.get_by_role("radio", name="data: the file has no header line")).to_be_checked()
+    main.get_by_role("button", name="Read the file again with these choices").click()
+    wait_idle(page)
+    expect(main.get_by_text("(e.g. user, item, score)")).to_have_count(0)
+    expect(main.get_by_text("(e.g. user, item, rank)")).to_be_visible()
+    no_exception(page)
+
+    # both read the same lists: the same curves
+    go_to(page, "Compare models")
+    assert {"u_scores", "u_ranks"} <= set(legend(page))
+    no_exception(page)
 
 
 def test_teacher_walks_through_the_textbook_example(page: Page):

@@ -17,6 +17,7 @@ from rankmetrics.conventions import Conventions
 from rankmetrics.errors import DataError
 from rankmetrics.evaluation import BEYOND_WIDTH, Evaluation, band_cutoffs, evaluate
 from rankmetrics.figures import metric_label
+from rankmetrics.io import subject_word
 from rankmetrics.metrics import MAIN_METRICS
 from rankmetrics.relevance import RelevanceMapping
 from rankmetrics.report.decision import leaders_by_cutoff
@@ -115,8 +116,14 @@ def table_at(prepared: Prepared, settings: Settings) -> pd.DataFrame:
     table = pd.DataFrame.from_dict(rows, orient="index")
     table.index.name = "Model"
     users = user_counts(prepared, settings).set_index("model")["users"]
-    table["Users averaged"] = users.reindex(table.index).to_numpy()
+    table[averaged_column(prepared)] = users.reindex(table.index).to_numpy()
     return table
+
+
+def averaged_column(prepared: Prepared) -> str:
+    """The column of :func:`table_at` counting each model's users averaged ("Queries
+    averaged" where every input is a TREC file)."""
+    return f"{subject_word(prepared.formats, plural=True).capitalize()} averaged"
 
 
 def best_first(prepared: Prepared, settings: Settings, metric: str) -> list[str]:

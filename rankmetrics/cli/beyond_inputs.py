@@ -45,10 +45,11 @@ def add_beyond_options(ev: argparse.ArgumentParser) -> None:
                         "the catalogue's items recommended at least once")
 
 
-def beyond_inputs(args: argparse.Namespace, beyond: tuple[str, ...], limit: int | None
-                  ) -> dict[str, Any]:
+def beyond_inputs(args: argparse.Namespace, beyond: tuple[str, ...], limit: int | None,
+                  interactions_columns: dict[str, str] | None = None) -> dict[str, Any]:
     """The beyond-accuracy inputs evaluate() takes, read from the files named (none when no
-    beyond-accuracy metric is asked for and no evaluation is saved)."""
+    beyond-accuracy metric is asked for and no evaluation is saved); the training
+    interactions' columns as ``--columns interactions:...`` chose them."""
     if not beyond and not (args.save and beyond_files(args)):
         return {}
     needs = {"interactions": args.interactions, "attributes": args.item_attributes}
@@ -61,10 +62,12 @@ def beyond_inputs(args: argparse.Namespace, beyond: tuple[str, ...], limit: int 
         popularity=args.popularity, long_tail=args.long_tail,
         long_tail_share=args.long_tail_share, distribution=args.distribution)}
     if args.interactions:
-        with reading(f"--interactions {args.interactions}", args.interactions):
+        with reading(f"--interactions {args.interactions}", args.interactions,
+                     which="interactions"):
             inputs["interactions"] = read_interactions(args.interactions,
+                                                       columns=interactions_columns,
                                                        max_decompressed_size=limit)
-        warn(inputs["interactions"].warnings)
+        warn(inputs["interactions"].warnings, which="interactions")
     if args.item_attributes:
         with reading(f"--item-attributes {args.item_attributes}", args.item_attributes):
             inputs["item_attributes"] = read_attributes(args.item_attributes, key="item",

@@ -30,6 +30,7 @@ from rankmetrics.cli.options import (
     column_overrides,
     columns_for,
     decompressed_size,
+    parse_columns,
     read_conventions,
     read_cutoffs,
     reading,
@@ -48,11 +49,20 @@ from rankmetrics.cli.segments import add_segment_options, segment_cutoff, segmen
 from rankmetrics.cli.spark_engine import evaluate_on_spark
 from rankmetrics.evaluation import evaluate
 from rankmetrics.export import FORMULA_MODES
-from rankmetrics.io import LoadedTable, check_against_truth, read_attributes, read_run, read_truth
+from rankmetrics.io import (
+    LoadedTable,
+    check_against_truth,
+    read_attributes,
+    read_run,
+    read_truth,
+    subject_word,
+)
 from rankmetrics.metrics import BEYOND_METRICS, MAIN_METRICS, METRICS, check_metrics
 from rankmetrics.overlap import Outcome, overlapping
 from rankmetrics.relevance import RelevanceMapping
 
+TRUTH_ROLES = ("user", "item", "rating")
+RUN_ROLES = ("user", "item", "score", "rank")
 
 def add_evaluate_parser(commands: Commands) -> None:
     """The ``evaluate`` command's options."""
@@ -134,13 +144,18 @@ def run_evaluate(args: argparse.Namespace) -> int:
     limit = decompressed_size(args)
     overrides = column_overrides(args)
     if args.engine == "spark":
+        if args.columns:
+            raise ValueError("--columns: the spark engine reads Parquet columns by name; "
+                             "choose them with --user-column, --item-column...")
         return evaluate_on_spark(args, metrics, beyond, cutoffs, conventions, overrides)
+    chosen = parse_columns(args.columns, ["truth", *(f"run:{run_name_and_path(spec)[0]}"
+                                                     for spec in args.run), "interactions"])
     said: set[str] = set()
-    truth, mapping, runs, last_check = _read_and_check(args, overrides, limit, cutoffs,
-                                                       said)
+    truth, mapping, runs, last_check = _read_and_check(args, overrides, chosen, limit,
+                                                       cutoffs, said)
     if beyond:  # the warnings about its files come after the checks' (said: printed once)
         warn(last_check.get(), said)
-    inputs = beyond_inputs(args, beyond, limit)
+    inputs = beyond_inputs(args, beyond, limit, chosen.get("interactions"))
     evaluated = Outcome(lambda: evaluate(truth, runs, relevance=mapping, conventions=conventions,
                                          max_cutoff=max(*cutoffs, segment_cutoff(args)),
                                          **inputs))
@@ -159,12 +174,15 @@ def run_evaluate(args: argparse.Namespace) -> int:
         )
         print(f"rankmetrics: saved the evaluation to {saved}", file=sys.stderr)
     if args.segment_by is not None:
-        return write_output(segment_report(args, evaluation), args)
+        return write_output(segment_report(args, evaluation, chosen.get("interactions")), args)
     table = results_table(evaluation, metrics, beyond, cutoffs, args.per_user)
-    return write_output(render_results(table, args, conventions, mapping, evaluation), args)
+    subjects = subject_word([truth.format, *(run.format for run in runs.values())], plural=True)
+    return write_output(render_results(table, args, conventions, mapping, evaluation,
+                                       subjects=subjects), args)
 
 
-def _read_and_check(args: argparse.Namespace, overrides: dict[str, str], limit: int | None,
+def _read_and_check(args: argparse.Namespace, overrides: dict[str, str],
+                    chosen: dict[str, dict[str, str]], limit: int | None,
                     cutoffs: list[int], said: set[str]) -> tuple[
                         LoadedTable, RelevanceMapping, dict[str, LoadedTable], Outcome[list[str]]]:
     """Read the ground truth and the model files, checking each against the ground truth.
@@ -176,13 +194,19 @@ def _read_and_check(args: argparse.Namespace, overrides: dict[str, str], limit: 
     specs = [(spec, *run_name_and_path(spec)) for spec in args.run]
     first_spec, first_name, first_path = specs[0]
     beside = overlapping() and all(Path(path).is_file() for path in (args.truth, first_path))
-    truth_read = Outcome(partial(_read_truth_file, args.truth, overrides, limit), beside=beside)
-    first_read = Outcome(partial(_read_run_file, first_spec, first_name, first_path, overrides,
-                                 limit)) if beside else None
+    truth_read = Outcome(partial(_read_truth_file, args.truth,
+                                 columns_for(overrides, TRUTH_ROLES, chosen.get("truth")),
+                                 limit), beside=beside)
+
+    def run_read(spec: str, name: str, path: str) -> Outcome[LoadedTable]:
+        columns = columns_for(overrides, RUN_ROLES, chosen.get(f"run:{name}"))
+        return Outcome(partial(_read_run_file, spec, name, path, columns, limit))
+
+    first_read = run_read(first_spec, first_name, first_path) if beside else None
     truth = truth_read.get()
-    warn(truth.warnings, said)
+    warn(truth.warnings, said, which="truth")
     mapping = relevance_mapping(args, truth.numbers())
-    chosen = max(cutoffs) if args.cutoffs or args.max_cutoff is not None else None
+    largest = max(cutoffs) if args.cutoffs or args.max_cutoff is not None else None
     runs: dict[str, LoadedTable] = {}
     check: Outcome[list[str]] = Outcome(list)
     for spec, name, path in specs:
@@ -190,28 +214,27 @@ def _read_and_check(args: argparse.Namespace, overrides: dict[str, str], limit: 
             warn(check.get(), said)
             raise ValueError(f"Two runs are named {name!r}: name them with NAME=FILE.")
         read = (first_read if first_read is not None and not runs
-                else Outcome(partial(_read_run_file, spec, name, path, overrides, limit)))
+                else run_read(spec, name, path))
         warn(check.get(), said)
         run = read.get()
-        warn(run.warnings, said)
+        warn(run.warnings, said, which=f"run:{name}")
         check = Outcome(partial(check_against_truth, run, truth, mapping=mapping,
-                                max_cutoff=chosen), beside=True)
+                                max_cutoff=largest), beside=True)
         runs[name] = run
     return truth, mapping, runs, check
 
 
-def _read_truth_file(path: str, overrides: dict[str, str], limit: int | None) -> LoadedTable:
-    with reading(f"--truth {path}", path):
-        return read_truth(path, columns=columns_for(overrides, ("user", "item", "rating")),
-                          max_decompressed_size=limit)
+def _read_truth_file(path: str, columns: dict[str, str] | None,
+                     limit: int | None) -> LoadedTable:
+    with reading(f"--truth {path}", path, which="truth"):
+        return read_truth(path, columns=columns, max_decompressed_size=limit)
 
 
-def _read_run_file(spec: str, name: str, path: str, overrides: dict[str, str],
+def _read_run_file(spec: str, name: str, path: str, columns: dict[str, str] | None,
                    limit: int | None) -> LoadedTable:
-    with reading(f"--run {spec}", path, after=spec[: len(spec) - len(path)]):
-        return read_run(path, name=name,
-                        columns=columns_for(overrides, ("user", "item", "score", "rank")),
-                        max_decompressed_size=limit)
+    with reading(f"--run {spec}", path, after=spec[: len(spec) - len(path)],
+                 which=f"run:{name}"):
+        return read_run(path, name=name, columns=columns, max_decompressed_size=limit)
 
 
 def _ignored_by_segments(args: argparse.Namespace) -> None:

@@ -10,6 +10,8 @@ line.
 from __future__ import annotations
 
 import argparse
+import re
+import shlex
 import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -17,9 +19,9 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from rankmetrics.conventions import OPTION_CHOICES, OPTION_HELP, PRESET_HELP, PRESETS, Conventions
-from rankmetrics.errors import DataError, printable
+from rankmetrics.errors import printable
 from rankmetrics.evaluation import MAX_CUTOFF
-from rankmetrics.io import parse_size
+from rankmetrics.io import file_stem, parse_size
 from rankmetrics.relevance import RelevanceMapping, parse_grade_table, suggest_mapping
 from rankmetrics.stats import CORRECTIONS, TESTS
 
@@ -130,16 +132,30 @@ def add_confidence_option(options: Options,
 # --- columns --------------------------------------------------------------------------------
 
 COLUMN_ROLES = ("user", "item", "score", "rank", "rating")
+#: What ``--columns`` says, for its help.
+COLUMNS_HELP = ("the columns of one file by role (user, item, rating, score, rank), such as "
+                "truth:user=customer,item=sku; or, for a file without a header line, their "
+                "order: truth:order=user,item,rating,timestamp")
+_NAMED = re.compile(r"columns=\{'(\w+)': '((?:[^'\\]|\\.)*)'\}")
 
 
 def add_column_options(parser: argparse.ArgumentParser) -> None:
-    """``--user-column``, ``--item-column``, ...: one per role."""
+    """``--user-column``, ``--item-column``, ...: one per role, for every file; and
+    ``--columns WHICH:...`` for one file."""
     columns = parser.add_argument_group(
-        "columns", "Column names, when they are not found automatically."
+        "columns", "Column names, when they are not found automatically. WHICH is truth, "
+        "run:NAME or interactions."
     )
     for role in COLUMN_ROLES:
         columns.add_argument(f"--{role}-column", metavar="NAME",
                              help=f"the column holding the {role}")
+    add_columns_option(columns)
+
+
+def add_columns_option(options: Options) -> None:
+    """``--columns WHICH:ROLE=COLUMN,...`` or ``--columns WHICH:order=ROLE,ROLE,...``."""
+    options.add_argument("--columns", action="append", default=[],
+                         metavar="WHICH:ROLE=COLUMN,...", help=COLUMNS_HELP)
 
 
 def column_overrides(args: argparse.Namespace) -> dict[str, str]:
@@ -151,10 +167,57 @@ def column_overrides(args: argparse.Namespace) -> dict[str, str]:
     }
 
 
-def columns_for(overrides: dict[str, str], roles: tuple[str, ...]) -> dict[str, str] | None:
-    """The overrides of the roles one file has (None: it has none)."""
-    chosen = {role: name for role, name in overrides.items() if role in roles}
-    return chosen or None
+def columns_for(overrides: dict[str, str], roles: tuple[str, ...],
+                chosen: dict[str, str] | None = None) -> dict[str, str] | None:
+    """The overrides of the roles one file has, with the columns ``--columns`` chose for it
+    (``chosen``), which win; an order given for it replaces them (None: it has none)."""
+    if chosen and "order" in chosen:
+        return chosen
+    picked = {role: name for role, name in overrides.items() if role in roles} | (chosen or {})
+    return picked or None
+
+
+def parse_columns(specs: list[str], known: list[str]) -> dict[str, dict[str, str]]:
+    """Each file's columns given with ``--columns``, by WHICH (one of ``known``).
+
+    ``truth:user=customer,item=sku`` names columns by role; ``truth:order=user,item,rating``
+    gives the roles of a file without a header line in order (the words after ``order=``
+    up to the next ``ROLE=COLUMN``).
+    """
+    columns: dict[str, dict[str, str]] = {}
+    for spec in specs:
+        which, chosen = which_file(spec, "--columns", known)
+        pairs: list[list[str]] = []
+        for part in chosen.split(","):
+            role, sep, column = part.partition("=")
+            if not sep and pairs and pairs[-1][0].strip() == "order" and part.strip():
+                pairs[-1][1] += "," + part
+            elif part:
+                pairs.append([role if sep else "", column])
+        if not pairs or any(not role.strip() or not column for role, column in pairs):
+            raise ValueError(f"--columns {spec}: write the columns as ROLE=COLUMN separated "
+                             "by commas, such as truth:user=customer,item=sku, or their order "
+                             "as order=ROLE,ROLE,..., such as truth:order=user,item,rating.")
+        columns[which] = {role.strip(): column for role, column in pairs}
+    return columns
+
+
+def which_file(spec: str, option: str, known: list[str]) -> tuple[str, str]:
+    """The file an option's ``WHICH:...`` names (one of ``known``), and what follows."""
+    for which in sorted(known, key=len, reverse=True):
+        if spec.startswith(which + ":"):
+            return which, spec[len(which) + 1:]
+    raise ValueError(f"{option} {spec}: it should start with one of "
+                     f"{', '.join(known)}, then a colon.")
+
+
+def told_for_cli(message: str, which: str | None) -> str:
+    """A library message with each ``columns={'role': 'name'}`` told as the option
+    ``--columns WHICH:role=name`` (as it is without a WHICH)."""
+    if which is None:
+        return message
+    return _NAMED.sub(lambda match: "--columns " + shlex.quote(
+        f"{which}:{match.group(1)}={match.group(2)}"), message)
 
 
 # --- cutoffs --------------------------------------------------------------------------------
@@ -217,41 +280,39 @@ def decompressed_size(args: argparse.Namespace) -> int | None:
 
 
 @contextmanager
-def reading(option: str, path: str, *, after: str = "") -> Iterator[None]:
-    """Reading the file an option names: a problem with it names the option too."""
+def reading(option: str, path: str, *, after: str = "", which: str | None = None
+            ) -> Iterator[None]:
+    """Reading the file an option names: a problem with it names the option too, and says
+    ``--columns WHICH:...`` where the library says ``columns=``."""
     if not path.strip():
         where = f" after {after!r}" if after else ""
         raise ValueError(f"{option}: no file given{where}.")
     try:
         yield
-    except (DataError, OSError) as error:
-        raise ValueError(f"{option}: {error}") from None
+    except (ValueError, OSError) as error:  # a DataError, or columns the file cannot take
+        raise ValueError(f"{option}: {told_for_cli(str(error), which)}") from None
 
 
 def run_name_and_path(spec: str) -> tuple[str, str]:
     """The model name and the file of ``--run [NAME=]FILE``: NAME defaults to the file name
-    without its extensions (.gz, .zip and one more)."""
+    without its extensions, as :func:`rankmetrics.io.file_stem` says."""
     name, sep, path = spec.partition("=")
     if sep and name and not Path(spec).exists():
         return name.strip(), path
-    return _stem(spec), spec
+    return file_stem(Path(spec).name), spec
 
 
-def _stem(path: str) -> str:
-    name = Path(path).name
-    for suffix in (".gz", ".zip"):
-        name = name.removesuffix(suffix)
-    return Path(name).stem or name
-
-
-def warn(messages: list[str], said: set[str] | None = None) -> None:
+def warn(messages: list[str], said: set[str] | None = None, *,
+         which: str | None = None) -> None:
     """Print each warning once: one about the ground truth comes with every model file
-    (``said`` holds the warnings printed so far)."""
+    (``said`` holds the warnings printed so far). ``which`` names the file the warnings are
+    about (truth, run:NAME...), for :func:`told_for_cli`."""
     said = set() if said is None else said
     for message in messages:
         if message not in said:
             said.add(message)
-            print(f"rankmetrics: warning: {printable(message)}", file=sys.stderr)
+            print(f"rankmetrics: warning: {printable(told_for_cli(message, which))}",
+                  file=sys.stderr)
 
 
 # --- saved evaluations ----------------------------------------------------------------------

@@ -93,9 +93,9 @@ def run_report(args: argparse.Namespace) -> int:
     chosen = cutoff("--cutoff", str(args.cutoff), max_cutoff)
     conventions = read_conventions(args)
     choices = read_choices(args, [run_name_and_path(spec)[0] for spec in args.run])
-    with reading(f"--truth {args.truth}", args.truth):
+    with reading(f"--truth {args.truth}", args.truth, which="truth"):
         truth = read_truth(args.truth, columns=choices["truth"][0], format=choices["truth"][1])
-    warn(truth.warnings)
+    warn(truth.warnings, which="truth")
     mapping = relevance_mapping(args, truth.numbers())
     inputs = [fingerprint("ground truth", Path(args.truth).name, Path(args.truth).read_bytes(),
                           truth.n_rows, truth.n_users, columns=_pairs(choices["truth"][0]),
@@ -106,9 +106,10 @@ def run_report(args: argparse.Namespace) -> int:
         if name in runs:
             raise ValueError(f"Two runs are named {name!r}: name them with NAME=FILE.")
         columns, fmt = choices[f"run:{name}"]
-        with reading(f"--run {spec}", path, after=spec[: len(spec) - len(path)]):
+        with reading(f"--run {spec}", path, after=spec[: len(spec) - len(path)],
+                     which=f"run:{name}"):
             runs[name] = read_run(path, name=name, columns=columns, format=fmt)
-        warn(runs[name].warnings)
+        warn(runs[name].warnings, which=f"run:{name}")
         inputs.append(fingerprint(name, Path(path).name, Path(path).read_bytes(),
                                   runs[name].n_rows, runs[name].n_users,
                                   columns=_pairs(columns), format=fmt))
@@ -180,16 +181,16 @@ def _report_extras(args: argparse.Namespace, choices: dict) -> tuple[list, dict[
     for which, path in extra_files(args):
         option, role = EXTRA_FILES[which]
         columns, fmt = choices[which]
-        with reading(f"{option} {path}", path):
+        with reading(f"{option} {path}", path, which=which):
             if which == "interactions":
                 table = read_interactions(path, columns=columns, format=fmt)
                 read["interactions"], rows, users = table, table.n_rows, table.n_users
-                warn(table.warnings)
+                warn(table.warnings, which=which)
             else:
                 key = "user" if which == "segments" else "item"
                 attributes = read_attributes(path, key=key, columns=columns, format=fmt)
                 rows = users = len(attributes.table)
-                warn(attributes.warnings)
+                warn(attributes.warnings, which=which)
                 read[{"segments": "segments", "item-attributes": "item_attributes",
                       "catalogue": "catalogue"}[which]] = (
                     attributes.ids.tolist() if which == "catalogue" else attributes)

@@ -69,12 +69,13 @@ def results_table(evaluation: Evaluation, metrics: tuple[str, ...],
 
 def render_results(
     table: pd.DataFrame, args: argparse.Namespace, conventions, mapping, evaluation, *,
-    tested: bool = True,
+    tested: bool = True, subjects: str = "users",
 ) -> str:
     """The table of results in ``--format``: CSV, JSON (with the relevance, conventions and
     users averaged), a LaTeX table of the means, or a text table (the means with the
     decision and the significance marks, unless ``tested`` is False: an evaluation without
-    per-user values)."""
+    per-user values), whose first line counts the ``subjects`` averaged (users; queries
+    where every input is TREC's, see :func:`rankmetrics.io.subject_word`)."""
     fmt, per_user = args.format, args.per_user
     if fmt == "latex":
         if per_user:
@@ -102,7 +103,7 @@ def render_results(
     wide = shown.pivot_table(index=["metric", "cutoff"], columns="model", values="value",
                              sort=False)
     users = evaluation.user_counts().set_index("model")["users"]
-    header = "users averaged: " + ", ".join(f"{m} {users[m]}" for m in evaluation.models)
+    header = f"{subjects} averaged: " + ", ".join(f"{m} {users[m]}" for m in evaluation.models)
     # four decimals; fewer where a metric declares fewer (popularity), none for whole counts
     texts = wide.apply(lambda row: row.map(partial(value_text, row.name[0])), axis=1)
     rows = list(dict.fromkeys(

@@ -37,8 +37,8 @@ def add_segment_options(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument("--segments", metavar="FILE",
                        help="user attributes: a user column and any others (country, plan, "
-                       "age...), CSV/TSV/Parquet/JSON Lines; with --save, kept in the saved "
-                       "evaluation for the dashboard's segments")
+                       "age...), CSV/TSV/Parquet/JSON Lines or RecBole's .user; with --save, "
+                       "kept in the saved evaluation for the dashboard's segments")
     group.add_argument("--segment-by", metavar="COLUMN",
                        help=f"the attribute column to split the users by, or "
                        f"'{GROUND_TRUTH_SIZE}' (no --segments needed), or '{ACTIVITY}' or "
@@ -70,8 +70,10 @@ def segment_cutoff(args: argparse.Namespace) -> int:
     return int(args.segment_cutoff)
 
 
-def segment_report(args: argparse.Namespace, evaluation: Evaluation) -> str:
-    """The segment table in the chosen format; its warnings also go to stderr."""
+def segment_report(args: argparse.Namespace, evaluation: Evaluation,
+                   interactions_columns: dict[str, str] | None = None) -> str:
+    """The segment table in the chosen format; its warnings also go to stderr. The training
+    interactions' columns are those ``--columns interactions:...`` chose."""
     attributes = None
     if args.segments is not None:
         try:
@@ -81,7 +83,7 @@ def segment_report(args: argparse.Namespace, evaluation: Evaluation) -> str:
             raise ValueError(f"--segments {args.segments}: {error}") from None
         for warning in attributes.warnings:
             print(f"rankmetrics: warning: {printable(warning)}", file=sys.stderr)
-    counts = _training_counts(args)
+    counts = _training_counts(args, interactions_columns)
     try:
         segmentation = segment_users(evaluation, args.segment_by, attributes=attributes,
                                      training_counts=counts, n_buckets=args.buckets)
@@ -95,7 +97,8 @@ def segment_report(args: argparse.Namespace, evaluation: Evaluation) -> str:
     return render(result, args.format, getattr(args, "csv_formulas", "quoted"))
 
 
-def _training_counts(args: argparse.Namespace) -> pd.Series | None:
+def _training_counts(args: argparse.Namespace,
+                     columns: dict[str, str] | None) -> pd.Series | None:
     """Each user's training interactions (from ``--interactions``), for the activity and
     cold-start segments."""
     path = getattr(args, "interactions", None)
@@ -105,7 +108,8 @@ def _training_counts(args: argparse.Namespace) -> pd.Series | None:
         raise ValueError(f"--segment-by {args.segment_by} needs --interactions FILE: each "
                          "user's training interactions.")
     try:
-        read = read_interactions(path, max_decompressed_size=decompressed_size(args))
+        read = read_interactions(path, columns=columns,
+                                 max_decompressed_size=decompressed_size(args))
         return interaction_counts(read)
     except (DataError, OSError) as error:
         raise ValueError(f"--interactions {path}: {error}") from None

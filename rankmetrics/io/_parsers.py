@@ -32,7 +32,7 @@ LET_GO_SECONDS = 10
 
 
 def read_csv_columns(src: Source, delimiter: str, n_columns: int, usecols: list[int], *,
-                     header: bool, numbers: list[int]) -> tuple[
+                     header: bool, numbers: list[int], quoted: bool = True) -> tuple[
                          pd.DataFrame, list[tuple[int | None, int, int, str]]]:
     """Read the columns ``usecols`` with pyarrow (fast, compact, in parallel).
 
@@ -41,7 +41,8 @@ def read_csv_columns(src: Source, delimiter: str, n_columns: int, usecols: list[
     lines that had another number of fields: (line number, expected, found, text). The
     columns ``numbers`` are parsed as float64 by the reader when every value is a finite
     number; otherwise (a typo, a decimal comma, an empty cell) the file is read again with
-    them as text, so the checks can show the values as written.
+    them as text, so the checks can show the values as written. ``quoted``: whether a value
+    may be put in double quotes (TREC files have no quotes).
     """
     names = [f"c{i}" for i in range(n_columns)]
     keep = [names[i] for i in usecols]
@@ -61,7 +62,7 @@ def read_csv_columns(src: Source, delimiter: str, n_columns: int, usecols: list[
                                           skip_rows=1 if header else 0,
                                           block_size=CSV_BLOCK_BYTES),
             parse_options=pcsv.ParseOptions(
-                delimiter=delimiter, quote_char='"' if header else False,
+                delimiter=delimiter, quote_char='"' if quoted else False,
                 ignore_empty_lines=False, invalid_row_handler=handler,
             ),
             convert_options=pcsv.ConvertOptions(
