@@ -141,7 +141,7 @@ def test_the_trade_off_names_both_axes_in_words_and_says_which_way_is_better():
     assert fig.layout.yaxis.title.text == "Ranking quality (NDCG@10)"
     assert fig.layout.xaxis.title.text == "Share of the catalogue recommended (Coverage@10)"
     assert words(fig.layout.title.text) == (
-        "Ranking quality (NDCG@10) against Share of the catalogue recommended (Coverage@10)")
+        "Ranking quality (NDCG@10) against share of the catalogue recommended (Coverage@10)")
     assert fig.layout.title.subtitle.text == (
         "Further up is better; a model further right recommends more of the catalogue; "
         "bars: 95% confidence intervals")
@@ -193,6 +193,6 @@ def test_the_significance_matrix_says_higher_where_higher_is_not_better():
 def test_the_text_alternative_reads_the_subtitle_too():
     fig = tradeoff(POINTS, "ndcg", "arp", 10)
     assert text_alternative(fig).startswith(
-        "Ranking quality (NDCG@10) against Average popularity of recommended items "
+        "Ranking quality (NDCG@10) against average popularity of recommended items "
         "(ARP@10). Further up is better; a model further right recommends more popular "
         "items; bars: 95% confidence intervals.")

@@ -13,6 +13,7 @@ import plotly.graph_objects as go
 from rankmetrics.figures.curves import metric_curves
 from rankmetrics.figures.style import (
     escaped,
+    in_sentence,
     metric_label,
     metric_title,
     model_colors,
@@ -83,7 +84,7 @@ def tradeoff(
         ))
     fig.update_xaxes(title_text=x_title)
     fig.update_yaxes(title_text=y_title)
-    styled(fig, wrapped(f"{y_title} against {x_title}", 90),
+    styled(fig, wrapped(f"{y_title} against {in_sentence(x_title)}", 90),
            subtitle=f"{_directions(accuracy, beyond)}; bars: {confidence:.0%} confidence "
                     "intervals", height=480)
     return fig

@@ -64,6 +64,16 @@ def metric_title(metric: str, cutoff: int | None = None) -> str:
     return plain_label(metric, metric_label(metric, cutoff))
 
 
+def in_sentence(text: str) -> str:
+    """A plain name or title as it reads inside a sentence: its first letter in lower case,
+    unless it starts an abbreviation.
+
+    >>> in_sentence("Share of long-tail items (APLT@10)"), in_sentence("NDCG (long tail)")
+    ('share of long-tail items (APLT@10)', 'NDCG (long tail)')
+    """
+    return text if text[:2].isupper() else text[:1].lower() + text[1:]
+
+
 def wrapped(text: str, width: int) -> str:
     """Text broken into lines of at most ``width`` characters for a Plotly title (Plotly
     does not wrap), at spaces.
