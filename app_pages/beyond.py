@@ -9,17 +9,29 @@ import streamlit as st
 from dashboard import bundles, keys
 from dashboard.cached import beyond as cached_beyond
 from dashboard.charts import show_chart
+from dashboard.columns import metric_column_config
 from dashboard.controls import confidence_control, download_table
 from dashboard.extras import EXTRA_KINDS
 from dashboard.navigation import PAGES
 from dashboard.session import header, require_data
 from dashboard.text import literal
-from rankmetrics.figures import metric_label
+from rankmetrics.figures import metric_label, metric_title
 from rankmetrics.figures.beyond import beyond_curves, popularity_deciles, tradeoff
-from rankmetrics.metrics import BEYOND_METRICS, MAIN_METRICS, METRICS, SYSTEM_METRICS, value_text
+from rankmetrics.metrics import (
+    BEYOND_METRICS,
+    MAIN_METRICS,
+    METRICS,
+    SYSTEM_METRICS,
+    direction_text,
+    plain_label,
+    value_text,
+)
 
 FIRST_SHOWN = ("coverage", "gini", "personalization", "aplt", "novelty", "ild")
-FIRST_TRADEOFF = ("aplt", "novelty", "coverage")
+# the trade-off opens on a pair read without notation: accuracy against the share of
+# long-tail items (is the accuracy bought with popular items?), else against the share of the
+# catalogue recommended, which every data set has
+FIRST_TRADEOFF = ("aplt", "coverage", "novelty")
 
 header(
     "Beyond accuracy",
@@ -54,9 +66,9 @@ state[keys.BEYOND_METRICS] = [m for m in state[keys.BEYOND_METRICS] if m in offe
 chosen = st.pills(
     "Metrics", list(offered), selection_mode="multi", key=keys.BEYOND_METRICS,
     persist_state="session",
-    format_func=lambda metric: BEYOND_METRICS[metric].label,
-    help="\n\n".join(f"**{BEYOND_METRICS[m].label}**: {BEYOND_METRICS[m].description}"
-                     for m in offered),
+    format_func=plain_label,
+    help="\n\n".join(f"**{plain_label(m)}**: {BEYOND_METRICS[m].description} "
+                     f"{direction_text(m)}." for m in offered),
 )
 metrics = tuple(metric for metric in offered if metric in (chosen or []))
 if metrics:
@@ -87,14 +99,14 @@ left, middle, right = st.columns([2, 2, 1], vertical_alignment="bottom")
 state.setdefault(keys.BEYOND_ACCURACY_METRIC, "ndcg")
 left.selectbox("Accuracy", list(MAIN_METRICS), key=keys.BEYOND_ACCURACY_METRIC,
                persist_state="session",
-               format_func=lambda m: metric_label(m, k))
+               format_func=lambda m: metric_title(m, k))
 state.setdefault(keys.BEYOND_TRADEOFF_METRIC,
                  next((m for m in FIRST_TRADEOFF if m in offered), offered[0]))
 if state[keys.BEYOND_TRADEOFF_METRIC] not in offered:
     state[keys.BEYOND_TRADEOFF_METRIC] = offered[0]
 middle.selectbox("Against", list(offered), key=keys.BEYOND_TRADEOFF_METRIC,
                  persist_state="session",
-                 format_func=lambda m: metric_label(m, k))
+                 format_func=lambda m: metric_title(m, k))
 level = confidence_control(right)
 accuracy, against = state[keys.BEYOND_ACCURACY_METRIC], state[keys.BEYOND_TRADEOFF_METRIC]
 points = cached_beyond.beyond_tradeoff(prepared, settings, accuracy, against, level)
@@ -106,8 +118,8 @@ if saved:
     how = (f"of {METRICS[accuracy].label} only, users resampled from the per-user values "
            "saved at K" if against in SYSTEM_METRICS else
            "users resampled, from the per-user values saved at K")
-st.caption(f"{METRICS[accuracy].label}: {METRICS[accuracy].description} "
-           f"{BEYOND_METRICS[against].label}: {BEYOND_METRICS[against].description} "
+st.caption(f"**{plain_label(accuracy)}**: {METRICS[accuracy].description} "
+           f"**{plain_label(against)}**: {BEYOND_METRICS[against].description} "
            f"Bars: bootstrap intervals ({how}).")
 
 if "aplt" in offered:
@@ -124,5 +136,5 @@ table = cached_beyond.beyond_table_at(prepared, settings)
 # shares with four decimals, popularity with two, whole counts without decimals
 shown = {metric_label(metric, k): partial(value_text, metric) for metric in offered}
 st.dataframe(table.style.format({column: shown[column] for column in table.columns}),
-             key="beyond_table")
+             key="beyond_table", column_config=metric_column_config(offered, k))
 download_table(table, f"beyond_accuracy_at_{k}.csv", "beyond_table_csv")

@@ -10,6 +10,7 @@ from dashboard import bundles, keys
 from dashboard.cached import beyond as cached_beyond
 from dashboard.cached import evaluation as cached_evaluation
 from dashboard.charts import show_chart
+from dashboard.columns import metric_column_config
 from dashboard.controls import confidence_control, confidence_level, download_table
 from dashboard.session import header, require_data, subject
 from dashboard.settings import N_BOOTSTRAP
@@ -24,7 +25,7 @@ from dashboard.verdict import (
     significance_choice,
 )
 from rankmetrics.figures import metric_curves, metric_label
-from rankmetrics.metrics import MAIN_METRICS, METRICS, value_text
+from rankmetrics.metrics import MAIN_METRICS, METRICS, direction_text, plain_label, value_text
 from rankmetrics.printed import unbroken_cutoffs
 from rankmetrics.report.decision import (
     MetricDecision,
@@ -51,8 +52,9 @@ decision_area = st.container()
 st.session_state.setdefault(keys.COMPARE_METRICS, list(MAIN_METRICS))
 chosen = st.pills(
     "Metrics", list(MAIN_METRICS), selection_mode="multi", key=keys.COMPARE_METRICS,
-    format_func=lambda metric: METRICS[metric].label, persist_state="session",
-    help="\n\n".join(f"**{METRICS[m].label}**: {METRICS[m].description}" for m in MAIN_METRICS),
+    format_func=plain_label, persist_state="session",
+    help="\n\n".join(f"**{plain_label(m)}**: {METRICS[m].description} {direction_text(m)}."
+                     for m in MAIN_METRICS),
 )
 metrics = [metric for metric in MAIN_METRICS if metric in (chosen or [])]
 
@@ -93,10 +95,12 @@ st.subheader(f"Every metric at K = {k}")
 table = cached_evaluation.table_at(prepared, settings)
 metric_columns: list[Hashable] = [metric_label(metric, k) for metric in MAIN_METRICS]
 beyond_columns = []
+shown_metrics = list(MAIN_METRICS)  # the table's metric columns, each with its help
 if prepared.extras or bundles.saved_beyond(prepared):  # beyond accuracy: files, or saved
     beyond = cached_beyond.beyond_table_at(prepared, settings)
     beyond_columns = list(beyond.columns)
     table = table.join(beyond)
+    shown_metrics += cached_beyond.beyond_metrics(prepared, settings)
 choice = significance_choice()
 with st.spinner("Testing which differences between the models are more than chance…"):
     results = comparisons(prepared, settings, MAIN_METRICS, choice)
@@ -132,7 +136,7 @@ if decided:
             st.markdown("\n".join(f"- {words(describe_verdict(decision.verdict))}  \n  "
                                   f"{words(describe_across(decision))}"
                                   for decision in decisions))
-st.dataframe(styled, key="compare_table")
+st.dataframe(styled, key="compare_table", column_config=metric_column_config(shown_metrics, k))
 buttons = st.container(horizontal=True)  # side by side while they fit, else one per line
 download_table(table, f"metrics_at_{k}.csv", "compare_table_csv", where=buttons)
 if any(result is not None for result in results.values()):  # the models can be tested

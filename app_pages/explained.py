@@ -18,7 +18,7 @@ from dashboard.text import literal
 from rankmetrics.conventions import AP_DENOMINATORS, GAINS, IDEALS
 from rankmetrics.explain import slipped_discount
 from rankmetrics.figures import metric_label, ndcg_contributions
-from rankmetrics.metrics import MAIN_METRICS, METRICS
+from rankmetrics.metrics import MAIN_METRICS, plain_label
 
 UNRATED = "–"
 MATCHES_SHOWN = 500
@@ -130,7 +130,7 @@ def what_if(mine: Settings, settings: Settings, options: tuple[str, ...]) -> str
 ensure_choice(keys.EXPLAIN_METRIC, MAIN_METRICS, "ndcg")
 metric_column, model_column, user_column = st.columns(3)
 metric_column.selectbox("Metric", MAIN_METRICS, key=keys.EXPLAIN_METRIC,
-                        format_func=lambda name: METRICS[name].label, persist_state="session")
+                        format_func=plain_label, persist_state="session")
 metric = state[keys.EXPLAIN_METRIC]
 ensure_choice(keys.EXPLAIN_MODEL, models)
 model_column.selectbox("Model", models, key=keys.EXPLAIN_MODEL, persist_state="session")

@@ -16,7 +16,7 @@ from dashboard.segment_choice import segment_filter
 from dashboard.session import header, require_data
 from dashboard.settings import USER_LIST_LIMIT
 from dashboard.text import literal
-from rankmetrics.figures import head_to_head_scatter, metric_label, win_tie_loss
+from rankmetrics.figures import head_to_head_scatter, metric_label, metric_title, win_tie_loss
 from rankmetrics.metrics import MAIN_METRICS, higher_says, number_format, value_text
 from rankmetrics.users import outcome_counts
 
@@ -76,7 +76,7 @@ b_column.selectbox("Model B", others, key=keys.H2H_B, persist_state="session")
 swap_column.button("Swap", icon=":material/swap_horiz:", on_click=swap,
                    help="Exchange models A and B.")
 metric_column.selectbox("Metric", metric_options, key=keys.H2H_METRIC,
-                        format_func=lambda m: metric_label(m, k), persist_state="session",
+                        format_func=lambda m: metric_title(m, k), persist_state="session",
                         help="The cutoff K comes from the sidebar.")
 model_a, model_b, metric = state[keys.H2H_A], state[keys.H2H_B], state[keys.H2H_METRIC]
 label = metric_label(metric, k)

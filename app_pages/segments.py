@@ -9,7 +9,7 @@ from dashboard.controls import confidence_control, download_table, ensure_choice
 from dashboard.segment_choice import attributes_spec, offered_segmentations
 from dashboard.session import header, require_data
 from dashboard.text import literal
-from rankmetrics.figures import metric_label
+from rankmetrics.figures import metric_label, metric_title
 from rankmetrics.figures.segments import segment_curves_figure, segment_heatmap
 from rankmetrics.metrics import MAIN_METRICS
 from rankmetrics.segments import MIN_USERS, N_BUCKETS, NO_VALUE, TOO_FEW, WARN_SHARE
@@ -59,7 +59,7 @@ by_column.selectbox("Split users by", names, key=keys.SEGMENT_BY, persist_state=
                     "training interactions, each user's activity and cold start.")
 state.setdefault(keys.SEGMENT_METRIC, "ndcg")
 metric_column.selectbox("Metric", list(MAIN_METRICS), key=keys.SEGMENT_METRIC,
-                        format_func=lambda m: metric_label(m, k), persist_state="session",
+                        format_func=lambda m: metric_title(m, k), persist_state="session",
                         help="The cutoff K comes from the sidebar.")
 
 with st.expander("Segments and tests: buckets, smallest tested segment, warnings, test"):

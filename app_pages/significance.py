@@ -21,8 +21,8 @@ from dashboard.verdict import (
     baseline,
     difference_columns,
 )
-from rankmetrics.figures import metric_label, pairwise_matrix
-from rankmetrics.metrics import BEYOND_METRICS, MAIN_METRICS, declared
+from rankmetrics.figures import metric_label, metric_title, pairwise_matrix
+from rankmetrics.metrics import BEYOND_METRICS, MAIN_METRICS, declared, higher_says
 from rankmetrics.stats import (
     CORRECTION_HELP,
     CORRECTION_NAMES,
@@ -77,7 +77,7 @@ state.setdefault(keys.SIGNIFICANCE_METRIC, "ndcg")
 metric_column.selectbox("Metric", [*MAIN_METRICS,
                                    *cached_beyond.beyond_per_user_metrics(prepared, settings)],
                         key=keys.SIGNIFICANCE_METRIC,
-                        format_func=lambda m: metric_label(m, k), persist_state="session",
+                        format_func=lambda m: metric_title(m, k), persist_state="session",
                         help="The cutoff K comes from the sidebar.")
 state.setdefault(keys.SIGNIFICANCE_TEST, DEFAULT_TEST)
 test_column.selectbox(
@@ -177,7 +177,8 @@ st.caption(f"**Group:** models sharing a letter are not significantly different 
 
 st.subheader("Every pair of models")
 order = result.models["model"].tolist()
-show_chart(pairwise_matrix(result.pairs, order, label), "significance_matrix",
+show_chart(pairwise_matrix(result.pairs, order, metric_title(metric, k),
+                           higher=higher_says(metric)), "significance_matrix",
            name=("significance", label))
 st.caption(
     "Read each row as a sentence: the row's model compared with the column's model. The "

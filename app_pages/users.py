@@ -10,6 +10,7 @@ from dashboard import bundles, keys
 from dashboard.cached import beyond as cached_beyond
 from dashboard.cached import users as cached_users
 from dashboard.charts import show_chart
+from dashboard.columns import metric_help
 from dashboard.controls import download_table, ensure_choice
 from dashboard.navigation import explain_user
 from dashboard.segment_choice import segment_filter
@@ -22,7 +23,7 @@ from dashboard.verdict import (
     difference_columns,
     significance_choice,
 )
-from rankmetrics.figures import distribution, ecdf, metric_label
+from rankmetrics.figures import distribution, ecdf, metric_label, metric_title
 from rankmetrics.metrics import MAIN_METRICS, declared, higher_says, number_format, value_text
 from rankmetrics.report.verdict import how_tested
 
@@ -44,7 +45,7 @@ state.setdefault(keys.USERS_METRIC, "ndcg")
 metric_column.selectbox("Metric", [*MAIN_METRICS,
                                    *cached_beyond.beyond_per_user_metrics(prepared, settings)],
                         key=keys.USERS_METRIC,
-                        format_func=lambda m: metric_label(m, k), persist_state="session",
+                        format_func=lambda m: metric_title(m, k), persist_state="session",
                         help="The cutoff K comes from the sidebar.")
 state.setdefault(keys.USERS_CHART, "histogram")
 chart_column.radio("Chart", ["histogram", "box"], key=keys.USERS_CHART, horizontal=True,
@@ -69,7 +70,9 @@ if result is not None:
 st.dataframe(
     summary.style.format(partial(value_text, metric), subset=numbers)
     .format("{:.1%}", subset=["Share at 0"]).format("{:,}", subset=[many.capitalize()]),
-    key="users_summary", column_config=DIFFERENCE_COLUMNS,
+    key="users_summary",
+    column_config={**DIFFERENCE_COLUMNS,
+                   f"Mean {label}": st.column_config.Column(help=metric_help(metric, k))},
     placeholder="–",  # the baseline's difference from itself has no interval
 )
 download_table(summary, f"users_{metric}_at_{k}.csv", "users_summary_csv")

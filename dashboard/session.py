@@ -26,7 +26,7 @@ from dashboard.store import workspace_store
 from dashboard.text import literal
 from dashboard.uploads import DATASET as UPLOADED
 from dashboard.uploads import Uploads, upload_specs
-from rankmetrics.conventions import PRESETS
+from rankmetrics.conventions import OPTION_HELP, PRESET_HELP, PRESETS, Conventions
 from rankmetrics.figures import model_colors
 from rankmetrics.io import subject_word
 
@@ -175,15 +175,36 @@ def current_settings() -> Settings | None:
 
 
 def header(title: str, intro: str) -> None:
-    """A page's title, its one-sentence explanation and the active settings in one line."""
+    """A page's title, its one-sentence explanation and the active settings in one line: K,
+    the relevance, and the conventions in a few words, which open to each choice and what it
+    means."""
     st.title(title)
     st.markdown(intro)
     settings = current_settings()
     if settings is not None:
-        st.caption(
-            f"K = {settings.cutoff} (curves to {settings.max_cutoff}) · "
-            f"{settings.relevance.describe()} · {settings.conventions.describe()}"
-        )
+        line = st.container(horizontal=True, vertical_alignment="center", gap="small",
+                            key="page_settings")
+        line.caption(f"K = {settings.cutoff} (curves to {settings.max_cutoff}) · "
+                     f"{settings.relevance.describe()} ·", width="content")
+        with line.popover(settings.conventions.summary(), type="tertiary",
+                          icon=":material/rule:", key="conventions_detail",
+                          help="Each convention in force and what it means"):
+            conventions_detail(settings.conventions)
+
+
+def conventions_detail(conventions: Conventions) -> None:
+    """Every convention in force in words, with what the option means, and where to change
+    them."""
+    # Markdown in grey rather than captions: the page's own captions stay the page's.
+    preset = conventions.preset_name()
+    about = f"  \n:gray[{literal(PRESET_HELP[preset])}]" if preset is not None else ""
+    st.markdown(f"**{literal(conventions.summary())}**{about}")
+    for option, words in conventions.in_words().items():
+        st.markdown(f"**{literal(words[0].upper() + words[1:])}**  \n"
+                    f":gray[{literal(OPTION_HELP[option])}]")
+    st.markdown(":gray[These are the saved evaluation's conventions: evaluate the data again "
+                "to change them.]" if st.session_state.get(keys.DATASET) == BUNDLE
+                else ":gray[Change them in the sidebar, under Conventions.]")
 
 
 def require_data() -> tuple[Prepared, Settings]:

@@ -281,7 +281,7 @@ def test_significance_then_head_to_head_then_ndcg(page: Page):
     go_to(page, "Significance")
     expect(page.locator('[data-testid="stPlotlyChart"]')).to_have_count(1)
     expect(page.locator(".js-plotly-plot .gtitle").first).to_contain_text(
-        "NDCG@10: row model minus column model")
+        "Ranking quality (NDCG@10): row model minus column model")
     sentence = page.locator('[data-testid="stAlertContentInfo"]')
     expect(sentence).to_contain_text("top_heavy is better than personalized on NDCG@10")
     expect(sentence).to_contain_text("after Holm correction")
@@ -356,7 +356,7 @@ def test_beyond_accuracy_journey(page: Page):
     titles = page.locator(".js-plotly-plot .gtitle")
     expect(titles.first).to_contain_text("one value for all users")
     expect(titles.nth(1)).to_have_text(
-        ["NDCG@10 against APLT@10; bars: 95% confidence intervals"])
+        ["Ranking quality (NDCG@10) against share of long-tail items (APLT@10)"])
     expect(titles.nth(2)).to_contain_text("popularity")
     assert {"popularity", "personalized", "top_heavy", "random", "ground truth"} <= set(
         legend(page))
@@ -365,9 +365,10 @@ def test_beyond_accuracy_journey(page: Page):
 
     # another beyond-accuracy metric for the trade-off
     page.get_by_role("combobox", name="Against").click()
-    page.get_by_role("option", name="Coverage@10", exact=True).click()
+    page.get_by_role("option", name="Share of the catalogue recommended (Coverage@10)",
+                     exact=True).click()
     expect(page.locator(".js-plotly-plot .gtitle").nth(1)).to_have_text(
-        ["NDCG@10 against Coverage@10; bars: 95% confidence intervals"])
+        ["Ranking quality (NDCG@10) against share of the catalogue recommended (Coverage@10)"])
     no_exception(page)
     wait_idle(page)
     page.locator('[data-testid="stPlotlyChart"]').nth(2).scroll_into_view_if_needed()
@@ -384,7 +385,8 @@ def test_beyond_accuracy_journey(page: Page):
     # Head-to-head on ARP says what a higher value means, never "better"
     go_to(page, "Head-to-head")
     page.get_by_role("combobox", name="Metric").click()
-    page.get_by_role("option", name="ARP@10", exact=True).click()
+    page.get_by_role("option", name="Average popularity of recommended items (ARP@10)",
+                     exact=True).click()
     expect(page.locator(".js-plotly-plot .gtitle").first).to_contain_text(
         "Who recommends more popular items to each user, at ARP@10")
     expect(page.get_by_text("A higher ARP@10 is not better in itself")).to_be_visible()

@@ -65,7 +65,11 @@ def test_curves_one_line_per_model_and_metric():
         assert t["y"] == CURVES[t["name"]][t["meta"]["metric"]]
     assert [t["showlegend"] for t in curves] == [True, True, False, False]
     titles = [a["text"] for a in fig.layout.annotations]
-    assert titles == ["Precision@K", "NDCG@K"]
+    # each panel names its metric in words, then which way is better, in smaller type
+    assert titles == [
+        "Share of the list that is relevant (Precision@K)<br>"
+        "<span style='font-size:12px'>Higher is better</span>",
+        "Ranking quality (NDCG@K)<br><span style='font-size:12px'>Higher is better</span>"]
 
 
 def test_curves_mark_the_chosen_cutoff():

@@ -289,9 +289,10 @@ def test_the_beyond_accuracy_metrics_come_back_from_a_link():
             params["tradeoff_accuracy"]) == ("novelty,coverage", "gini", "recall")
     again = opened(params, "app_pages/beyond.py")
     assert notices(again) == []
-    panels = [note["text"] for note in json.loads(
+    panels = [note["text"].split("<br>")[0] for note in json.loads(
         again.get("plotly_chart")[0].proto.spec)["layout"]["annotations"]]
-    assert panels == ["Coverage@K", "Novelty@K"]  # of the six shown at first
+    assert panels == ["Share of the catalogue recommended (Coverage@K)",  # of the six shown
+                      "Rarity of recommended items (Novelty@K)"]  # at first
     assert again.selectbox(key="beyond_tradeoff_metric").value == "gini"
     assert again.selectbox(key="beyond_accuracy_metric").value == "recall"
 

@@ -25,6 +25,7 @@ def per_user(block: UserBlock, conventions: Conventions) -> np.ndarray:
 METRIC = Metric(
     name="ild",
     label="ILD",
+    plain_name="Diversity within a list",
     description="Intra-list diversity: mean distance between two items of the top K (Jaccard on "
     "category sets, from 0 to 1; cosine distance on numeric features, from 0 to 2), over the "
     "pairs.",
