@@ -2,23 +2,36 @@
 the trade-off with accuracy at the chosen K, and where the lists fall by item popularity."""
 
 from functools import partial
+from typing import cast
 
 import streamlit as st
 
-from dashboard import bundles, cached, keys
+from dashboard import bundles, keys
+from dashboard.cached import beyond as cached_beyond
 from dashboard.charts import show_chart
+from dashboard.columns import metric_column_config
 from dashboard.controls import confidence_control, download_table
 from dashboard.extras import EXTRA_KINDS
 from dashboard.navigation import PAGES
 from dashboard.session import header, require_data
-from dashboard.text import md
-from rankmetrics.beyond import BEYOND_METRICS, SYSTEM_METRICS, value_text
-from rankmetrics.figures import metric_label
+from dashboard.text import literal
+from rankmetrics.figures import metric_label, metric_title
 from rankmetrics.figures.beyond import beyond_curves, popularity_deciles, tradeoff
-from rankmetrics.metrics import MAIN_METRICS, METRICS
+from rankmetrics.metrics import (
+    BEYOND_METRICS,
+    MAIN_METRICS,
+    METRICS,
+    SYSTEM_METRICS,
+    direction_text,
+    plain_label,
+    value_text,
+)
 
 FIRST_SHOWN = ("coverage", "gini", "personalization", "aplt", "novelty", "ild")
-FIRST_TRADEOFF = ("aplt", "novelty", "coverage")
+# the trade-off opens on a pair read without notation: accuracy against the share of
+# long-tail items (is the accuracy bought with popular items?), else against the share of the
+# catalogue recommended, which every data set has
+FIRST_TRADEOFF = ("aplt", "coverage", "novelty")
 
 header(
     "Beyond accuracy",
@@ -31,10 +44,10 @@ saved = bundles.beyond_from_saved(prepared)
 state = st.session_state
 k = settings.cutoff
 
-problem = cached.beyond_problem(prepared, settings)
+problem = cached_beyond.beyond_problem(prepared, settings)
 if problem:
-    st.error(md(problem), icon=":material/error:")
-offered = cached.beyond_metrics(prepared, settings)
+    st.error(literal(problem), icon=":material/error:")
+offered = cached_beyond.beyond_metrics(prepared, settings)
 if not offered:
     st.stop()
 needs = {metric.needs for name, metric in BEYOND_METRICS.items() if name not in offered}
@@ -53,19 +66,19 @@ state[keys.BEYOND_METRICS] = [m for m in state[keys.BEYOND_METRICS] if m in offe
 chosen = st.pills(
     "Metrics", list(offered), selection_mode="multi", key=keys.BEYOND_METRICS,
     persist_state="session",
-    format_func=lambda metric: BEYOND_METRICS[metric].label,
-    help="\n\n".join(f"**{BEYOND_METRICS[m].label}**: {BEYOND_METRICS[m].description}"
-                     for m in offered),
+    format_func=plain_label,
+    help="\n\n".join(f"**{plain_label(m)}**: {BEYOND_METRICS[m].description} "
+                     f"{direction_text(m)}." for m in offered),
 )
 metrics = tuple(metric for metric in offered if metric in (chosen or []))
 if metrics:
-    curves = cached.beyond_curves(prepared, settings, metrics)
+    curves = cached_beyond.beyond_curves(prepared, settings, metrics)
     show_chart(beyond_curves(curves, metrics, k, prepared.colors), "beyond_chart",
                name=("beyond accuracy", *metrics, "K", k))
 else:
     st.info("Pick at least one metric above to draw its curves.")
 
-choices = cached.beyond_choices(prepared, settings)
+choices = cached_beyond.beyond_choices(prepared, settings)
 notes = [f"Catalogue: {choices['catalogue']} ({choices['catalogue_items']:,} items)",
          f"Gini and entropy over the {choices['distribution']}"]
 if "popularity" in choices and "long_tail_items" in choices:
@@ -76,8 +89,8 @@ if "popularity" in choices and "long_tail_items" in choices:
     notes.append(f"popularity: {choices['popularity']}; {rule} "
                  f"({choices['long_tail_items']:,} long-tail items in the catalogue)")
 if "ild_distance" in choices:
-    notes.append(f"ILD: {choices['ild_distance']} distance on "
-                 f"{', '.join(choices['attribute_columns'])}")
+    columns = cast(list[str], choices["attribute_columns"])  # as the library lists them
+    notes.append(f"ILD: {choices['ild_distance']} distance on {', '.join(columns)}")
 st.caption("; ".join(notes) + ". The command line and the library name every choice "
            "(see the README).")
 
@@ -86,17 +99,17 @@ left, middle, right = st.columns([2, 2, 1], vertical_alignment="bottom")
 state.setdefault(keys.BEYOND_ACCURACY_METRIC, "ndcg")
 left.selectbox("Accuracy", list(MAIN_METRICS), key=keys.BEYOND_ACCURACY_METRIC,
                persist_state="session",
-               format_func=lambda m: metric_label(m, k))
+               format_func=lambda m: metric_title(m, k))
 state.setdefault(keys.BEYOND_TRADEOFF_METRIC,
                  next((m for m in FIRST_TRADEOFF if m in offered), offered[0]))
 if state[keys.BEYOND_TRADEOFF_METRIC] not in offered:
     state[keys.BEYOND_TRADEOFF_METRIC] = offered[0]
 middle.selectbox("Against", list(offered), key=keys.BEYOND_TRADEOFF_METRIC,
                  persist_state="session",
-                 format_func=lambda m: metric_label(m, k))
+                 format_func=lambda m: metric_title(m, k))
 level = confidence_control(right)
 accuracy, against = state[keys.BEYOND_ACCURACY_METRIC], state[keys.BEYOND_TRADEOFF_METRIC]
-points = cached.beyond_tradeoff(prepared, settings, accuracy, against, level)
+points = cached_beyond.beyond_tradeoff(prepared, settings, accuracy, against, level)
 show_chart(tradeoff(points, accuracy, against, k, prepared.colors, confidence=level),
            "beyond_tradeoff", name=(accuracy, "vs", against, "K", k))
 how = ("users resampled, the whole system recounted" if against in SYSTEM_METRICS
@@ -105,13 +118,13 @@ if saved:
     how = (f"of {METRICS[accuracy].label} only, users resampled from the per-user values "
            "saved at K" if against in SYSTEM_METRICS else
            "users resampled, from the per-user values saved at K")
-st.caption(f"{METRICS[accuracy].label}: {METRICS[accuracy].description} "
-           f"{BEYOND_METRICS[against].label}: {BEYOND_METRICS[against].description} "
+st.caption(f"**{plain_label(accuracy)}**: {METRICS[accuracy].description} "
+           f"**{plain_label(against)}**: {BEYOND_METRICS[against].description} "
            f"Bars: bootstrap intervals ({how}).")
 
 if "aplt" in offered:
     st.subheader("The long tail")
-    deciles = cached.beyond_deciles(prepared, settings)
+    deciles = cached_beyond.beyond_deciles(prepared, settings)
     show_chart(popularity_deciles(deciles, k, prepared.colors), "beyond_deciles",
                name=("popularity deciles K", k))
     st.caption("The catalogue's items are split into ten groups of equal size by training "
@@ -119,9 +132,9 @@ if "aplt" in offered:
                "grey bars; one leaning on popularity piles up in decile 1.")
 
 st.subheader(f"Every beyond-accuracy metric at K = {k}")
-table = cached.beyond_table_at(prepared, settings)
+table = cached_beyond.beyond_table_at(prepared, settings)
 # shares with four decimals, popularity with two, whole counts without decimals
 shown = {metric_label(metric, k): partial(value_text, metric) for metric in offered}
 st.dataframe(table.style.format({column: shown[column] for column in table.columns}),
-             key="beyond_table")
+             key="beyond_table", column_config=metric_column_config(offered, k))
 download_table(table, f"beyond_accuracy_at_{k}.csv", "beyond_table_csv")

@@ -3,11 +3,14 @@
 import pandas as pd
 import streamlit as st
 
-from dashboard import bundles, cached, keys
+from dashboard import bundles, keys
+from dashboard.cached import choosing_k as cached_choosing_k
+from dashboard.cached import evaluation as cached_evaluation
+from dashboard.cached import significance as cached_significance
 from dashboard.charts import show_chart
 from dashboard.controls import confidence_control, download_table, ensure_choice
 from dashboard.session import header, require_data
-from dashboard.text import md
+from dashboard.text import literal
 from rankmetrics.choosing_k.report import PANELS, cutoffs_tested, map_cutoffs, parse_cutoffs
 from rankmetrics.choosing_k.ties import tie_flags
 from rankmetrics.figures.choosing_k import (
@@ -39,6 +42,7 @@ header(
 )
 prepared, settings = require_data()
 saved = bundles.full_evaluation(prepared)
+evaluated = cached_evaluation.shown_evaluation(prepared, settings)
 state = st.session_state
 k = settings.cutoff
 
@@ -54,14 +58,16 @@ test_column.selectbox(
     "slower, at a spread of cutoffs.")
 state.setdefault(keys.CHOOSING_K_CORRECTION, "holm")
 correction_column.selectbox("Correction for testing many pairs", CORRECTIONS,
-                            key=keys.CHOOSING_K_CORRECTION, format_func=CORRECTION_NAMES.get,
+                            key=keys.CHOOSING_K_CORRECTION,
+                            format_func=lambda name: CORRECTION_NAMES[name],
                             persist_state="session")
 metric, test, correction = (state[keys.CHOOSING_K_METRIC], state[keys.CHOOSING_K_TEST],
                             state[keys.CHOOSING_K_CORRECTION])
-every_threshold = list(cached.k_relevance_variants(prepared, settings, every=True))
+every_threshold = list(cached_choosing_k.k_relevance_variants(prepared, settings, every=True))
 if not set(state.get(keys.CHOOSING_K_THRESHOLDS, [None])) <= set(every_threshold):
     # first visit, or another data set: the thresholds around the sidebar's
-    state[keys.CHOOSING_K_THRESHOLDS] = list(cached.k_relevance_variants(prepared, settings))
+    state[keys.CHOOSING_K_THRESHOLDS] = list(
+        cached_choosing_k.k_relevance_variants(prepared, settings))
 with st.expander("Confidence level, random flips, relevance thresholds"):
     level_column, flips_column = st.columns(2)
     confidence = confidence_control(level_column)
@@ -76,10 +82,10 @@ with st.expander("Confidence level, random flips, relevance thresholds"):
 thresholds = tuple(name for name in every_threshold if name in state[keys.CHOOSING_K_THRESHOLDS])
 options = (test, correction, confidence, state[keys.CHOOSING_K_PERMUTATIONS])
 label = METRICS[metric].label
-paired_users = cached.paired_users(prepared, settings, metric)
+paired_users = cached_significance.paired_users(prepared, settings, metric)
 several = len(prepared.models) >= 2 and paired_users >= 2
-tested = saved.cutoffs if saved else cutoffs_tested(test, settings.max_cutoff, k)
-mapped = saved.cutoffs if saved else map_cutoffs(test, settings.max_cutoff, k)
+tested = cutoffs_tested(evaluated, test, k)  # a saved evaluation's: its saved cutoffs
+mapped = map_cutoffs(evaluated, test, k)
 tested_cutoffs = ", ".join(map(str, tested))
 sampled_users = f"{prepared.ground_truth.n_users:,} sampled users"
 
@@ -87,7 +93,7 @@ sampled_users = f"{prepared.ground_truth.n_users:,} sampled users"
 def order_panel() -> None:
     """Where the order of the models changes over K, from the means at every K."""
     st.subheader(PANEL_TITLES["order"], anchor=PANELS["order"])
-    table, found, agreement = cached.k_order(prepared, settings, metric)
+    table, found, agreement = cached_choosing_k.k_order(prepared, settings, metric)
     show_chart(order_figure(table, found, metric, k, prepared.colors), "k_order",
                name=("choosing K", "order", "K", k))
     if found.empty:
@@ -103,7 +109,7 @@ def order_panel() -> None:
     st.caption(f"Kendall's tau compares the order of the models at each K with their order at "
                f"K = {k}: 1 is the same order, −1 the reverse.")
     with st.expander("The leaderboard at every K"):
-        board = cached.k_leaderboard(prepared, settings, metric)
+        board = cached_choosing_k.k_leaderboard(prepared, settings, metric)
         st.dataframe(board, hide_index=True, key="k_leaderboard")
         download_table(board, f"leaderboard_{metric}.csv", "k_leaderboard_csv")
 
@@ -135,11 +141,12 @@ if saved is not None:
 
 st.subheader(f"In short, on {label}")
 with st.spinner("Following the models over every K…", show_time=True):
-    summary = cached.k_summary(prepared, settings, metric, options, thresholds)
+    summary = cached_choosing_k.k_summary(prepared, settings, metric, options, thresholds)
 shown = {"order", "ties"} | ({"significance", "metrics", "relevance"} if several else set())
 st.markdown("\n".join(
-    f"- {md(sentence.text)}" + (f" [{PANEL_TITLES[sentence.kind]} ↓](#{sentence.panel})"
-                                if sentence.kind in shown else "")
+    f"- {literal(sentence.text)}"
+    + (f" [{PANEL_TITLES[sentence.kind]} ↓](#{sentence.panel})" if sentence.kind in shown
+       else "")
     for sentence in summary))
 
 order_panel()
@@ -160,12 +167,10 @@ else:
             f" The randomization test runs at K = {tested_cutoffs} only.")
         others = "" if len(mapped) == settings.max_cutoff else (
             f" The other metrics are tested at K = {', '.join(map(str, mapped))}.")
-    power = cached.k_power(prepared, settings, metric, options)
-    if saved is not None:
-        tests = cached.k_saved_tests(prepared, settings, metric, options)
-    elif len(prepared.models) == 2:
-        tests = cached.k_tests(prepared, settings, settings.relevance, metric, options,
-                               tuple(tested))
+    power = cached_choosing_k.k_power(prepared, settings, metric, options)
+    if saved is not None or len(prepared.models) == 2:
+        tests = cached_choosing_k.k_tests(prepared, settings, None, metric, options,
+                                          tuple(tested))
     if len(prepared.models) == 2:
         show_chart(p_value_figure(tests, 1 - confidence, k, label), "k_p_value",
                    name=("choosing K", "p_value", "K", k))
@@ -181,13 +186,13 @@ else:
                    f"that K tells the models apart; low: it cannot." + sampled + others)
     if saved is not None:
         saved_tests_table(tests)
-    best_two = cached.best_first(prepared, settings, metric)[:2]
+    best_two = cached_evaluation.best_first(prepared, settings, metric)[:2]
     pairs = [(a, b) for a in prepared.models for b in prepared.models if a != b]
     ensure_choice(keys.CHOOSING_K_PAIR, pairs, (best_two[1], best_two[0]))
     st.selectbox("Difference of two models", pairs, key=keys.CHOOSING_K_PAIR,
                  format_func=lambda pair: f"{pair[1]} − {pair[0]}")
     model_a, model_b = state[keys.CHOOSING_K_PAIR]
-    band = cached.k_band(prepared, settings, metric, model_a, model_b, confidence)
+    band = cached_choosing_k.k_band(prepared, settings, metric, model_a, model_b, confidence)
     show_chart(difference_figure(band, model_a, model_b, label, confidence, k), "k_band",
                name=("choosing K", "band", "K", k))
     st.caption(f"The band is the paired t-test's {confidence:.0%} confidence interval of the "
@@ -197,7 +202,7 @@ else:
                   ", where every user's values are."))
 
     st.subheader(PANEL_TITLES["metrics"], anchor=PANELS["metrics"])
-    by_metric = cached.k_winners_by_metric(prepared, settings, options)
+    by_metric = cached_choosing_k.k_winners_by_metric(prepared, settings, options)
     rows = [METRICS[m].label for m in MAIN_METRICS]
     show_chart(winner_map_figure(by_metric, rows, "The best model at each K, by metric",
                                       prepared.colors, k), "k_metric_map",
@@ -209,13 +214,13 @@ else:
 
     st.subheader(PANEL_TITLES["relevance"], anchor=PANELS["relevance"])
     if thresholds:
-        by_relevance = cached.k_winners_by_relevance(prepared, settings, metric, options,
-                                                     thresholds)
+        by_relevance = cached_choosing_k.k_winners_by_relevance(prepared, settings, metric,
+                                                                options, thresholds)
         show_chart(winner_map_figure(by_relevance, thresholds,
                                      f"The best model on {label} at each K, by relevance "
                                      "threshold", prepared.colors, k), "k_relevance_map",
                    name=("choosing K", "relevance_map", "K", k))
-        st.caption(f"The sidebar's relevance mapping ({md(settings.relevance.describe())}) "
+        st.caption(f"The sidebar's relevance mapping ({literal(settings.relevance.describe())}) "
                    "with its threshold moved over the ratings found (choose the thresholds "
                    "above, under Confidence level, random flips, relevance thresholds)."
                    + ("" if saved is None else
@@ -226,7 +231,7 @@ else:
         st.info("Choose at least one relevance threshold above to compare the winners.")
 
 st.subheader(PANEL_TITLES["ties"], anchor=PANELS["ties"])
-bounds = cached.k_tie_bounds(prepared, settings)
+bounds = cached_choosing_k.k_tie_bounds(prepared, settings)
 if bounds is None:
     st.info("The tie bounds need the models' scores, which could not be read again.")
 else:
@@ -257,10 +262,10 @@ text = st.text_input("Cutoffs", key=keys.CHOOSING_K_CUTOFFS,
 try:
     cutoffs = parse_cutoffs(text, settings.max_cutoff)
 except ValueError as problem:
-    st.warning(md(problem))
+    st.warning(literal(problem))
     cutoffs = ()
 if cutoffs:
-    wide, best = cached.k_cutoff_table(prepared, settings, cutoffs, options)
+    wide, best = cached_choosing_k.k_cutoff_table(prepared, settings, cutoffs, options)
     st.dataframe(wide.style.format("{:.4f}").apply(
         lambda column: [("background-color: #d6f5d6; font-weight: bold" if marked else "")
                         for marked in best[column.name]]), key="k_cutoff_table")

@@ -2,7 +2,8 @@
 
 import streamlit as st
 
-from dashboard import bundles, cached, keys, uploads
+from dashboard import bundles, keys, uploads
+from dashboard.cached import inputs as cached_inputs
 from dashboard.controls import download_table, file_name
 from dashboard.demos import DEMOS
 from dashboard.extras import EXTRA_KINDS, extra_specs, remove_extra, take_extra, uploader_key
@@ -12,47 +13,58 @@ from dashboard.segment_choice import attributes_section
 from dashboard.session import active_specs, current_settings, header, prepared_data
 from dashboard.settings import DEFAULT_MAX_CUTOFF, default_mapping
 from dashboard.store import MB, workspace_store
-from dashboard.text import code, md
-from rankmetrics.io import FORMATS, LoadedTable
+from dashboard.text import code, literal
+from rankmetrics.io import FORMATS, Attributes, LoadedTable, subject_word
 
 FILE_FORMATS = (None, *(name for name in FORMATS if name != "dataframe"))
 READABLE = (
-    "CSV or TSV (also .gz or .zip), Parquet, JSON Lines, TREC runs and qrels, or one row per "
-    "user with a list of items. Columns are found by their usual names (user / user_id / "
-    "query, item / item_id / doc, score / prediction or rank, rating / relevance / label)."
+    "CSV or TSV (also .gz or .zip), with or without a header line, Parquet, JSON Lines, TREC "
+    "runs and qrels, RecBole's atomic files (.inter, .user, .item), or one row per user with "
+    "a list of items. Columns are found by their usual names (user / user_id / query, item / "
+    "item_id / doc, score / prediction or rank, rating / relevance / label); without a header "
+    "line, by their order (user, item, then the score, rank or rating)."
 )
+#: The choice of what a file's first line holds, in the form that reads it again.
+FIRST_LINE = {"names": "column names", "data": "data: the file has no header line"}
 RANKING = {"score": "ordered by score (higher is better)",
            "rank": "ordered by rank (1 is best; shown as score = −rank)",
            "list_position": "ordered by list position (shown as score = −position)"}
 
-header(
-    "Data",
-    "The ground truth says which items each user liked; each model file says what the model "
-    "recommended to each user. Upload your own files here, or look at what the demo holds.",
-)
 state = st.session_state
 truth_spec, run_specs = active_specs()
 prepared, settings = prepared_data(), current_settings()
 uploaded = uploads.uploads()
+# "queries" where every file read is a TREC file, as on the other pages
+read_tables = [cached_inputs.read_file(spec).table for spec in [truth_spec, *run_specs]
+               if spec is not None]
+read_formats = [table.format for table in read_tables if table is not None]
+subject, subjects = subject_word(read_formats), subject_word(read_formats, plural=True)
+header(
+    "Data",
+    f"The ground truth says which items each {subject} liked; each model file says what the "
+    f"model recommended to each {subject}. Upload your own files here, or look at what the "
+    "demo holds.",
+)
 
 
 def file_card(spec: FileSpec, *, editable: bool, problem: str | None = None,
               checks: list[str] | None = None) -> None:
     """One file: its name, counts, detected columns, warnings or error, preview, and (for
     uploads) renaming, removal and the column override."""
-    loaded = cached.read_file(spec)
+    loaded = cached_inputs.read_file(spec)
     with st.container(border=True):
-        title = f"Model: {md(spec.name)}" if spec.kind == "run" else "Ground truth"
+        title = f"Model: {literal(spec.name)}" if spec.kind == "run" else "Ground truth"
         st.markdown(f"#### {title}")
         table = loaded.table
-        details = [f"file {md(spec.file_name)}"]
+        details = [f"file {literal(spec.file_name)}"]
         if table is not None:
             details.append(f"format {table.format}")
             if table.ranking:
                 details.append(RANKING[table.ranking])
         st.caption(" · ".join(details))
-        if loaded.error or problem:
-            st.error(md(in_app(loaded.error or problem)), icon=":material/error:")
+        message = loaded.error or problem
+        if message:
+            st.error(literal(in_app(message)), icon=":material/error:")
         if table is not None:
             describe(spec, table, checks or [])
         if editable:
@@ -60,16 +72,19 @@ def file_card(spec: FileSpec, *, editable: bool, problem: str | None = None,
 
 
 def describe(spec: FileSpec, table: LoadedTable, checks: list[str]) -> None:
-    with st.spinner(f"Counting the users and items of {md(table.source)}…"):
-        n_rows, n_users, n_items = cached.counts(spec)
+    with st.spinner(f"Counting the users and items of {literal(table.source)}…"):
+        n_rows, n_users, n_items = cached_inputs.counts(spec)
     rows, users, items = st.columns(3)
     rows.metric("Rows", f"{n_rows:,}")
-    users.metric("Users", f"{n_users:,}")
+    users.metric(subjects.capitalize(), f"{n_users:,}")
     items.metric("Items", f"{n_items:,}")
     found = " · ".join(f"{role} ← {code(column)}" for role, column in table.columns.items())
     st.markdown(f"**Columns found:** {found}")
+    if table.column_order is not None:
+        st.caption(f"No header line: the columns are read in the order "
+                   f"{literal(', '.join(table.column_order))}.")
     for warning in [*table.warnings, *checks]:
-        st.warning(md(in_app(warning)), icon=":material/warning:")
+        st.warning(literal(in_app(warning)), icon=":material/warning:")
     with st.expander("Preview: the first 10 rows as read"):
         st.dataframe(table.head(10), hide_index=True)
         download_table(table.head(10), file_name("first 10 rows of", spec.file_name,
@@ -86,7 +101,7 @@ def edit_controls(spec: FileSpec, table: LoadedTable | None) -> None:
                              on_click=uploads.remove_run, args=(spec.id,))
         problem = state.get(keys.rename_problem(spec.id))
         if problem:
-            st.error(md(problem))
+            st.error(literal(problem))
     detected = table.columns if table is not None else dict(spec.columns)
     with (st.expander("Choose the columns or the format by hand"),
           st.form(keys.read_options_form(spec.id))):
@@ -108,6 +123,24 @@ def edit_controls(spec: FileSpec, table: LoadedTable | None) -> None:
             state.setdefault(keys.column(spec.id, "rating"), detected.get("rating", ""))
             third.text_input("Rating column", key=keys.column(spec.id, "rating"),
                              help="Empty and none found: every listed item counts as liked.")
+        order = (table.column_order if table is not None and table.column_order is not None
+                 else tuple(word.strip() for word in
+                            dict(spec.columns).get("order", "").split(",")))
+        headerless = any(order) or (table is not None and table.format.startswith("trec"))
+        state.setdefault(keys.column(spec.id, "first_line"), "data" if headerless else "names")
+        state.setdefault(keys.column(spec.id, "column_order"), ", ".join(filter(None, order)))
+        line_column, order_column = st.columns([1, 2])
+        line_column.radio("The first line holds", list(FIRST_LINE),
+                          key=keys.column(spec.id, "first_line"), format_func=FIRST_LINE.get)
+        order_column.text_input(
+            "Columns in order, for a file without a header line",
+            key=keys.column(spec.id, "column_order"),
+            placeholder="user, item, score" if spec.kind == "run" else "user, item, rating",
+            help="One word per column, from the first: user, item, then "
+            + ("score or rank" if spec.kind == "run" else "rating")
+            + "; other words (timestamp) are columns left unread. Empty: the order is told "
+            "by the number and types of the columns. The column fields above are not used "
+            "then.")
         state.setdefault(keys.file_format(spec.id), spec.format)
         st.selectbox("Format", FILE_FORMATS, key=keys.file_format(spec.id),
                      format_func=lambda f: "detect from the file" if f is None else f)
@@ -120,7 +153,7 @@ def workspace_box() -> None:
     store = workspace_store()
     limits = f"This server keeps {store.limits.describe()}."
     if state.get(keys.WORKSPACE_NOTE):
-        st.warning(md(state[keys.WORKSPACE_NOTE]), icon=":material/cloud_off:")
+        st.warning(literal(state[keys.WORKSPACE_NOTE]), icon=":material/cloud_off:")
     if not state.get(keys.WORKSPACE):
         st.caption(f"Files you upload are kept on this server in a workspace of your own, "
                    f"which this page's link reopens. {limits}")
@@ -168,13 +201,14 @@ if state[keys.DATASET] in DEMOS:
         st.info("Your uploaded files are kept: choose *Your uploaded files* under Data in the "
                 "sidebar to compare them.")
 
-check_results, shared = {}, []
-if truth_spec is not None and cached.read_file(truth_spec).table is not None:
+check_results: dict[str, tuple[list[str], str | None]] = {}
+shared: list[str] = []
+if truth_spec is not None and cached_inputs.read_file(truth_spec).table is not None:
     with st.spinner("Checking the model files against the ground truth…"):
-        check_results, shared = cached.checks_against_truth(
+        check_results, shared = cached_inputs.checks_against_truth(
             truth_spec, run_specs,
             settings.relevance if settings else default_mapping(
-                cached.relevance_defaults(truth_spec)),
+                cached_inputs.relevance_defaults(truth_spec)),
             settings.max_cutoff if settings else DEFAULT_MAX_CUTOFF,
             prepared.problems if prepared is not None else {},
         )
@@ -190,7 +224,7 @@ if candidate is not None:
 if truth_spec is not None:
     file_card(truth_spec, editable=showing_uploads, checks=shared)
     if prepared is not None:
-        st.caption(f"Suggested relevance: {md(prepared.relevance_defaults.reason)} "
+        st.caption(f"Suggested relevance: {literal(prepared.relevance_defaults.reason)} "
                    "Change it in the sidebar.")
 elif candidate is None:
     st.info("No ground truth yet: upload the file saying which items each user liked.")
@@ -210,15 +244,16 @@ for spec in run_specs:
 
 def extra_card(kind: str, spec: FileSpec, *, removable: bool) -> None:
     """One optional file: what was read from it (or why it could not be), and its removal."""
-    loaded = cached.read_file(spec)
+    loaded = (cached_inputs.read_item_attributes(spec) if kind == "attributes"
+              else cached_inputs.read_file(spec))
     with st.container(border=True):
         st.markdown(f"#### {EXTRA_KINDS[kind].title}")
-        st.caption(f"file {md(spec.file_name)}")
+        st.caption(f"file {literal(spec.file_name)}")
         if loaded.error:
-            st.error(md(loaded.error), icon=":material/error:")
+            st.error(literal(loaded.error), icon=":material/error:")
         table = loaded.table
         if table is not None:
-            if kind == "attributes":
+            if isinstance(table, Attributes):
                 found = " · ".join(f"{code(name)}: {what}" for name, what in table.kinds.items())
                 st.markdown(f"**{len(table.table):,} items** · item ← {code(table.key_column)}"
                             f" · {found}")
@@ -229,7 +264,7 @@ def extra_card(kind: str, spec: FileSpec, *, removable: bool) -> None:
                 st.markdown(f"**{table.n_rows:,} interactions** · **Columns found:** {found}")
                 preview = table.head(10)
             for warning in table.warnings:
-                st.warning(md(warning), icon=":material/warning:")
+                st.warning(literal(warning), icon=":material/warning:")
             with st.expander("Preview: the first 10 rows as read"):
                 st.dataframe(preview, hide_index=True)
         if removable:

@@ -5,7 +5,8 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from dashboard import bundles, cached, keys
+from dashboard import bundles, keys
+from dashboard.cached import explained as cached_explained
 from dashboard.charts import show_chart
 from dashboard.controls import download_table, ensure_choice, file_name
 from dashboard.demos import DEMOS
@@ -13,11 +14,11 @@ from dashboard.prepared import Prepared
 from dashboard.session import header, require_data
 from dashboard.settings import USER_LIST_LIMIT, Settings
 from dashboard.sidebar import set_convention
-from dashboard.text import md
+from dashboard.text import literal
 from rankmetrics.conventions import AP_DENOMINATORS, GAINS, IDEALS
 from rankmetrics.explain import slipped_discount
 from rankmetrics.figures import metric_label, ndcg_contributions
-from rankmetrics.metrics import MAIN_METRICS, METRICS
+from rankmetrics.metrics import MAIN_METRICS, plain_label
 
 UNRATED = "–"
 MATCHES_SHOWN = 500
@@ -80,8 +81,8 @@ users = prepared.ground_truth.users
 
 def pick_random(prepared: Prepared, settings: Settings) -> None:
     state[keys.SURPRISE_SEED] += 1
-    chosen = cached.random_user(prepared, settings, state[keys.EXPLAIN_MODEL],
-                                state[keys.SURPRISE_SEED])
+    chosen = cached_explained.random_user(prepared, settings, state[keys.EXPLAIN_MODEL],
+                                          state[keys.SURPRISE_SEED])
     if chosen is not None:
         state[keys.EXPLAIN_USER] = chosen
         state.pop(keys.DISAGREEMENT, None)
@@ -89,7 +90,7 @@ def pick_random(prepared: Prepared, settings: Settings) -> None:
 
 def pick_disagreement(prepared: Prepared, settings: Settings) -> None:
     model, other = state[keys.EXPLAIN_MODEL], state[keys.EXPLAIN_OTHER]
-    found = cached.disagreement(prepared, settings, model, other)
+    found = cached_explained.disagreement(prepared, settings, model, other)
     state[keys.DISAGREEMENT] = (model, other, found)
     if found is not None:
         state[keys.EXPLAIN_USER] = found.user
@@ -129,7 +130,7 @@ def what_if(mine: Settings, settings: Settings, options: tuple[str, ...]) -> str
 ensure_choice(keys.EXPLAIN_METRIC, MAIN_METRICS, "ndcg")
 metric_column, model_column, user_column = st.columns(3)
 metric_column.selectbox("Metric", MAIN_METRICS, key=keys.EXPLAIN_METRIC,
-                        format_func=lambda name: METRICS[name].label, persist_state="session")
+                        format_func=plain_label, persist_state="session")
 metric = state[keys.EXPLAIN_METRIC]
 ensure_choice(keys.EXPLAIN_MODEL, models)
 model_column.selectbox("Model", models, key=keys.EXPLAIN_MODEL, persist_state="session")
@@ -137,7 +138,7 @@ if len(users) > USER_LIST_LIMIT:
     search = user_column.text_input("Find a user", key=keys.EXPLAIN_SEARCH,
                                     persist_state="session",
                                     placeholder="type part of a user id")
-    options = cached.users_containing(prepared, search, MATCHES_SHOWN)
+    options = cached_explained.users_containing(prepared, search, MATCHES_SHOWN)
 else:
     options = list(users)
 if state.get(keys.EXPLAIN_USER) in users and state[keys.EXPLAIN_USER] not in options:
@@ -145,7 +146,7 @@ if state.get(keys.EXPLAIN_USER) in users and state[keys.EXPLAIN_USER] not in opt
 asked = state.get(keys.EXPLAIN_USER)
 if (bundles.full_evaluation(prepared) is not None and asked is not None
         and asked not in set(users)):
-    st.info(f"User **{md(str(asked))}** is not among the {len(users):,} sampled users whose "
+    st.info(f"User **{literal(str(asked))}** is not among the {len(users):,} sampled users whose "
             "lists this saved evaluation holds, so their list cannot be shown: showing a "
             "sampled user instead.", icon=":material/info:")
 ensure_choice(keys.EXPLAIN_USER, options)
@@ -168,9 +169,9 @@ if others:
 found = state.get(keys.DISAGREEMENT)
 if found and found[2] is not None and found[2].user == state[keys.EXPLAIN_USER]:
     first, second, gap = found
-    st.info(f"Largest disagreement at NDCG@{k}: user **{md(gap.user)}** gets "
-            f"{gap.value_a:.4f} from {md(first)} and {gap.value_b:.4f} from "
-            f"{md(second)}.")
+    st.info(f"Largest disagreement at NDCG@{k}: user **{literal(gap.user)}** gets "
+            f"{gap.value_a:.4f} from {literal(first)} and {gap.value_b:.4f} from "
+            f"{literal(second)}.")
 elif found and found[2] is None:
     st.info("The two models share no counted user.")
 
@@ -207,10 +208,10 @@ def notes(list_length: int, n_relevant: int) -> None:
         said.append(f"{model} recommended only {list_length} items: ranks beyond add nothing.")
     if n_relevant == 0:
         said.append("This user has no relevant item under the relevance mapping.")
-    if not cached.counted(prepared, settings, model, user):
+    if not cached_explained.counted(prepared, settings, model, user):
         said.append("Under the active conventions this user is left out of the model's mean.")
     for note in said:
-        st.info(md(note))
+        st.info(literal(note))
 
 
 def shown(rows: pd.DataFrame) -> pd.DataFrame:
@@ -225,39 +226,44 @@ def highlighted(table: pd.DataFrame, active: pd.DataFrame):
 
 
 def explain_ndcg_page(settings: Settings) -> None:
-    b = cached.breakdown(prepared, settings, model, user)
+    breakdown = cached_explained.breakdown(prepared, settings, model, user)
     dcg, idcg, ndcg = st.columns(3)
-    dcg.metric(f"DCG@{k}", f"{b.dcg:.4f}")
-    idcg.metric(f"IDCG@{k}", f"{b.idcg:.4f}")
-    ndcg.metric(f"NDCG@{k}", f"{b.ndcg:.4f}")
-    for line in b.latex():
+    dcg.metric(f"DCG@{k}", f"{breakdown.dcg:.4f}")
+    idcg.metric(f"IDCG@{k}", f"{breakdown.idcg:.4f}")
+    ndcg.metric(f"NDCG@{k}", f"{breakdown.ndcg:.4f}")
+    for line in breakdown.latex():
         st.latex(line)
-    notes(b.list_length, b.n_relevant)
+    notes(breakdown.list_length, breakdown.n_relevant)
     st.markdown(
-        f"**{md(model)}'s top {k} for user {md(user)}**: each item's gain is multiplied by "
-        "its rank's discount 1/log2(rank + 1), which shrinks down the list (1, 0.63, 0.5, "
-        "0.43, …); the products add up to DCG."
+        f"**{literal(model)}'s top {k} for user {literal(user)}**: each item's gain is "
+        "multiplied by its rank's discount 1/log2(rank + 1), which shrinks down the list (1, "
+        "0.63, 0.5, 0.43, …); the products add up to DCG."
     )
-    st.dataframe(shown(b.ranked), hide_index=True, column_config=ROW_COLUMNS, key="ranked_rows")
-    download_table(b.ranked, file_name("ndcg_at", k, "of", model, "for user", user,
-                                       suffix=".csv"), "ranked_rows_csv")
+    st.dataframe(shown(breakdown.ranked), hide_index=True, column_config=ROW_COLUMNS,
+                 key="ranked_rows")
+    download_table(breakdown.ranked,
+                   file_name("ndcg_at", k, "of", model, "for user", user, suffix=".csv"),
+                   "ranked_rows_csv")
     st.caption(
         "Both gains side by side: 2^g − 1 about doubles with each grade (grades 1, 2, 3 give "
         "1, 3, 7), so exponential gain favours highly relevant items: one item of grade 3 is "
         "worth seven of grade 1, against three with the linear gain g. On 0/1 relevance both "
         "give 0 and 1, so they are equal."
     )
-    st.markdown(f"**The ideal list: {IDEAL_WORDS[b.conventions.ideal]}, sorted by gain**")
-    st.dataframe(shown(b.ideal), hide_index=True, column_config=ROW_COLUMNS, key="ideal_rows")
-    download_table(b.ideal, file_name("ideal_list_at", k, "for user", user, suffix=".csv"),
+    st.markdown(f"**The ideal list: {IDEAL_WORDS[breakdown.conventions.ideal]}, sorted by "
+                "gain**")
+    st.dataframe(shown(breakdown.ideal), hide_index=True, column_config=ROW_COLUMNS,
+                 key="ideal_rows")
+    download_table(breakdown.ideal,
+                   file_name("ideal_list_at", k, "for user", user, suffix=".csv"),
                    "ideal_rows_csv")
     st.caption("Items without gain add nothing to IDCG and are left out of the ideal list.")
-    if b.idcg > 0 or b.dcg > 0:
-        show_chart(ndcg_contributions(b, prepared.colors[model], model), "ndcg_bars",
+    if breakdown.idcg > 0 or breakdown.dcg > 0:
+        show_chart(ndcg_contributions(breakdown, prepared.colors[model], model), "ndcg_bars",
                    name=("ndcg_at", k, "of", model, "for user", user))
 
     st.subheader("The same user under each convention")
-    variants = cached.convention_variants(prepared, settings, model, user)
+    variants = cached_explained.convention_variants(prepared, settings, model, user)
     side_by_side = variants.pivot(index="gain", columns="ideal", values="ndcg")
     side_by_side = side_by_side.loc[list(GAINS), list(IDEALS)]
     active = variants.pivot(index="gain", columns="ideal", values="active")
@@ -282,9 +288,10 @@ def tutorial_note(settings: Settings, variants: pd.DataFrame) -> None:
     rank, cutoff = slip_note.rank, slip_note.cutoff
     retrieved = replace(settings, cutoff=cutoff,
                         conventions=replace(settings.conventions, ideal="retrieved"))
-    worked = cached.breakdown(prepared, retrieved, model, user)
+    worked = cached_explained.breakdown(prepared, retrieved, model, user)
     slip = slipped_discount(worked, rank)
-    full = variants.set_index(["gain", "ideal"]).loc[(settings.conventions.gain, "ground_truth")]
+    by_convention = variants.set_index(["gain", "ideal"])["ndcg"]
+    full_ndcg = by_convention.loc[(settings.conventions.gain, "ground_truth")]
     with st.container(border=True):
         st.markdown(f"**Why a widely copied NDCG tutorial says {slip_note.claimed}**")
         st.markdown("A tutorial example of NDCG, copied into many blog posts and course notes, "
@@ -302,34 +309,35 @@ def tutorial_note(settings: Settings, variants: pd.DataFrame) -> None:
             f"discount of position {rank - 1}: with it DCG would be {slip.dcg:.4f} and "
             f"{slip.dcg:.4f} / {worked.idcg:.4f} = {slip.ndcg:.4f} ≈ 0.88, an arithmetic "
             f"slip. With the ideal from every liked item (the ground-truth ideal), the same "
-            f"list scores {full['ndcg']:.4f}."
+            f"list scores {full_ndcg:.4f}."
         )
 
 
 def explain_binary_page(settings: Settings) -> None:
-    a = cached.arithmetic(prepared, settings, model, user, metric)
+    arithmetic = cached_explained.arithmetic(prepared, settings, model, user, metric)
     label = metric_label(metric, k)
     value, hits, relevant = st.columns(3)
-    value.metric(label, f"{a.value:.4f}")
-    hits.metric(f"Relevant items in the top {k}", len(a.hit_ranks))
-    relevant.metric("Relevant items in all (|R|)", a.n_relevant)
-    for line in a.latex():
+    value.metric(label, f"{arithmetic.value:.4f}")
+    hits.metric(f"Relevant items in the top {k}", len(arithmetic.hit_ranks))
+    relevant.metric("Relevant items in all (|R|)", arithmetic.n_relevant)
+    for line in arithmetic.latex():
         st.latex(line)
-    words = a.denominator_words()
+    words = arithmetic.denominator_words()
     if words:
         st.caption(f"Divided by {words}.")
-    notes(a.list_length, a.n_relevant)
-    st.markdown(f"**{md(model)}'s top {k} for user {md(user)}**")
+    notes(arithmetic.list_length, arithmetic.n_relevant)
+    st.markdown(f"**{literal(model)}'s top {k} for user {literal(user)}**")
     columns = ["rank", "item", "rating", "grade", "relevant", "hits"]
     if metric == "map":
         columns.append("precision")
-    st.dataframe(shown(a.ranked[columns]), hide_index=True, column_config=ROW_COLUMNS,
+    st.dataframe(shown(arithmetic.ranked[columns]), hide_index=True, column_config=ROW_COLUMNS,
                  key="metric_rows")
-    download_table(a.ranked[columns], file_name(metric, "at", k, "of", model, "for user", user,
-                                                suffix=".csv"), "metric_rows_csv")
+    download_table(arithmetic.ranked[columns],
+                   file_name(metric, "at", k, "of", model, "for user", user, suffix=".csv"),
+                   "metric_rows_csv")
     st.subheader("The same user under each convention")
     st.markdown(CONVENTION_NOTES[metric])
-    variants = cached.metric_choices(prepared, settings, model, user, metric)
+    variants = cached_explained.metric_choices(prepared, settings, model, user, metric)
     variants = variants.assign(choice=[DENOMINATOR_WORDS.get(c, c) for c in variants["choice"]])
     table = variants.set_index(["option", "choice"])[["value"]]
     table.columns = [label]

@@ -5,17 +5,19 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
-from dashboard import bundles, cached, keys
+from dashboard import bundles, keys
+from dashboard.cached import beyond as cached_beyond
+from dashboard.cached import evaluation as cached_evaluation
+from dashboard.cached import head_to_head as cached_head_to_head
 from dashboard.charts import show_chart
 from dashboard.controls import download_table, ensure_choice, file_name
 from dashboard.navigation import explain_user, explained_metric
 from dashboard.segment_choice import segment_filter
 from dashboard.session import header, require_data
 from dashboard.settings import USER_LIST_LIMIT
-from dashboard.text import md
-from rankmetrics.beyond import higher_says, number_format, value_text
-from rankmetrics.figures import head_to_head_scatter, metric_label, win_tie_loss
-from rankmetrics.metrics import MAIN_METRICS
+from dashboard.text import literal
+from rankmetrics.figures import head_to_head_scatter, metric_label, metric_title, win_tie_loss
+from rankmetrics.metrics import MAIN_METRICS, higher_says, number_format, value_text
 from rankmetrics.users import outcome_counts
 
 UNRATED = "–"
@@ -58,12 +60,12 @@ def pick_user(key: str, table: pd.DataFrame) -> None:
 
 
 # the per-user beyond-accuracy metrics too, when the data set has their files
-metric_options = [*MAIN_METRICS, *cached.beyond_per_user_metrics(prepared, settings)]
+metric_options = [*MAIN_METRICS, *cached_beyond.beyond_per_user_metrics(prepared, settings)]
 ensure_choice(keys.H2H_METRIC, metric_options, default="ndcg")
 # the default pair: the two most accurate models (a higher ARP is not "best")
 chosen_metric = state[keys.H2H_METRIC]
-ranking = cached.best_first(prepared, settings,
-                            chosen_metric if higher_says(chosen_metric) is None else "ndcg")
+ranking = cached_evaluation.best_first(
+    prepared, settings, chosen_metric if higher_says(chosen_metric) is None else "ndcg")
 ensure_choice(keys.H2H_A, models, default=ranking[1])
 a_column, b_column, swap_column, metric_column = st.columns([3, 3, 1.3, 3],
                                                             vertical_alignment="bottom")
@@ -74,15 +76,15 @@ b_column.selectbox("Model B", others, key=keys.H2H_B, persist_state="session")
 swap_column.button("Swap", icon=":material/swap_horiz:", on_click=swap,
                    help="Exchange models A and B.")
 metric_column.selectbox("Metric", metric_options, key=keys.H2H_METRIC,
-                        format_func=lambda m: metric_label(m, k), persist_state="session",
+                        format_func=lambda m: metric_title(m, k), persist_state="session",
                         help="The cutoff K comes from the sidebar.")
 model_a, model_b, metric = state[keys.H2H_A], state[keys.H2H_B], state[keys.H2H_METRIC]
 label = metric_label(metric, k)
-a, b = md(model_a), md(model_b)
+a, b = literal(model_a), literal(model_b)
 # for a metric where higher is not better (ARP, ILD...), what a higher value says of a list
 higher = higher_says(metric)
 
-pairs, b_ahead, a_ahead = cached.duel(prepared, settings, model_a, model_b, metric)
+pairs, b_ahead, a_ahead = cached_head_to_head.duel(prepared, settings, model_a, model_b, metric)
 if pairs.empty:
     st.warning(f"{a} and {b} share no counted user: there is nothing to compare.")
     st.stop()
@@ -157,7 +159,7 @@ value_b_column.metric(f"{model_b}: {label}", value_text(metric, row["value_b"]),
                       delta_color="normal"
                       if row["difference"] and higher is None else "off")
 
-both = cached.both_lists(prepared, settings, model_a, model_b, user)
+both = cached_head_to_head.both_lists(prepared, settings, model_a, model_b, user)
 
 
 def rating_text(value: float) -> str:
@@ -195,7 +197,7 @@ for column, model, side in ((left, model_a, "a"), (right, model_b, "b")):
         "hit": ["✓" if hit else "" for hit in both.lists[f"hit_{side}"]],
     })
     hits = int(both.lists[f"hit_{side}"].sum())
-    column.markdown(f"**{md(model)}'s top {k}**: {hits} relevant item(s)")
+    column.markdown(f"**{literal(model)}'s top {k}**: {hits} relevant item(s)")
     column.dataframe(shown.style.apply(hit_rows, axis=None), hide_index=True,
                      key=keys.h2h_list(side), column_config=list_columns)
     download_table(shown, file_name("top", k, "of", model, "for user", user, suffix=".csv"),
@@ -209,7 +211,7 @@ for column, model, side in ((left, model_a, "a"), (right, model_b, "b")):
                              f" {label} has no rank-by-rank arithmetic there.")):
         explain_user(model, user, metric, other=model_b if side == "a" else model_a)
 
-st.markdown(f"**What user {md(user)} rated**")
+st.markdown(f"**What user {literal(user)} rated**")
 truth = both.truth
 rated = pd.DataFrame({
     "item": truth["item"],

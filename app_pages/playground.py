@@ -3,7 +3,7 @@
 The list lives in the session as a :class:`rankmetrics.playground.Playground`; every button
 and input changes it through the library's edits (in callbacks, so the page draws the new
 list at once) and keeps the list before the change, so the values before and after sit side
-by side. Every number comes from ``evaluate`` on the list (through ``dashboard.cached``).
+by side. Every number comes from ``evaluate`` on the list (through ``dashboard.cached.playground``).
 The conventions here are the page's own: the sidebar's stay as they are.
 """
 
@@ -13,11 +13,12 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from dashboard import cached, keys
+from dashboard import keys
+from dashboard.cached import playground as cached_playground
 from dashboard.charts import show_chart
 from dashboard.links import write_link
 from dashboard.playground_link import PlaygroundView
-from dashboard.text import md
+from dashboard.text import literal
 from rankmetrics.conventions import AP_DENOMINATORS, GAINS, IDEALS, TIES
 from rankmetrics.explain import MetricArithmetic
 from rankmetrics.figures.playground import playground_curves
@@ -94,7 +95,7 @@ PRESENTATION_STYLE = """
 
 
 def all_scenarios() -> dict[str, Scenario]:
-    return {"textbook": cached.textbook_scenario(), **scenarios()}
+    return {"textbook": cached_playground.textbook_scenario(), **scenarios()}
 
 
 def sync_widgets(playground: Playground) -> None:
@@ -228,7 +229,7 @@ def list_editor(pg: Playground) -> None:
         row = st.columns([0.4, 0.9, 1.2, 0.7, 0.7, 0.7], vertical_alignment="center",
                          gap="xxsmall")
         row[0].markdown(f"**{rank}**")
-        name = md(entry.item)
+        name = literal(entry.item)
         row[1].markdown(f":green[**{name}** ✓]" if relevant else name)
         row[2].number_input(f"Grade of {entry.item}", min_value=0, max_value=MAX_GRADE,
                             step=1, key=keys.playground_grade(entry.item),
@@ -267,6 +268,11 @@ def more_controls(pg: Playground) -> None:
                        help="They count in Recall's |R| and in the ideal list of IDCG.")
     grade.number_input("Their grade", min_value=1, max_value=MAX_GRADE, step=1,
                        key=keys.PLAYGROUND_BEYOND_GRADE, on_change=on_beyond)
+
+
+def at_cutoff(values: pd.DataFrame, k: int) -> pd.Series:
+    """The list's metrics at K, from its table of values at K = 1, 2, ... (one row each)."""
+    return values.iloc[k - 1]
 
 
 def metric_tiles(now: pd.Series, before: pd.Series | None, k: int, per_row: int,
@@ -318,7 +324,7 @@ def switches(pg: Playground, k: int) -> None:
         shown = [g for g in grades if g >= 1] if option == "threshold" else list(choices)
         column.radio(label, shown, key=keys.playground_option(option), on_change=on_switch,
                      args=(option,), format_func=lambda v, w=words: w.get(v, str(v)))
-    table = cached.playground_switches(pg, k)
+    table = cached_playground.playground_switches(pg, k)
     wide = table.pivot_table(index=["option", "choice"], columns="metric", values="value",
                              sort=False)
     wide = wide[[m for m in COLUMNS if m in wide.columns]].rename(columns=LABELS)
@@ -326,8 +332,8 @@ def switches(pg: Playground, k: int) -> None:
     wide.index = [f"{SWITCHES[o][0]} {SWITCHES[o][2].get(c, c)}" for o, c in wide.index]
     marks = [[ACTIVE if on else ""] * len(wide.columns) for on in active]
     mask = pd.DataFrame(marks, index=wide.index, columns=wide.columns)
-    shown = wide.map(lambda value: "" if pd.isna(value) else f"{value:.4f}")
-    st.dataframe(shown.style.apply(lambda _: mask, axis=None), key="playground_switches")
+    written = wide.map(lambda value: "" if pd.isna(value) else f"{value:.4f}")
+    st.dataframe(written.style.apply(lambda _: mask, axis=None), key="playground_switches")
     st.caption("Each row: the list's values at K under one choice, the other conventions as "
                "chosen above; green: the choices in use. Blank: that choice cannot change the "
                "metric. The tie rule has rows when two items share a score.")
@@ -338,7 +344,7 @@ def formula(pg: Playground, k: int) -> None:
     st.selectbox("Formula of", EXPLAINED, key=keys.PLAYGROUND_METRIC,
                  format_func=lambda m: LABELS[m], persist_state="session")
     metric = state[keys.PLAYGROUND_METRIC]
-    shown = cached.playground_arithmetic(pg, metric, k)
+    shown = cached_playground.playground_arithmetic(pg, metric, k)
     lines = shown.latex()
     if metric == "dcg" and not isinstance(shown, MetricArithmetic):
         lines = [METRICS["dcg"].formula, lines[1]]
@@ -356,11 +362,12 @@ def lesson_area(present: bool) -> None:
     before: Playground | None = state.get(keys.PLAYGROUND_BEFORE)
     n = len(pg.items)
     width = max(n, len(before.items) if before is not None else 0)
-    now_values = cached.playground_values(pg, width)
-    before_values = cached.playground_values(before, width) if before is not None else None
+    now_values = cached_playground.playground_values(pg, width)
+    before_values = (cached_playground.playground_values(before, width)
+                     if before is not None else None)
     problem = state.pop(keys.PLAYGROUND_PROBLEM, None)
     if problem:
-        st.warning(md(problem))
+        st.warning(literal(problem))
     left, right = st.columns([5, 6], gap="large")
     with left:
         list_editor(pg)
@@ -374,14 +381,15 @@ def lesson_area(present: bool) -> None:
         words = state.get(keys.PLAYGROUND_WORDS)
         if before_values is not None and words:
             st.success(describe_change(before_values, now_values, k, words))
-        at_k_before = before_values.loc[k] if before_values is not None else None
+        at_k = at_cutoff(now_values, k)
+        at_k_before = at_cutoff(before_values, k) if before_values is not None else None
         if present:
             formula(pg, k)
             chosen = state[keys.PLAYGROUND_METRIC]
-            metric_tiles(now_values.loc[k], at_k_before, k, 1, only=(chosen,))
-        metric_tiles(now_values.loc[k], at_k_before, k, 3)  # values in full from 800 px up
+            metric_tiles(at_k, at_k_before, k, 1, only=(chosen,))
+        metric_tiles(at_k, at_k_before, k, 3)  # values in full from 800 px up
         if not present:
-            at_k_table(now_values.loc[k], at_k_before, k)
+            at_k_table(at_k, at_k_before, k)
     if present:
         return
     show_chart(playground_curves(now_values.loc[1:n], before_values, k), "playground_curves",

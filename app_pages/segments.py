@@ -2,13 +2,14 @@
 
 import streamlit as st
 
-from dashboard import bundles, cached, keys, verdict
+from dashboard import bundles, keys, verdict
+from dashboard.cached import segments as cached_segments
 from dashboard.charts import show_chart
 from dashboard.controls import confidence_control, download_table, ensure_choice, file_name
 from dashboard.segment_choice import attributes_spec, offered_segmentations
 from dashboard.session import header, require_data
-from dashboard.text import md
-from rankmetrics.figures import metric_label
+from dashboard.text import literal
+from rankmetrics.figures import metric_label, metric_title
 from rankmetrics.figures.segments import segment_curves_figure, segment_heatmap
 from rankmetrics.metrics import MAIN_METRICS
 from rankmetrics.segments import MIN_USERS, N_BUCKETS, NO_VALUE, TOO_FEW, WARN_SHARE
@@ -40,9 +41,9 @@ if len(models) < 2:
     st.stop()
 
 spec = attributes_spec()
-attributes, problem = cached.user_attributes(spec) if spec is not None else (None, None)
+attributes, problem = cached_segments.user_attributes(spec) if spec is not None else (None, None)
 if problem:
-    st.warning(f"The user attributes could not be read: {md(problem)} (see the Data page). "
+    st.warning(f"The user attributes could not be read: {literal(problem)} (see the Data page). "
                "Only the automatic segments are offered.")
 elif attributes is None:
     st.caption("No user attributes loaded: upload a file with a user column and columns such "
@@ -58,7 +59,7 @@ by_column.selectbox("Split users by", names, key=keys.SEGMENT_BY, persist_state=
                     "training interactions, each user's activity and cold start.")
 state.setdefault(keys.SEGMENT_METRIC, "ndcg")
 metric_column.selectbox("Metric", list(MAIN_METRICS), key=keys.SEGMENT_METRIC,
-                        format_func=lambda m: metric_label(m, k), persist_state="session",
+                        format_func=lambda m: metric_title(m, k), persist_state="session",
                         help="The cutoff K comes from the sidebar.")
 
 with st.expander("Segments and tests: buckets, smallest tested segment, warnings, test"):
@@ -85,8 +86,8 @@ with st.expander("Segments and tests: buckets, smallest tested segment, warnings
                           persist_state="session")
     state.setdefault(keys.SEGMENT_CORRECTION, "holm")
     correction_column.selectbox(
-        "Correction", CORRECTIONS, key=keys.SEGMENT_CORRECTION, format_func=CORRECTION_NAMES.get,
-        persist_state="session",
+        "Correction", CORRECTIONS, key=keys.SEGMENT_CORRECTION,
+        format_func=lambda name: CORRECTION_NAMES[name], persist_state="session",
         help="Every segment x pair test is one family: testing many segments makes some "
         "differences look real by chance, and the correction makes up for it.")
     confidence = confidence_control(level_column)
@@ -95,33 +96,33 @@ by, metric = state[keys.SEGMENT_BY], state[keys.SEGMENT_METRIC]
 baseline = verdict.baseline(prepared)
 test, correction = state[keys.SEGMENT_TEST], state[keys.SEGMENT_CORRECTION]
 label = metric_label(metric, k)
-with st.spinner(f"Testing every pair of models in every segment of {md(by)}…", show_time=True):
-    result = cached.segment_comparison(
+with st.spinner(f"Testing every pair of models in every segment of {literal(by)}…", show_time=True):
+    result = cached_segments.segment_comparison(
         prepared, settings, spec, by, int(state[keys.SEGMENT_BUCKETS]), metric, baseline, test,
         correction, confidence, int(state[keys.SEGMENT_MIN_USERS]),
         float(state[keys.SEGMENT_SHARE]))
 
-if (attributes is not None and by in attributes.kinds
+if (spec is not None and attributes is not None and by in attributes.kinds
         and result.segments["segment"].tolist() == [NO_VALUE]):
-    st.warning(f"No user of {md(spec.file_name)} is in the ground truth: every user is "
+    st.warning(f"No user of {literal(spec.file_name)} is in the ground truth: every user is "
                f"{NO_VALUE}. The user ids of the two files must match (check the user column "
                "on the Data page).")
 for warning in result.warnings:
     if result.simpson and warning == result.warnings[0]:
-        st.error(md(warning), icon=":material/warning:")
+        st.error(literal(warning), icon=":material/warning:")
     elif warning.startswith("Too few users"):
-        st.info(md(warning))
+        st.info(literal(warning))
     else:
-        st.warning(md(warning))
+        st.warning(literal(warning))
 
-st.subheader(f"{label} in each segment of {md(by)}")
+st.subheader(f"{label} in each segment of {literal(by)}")
 table = result.table()
 USERS_IN_SEGMENT = "Users in segment"
 too_few = set(result.segments.loc[result.segments["too_few"], "segment"])
 shown = table.rename(columns={"segment": "Segment", "users": USERS_IN_SEGMENT, "share": "Share",
                               "winner": "Winner", "significant": "Significantly best"})
 st.dataframe(
-    shown.style.format("{:.4f}", subset=models, na_rep="–")
+    shown.style.format("{:.4f}", subset=list(models), na_rep="–")
     .format("{:.1%}", subset=["Share"]).format("{:,}", subset=[USERS_IN_SEGMENT])
     .apply(lambda row: [GREY if row["Segment"] in too_few else ""] * len(row), axis=1),
     hide_index=True, key="segments_table",
@@ -139,10 +140,10 @@ st.caption(
     f"model counts, {CORRECTION_NAMES[correction]} correction over all "
     f"{len(result.pairs):,} segment x pair tests, significance level {1 - confidence:.0%}). "
     f"Greyed: {TOO_FEW} (fewer than {result.min_users} users, not tested). Over all users: "
-    + ", ".join(f"{md(model)} {value:.4f}" for model, value in overall.items()) + "."
+    + ", ".join(f"{literal(model)} {value:.4f}" for model, value in overall.items()) + "."
 )
 
-st.subheader(f"Each model against {md(baseline)}")
+st.subheader(f"Each model against {literal(baseline)}")
 st.caption("The baseline model is chosen in the sidebar.")
 show_chart(segment_heatmap(result.models, baseline, label, order=models), "segments_heatmap",
            name=("against", baseline, label, "by", by))
@@ -151,8 +152,8 @@ st.caption("Each cell: the model's mean minus the baseline's in that segment, an
            "significantly worse; **grey**: the difference may be chance.")
 
 st.subheader("Over K, segment by segment")
-curves = cached.segment_means_over_k(prepared, settings, spec, by,
-                                     int(state[keys.SEGMENT_BUCKETS]), metric)
+curves = cached_segments.segment_means_over_k(prepared, settings, spec, by,
+                                              int(state[keys.SEGMENT_BUCKETS]), metric)
 users = dict(zip(result.segments["segment"], result.segments["users"], strict=True))
 show_chart(segment_curves_figure(curves, metric, k, prepared.colors, too_few=too_few,
                                  users=users), "segments_curves",

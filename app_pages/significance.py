@@ -2,14 +2,17 @@
 
 import streamlit as st
 
-from dashboard import cached, keys
+from dashboard import keys
+from dashboard.cached import beyond as cached_beyond
+from dashboard.cached import evaluation as cached_evaluation
+from dashboard.cached import significance as cached_significance
 from dashboard.charts import show_chart
 from dashboard.controls import confidence_control, download_table, ensure_choice
 from dashboard.navigation import open_head_to_head
 from dashboard.segment_choice import segment_filter
 from dashboard.session import header, require_data
 from dashboard.settings import BOOTSTRAP_SAMPLES, N_BOOTSTRAP, PERMUTATIONS
-from dashboard.text import md
+from dashboard.text import literal
 from dashboard.verdict import (
     DEFAULT_CORRECTION,
     DEFAULT_PERMUTATIONS,
@@ -18,9 +21,8 @@ from dashboard.verdict import (
     baseline,
     difference_columns,
 )
-from rankmetrics.beyond import BEYOND_METRICS, declared
-from rankmetrics.figures import metric_label, pairwise_matrix
-from rankmetrics.metrics import MAIN_METRICS
+from rankmetrics.figures import metric_label, metric_title, pairwise_matrix
+from rankmetrics.metrics import BEYOND_METRICS, MAIN_METRICS, declared, higher_says
 from rankmetrics.stats import (
     CORRECTION_HELP,
     CORRECTION_NAMES,
@@ -73,9 +75,9 @@ if len(prepared.models) < 2:
 metric_column, test_column, correction_column = st.columns(3)
 state.setdefault(keys.SIGNIFICANCE_METRIC, "ndcg")
 metric_column.selectbox("Metric", [*MAIN_METRICS,
-                                   *cached.beyond_per_user_metrics(prepared, settings)],
+                                   *cached_beyond.beyond_per_user_metrics(prepared, settings)],
                         key=keys.SIGNIFICANCE_METRIC,
-                        format_func=lambda m: metric_label(m, k), persist_state="session",
+                        format_func=lambda m: metric_title(m, k), persist_state="session",
                         help="The cutoff K comes from the sidebar.")
 state.setdefault(keys.SIGNIFICANCE_TEST, DEFAULT_TEST)
 test_column.selectbox(
@@ -88,7 +90,7 @@ test_column.selectbox(
 state.setdefault(keys.SIGNIFICANCE_CORRECTION, DEFAULT_CORRECTION)
 correction_column.selectbox(
     "Correction for testing many pairs", CORRECTIONS, key=keys.SIGNIFICANCE_CORRECTION,
-    format_func=CORRECTION_NAMES.get, persist_state="session",
+    format_func=lambda name: CORRECTION_NAMES[name], persist_state="session",
     help="Testing many pairs makes some look significant by chance; a correction raises "
     "the p-values to make up for it.",
 )
@@ -121,7 +123,7 @@ with st.expander("Precision: confidence level, random flips, bootstrap resamples
 n_permutations = state[keys.SIGNIFICANCE_PERMUTATIONS]
 n_bootstrap = state[keys.SIGNIFICANCE_BOOTSTRAP]
 
-n_users = cached.paired_users(prepared, settings, metric)
+n_users = cached_significance.paired_users(prepared, settings, metric)
 if n_users < 2:
     st.warning(f"Only {n_users} user is counted by every model at {label}. Significance tests "
                f"compare models user by user and are not meaningful with fewer than "
@@ -133,17 +135,17 @@ work = (f"{n_permutations:,} random sign flips for each of {n_pairs} pair(s)"
         if test == "randomization" else f"the {TEST_NAMES[test]} on {n_pairs} pair(s)")
 with st.spinner(f"Running {work} and resampling {n_users:,} users {n_bootstrap:,} times for "
                 "the intervals…", show_time=True):
-    result = cached.comparison(prepared, settings, metric, test, n_permutations, n_bootstrap,
-                               confidence).with_correction(correction)
+    result = cached_significance.comparison(prepared, settings, metric, test, n_permutations,
+                                            n_bootstrap, confidence).with_correction(correction)
 for warning in result.warnings:
-    st.warning(md(warning))
+    st.warning(literal(warning))
 
 st.subheader(f"Every model at {label}")
-counts = cached.user_counts(prepared, settings).set_index("model")["users"]
+counts = cached_evaluation.user_counts(prepared, settings).set_index("model")["users"]
 if (counts == n_users).all():
     st.caption(f"On the {n_users:,} users every model counts. {declared(metric).description}")
 else:
-    own = ", ".join(f"{md(model)} {count:,}" for model, count in counts.items())
+    own = ", ".join(f"{literal(model)} {count:,}" for model, count in counts.items())
     st.caption(f"On the {n_users:,} users every model counts, so that every model is judged on "
                f"the same users (the Compare page averages each model over its own: {own}).")
 base = baseline(prepared)
@@ -170,12 +172,13 @@ st.caption(f"**Group:** models sharing a letter are not significantly different 
            f"({TEST_NAMES[test]}, {CORRECTION_NAMES[correction]} correction, significance "
            f"level {1 - confidence:.0%}). **Interval:** where the mean would fall "
            f"{confidence:.0%} of the time with another sample of users like these. "
-           f"**Difference, Lift:** the model's mean minus {md(base)}'s, the baseline chosen "
+           f"**Difference, Lift:** the model's mean minus {literal(base)}'s, the baseline chosen "
            "in the sidebar, and its interval.")
 
 st.subheader("Every pair of models")
 order = result.models["model"].tolist()
-show_chart(pairwise_matrix(result.pairs, order, label), "significance_matrix",
+show_chart(pairwise_matrix(result.pairs, order, metric_title(metric, k),
+                           higher=higher_says(metric)), "significance_matrix",
            name=("significance", label))
 st.caption(
     "Read each row as a sentence: the row's model compared with the column's model. The "
@@ -194,7 +197,7 @@ pair_column.selectbox("In words", pairs, key=keys.SIGNIFICANCE_PAIR,
                       format_func=lambda pair: f"{pair[1]} vs {pair[0]}", persist_state="session",
                       help="Pairs listed with the model with the higher mean first.")
 model_a, model_b = state[keys.SIGNIFICANCE_PAIR]
-st.info(md(describe_pair(result.pair(model_a, model_b), label, correction)))
+st.info(literal(describe_pair(result.pair(model_a, model_b), label, correction)))
 if open_column.button("See this pair user by user", icon=":material/compare_arrows:",
                       help="Open the two models on the Head-to-head page."):
     open_head_to_head(model_a, model_b, metric)

@@ -47,7 +47,7 @@ import pyarrow.parquet as pq
 from common import peak_rss_bytes, print_table, print_timings, reset_peak_rss
 
 from rankmetrics import Conventions, GroundTruth, RankedRun, RelevanceMapping
-from rankmetrics.beyond import BEYOND_METRICS, prepare_beyond
+from rankmetrics.beyond import prepare_beyond
 from rankmetrics.evaluation import Evaluation
 from rankmetrics.io import (
     attributes_from_dataframe,
@@ -57,7 +57,7 @@ from rankmetrics.io import (
     read_run,
     read_truth,
 )
-from rankmetrics.metrics import METRICS
+from rankmetrics.metrics import BEYOND_METRICS, METRICS
 from rankmetrics.runtime import prefer_ordinary_pages
 
 N_ITEMS = 20_011  # a prime: a user's items start + stride * k are distinct

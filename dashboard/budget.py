@@ -29,7 +29,7 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field, fields, is_dataclass
-from typing import Protocol
+from typing import Protocol, TypeVar, cast
 
 import numpy as np
 import pandas as pd
@@ -44,6 +44,8 @@ SWEEP_SECONDS = 15
 #: Reading an upload and what is made of it (table, ranked lists, evaluation) takes about this
 #: many times the file's size (Parquet files compress ids and scores several times over).
 READ_EXPANSION = 8
+
+T = TypeVar("T")
 
 
 class Holding(Protocol):
@@ -122,19 +124,20 @@ class MemoryBudget:
 
     # ----- objects -----------------------------------------------------------------------
 
-    def get_or_compute(self, key: Hashable, compute: Callable[[], object],
-                       holder: Lease | None = None) -> object:
+    def get_or_compute(self, key: Hashable, compute: Callable[[], T],
+                       holder: Lease | None = None) -> T:
         """The object kept under ``key``, or ``compute()``, then kept if it fits. Callers
-        asking for the same missing key meanwhile wait for this computation."""
+        asking for the same missing key meanwhile wait for this computation. A key names one
+        computation: the object kept under it is what its ``compute`` returns."""
         found = self._touch(key, holder)
         if found is not None:
-            return found[0]
+            return cast(T, found[0])
         with self._lock:
             gate = self._computing.setdefault(key, threading.Lock())
         with gate:
             found = self._touch(key, holder)
             if found is not None:
-                return found[0]
+                return cast(T, found[0])
             try:
                 value = compute()
                 self._keep(key, value, holder)

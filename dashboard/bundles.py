@@ -24,9 +24,10 @@ from dashboard import keys
 from dashboard.files import FileSpec, digest
 from dashboard.prepared import Prepared
 from dashboard.settings import Settings
-from dashboard.text import md
-from rankmetrics.bundle import Fingerprint, SavedEvaluation, content_sha256, load_bundle
+from dashboard.text import literal
+from rankmetrics.bundle import Fingerprint, content_sha256
 from rankmetrics.errors import DataError
+from rankmetrics.evaluation import SavedEvaluation, load_bundle
 from rankmetrics.io import file_stem
 from rankmetrics.metrics import MAIN_METRICS, METRICS
 
@@ -134,9 +135,9 @@ def bundle_settings(prepared: Prepared) -> Settings:
     for option, value in saved.conventions.as_dict().items():
         state[keys.convention(option)] = value  # the NDCG page's radios show them
     st.subheader("Saved evaluation")
-    where = "one machine" if saved.engine == "single machine" else md(saved.engine)
-    st.caption(f"**{md(bundle.name)}**, computed by rankmetrics "
-               f"{md(str(saved.info.get('rankmetrics_version')))} on {where}. "
+    where = "one machine" if saved.engine == "single machine" else literal(saved.engine)
+    st.caption(f"**{literal(bundle.name)}**, computed by rankmetrics "
+               f"{literal(str(saved.info.get('rankmetrics_version')))} on {where}. "
                "Its relevance and conventions are fixed: evaluate again to change them.")
     cutoffs = [cutoff for cutoff in saved.cutoffs if cutoff <= saved.max_cutoff]
     if state.get(keys.BUNDLE_CUTOFF) not in cutoffs:
@@ -171,7 +172,7 @@ def upload_control() -> None:
     )
     problem = st.session_state.get(keys.BUNDLE_PROBLEM)
     if problem:
-        st.error(md(problem), icon=":material/error:")
+        st.error(literal(problem), icon=":material/error:")
 
 
 def _take_upload() -> None:
@@ -186,15 +187,15 @@ def describe_opened() -> None:
     if bundle is None:
         return
     saved = bundle.saved
-    st.subheader(f"Saved evaluation: {md(bundle.name)}")
+    st.subheader(f"Saved evaluation: {literal(bundle.name)}")
     st.markdown(
-        f"Computed by rankmetrics {md(str(saved.info.get('rankmetrics_version')))} on "
-        f"{md(saved.engine)}: {len(saved.models)} model(s), means at every K up to "
+        f"Computed by rankmetrics {literal(str(saved.info.get('rankmetrics_version')))} on "
+        f"{literal(saved.engine)}: {len(saved.models)} model(s), means at every K up to "
         f"{saved.max_cutoff}, per-user values at K = {', '.join(map(str, saved.cutoffs))}, "
         f"and the raw lists of {len(saved.sampled_users):,} sampled users (the files below)."
         + (" It also holds the beyond-accuracy metrics computed when it was saved (see the "
            "Beyond accuracy page)." if saved.beyond is not None else ""))
-    beyond_inputs = saved.beyond.inputs if saved.beyond is not None else {}
+    beyond_inputs = saved.beyond.inputs_read if saved.beyond is not None else {}
     st.dataframe(inputs_table(saved.inputs, beyond_inputs), hide_index=True,
                  key="bundle_inputs")
 
@@ -267,13 +268,13 @@ def saved_beyond_note(saved: SavedEvaluation) -> str:
         return ""
     names = {"interactions": "the training interactions",
              "item_attributes": "the item attributes", "catalogue": "the catalogue"}
-    inputs = [f"{names.get(name, md(name))} ({fingerprint.rows:,} rows"
+    inputs = [f"{names.get(name, literal(name))} ({fingerprint.rows:,} rows"
               + (f", {fingerprint.users:,} users)" if fingerprint.users is not None else ")")
-              for name, fingerprint in beyond.inputs.items()]
+              for name, fingerprint in beyond.inputs_read.items()]
     options = beyond.options
     return (
         "These numbers were computed from every user's whole lists **when the evaluation "
-        f"was saved** (rankmetrics {md(str(saved.info.get('rankmetrics_version')))}), "
+        f"was saved** (rankmetrics {literal(str(saved.info.get('rankmetrics_version')))}), "
         f"from {' and '.join(inputs) or 'the models’ lists alone'}, with the options "
         f"popularity = {options.popularity}, long tail = {options.long_tail} "
         f"(share {options.long_tail_share:g}), distribution = {options.distribution}; "

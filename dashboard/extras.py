@@ -17,7 +17,7 @@ from dashboard.budget import BUDGET
 from dashboard.demos import DEMOS, demo_extra_specs
 from dashboard.files import FileSpec, digest
 from dashboard.uploads import DATASET as UPLOADED
-from dashboard.uploads import keep
+from dashboard.uploads import save_in_workspace
 from rankmetrics.io import file_stem
 
 
@@ -78,11 +78,11 @@ def take_extra(kind: str) -> None:
     files[kind] = FileSpec(id=f"extra/{kind}", kind=kind, file_name=file_name,
                            name=file_stem(file_name), digest=digest(data), data=data)
     state[keys.BEYOND_FILES] = files
-    keep()  # in the session's workspace, with the other uploads
+    save_in_workspace()  # in the session's workspace, with the other uploads
 
 
 def remove_extra(kind: str) -> None:
     files = dict(st.session_state.get(keys.BEYOND_FILES, {}))
     files.pop(kind, None)
     st.session_state[keys.BEYOND_FILES] = files
-    keep()
+    save_in_workspace()

@@ -112,7 +112,9 @@ def read_options_form(file_id: str) -> str:
 
 
 def column(file_id: str, role: str) -> str:
-    """The hand-chosen column of ``role`` (user, item, order, order_kind, rating)."""
+    """The hand-chosen column of ``role`` (user, item, order: the score or rank column,
+    order_kind, rating), or what the first line holds (first_line) and the roles of a file
+    without a header line in order (column_order)."""
     return f"col_{file_id}_{role}"
 
 

@@ -19,12 +19,14 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 import pandas as pd
 import streamlit as st
 
-from dashboard import cached, keys
+from dashboard import keys
 from dashboard.bundles import DATASET as SAVED_EVALUATION
+from dashboard.cached import beyond as cached_beyond
 from dashboard.demos import DEMOS
 from dashboard.playground_link import PARAMS as PLAYGROUND_PARAMS
 from dashboard.playground_link import PlaygroundView, read_view, write_view
@@ -41,17 +43,17 @@ from dashboard.settings import (
     build_mapping,
 )
 from dashboard.store import DAY, workspace_store
-from dashboard.text import md
+from dashboard.text import literal
 from dashboard.uploads import DATASET as UPLOADED
 from dashboard.uploads import restore
-from rankmetrics.beyond import BEYOND_METRICS
 from rankmetrics.conventions import OPTION_CHOICES, PRESETS
-from rankmetrics.metrics import MAIN_METRICS
+from rankmetrics.metrics import BEYOND_METRICS, MAIN_METRICS
 from rankmetrics.stats import CORRECTIONS, TESTS
 
 WORKSPACE_PARAM = "ws"
 WORKSPACE_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")
 SHOWN_VALUE = 40  # characters of a bad value quoted in a notice
+T = TypeVar("T")
 
 
 class Refused(ValueError):
@@ -59,14 +61,14 @@ class Refused(ValueError):
 
 
 @dataclass(frozen=True)
-class Param:
+class Param(Generic[T]):
     """One setting in the URL: its name, the session key it fills, how a text value is read
     (raising :class:`Refused`) and written back."""
 
     name: str
     key: str
-    read: Callable[[str], object]
-    write: Callable[[object], str] = str
+    read: Callable[[str], T]
+    write: Callable[[T], str] = str
 
 
 def choice(options: Sequence, what: str, convert: Callable[[str], object] = str):
@@ -200,7 +202,8 @@ def _take(param: Param, text: str) -> None:
 
 
 def _refuse(name: str, text: str, why: str) -> None:
-    notice(f"the link's {name} = {_quoted(text)} was not used: {md(why)}; the default is shown")
+    notice(f"the link's {name} = {_quoted(text)} was not used: {literal(why)}; the default is "
+           "shown")
 
 
 def _open_workspace(workspace: str) -> dict[str, str]:
@@ -265,16 +268,16 @@ def apply_view_settings(prepared: Prepared, settings: Settings) -> None:
                       settings)
     for name, key in PER_USER_PARAMS.items():
         if name in pending:
-            offered = [*MAIN_METRICS, *cached.beyond_per_user_metrics(prepared, settings)]
+            offered = [*MAIN_METRICS, *cached_beyond.beyond_per_user_metrics(prepared, settings)]
             _take(Param(name, key, _known(offered, "a metric of this data set")), pending[name])
     if "beyond_metrics" in pending or "tradeoff_against" in pending:
-        offered = cached.beyond_metrics(prepared, settings)
+        beyond = cached_beyond.beyond_metrics(prepared, settings)
         if "beyond_metrics" in pending:
-            _take(Param("beyond_metrics", keys.BEYOND_METRICS, _metrics_of(offered)),
+            _take(Param("beyond_metrics", keys.BEYOND_METRICS, _metrics_of(beyond)),
                   pending["beyond_metrics"])
         if "tradeoff_against" in pending:
             _take(Param("tradeoff_against", keys.BEYOND_TRADEOFF_METRIC,
-                        _known(offered, "a beyond-accuracy metric of this data set")),
+                        _known(beyond, "a beyond-accuracy metric of this data set")),
                   pending["tradeoff_against"])
 
 
@@ -379,7 +382,7 @@ def _quoted(text: object) -> str:
     value = str(text)
     if len(value) > SHOWN_VALUE:
         value = value[:SHOWN_VALUE] + "…"
-    return f"“{md(value)}”"
+    return f"“{literal(value)}”"
 
 
 # ----- writing the link ---------------------------------------------------------------------

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import TypeVar
 
 from rankmetrics.conventions import AP_DENOMINATORS, GAINS, IDEALS, TIES, Conventions
 from rankmetrics.playground import (
@@ -32,6 +34,7 @@ FORMULAS = tuple(m for m in COLUMNS if m != "idcg")
 PARAMS = ("pg_scenario", "pg_list", "pg_missing", "pg_threshold", *SWITCH_CHOICES, "pg_k",
           "pg_formula", "pg_present")
 ITEM = re.compile(r"[^,:]{1,40}")  # an item id as the list writes it
+T = TypeVar("T")
 
 
 class BadValue(ValueError):
@@ -70,16 +73,22 @@ def read_view(params: dict[str, str]) -> tuple[PlaygroundView, list[BadValue]]:
             view = replace(view, playground=_playground(params))
         except BadValue as bad:
             problems.append(bad)
-    for name, read in (("pg_k", _cutoff), ("pg_formula", _formula), ("pg_present", _yes)):
-        if name in params:
-            try:
-                view = replace(view, **{_FIELDS[name]: read(params[name])})
-            except ValueError as bad:
-                problems.append(BadValue(name, params[name], str(bad)))
+
+    def checked(name: str, read: Callable[[str], T], default: T) -> T:
+        """The link's value of ``name`` as ``read`` reads it; ``default`` when the link has
+        none, or a bad one (then noted in ``problems``)."""
+        if name not in params:
+            return default
+        try:
+            return read(params[name])
+        except ValueError as bad:
+            problems.append(BadValue(name, params[name], str(bad)))
+            return default
+
+    view = replace(view, cutoff=checked("pg_k", _cutoff, view.cutoff),
+                   formula=checked("pg_formula", _formula, view.formula),
+                   present=checked("pg_present", _yes, view.present))
     return view, problems
-
-
-_FIELDS = {"pg_k": "cutoff", "pg_formula": "formula", "pg_present": "present"}
 
 
 def write_view(view: PlaygroundView) -> dict[str, str]:
@@ -116,16 +125,17 @@ def _playground(params: dict[str, str]) -> Playground:
                               _score("pg_list", text, score)))
     missing = params.get("pg_missing", "")
     beyond = tuple(_grade("pg_missing", missing, g) for g in missing.split(",") if g)
-    options = Conventions().as_dict()
+    switches = {}
     for name, (option, choices) in SWITCH_CHOICES.items():
         if name in params:
             if params[name] not in choices:
                 raise BadValue(name, params[name], f"the choices are {', '.join(choices)}")
-            options[option] = params[name]
+            switches[option] = params[name]
     threshold_text = params.get("pg_threshold", "1")
     threshold = _grade("pg_threshold", threshold_text, threshold_text)
     try:
-        return Playground(tuple(items), beyond, threshold, Conventions(**options))
+        return Playground(tuple(items), beyond, threshold,
+                          Conventions.preset("default", **switches))
     except (ValueError, TypeError) as error:
         raise BadValue("pg_list", text, str(error).rstrip(".")) from None
 

@@ -32,6 +32,9 @@ class Prepared:
     longest_list: int
     #: The optional files (training interactions, item attributes) by kind.
     extras: dict[str, FileSpec] = field(default_factory=dict)
+    #: The formats the ground truth and the models were read in (which decide whether the
+    #: pages say users or queries: :func:`rankmetrics.io.subject_word`).
+    formats: tuple[str, ...] = ()
 
     @property
     def models(self) -> list[str]:

@@ -16,18 +16,21 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import streamlit as st
 
-from dashboard import cached, keys
+from dashboard import keys
 from dashboard.budget import BUDGET
 from dashboard.bundles import DATASET as BUNDLE
 from dashboard.bundles import full_evaluation
 from dashboard.bundles import opened as opened_bundle
+from dashboard.cached import inputs as cached_inputs
+from dashboard.cached import segments as cached_segments
+from dashboard.cached import shared
 from dashboard.controls import ensure_choice
 from dashboard.demos import DEMOS, demo_attributes_spec
 from dashboard.files import FileSpec, digest
 from dashboard.prepared import Prepared
 from dashboard.settings import Settings
-from dashboard.text import code, md
-from dashboard.uploads import keep
+from dashboard.text import code, literal
+from dashboard.uploads import save_in_workspace
 from rankmetrics import GroundTruth, RankedRun
 from rankmetrics.io import (
     HashedIds,
@@ -74,21 +77,21 @@ def attributes_section() -> None:
     if spec is None:
         st.caption("No user attributes: the Segments page offers the automatic segments only.")
         return
-    attributes, problem = cached.user_attributes(spec)
+    attributes, problem = cached_segments.user_attributes(spec)
     with st.container(border=True):
         st.markdown("#### User attributes")
-        st.caption(f"file {md(spec.file_name)}"
+        st.caption(f"file {literal(spec.file_name)}"
                    + (" · used for every data set until removed"
                       if spec is state.get(keys.USER_ATTRIBUTES) else ""))
         if problem:
-            st.error(md(problem), icon=":material/error:")
+            st.error(literal(problem), icon=":material/error:")
         if attributes is not None:
             kinds = " · ".join(f"{code(name)}: {KIND_WORDS[kind]}"
                                for name, kind in attributes.kinds.items())
             st.markdown(f"**{len(attributes.table):,} users**, user ← "
                         f"{code(attributes.key_column)}; {kinds or 'no other column'}")
             for warning in attributes.warnings:
-                st.warning(md(warning), icon=":material/warning:")
+                st.warning(literal(warning), icon=":material/warning:")
             with st.expander("Preview: the first 10 rows as read"):
                 st.dataframe(attributes.table.head(10), hide_index=True)
         if spec is state.get(keys.USER_ATTRIBUTES):
@@ -119,26 +122,26 @@ def _take_attributes() -> None:
     state[keys.USER_ATTRIBUTES] = FileSpec(
         id="upload/user_attributes", kind="user_attributes", file_name=uploaded.name,
         name=file_stem(uploaded.name), digest=digest(data), data=data)
-    keep()  # in the session's workspace, with the other uploads
+    save_in_workspace()  # in the session's workspace, with the other uploads
 
 
 def _remove_attributes() -> None:
     st.session_state.pop(keys.USER_ATTRIBUTES, None)
-    keep()
+    save_in_workspace()
 
 
 def offered_segmentations(prepared: Prepared, spec: FileSpec | None) -> list[str]:
     """The attribute columns of the file (when it reads), then the automatic segmentations
     (activity and cold start when the data set has training interactions)."""
-    attributes = None if spec is None else cached.user_attributes(spec)[0]
-    return segmentation_names(attributes, cached.training_counts(prepared),
-                              saved=full_evaluation(prepared) is not None)
+    attributes = None if spec is None else cached_segments.user_attributes(spec)[0]
+    return segmentation_names(attributes, cached_segments.training_counts(prepared),
+                              has_ground_truth=full_evaluation(prepared) is None)
 
 
 def segment_labels(prepared: Prepared, settings: Settings, spec: FileSpec | None,
                    by: str) -> list[str]:
     """The segments of the users split by ``by`` (numbers cut into the chosen buckets)."""
-    split = cached.segmentation(prepared, settings, spec, by, _buckets())
+    split = cached_segments.segmentation(prepared, settings, spec, by, _buckets())
     return [str(label) for label in split.sizes().index]
 
 
@@ -152,7 +155,7 @@ def segment_filter(prepared: Prepared, settings: Settings) -> Prepared:
     options: list[tuple[str, str] | None] = [ALL_USERS]
     sizes: dict[tuple[str, str], int] = {}
     for by in offered_segmentations(prepared, spec):
-        split = cached.segmentation(prepared, settings, spec, by, buckets)
+        split = cached_segments.segmentation(prepared, settings, spec, by, buckets)
         for label, size in split.sizes().items():
             sizes[(by, str(label))] = int(size)
             options.append((by, str(label)))
@@ -176,14 +179,14 @@ def segment_filter(prepared: Prepared, settings: Settings) -> Prepared:
     if choice is None:
         return prepared
     by, label = choice
-    with st.spinner(f"Preparing the users of {md(by)} = {md(label)}…"):
-        narrowed = cached.shared(
+    with st.spinner(f"Preparing the users of {literal(by)} = {literal(label)}…"):
+        narrowed = shared(
             ("segment", prepared.key, spec.token if spec else None, by, buckets, label,
              settings.conventions.ties),
             lambda: _segment_data(prepared, settings, spec, by, buckets, label))
     for name, problem in narrowed.problems.items():
         if name not in prepared.problems:
-            st.warning(f"**{md(name)}** is left out here: {md(problem)}.")
+            st.warning(f"**{literal(name)}** is left out here: {literal(problem)}.")
     return narrowed
 
 
@@ -200,13 +203,14 @@ def _keep_filter() -> None:
 
 def _segment_data(prepared: Prepared, settings: Settings, spec: FileSpec | None, by: str,
                   buckets: int, label: str) -> Prepared:
-    split = cached.segmentation(prepared, settings, spec, by, buckets)
-    users = pa.array(split.users_of(label, prepared.ground_truth.users).tolist(), pa.string())
+    split = cached_segments.segmentation(prepared, settings, spec, by, buckets)
+    members = split.users_of(label, prepared.ground_truth.users.to_numpy())
+    users = pa.array(members.tolist(), pa.string())
     truth = truth_from_dataframe(_rows_of(prepared.truth, users), name=prepared.truth.source)
     ground_truth = GroundTruth.from_loaded(truth)
     runs, problems = {}, dict(prepared.problems)
     for name in prepared.runs:
-        kept = _rows_of(cached.read_file(prepared.specs[name]).table, users)
+        kept = _rows_of(cached_inputs.table_of(prepared.specs[name]), users)
         if kept.empty:
             problems[name] = f"it recommends nothing to the users of {by} = {label}"
             continue

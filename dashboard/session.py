@@ -14,7 +14,7 @@ from dashboard import keys
 from dashboard.budget import BUDGET
 from dashboard.bundles import DATASET as BUNDLE
 from dashboard.bundles import bundle_specs, open_from_command_line, opened
-from dashboard.cached import cross_check, ground_truth, ranked_run, read_file, relevance_defaults
+from dashboard.cached import inputs as cached_inputs
 from dashboard.demos import demo_specs
 from dashboard.extras import extra_specs
 from dashboard.files import FileSpec, digest
@@ -23,11 +23,12 @@ from dashboard.navigation import PAGES
 from dashboard.prepared import Prepared
 from dashboard.settings import Settings, default_mapping, default_max_cutoff
 from dashboard.store import workspace_store
-from dashboard.text import md
+from dashboard.text import literal
 from dashboard.uploads import DATASET as UPLOADED
 from dashboard.uploads import Uploads, upload_specs
-from rankmetrics.conventions import PRESETS
+from rankmetrics.conventions import OPTION_HELP, PRESET_HELP, PRESETS, Conventions
 from rankmetrics.figures import model_colors
+from rankmetrics.io import subject_word
 
 
 def init_session() -> None:
@@ -99,31 +100,31 @@ def _prepare(truth_spec: FileSpec, run_specs: list[FileSpec], ties: str,
         if status is not None:
             status.write(text)
 
-    say(f"Reading the ground truth {md(truth_spec.file_name)}…")
-    truth = read_file(truth_spec)
+    say(f"Reading the ground truth {literal(truth_spec.file_name)}…")
+    truth = cached_inputs.read_file(truth_spec)
     if truth.table is None:
         return ("The ground truth could not be read; see the message next to it on the "
                 "**Data** page.")
     problems: dict[str, str] = {}
     runs = {}
     for spec in run_specs:
-        say(f"Reading {md(spec.file_name)}…")
-        loaded = read_file(spec)
+        say(f"Reading {literal(spec.file_name)}…")
+        loaded = cached_inputs.read_file(spec)
         if loaded.table is None:
             problems[spec.name] = loaded.error or "could not be read"
             continue
-        say(f"Ranking {md(spec.name)}'s lists and matching them with the ground truth…")
-        ranked = ranked_run(spec, truth_spec, ties)
+        say(f"Ranking {literal(spec.name)}'s lists and matching them with the ground truth…")
+        ranked = cached_inputs.ranked_run(spec, truth_spec, ties)
         if isinstance(ranked, str):
             problems[spec.name] = ranked
         else:
             runs[spec.name] = ranked
-    defaults = relevance_defaults(truth_spec)
+    defaults = cached_inputs.relevance_defaults(truth_spec)
     longest = max((int(run.lengths.max(initial=0)) for run in runs.values()), default=0)
     say("Checking the model files against the ground truth…")
     mapping, check_cutoff = default_mapping(defaults), default_max_cutoff(longest)
     for spec in [spec for spec in run_specs if spec.name in runs]:
-        _, error = cross_check(spec, truth_spec, mapping, check_cutoff)
+        _, error = cached_inputs.cross_check(spec, truth_spec, mapping, check_cutoff)
         if error:
             problems[spec.name] = error
             del runs[spec.name]
@@ -143,7 +144,7 @@ def _prepare(truth_spec: FileSpec, run_specs: list[FileSpec], ties: str,
         source=st.session_state[keys.DATASET],
         truth_spec=truth_spec,
         truth=truth.table,
-        ground_truth=ground_truth(truth_spec),
+        ground_truth=cached_inputs.ground_truth(truth_spec),
         specs={spec.name: spec for spec in run_specs},
         runs=runs,
         problems={spec.name: problems[spec.name] for spec in run_specs if spec.name in problems},
@@ -151,6 +152,8 @@ def _prepare(truth_spec: FileSpec, run_specs: list[FileSpec], ties: str,
         relevance_defaults=defaults,
         longest_list=longest,
         extras=extras,
+        formats=(truth.table.format, *(cached_inputs.table_of(spec).format
+                                      for spec in run_specs if spec.name in runs)),
     )
 
 
@@ -159,21 +162,49 @@ def prepared_data() -> Prepared | None:
     return st.session_state.get(keys.PREPARED)
 
 
+def subject(*, plural: bool = False) -> str:
+    """Whom the active data set ranks for, in the pages' words: "user", or "query" where every
+    input is a TREC file (plural: "users", "queries")."""
+    prepared = prepared_data()
+    return subject_word(prepared.formats if prepared is not None else (), plural=plural)
+
+
 def current_settings() -> Settings | None:
     """The sidebar's settings in this run (None until a data set is prepared)."""
     return st.session_state.get(keys.SETTINGS)
 
 
 def header(title: str, intro: str) -> None:
-    """A page's title, its one-sentence explanation and the active settings in one line."""
+    """A page's title, its one-sentence explanation and the active settings in one line: K,
+    the relevance, and the conventions in a few words, which open to each choice and what it
+    means."""
     st.title(title)
     st.markdown(intro)
     settings = current_settings()
     if settings is not None:
-        st.caption(
-            f"K = {settings.cutoff} (curves to {settings.max_cutoff}) · "
-            f"{settings.relevance.describe()} · {settings.conventions.describe()}"
-        )
+        line = st.container(horizontal=True, vertical_alignment="center", gap="small",
+                            key="page_settings")
+        line.caption(f"K = {settings.cutoff} (curves to {settings.max_cutoff}) · "
+                     f"{settings.relevance.describe()} ·", width="content")
+        with line.popover(settings.conventions.summary(), type="tertiary",
+                          icon=":material/rule:", key="conventions_detail",
+                          help="Each convention in force and what it means"):
+            conventions_detail(settings.conventions)
+
+
+def conventions_detail(conventions: Conventions) -> None:
+    """Every convention in force in words, with what the option means, and where to change
+    them."""
+    # Markdown in grey rather than captions: the page's own captions stay the page's.
+    preset = conventions.preset_name()
+    about = f"  \n:gray[{literal(PRESET_HELP[preset])}]" if preset is not None else ""
+    st.markdown(f"**{literal(conventions.summary())}**{about}")
+    for option, words in conventions.in_words().items():
+        st.markdown(f"**{literal(words[0].upper() + words[1:])}**  \n"
+                    f":gray[{literal(OPTION_HELP[option])}]")
+    st.markdown(":gray[These are the saved evaluation's conventions: evaluate the data again "
+                "to change them.]" if st.session_state.get(keys.DATASET) == BUNDLE
+                else ":gray[Change them in the sidebar, under Conventions.]")
 
 
 def require_data() -> tuple[Prepared, Settings]:
@@ -186,7 +217,7 @@ def require_data() -> tuple[Prepared, Settings]:
         st.stop()
     if prepared.problems:
         # The message itself is on the Data page, next to the file: once is enough.
-        names = ", ".join(f"**{md(name)}**" for name in prepared.problems)
+        names = ", ".join(f"**{literal(name)}**" for name in prepared.problems)
         st.warning(f"Left out: {names}: a problem in the file. The Data page says what it is "
                    "and how to fix it.")
         st.page_link(PAGES["data"], label="Go to the Data page", icon=":material/upload:")
@@ -199,7 +230,8 @@ def _ready(prepared: Prepared) -> str:
     models = f"{len(prepared.runs)} model(s)"
     bundle = opened() if prepared.source == BUNDLE else None
     if bundle is None:
-        return f"Data ready: {models}, {prepared.ground_truth.n_users:,} users"
+        subjects = subject_word(prepared.formats, plural=True)
+        return f"Data ready: {models}, {prepared.ground_truth.n_users:,} {subjects}"
     truth = bundle.saved.inputs.get("ground_truth")
     users = f"{truth.users:,} users in the ground truth" if truth else "its users"
     return (f"Saved evaluation ready: {models}, {users} (lists kept for "

@@ -7,8 +7,12 @@ from pathlib import Path
 
 import streamlit as st
 
-from dashboard import cached, keys
+from dashboard import keys
 from dashboard.bundles import opened
+from dashboard.cached import evaluation as cached_evaluation
+from dashboard.cached import inputs as cached_inputs
+from dashboard.cached import segments as cached_segments
+from dashboard.cached import significance as cached_significance
 from dashboard.controls import file_name
 from dashboard.demos import DEMOS
 from dashboard.files import FileSpec
@@ -17,7 +21,6 @@ from dashboard.prepared import Prepared
 from dashboard.segment_choice import attributes_spec, offered_segmentations
 from dashboard.settings import Settings
 from dashboard.verdict import significance_choice
-from rankmetrics.bundle import SavedEvaluation
 from rankmetrics.metrics import MAIN_METRICS, METRICS
 from rankmetrics.report.html import build_report, fingerprint, saved_input
 from rankmetrics.segments import GROUND_TRUTH_SIZE, N_BUCKETS
@@ -99,7 +102,7 @@ def share_controls(status_area, prepared: Prepared | None) -> None:
     st.subheader("Share")
     st.html(COPY_LINK, unsafe_allow_javascript=True)
     if (prepared is not None and settings is not None and len(prepared.models) > 1
-            and cached.users_every_model_counts(prepared, settings) > 1):
+            and cached_significance.users_every_model_counts(prepared, settings) > 1):
         report_button(prepared, settings)
     shown = notices()
     if shown:
@@ -114,7 +117,8 @@ def saved_share_controls(prepared: Prepared, settings: Settings) -> None:
     which lives in this session only)."""
     st.divider()
     st.subheader("Share")
-    if len(prepared.models) > 1 and cached.users_every_model_counts(prepared, settings) > 1:
+    if (len(prepared.models) > 1
+            and cached_significance.users_every_model_counts(prepared, settings) > 1):
         report_button(prepared, settings)
     st.caption("A link cannot open a saved evaluation: share the archive itself, or this "
                "report.")
@@ -126,19 +130,19 @@ def report_button(prepared: Prepared, settings: Settings) -> None:
     choice = significance_choice()
     chosen = st.session_state.get(keys.SIGNIFICANCE_METRIC, "ndcg")
     metric = chosen if chosen in MAIN_METRICS else "ndcg"  # the report's tests need accuracy
-    evaluation = cached.report_evaluation(prepared, settings)
-    bundle = opened() if isinstance(evaluation, SavedEvaluation) else None
+    evaluation = cached_evaluation.shown_evaluation(prepared, settings)
+    bundle = opened() if evaluation.saved_from is not None else None
     specs = ({} if bundle is not None else
              {"ground truth": prepared.truth_spec,
               **{model: prepared.specs[model] for model in prepared.models}})
-    counts = {role: cached.counts(spec) for role, spec in specs.items()}
+    counts = {role: cached_inputs.counts(spec) for role, spec in specs.items()}
     source = (DEMOS[prepared.source].label if prepared.source in DEMOS
               else f"saved evaluation {Path(bundle.name).name}" if bundle is not None
               else "your files")
     title = f"Model comparison: {source}"
     by, buckets = _segments_shown(prepared)
     segments = (None if by is None else
-                cached.segmentation(prepared, settings, attributes_spec(), by, buckets))
+                cached_segments.segmentation(prepared, settings, attributes_spec(), by, buckets))
     extras = _extra_files(prepared, by)
 
     def write() -> str:  # when clicked, outside the page's run: no session state here
@@ -190,16 +194,17 @@ def _extra_files(prepared: Prepared, by: str | None
     training interactions and item attributes (the beyond-accuracy metrics, activity and
     cold start), and the user attributes when the segments come from one of their columns."""
     extras = []
-    for kind, role in (("interactions", "training interactions"),
-                       ("attributes", "item attributes")):
-        spec = prepared.extras.get(kind)
-        table = cached.read_file(spec).table if spec is not None else None
-        if spec is not None and table is not None:
-            rows, users = ((table.n_rows, table.n_users) if kind == "interactions"
-                           else (len(table.table),) * 2)
-            extras.append((role, spec, rows, users))
+    spec = prepared.extras.get("interactions")
+    interactions = cached_inputs.read_file(spec).table if spec is not None else None
+    if spec is not None and interactions is not None:
+        extras.append(("training interactions", spec, interactions.n_rows,
+                       interactions.n_users))
+    spec = prepared.extras.get("attributes")
+    items = cached_inputs.read_item_attributes(spec).table if spec is not None else None
+    if spec is not None and items is not None:
+        extras.append(("item attributes", spec, len(items.table), len(items.table)))
     spec = attributes_spec()
-    attributes = cached.user_attributes(spec)[0] if spec is not None else None
+    attributes = cached_segments.user_attributes(spec)[0] if spec is not None else None
     if spec is not None and attributes is not None and by in attributes.kinds:
         extras.append(("user attributes", spec, len(attributes.table), len(attributes.table)))
     return extras

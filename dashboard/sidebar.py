@@ -30,7 +30,7 @@ from dashboard.settings import (
     mapping_caption,
 )
 from dashboard.sharing import saved_share_controls, share_controls
-from dashboard.text import md, number
+from dashboard.text import literal, number
 from dashboard.uploads import DATASET as UPLOADED
 from dashboard.verdict import baseline_control
 from rankmetrics.conventions import OPTION_CHOICES, OPTION_HELP, PRESET_HELP, PRESETS, Conventions
@@ -70,7 +70,7 @@ def sidebar(status_area) -> None:
         relevance = _relevance_controls(prepared, editor_was_live)
     conventions = _convention_controls()
     state[keys.SETTINGS] = None
-    if isinstance(prepared, Prepared):
+    if isinstance(prepared, Prepared) and relevance is not None:
         cutoff, max_cutoff = _cutoff_controls(prepared.longest_list)
         baseline_control(prepared)
         state[keys.SETTINGS] = Settings(relevance, conventions, cutoff, max_cutoff)
@@ -106,7 +106,7 @@ def _demo_conventions(source: str) -> None:
     default preset's value again."""
     state = st.session_state
     for option in state.pop(keys.DEMO_CONVENTIONS, ()):
-        set_convention(option, PRESETS["default"].as_dict()[option])
+        set_convention(option, getattr(PRESETS["default"], option))
     wanted = DEMOS[source].conventions if source in DEMOS else ()
     for option, value in wanted:
         set_convention(option, value)
@@ -139,10 +139,10 @@ def _relevance_controls(prepared: Prepared, editor_was_live: bool) -> RelevanceM
                                 state.get(keys.REL_GRADE_THRESHOLD, defaults.grade_threshold))
     except ValueError as error:
         mapping = state.get(keys.VALID_MAPPING) or default_mapping(defaults)
-        problem_area.error(f"{md(str(error))} Still in force: {md(mapping.describe())}.")
+        problem_area.error(f"{literal(str(error))} Still in force: {literal(mapping.describe())}.")
     else:
         state[keys.VALID_MAPPING] = mapping
-    reason_area.caption(md(mapping_caption(mapping, defaults)))
+    reason_area.caption(literal(mapping_caption(mapping, defaults)))
     return mapping
 
 
@@ -226,7 +226,7 @@ def current_conventions() -> Conventions:
                           for option in PRESETS["default"].as_dict()})
 
 
-def set_convention(option: str, value: str) -> None:
+def set_convention(option: str, value: str | bool) -> None:
     """Change one convention from a page (the sidebar follows, naming its preset)."""
     st.session_state[keys.convention(option)] = value
     _name_preset()

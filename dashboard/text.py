@@ -11,7 +11,7 @@ import re
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:=])")
 
 
-def md(text: object) -> str:
+def literal(text: object) -> str:
     """Text from a user's file, shown literally inside Markdown (no links, emphasis, LaTeX,
     emoji shortcodes or HTML)."""
     return _MARKDOWN_SPECIAL.sub(r"\\\1", str(text))
@@ -21,7 +21,7 @@ def code(text: object) -> str:
     """Text from a user's file as inline code: shown literally, as Markdown shows code."""
     text = str(text)
     if "`" in text or "\n" in text:
-        return md(text)
+        return literal(text)
     return f"`{text}`"
 
 

@@ -16,7 +16,7 @@ import streamlit as st
 
 from dashboard import keys
 from dashboard.budget import BUDGET
-from dashboard.cached import read_file
+from dashboard.cached import inputs as cached_inputs
 from dashboard.files import FileSpec, digest
 from dashboard.store import (
     FilesTooLarge,
@@ -116,14 +116,17 @@ class Uploads:
 
     def read_with(self, file_id: str, columns: dict[str, str], file_format: str | None) -> None:
         """Read a file again with columns and a format chosen by hand."""
-        options = {"columns": tuple(sorted(columns.items())), "format": file_format}
+        chosen = tuple(sorted(columns.items()))
         if any(spec.id == file_id for spec in self.runs):
-            self._replace_run(file_id, **options)
+            self._replace_run(file_id, columns=chosen, format=file_format)
             return
         candidate = self.truth_candidate
         base = candidate if candidate is not None and candidate.id == file_id else self.truth
+        if base is None:
+            raise KeyError(file_id)
         # A new id: the ground truth in use and the file being tried are both on the page.
-        self.truth_candidate = replace(base, id=self._next_id(), **options)
+        self.truth_candidate = replace(base, id=self._next_id(), columns=chosen,
+                                       format=file_format)
 
     def _replace_run(self, file_id: str, **changes) -> None:
         self.runs = [replace(spec, **changes) if spec.id == file_id else spec
@@ -197,9 +200,18 @@ def set_optional_file(kind: str, spec: FileSpec | None) -> None:
     state[key] = {name: held for name, held in files.items() if held is not None}
 
 
-def keep() -> WorkspaceFull | None:
-    """Save the uploads in the session's workspace (made on the first upload); why they
-    cannot be kept, if they cannot (they stay in this session then)."""
+@dataclass(frozen=True)
+class NotSaved:
+    """Why the session's files could not be saved in its workspace (they stay in this session
+    then): the message, and whether they are more than one workspace may hold."""
+
+    reason: str
+    too_large: bool
+
+
+def save_in_workspace() -> NotSaved | None:
+    """Save the uploads in the session's workspace (made on the first upload); None when
+    they are saved (or there is nothing to save)."""
     state = st.session_state
     files, contents = uploads().stored()
     for kind in OPTIONAL_FILES:
@@ -209,7 +221,7 @@ def keep() -> WorkspaceFull | None:
             contents[spec.digest] = spec.data
     store = workspace_store()
     if not files and state.get(keys.WORKSPACE) is None:
-        return None  # nothing to keep
+        return None  # nothing to save
     try:
         if state.get(keys.WORKSPACE) is not None:
             try:
@@ -219,7 +231,7 @@ def keep() -> WorkspaceFull | None:
                 del state[keys.WORKSPACE]
         state[keys.WORKSPACE] = _new_workspace(store, files, contents)
     except WorkspaceFull as full:
-        return full
+        return NotSaved(str(full), too_large=isinstance(full, FilesTooLarge))
     return None
 
 
@@ -255,9 +267,10 @@ def upload_specs() -> tuple[FileSpec | None, list[FileSpec]]:
     """The uploaded ground truth (a newly uploaded one replaces it once it reads cleanly) and
     the uploaded model files."""
     files = uploads()
-    if files.truth_candidate is not None and read_file(files.truth_candidate).table is not None:
+    candidate = files.truth_candidate
+    if candidate is not None and cached_inputs.read_file(candidate).table is not None:
         files.accept_truth()
-        keep()
+        save_in_workspace()
     return files.truth, list(files.runs)
 
 
@@ -282,12 +295,13 @@ def take_uploads() -> None:
     state.pop(keys.UPLOAD_REFUSED, None)
     before = uploads().copy()
     uploads().add(runs, new_truth)
-    refusal = keep()
-    if isinstance(refusal, FilesTooLarge):  # over a workspace's size: refused
+    not_saved = save_in_workspace()
+    if not_saved is not None and not_saved.too_large:  # over a workspace's size: refused
         uploads().take(before)
-        state[keys.UPLOAD_REFUSED] = str(refusal)
+        state[keys.UPLOAD_REFUSED] = not_saved.reason
         return
-    state[keys.WORKSPACE_NOTE] = str(refusal) if refusal else None  # kept in this tab only
+    # not saved: the files stay in this tab only, and the Data page says why
+    state[keys.WORKSPACE_NOTE] = not_saved.reason if not_saved is not None else None
     state[keys.DATASET] = DATASET
 
 
@@ -317,24 +331,31 @@ def rename_run(file_id: str) -> None:
         state[keys.rename(file_id)] = uploads().run(file_id).name
     else:
         state.pop(keys.rename_problem(file_id), None)
-        keep()
+        save_in_workspace()
 
 
 def remove_run(file_id: str) -> None:
     uploads().remove_run(file_id)
-    keep()
+    save_in_workspace()
 
 
 def dismiss_truth_candidate() -> None:
     uploads().dismiss_truth()
-    keep()
+    save_in_workspace()
 
 
 def set_read_options(file_id: str, kind: str) -> None:
-    """Form callback: read a file again with the columns and format chosen by hand."""
+    """Form callback: read a file again with the columns and format chosen by hand: by name,
+    or, when the first line is data, in the order given (none: the order is inferred)."""
     state = st.session_state
-    roles = ("user", "item", "order") if kind == "run" else ("user", "item", "rating")
+    roles: tuple[str, ...] = (("user", "item", "order") if kind == "run"
+                              else ("user", "item", "rating"))
     columns = {}
+    if state.get(keys.column(file_id, "first_line")) == "data":
+        roles = ()
+        order = str(state.get(keys.column(file_id, "column_order"), "") or "").strip()
+        if order:
+            columns["order"] = order
     for role in roles:
         value = str(state.get(keys.column(file_id, role), "") or "").strip()
         if not value:
@@ -343,4 +364,4 @@ def set_read_options(file_id: str, kind: str) -> None:
             role = state.get(keys.column(file_id, "order_kind"), "score")
         columns[role] = value
     uploads().read_with(file_id, columns, state.get(keys.file_format(file_id)))
-    keep()
+    save_in_workspace()

@@ -2,8 +2,9 @@
 behind "best" (the Significance page's choices, or its defaults before it was opened).
 
 A model is marked best only when a paired test says so; every page that marks leaders or
-shows differences from the baseline reads the same comparison (``cached.comparison``), so
-the Compare, Users and Significance pages agree.
+shows differences from the baseline reads the same comparison
+(:func:`dashboard.cached.significance.comparison`), so the Compare, Users and Significance
+pages agree.
 """
 
 from __future__ import annotations
@@ -15,21 +16,25 @@ import pandas as pd
 import streamlit as st
 from pandas.io.formats.style import Styler
 
-from dashboard import cached, keys
+from dashboard import keys
+from dashboard.cached import significance as cached_significance
 from dashboard.controls import confidence_level, ensure_choice
 from dashboard.prepared import Prepared
 from dashboard.settings import N_BOOTSTRAP, Settings
 from rankmetrics.figures import metric_label
-from rankmetrics.report.verdict import LeaderVerdict, differences_from
+from rankmetrics.report.verdict import (
+    BEST_MARK,
+    TIED_MARK,
+    LeaderVerdict,
+    differences_from,
+    quick_resamples,
+    quick_test,
+)
 from rankmetrics.stats import TEST_NAMES, ModelComparison
 
 DEFAULT_TEST = "randomization"
 DEFAULT_CORRECTION = "holm"
 DEFAULT_PERMUTATIONS = 10_000
-# Work bounds for pages that test every metric at once (users x flips, users x resamples):
-# about a second for the six main metrics on 100,000 users and 3 models.
-QUICK_FLIPS = 100_000_000
-QUICK_RESAMPLES = 20_000_000
 # Dark text on light fills: readable (contrast above 10:1) whatever the theme.
 BEST_STYLE = "background-color: #c6efce; color: #0b3d17; font-weight: bold"
 TIED_STYLE = "background-color: #fff2b3; color: #3d3000"
@@ -81,14 +86,14 @@ def comparison(prepared: Prepared, settings: Settings, metric: str,
     """Every pair's test on ``metric`` at the chosen K; None when fewer than 2 models, or
     fewer than 2 users counted by every model (nothing to test). ``quick``: bounded work
     (:func:`bounded`), for pages that test every metric on every change of a setting."""
-    n_users = cached.paired_users(prepared, settings, metric)
+    n_users = cached_significance.paired_users(prepared, settings, metric)
     if len(prepared.models) < 2 or n_users < 2:
         return None
     if quick:
         choice = bounded(choice, n_users)
-    return cached.comparison(prepared, settings, metric, choice.test, choice.n_permutations,
-                             choice.n_bootstrap, choice.confidence
-                             ).with_correction(choice.correction)
+    return cached_significance.comparison(prepared, settings, metric, choice.test,
+                                          choice.n_permutations, choice.n_bootstrap,
+                                          choice.confidence).with_correction(choice.correction)
 
 
 def comparisons(prepared: Prepared, settings: Settings, metrics: Sequence[str],
@@ -97,29 +102,27 @@ def comparisons(prepared: Prepared, settings: Settings, metrics: Sequence[str],
     for the metrics tested with the same bounds."""
     bounds: dict[SignificanceChoice, list[str]] = {}
     out: dict[str, ModelComparison | None] = {}
-    counts = cached.paired_counts(prepared, settings, tuple(metrics))
+    counts = cached_significance.paired_counts(prepared, settings, tuple(metrics))
     for metric, n_users in counts.items():
         if len(prepared.models) < 2 or n_users < 2:
             out[metric] = None
         else:
             bounds.setdefault(bounded(choice, n_users), []).append(metric)
     for quick, tested in bounds.items():
-        found = cached.comparisons(prepared, settings, tuple(tested), quick.test,
-                                   quick.n_permutations, quick.n_bootstrap, quick.confidence)
+        found = cached_significance.comparisons(prepared, settings, tuple(tested), quick.test,
+                                                quick.n_permutations, quick.n_bootstrap,
+                                                quick.confidence)
         out.update({metric: result.with_correction(choice.correction)
                     for metric, result in found.items()})
     return {metric: out[metric] for metric in metrics}
 
 
 def bounded(choice: SignificanceChoice, n_users: int) -> SignificanceChoice:
-    """The choice with its work bounded for many users: at most ``QUICK_FLIPS`` user-flips
-    (else the paired t-test, which agrees with the randomization test on many users) and
-    ``QUICK_RESAMPLES`` user-resamples for the intervals (at least 200 resamples)."""
-    test = choice.test
-    if test == "randomization" and n_users * choice.n_permutations > QUICK_FLIPS:
-        test = "t"
-    resamples = min(choice.n_bootstrap, max(200, QUICK_RESAMPLES // n_users))
-    return replace(choice, test=test, n_bootstrap=resamples)
+    """The choice with its work bounded for many users (:func:`quick_test`,
+    :func:`quick_resamples`): the paired t-test in place of the randomization test on many
+    users, and fewer resamples for the intervals."""
+    return replace(choice, test=quick_test(choice.test, n_users, choice.n_permutations),
+                   n_bootstrap=quick_resamples(choice.n_bootstrap, n_users))
 
 
 def bounded_note(choice: SignificanceChoice, n_users: int) -> str:
@@ -184,6 +187,6 @@ def mark_leaders(styled: Styler, verdict: LeaderVerdict, column: str) -> Styler:
     data cannot tell apart (≈, yellow); dark text on both, in light and dark themes."""
     if not verdict.significant and len(verdict.leaders) < 2:
         return styled
-    style, glyph = (BEST_STYLE, "★") if verdict.significant else (TIED_STYLE, "≈")
-    cells = pd.IndexSlice[list(verdict.leaders), [column]]
+    style, glyph = (BEST_STYLE, BEST_MARK) if verdict.significant else (TIED_STYLE, TIED_MARK)
+    cells = (list(verdict.leaders), [column])  # rows, columns (as pd.IndexSlice makes)
     return styled.map(lambda _: style, subset=cells).format(f"{{:.4f}} {glyph}", subset=cells)

@@ -5,9 +5,9 @@ from rankmetrics.beyond import BeyondOptions
 from rankmetrics.conventions import PRESETS, Conventions
 from rankmetrics.errors import DataError
 from rankmetrics.evaluation import Evaluation, SavedEvaluation, evaluate, load_bundle
-from rankmetrics.ground_truth import GroundTruth
 from rankmetrics.metrics import BEYOND_METRICS, MAIN_METRICS, METRICS
-from rankmetrics.ranked_run import RankedRun
+from rankmetrics.prepared.ground_truth import GroundTruth
+from rankmetrics.prepared.ranked_run import RankedRun
 from rankmetrics.relevance import RelevanceMapping, suggest_mapping
 from rankmetrics.version import __version__
 

@@ -2,6 +2,9 @@
 
 Each option is a field of :class:`Conventions` with the default of the project's conventions
 document; a *preset* bundles the options that reproduce one reference library exactly.
+:meth:`Conventions.summary` says them in a few words (the preset they equal, or what differs
+from the closest one), :meth:`Conventions.in_words` each choice, for readers who do not know
+the option names.
 """
 
 from __future__ import annotations
@@ -40,6 +43,25 @@ OPTION_HELP: dict[str, str] = {
     "0 (zero) or left out of that model's means (skip).",
     "ties": "Order of items with equal scores: item id descending as trec_eval (item_desc), "
     "ascending (item_asc), or the order of the input rows (input).",
+}
+
+#: Each choice of each option in words, as a summary names a difference from a preset.
+CHOICE_WORDS: dict[str, dict[object, str]] = {
+    "gain": {"exponential": "exponential gain (2^g − 1)", "linear": "linear gain (g)"},
+    "ideal": {"ground_truth": "ideal list from every ground-truth item",
+              "retrieved": "ideal list from the model's own top K"},
+    "ap_denominator": {"relevant": "AP divided by the number of relevant items",
+                       "min_k_relevant": "AP divided by the smaller of K and the relevant items",
+                       "hits": "AP divided by the hits in the top K"},
+    "threshold_gains": {False: "grades below the relevance threshold still give gain",
+                        True: "no gain below the relevance threshold"},
+    "empty_users": {"skip": "users without relevant items left out",
+                    "zero": "users without relevant items counted"},
+    "missing_users": {"zero": "users a model returned nothing for count as 0",
+                      "skip": "users a model returned nothing for left out"},
+    "ties": {"item_desc": "equal scores ordered by item id, descending",
+             "item_asc": "equal scores ordered by item id, ascending",
+             "input": "equal scores kept in the file's order"},
 }
 
 
@@ -119,6 +141,35 @@ class Conventions:
         prefix = f"preset {name}: " if name else "custom: "
         return prefix + "; ".join(parts)
 
+    def in_words(self) -> dict[str, str]:
+        """Each option's choice in words (:data:`CHOICE_WORDS`), in the order of the fields.
+
+        >>> Conventions().in_words()["ties"]
+        'equal scores ordered by item id, descending'
+        """
+        return {option: CHOICE_WORDS[option][value] for option, value in self.as_dict().items()}
+
+    def summary(self) -> str:
+        """A few words for a page or a report: the preset these conventions equal, or the
+        closest preset (the default among equally close ones) and what differs from it.
+
+        >>> Conventions().summary(), Conventions.preset("trec_eval").summary()
+        ('Default conventions', "trec_eval's conventions")
+        >>> Conventions(ties="input").summary()
+        "Default conventions, except: equal scores kept in the file's order"
+        """
+        mine = self.as_dict()
+
+        def differences(preset: Conventions) -> list[str]:
+            return [option for option, value in preset.as_dict().items() if mine[option] != value]
+
+        closest = min(PRESETS, key=lambda name: len(differences(PRESETS[name])))
+        different = differences(PRESETS[closest])
+        if not different:
+            return PRESET_NAMES[closest]
+        words = self.in_words()
+        return f"{PRESET_NAMES[closest]}, except: " + ", ".join(words[o] for o in different)
+
 
 PRESETS: dict[str, Conventions] = {
     "default": Conventions(),
@@ -134,6 +185,14 @@ PRESETS: dict[str, Conventions] = {
         gain="exponential", ideal="retrieved", ap_denominator="relevant",
         empty_users="skip", missing_users="zero",
     ),
+}
+
+#: Each preset as a summary names it.
+PRESET_NAMES: dict[str, str] = {
+    "default": "Default conventions",
+    "trec_eval": "trec_eval's conventions",
+    "ranx_burges": "ranx's ndcg_burges conventions",
+    "retrieved_ideal": "Textbook conventions",
 }
 
 PRESET_HELP: dict[str, str] = {

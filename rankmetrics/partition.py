@@ -31,10 +31,9 @@ import pyarrow.compute as pc
 from rankmetrics.bundle import per_user_columns
 from rankmetrics.conventions import Conventions
 from rankmetrics.errors import DataError
-from rankmetrics.evaluation import Evaluation, evaluate
+from rankmetrics.evaluation import COUNTS, Evaluation, UserSums, evaluate, extend_values
 from rankmetrics.metrics import METRICS, check_metrics
 from rankmetrics.relevance import RelevanceMapping
-from rankmetrics.sums import COUNTS, UserSums, extend_values
 
 #: The Arrow schema :func:`sums_to_arrow` and :func:`partition_output` write: a row per model
 #: and metric (sums), a row per model (counts, metric null) and a row per problem found
@@ -99,7 +98,7 @@ def partition_sums(
     >>> run = pa.table({"user": ["u", "v"], "item": ["a", "c"], "score": [1.0, 1.0]})
     >>> halves = [partition_sums(truth.slice(i, 1), {"m": run.slice(i, 1)}, metrics=["ndcg"])
     ...           for i in (0, 1)]
-    >>> from rankmetrics.sums import add_sums
+    >>> from rankmetrics.evaluation import add_sums
     >>> float(add_sums(halves).means()["m"]["ndcg"][0])
     0.5
     """

@@ -31,7 +31,7 @@ import pandas as pd
 from rankmetrics.checks import check_choice, check_int
 from rankmetrics.conventions import AP_DENOMINATORS, GAINS, IDEALS, TIES, Conventions
 from rankmetrics.evaluation import evaluate
-from rankmetrics.ranked_run import rank_order
+from rankmetrics.prepared.ranked_run import rank_order
 from rankmetrics.relevance import RelevanceMapping
 
 USER = "student"

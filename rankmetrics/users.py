@@ -24,6 +24,7 @@ import pandas as pd
 
 from rankmetrics.checks import check_int
 from rankmetrics.results import EvaluationResults
+from rankmetrics.stats import paired_differences, restore_ties
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,8 @@ def worst_users(
 ) -> pd.DataFrame:
     """The ``count`` users ``model`` serves worst at ``metric``@``cutoff``.
 
-    Lowest value first; among equal values, users the other models serve best come first
+    Lowest value first; among equal values (to a relative precision of 1e-12:
+    :func:`rankmetrics.stats.restore_ties`), users the other models serve best come first
     (they show what this model misses), then by user id. Columns: ``user``, ``relevant``
     (the user's relevant items), then one column per model with its value for the user (NaN
     where that model does not count the user), ``model``'s own column first.
@@ -59,8 +61,8 @@ def worst_users(
     best_other = table[others].max(axis=1) if others else pd.Series(0.0, index=table.index)
     order = np.lexsort((
         table.index.to_numpy().astype(str),
-        -best_other.fillna(-np.inf).to_numpy(),
-        table[model].to_numpy(),
+        -restore_ties(best_other.fillna(-np.inf).to_numpy(dtype=np.float64)),
+        restore_ties(table[model].to_numpy(dtype=np.float64)),
     ))
     chosen = table.iloc[order[:count]]
     relevant = pd.Series(evaluation.n_relevant, index=evaluation.users)
@@ -90,6 +92,12 @@ def head_to_head(
     Columns ``user``, ``value_a``, ``value_b`` and ``difference`` (``value_b - value_a``:
     positive where B serves the user better), in ground-truth user order.
 
+    Differences are those of the paired tests (:func:`rankmetrics.stats.paired_differences`):
+    a difference within 1e-12 of the larger absolute value of either model's values is 0 (the
+    user is a tie), and differences that close to each other are the same float, so that
+    values equal in exact arithmetic but computed apart (precision@3's ``1 - 2/3`` and
+    ``1/3 - 0``) count as equal in the wins, ties and losses and in the largest gaps.
+
     >>> import pandas as pd
     >>> from rankmetrics.evaluation import evaluate
     >>> truth = pd.DataFrame({"user": ["a", "b"], "item": ["x", "x"], "rating": [1, 1]})
@@ -104,13 +112,17 @@ def head_to_head(
     a = evaluation.per_user_at(model_a, metric, cutoff).rename("value_a")
     b = evaluation.per_user_at(model_b, metric, cutoff).rename("value_b")
     both = pd.concat([a, b], axis=1, join="inner")
-    both["difference"] = both["value_b"] - both["value_a"]
+    both["difference"] = paired_differences(both["value_b"].to_numpy(dtype=np.float64),
+                                            both["value_a"].to_numpy(dtype=np.float64))
     return both.reset_index(names="user")
 
 
 def outcome_counts(pairs: pd.DataFrame) -> tuple[int, int, int]:
     """From a table of :func:`head_to_head`: the users B serves better (B's wins), the users
-    both serve equally (ties) and those A serves better (B's losses)."""
+    both serve equally (ties) and those A serves better (B's losses), by the sign of its
+    differences (0 for values equal to a relative precision of 1e-12); they are the
+    ``wins``, ``ties`` and ``losses`` of :func:`rankmetrics.stats.paired_comparison` on
+    the same users."""
     difference = pairs["difference"].to_numpy()
     return (int(np.count_nonzero(difference > 0)), int(np.count_nonzero(difference == 0)),
             int(np.count_nonzero(difference < 0)))

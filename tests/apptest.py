@@ -82,6 +82,21 @@ def frame(at: AppTest, key: str):
     return found[0]
 
 
+def keyed_block(at: AppTest, key: str):
+    """The container made with ``key`` (None when the page drew none)."""
+    def find(block):
+        for child in block.children.values():
+            if not hasattr(child, "children"):
+                continue
+            if str(getattr(child.proto, "id", "")).endswith(f"-{key}"):
+                return child
+            found = find(child)
+            if found is not None:
+                return found
+        return None
+    return find(at.main)
+
+
 def upload(at: AppTest, index: int, *names: str, content: dict[str, bytes] | None = None):
     content = content or {}
     files = [(name, content[name] if name in content else (UPLOADS / name).read_bytes(),

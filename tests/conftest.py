@@ -1,14 +1,19 @@
-"""Shared fixtures: readers of trec_eval's own test files (tests/fixtures/trec_eval), and the
-demo data sets read (and the movies evaluated) once per session.
+"""Shared fixtures: readers of trec_eval's own test files (tests/fixtures/trec_eval), the
+demo data sets read (and the movies evaluated) once per session, and what the journeys run
+(the Spark session, the browser, the app's server).
 
 The trec_eval readers are deliberately small and independent of ``rankmetrics.io``, so the
 metric tests do not depend on the code that loads user files. Plain helpers (paths, random
-data) are in ``tests/helpers.py``.
+data) are in ``tests/helpers.py``, the processes the tests start in ``tests/processes.py``.
+An interrupted run (Ctrl-C, or SIGTERM, made to interrupt the same way here) stops them.
 """
 
 from __future__ import annotations
 
 import os
+import signal
+import threading
+import time
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
@@ -22,8 +27,19 @@ from streamlit.testing.v1 import app_test
 from rankmetrics import Evaluation, RelevanceMapping, evaluate
 from rankmetrics.io import read_run, read_truth
 from tests.helpers import MOVIE_MODELS, MOVIES, TEXTBOOK
+from tests.processes import stop
+from tests.servers import CHROMIUM, LAUNCH_ARGS, start_app, wait_until_up
 
 TREC_EVAL_FIXTURES = Path(__file__).parent / "fixtures" / "trec_eval"
+
+
+def _cpu_seconds() -> float:
+    used = os.times()
+    return used.user + used.system + used.children_user + used.children_system
+
+
+#: When the run began (this file is read before the tests are collected): wall and CPU time.
+_STARTED = (time.perf_counter(), _cpu_seconds())
 
 
 def _fields(name: str) -> pd.DataFrame:
@@ -106,6 +122,20 @@ def workspace_folder(tmp_path_factory) -> Path:
     return folder
 
 
+@pytest.fixture(scope="session", autouse=True)
+def component_manifests():
+    """Streamlit components found once per session: every new AppTest scans all installed
+    packages for them on its first run (a fifth of a second, a tenth of a typical dashboard
+    test), and the packages do not change while the tests run."""
+    from streamlit.components.v2 import manifest_scanner
+
+    found = manifest_scanner.scan_component_manifests()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(manifest_scanner, "scan_component_manifests",
+                      lambda max_workers=None: list(found))
+        yield found
+
+
 @pytest.fixture
 def downloaded(monkeypatch):
     """The text a download button saves: AppTest keeps each run's files in a store of its
@@ -186,12 +216,65 @@ def spark():
 @pytest.fixture(scope="session")
 def browser():
     """One headless Chromium for every browser test of the session (Playwright's sync API
-    allows one running instance per thread)."""
+    allows one running instance per thread).
+
+    Skipped without Chromium, unless REQUIRE_BROWSER is set (CI sets it): then its absence is
+    a failure.
+    """
     from playwright.sync_api import sync_playwright
 
-    from tests.test_browser import CHROMIUM, LAUNCH_ARGS
-
+    if not Path(CHROMIUM).exists():
+        if os.environ.get("REQUIRE_BROWSER"):
+            pytest.fail(f"REQUIRE_BROWSER is set but no Chromium was found at {CHROMIUM}",
+                        pytrace=False)
+        pytest.skip(f"no Chromium at {CHROMIUM}; set REQUIRE_BROWSER=1 to make this a failure")
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
         yield chromium
         chromium.close()
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory):
+    """The app served by a real Streamlit server, shared by the journeys."""
+    log = tmp_path_factory.mktemp("server") / "streamlit.log"
+    process, url = start_app(log)
+    try:
+        wait_until_up(process, url, log)
+        yield url
+    finally:
+        stop(process)
+
+
+_SIGTERM_BEFORE = pytest.StashKey[object]()
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """SIGTERM interrupts the run as Ctrl-C does, so the fixtures' finalizers stop the
+    processes the tests started (see tests/processes.py)."""
+    if threading.current_thread() is threading.main_thread():
+        config.stash[_SIGTERM_BEFORE] = signal.signal(signal.SIGTERM, _interrupt)
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    if config.option.markexpr != "not journey":  # the default (pyproject.toml's addopts)
+        return []
+    return ["journeys (real browser, local Spark, the package built and installed, large "
+            "files) are left out: `python -m pytest -m journey` runs them"]
+
+
+def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
+    """How long the run took: wall time, and CPU time (this process and the programs it
+    waited for), which says more on a machine that other work keeps busy."""
+    wall, cpu = time.perf_counter() - _STARTED[0], _cpu_seconds() - _STARTED[1]
+    terminalreporter.write_line(f"this run took {wall:.0f} s of wall time and {cpu:.0f} s of "
+                                "CPU time")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if _SIGTERM_BEFORE in config.stash:
+        signal.signal(signal.SIGTERM, config.stash[_SIGTERM_BEFORE])

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from rankmetrics.conventions import Conventions
 from tests.apptest import (
     APP,
     DEMOS,
@@ -238,6 +239,41 @@ def test_a_grade_without_a_usable_gain_keeps_the_previous_mapping(grade, message
     assert curves(at)[("personalized", "ndcg")]["y"] == edited
     assert "5+ -> 10" in " ".join(c.value for c in at.sidebar.caption)
     go(at, "app_pages/significance.py")
+
+
+def conventions_summary(at) -> tuple[str, list[str]]:
+    """The page header's conventions: the summary it shows, and the lines it opens to."""
+    found = [block for block in at.main.get("popover")
+             if block.proto.id.endswith("-conventions_detail")]
+    assert len(found) == 1, "one conventions summary under the title"
+    return found[0].proto.popover.label, [plain(m.value) for m in found[0].markdown]
+
+
+def test_the_page_header_sums_up_the_conventions_in_words():
+    at = start("movies", "app_pages/significance.py")
+    line = plain(at.caption[0].value)
+    assert line.startswith("K = 10 (curves to 50) · graded: ")
+    assert "AP / relevant" not in line and "ties:" not in line  # no option list on the line
+    summary, detail = conventions_summary(at)
+    assert summary == "Default conventions"
+    assert detail[0].startswith("**Default conventions**  \n:gray[The project's defaults: ")
+    # every choice in force, in words, with what the option means
+    assert any(d.startswith("**Equal scores ordered by item id, descending**  \n:gray[Order "
+                            "of items with equal scores: ") for d in detail)
+    assert any(d.startswith("**Exponential gain (2^g − 1)**") for d in detail)
+    assert detail[-1] == ":gray[Change them in the sidebar, under Conventions.]"
+    assert len(detail) == 1 + len(Conventions().as_dict()) + 1
+
+    at.sidebar.selectbox(key="preset").set_value("trec_eval").run()
+    ok(at)
+    assert conventions_summary(at)[0] == "trec_eval's conventions"
+    at.sidebar.selectbox(key="conv_ties").set_value("input").run()
+    ok(at)
+    summary, detail = conventions_summary(at)
+    assert summary == "trec_eval's conventions, except: equal scores kept in the file's order"
+    assert detail[0] == f"**{summary}**"  # not a preset: no preset's description
+    go(at, "app_pages/compare.py")  # every page's header says the same
+    assert conventions_summary(at)[0] == summary
 
 
 def test_preset_changes_ndcg_and_the_conventions_line():

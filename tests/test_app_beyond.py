@@ -64,10 +64,65 @@ def test_the_trade_off_follows_the_chosen_metrics_and_k():
     ok(at)
     points = figure(at, "beyond_tradeoff")["data"]
     assert points[0]["x"] == [pytest.approx(10 / 1500)]
-    assert figure(at, "beyond_tradeoff")["layout"]["xaxis"]["title"]["text"] == "Coverage@10"
+    assert figure(at, "beyond_tradeoff")["layout"]["xaxis"]["title"]["text"] == (
+        "Share of the catalogue recommended (Coverage@10)")
     at.slider(key="cutoff").set_value(5).run()
     ok(at)
     assert figure(at, "beyond_tradeoff")["data"][0]["x"] == [pytest.approx(5 / 1500)]
+
+
+def test_the_pills_and_pickers_name_the_metrics_in_words():
+    at = start("movies", PAGE)
+    pills = [group for group in at.get("button_group") if group.key == "beyond_metrics"][0]
+    shown = [option.content for option in pills.proto.options]
+    assert shown[:5] == [
+        "Share of the catalogue recommended (Coverage)", "Inequality of exposure (Gini)",
+        "Evenness of exposure (Entropy)", "Difference between users' lists (Personalization)",
+        "Average popularity of recommended items (ARP)"]
+    # the pills' help says what each measures and what a higher value means
+    assert ("**Inequality of exposure (Gini)**: How unequally recommendations are spread"
+            in pills.proto.help)
+    assert "Higher: concentrates recommendations on fewer items." in pills.proto.help
+    accuracy, against = (at.selectbox(key="beyond_accuracy_metric"),
+                         at.selectbox(key="beyond_tradeoff_metric"))
+    assert accuracy.format_func("ndcg") == "Ranking quality (NDCG@10)"
+    assert against.format_func("ild") == "Diversity within a list (ILD@10)"
+
+
+def test_the_trade_off_opens_on_accuracy_against_the_share_of_long_tail_items():
+    at = start("movies", PAGE)
+    assert at.selectbox(key="beyond_accuracy_metric").value == "ndcg"
+    assert at.selectbox(key="beyond_tradeoff_metric").value == "aplt"
+    layout = figure(at, "beyond_tradeoff")["layout"]
+    assert layout["yaxis"]["title"]["text"] == "Ranking quality (NDCG@10)"
+    assert layout["xaxis"]["title"]["text"] == "Share of long-tail items (APLT@10)"
+    assert layout["title"]["text"] == (
+        "Ranking quality (NDCG@10) against share of long-tail items (APLT@10)")
+    assert layout["title"]["subtitle"]["text"] == (
+        "Further up is better; a model further right recommends a larger share of long-tail "
+        "items; bars: 95% confidence intervals")
+
+
+def test_without_interactions_the_trade_off_opens_on_coverage():
+    at = start("textbook", PAGE)
+    assert at.selectbox(key="beyond_tradeoff_metric").value == "coverage"
+    assert figure(at, "beyond_tradeoff")["layout"]["xaxis"]["title"]["text"] == (
+        "Share of the catalogue recommended (Coverage@5)")
+
+
+def test_the_curves_and_the_table_say_what_a_higher_value_means():
+    at = start("movies", PAGE)
+    titles = [a["text"] for a in figure(at, "beyond_chart")["layout"]["annotations"]]
+    assert titles[1].startswith("Inequality of exposure (Gini@K)<br>")
+    assert "Higher: concentrates recommendations on fewer items" in titles[1]
+    table = [d for d in at.main.dataframe if str(d.value.columns[0]).startswith("Coverage@")]
+    columns = json.loads(table[0].proto.columns)
+    assert columns["Gini@10"]["help"] == (
+        "Inequality of exposure (Gini@10): How unequally recommendations are spread over the "
+        "items: 0 when every item is recommended equally often, near 1 when a few items take "
+        "them all. Higher: concentrates recommendations on fewer items.")
+    assert columns["APLT@10"]["help"].endswith(
+        "Higher: recommends a larger share of long-tail items.")
 
 
 def test_without_optional_files_the_page_says_which_file_adds_what():
@@ -159,9 +214,10 @@ H2H = "app_pages/head_to_head.py"
 def test_head_to_head_offers_the_per_user_beyond_metrics_worded_by_what_higher_means():
     at = start("movies", H2H)
     box = at.selectbox(key="h2h_metric")
-    assert {"ARP@10", "APLT@10", "ACLT@10", "Novelty@10", "ILD@10",
-            "Categories@10"} <= set(box.options)
-    assert "Coverage@10" not in box.options  # one value for all users: no user to compare
+    shown = {option.split(" (")[-1].rstrip(")") for option in box.options}
+    assert {"ARP@10", "APLT@10", "ACLT@10", "Novelty@10", "ILD@10", "Categories@10"} <= shown
+    assert "Coverage@10" not in shown  # one value for all users: no user to compare
+    assert "Average popularity of recommended items (ARP@10)" in box.options
     box.set_value("arp").run()
     ok(at)
     model_a, model_b = at.session_state["h2h_a"], at.session_state["h2h_b"]
@@ -210,7 +266,7 @@ def test_head_to_head_shows_counts_as_whole_numbers():
 def test_head_to_head_without_optional_files_offers_accuracy_metrics_only():
     at = start("textbook", H2H)
     options = at.selectbox(key="h2h_metric").options
-    assert "NDCG@5" in options and not any(o.startswith("ARP") for o in options)
+    assert "Ranking quality (NDCG@5)" in options and not any("(ARP@" in o for o in options)
 
 
 def test_a_link_reopens_head_to_head_on_a_beyond_accuracy_metric():

@@ -1,6 +1,6 @@
 """Beyond-accuracy metrics against Microsoft Recommenders' own Spark evaluator
 (``recommenders.evaluation.spark_evaluation.SparkDiversityEvaluation``, 1.2.1) on random data,
-run on the tests' local Spark session.
+run on the tests' local Spark session (journeys: ``-m journey`` runs them).
 
 Its definitions, with lists of K distinct items per user and training interactions that do
 not repeat a (user, item) pair of the lists (it refuses those):
@@ -30,6 +30,8 @@ from rankmetrics import evaluate
 from rankmetrics.beyond import BeyondOptions
 
 CUTOFFS = (2, 8)
+
+pytestmark = pytest.mark.journey
 
 
 def random_data(seed: int, n_users: int = 25, n_items: int = 30, length: int = 8):

@@ -4,125 +4,41 @@ A new user opens the app, sees the demo curves, uploads two model files and a gr
 through the file input, sees their curves, changes the threshold and explains a user's NDCG;
 a teacher walks through the textbook example; an analyst turns on confidence bands, reads the
 Significance page, opens the best pair head-to-head and one user's NDCG from there; a teacher
-runs a lesson in the Playground (each move timed) and projects it in presentation mode. No
-exception box, no browser console error.
+runs a lesson in the Playground (each move timed) and projects it in presentation mode; a
+newcomer loads MovieLens as GroupLens (no header line) and RecBole ship it and sees the
+columns found. No exception box, no browser console error.
 Screenshots of every page go to artifacts/screenshots/ (ignored by git).
 
-Skipped when no Chromium is found, unless REQUIRE_BROWSER is set (CI sets it): then a
-missing browser is a failure.
+Journeys: ``python -m pytest -m journey`` runs them (the default run leaves them out). Skipped
+when no Chromium is found, unless REQUIRE_BROWSER is set (CI sets it): then a missing browser
+is a failure.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
-import signal
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import Page, expect
+
+from tests.processes import stop
+from tests.servers import start_app, wait_until_up
 
 ROOT = Path(__file__).resolve().parents[1]
 UPLOADS = Path(__file__).resolve().parent / "data" / "app"
+IO_FILES = Path(__file__).resolve().parent / "data" / "io"
 SHOTS = ROOT / "artifacts" / "screenshots"
-CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-LAUNCH_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    "--disable-dev-shm-usage",
-]
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 CONNECTED = '[data-testid="stApp"][data-test-connection-state="CONNECTED"]'
 CHART = '[data-testid="stPlotlyChart"] .js-plotly-plot .main-svg'
 TIMEOUT = 90_000
 
-pytestmark = pytest.mark.browser
-
-
-def _browser_available() -> bool:
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return False
-    return Path(CHROMIUM).exists()
-
-
-if not _browser_available():
-    if os.environ.get("REQUIRE_BROWSER"):
-        pytest.fail(f"REQUIRE_BROWSER is set but no Chromium was found at {CHROMIUM} (or "
-                    "Playwright is missing)", pytrace=False)
-    pytest.skip(f"no Chromium at {CHROMIUM}; set REQUIRE_BROWSER=1 to make this a failure",
-                allow_module_level=True)
-
-from playwright.sync_api import Page, expect  # noqa: E402
+pytestmark = [pytest.mark.browser, pytest.mark.journey]
 
 expect.set_options(timeout=TIMEOUT)
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def start_server(log: Path) -> tuple[subprocess.Popen, str]:
-    """A Streamlit server for the app on a free port, in its own process group (not waited
-    for: see ``wait_until_up``)."""
-    port = _free_port()
-    command = [
-        sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-        "--server.port", str(port), "--server.address", "127.0.0.1",
-        "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false",
-    ]
-    with open(log, "w") as output:
-        process = subprocess.Popen(command, cwd=ROOT, stdout=output, stderr=subprocess.STDOUT,
-                                   start_new_session=True)
-    return process, f"http://127.0.0.1:{port}"
-
-
-def wait_until_up(process: subprocess.Popen, url: str, log: Path) -> None:
-    """Poll the server's health endpoint until it answers (the app's script has not run yet:
-    that happens when the first browser session connects)."""
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as answer:
-                if answer.read() == b"ok":
-                    return
-        except OSError:
-            pass
-        if process.poll() is not None or time.monotonic() > deadline:
-            pytest.fail(f"the Streamlit server did not start:\n{log.read_text()}")
-        time.sleep(0.3)
-
-
-def stop_server(process: subprocess.Popen) -> None:
-    if process.poll() is not None:
-        return
-    os.killpg(process.pid, signal.SIGTERM)
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
-
-
-@pytest.fixture(scope="session")
-def server(tmp_path_factory):
-    """The app served by a real Streamlit server, shared by the journeys."""
-    log = tmp_path_factory.mktemp("server") / "streamlit.log"
-    process, url = start_server(log)
-    try:
-        wait_until_up(process, url, log)
-        yield url
-    finally:
-        stop_server(process)
 
 
 @contextmanager
@@ -258,6 +174,47 @@ def test_new_users_journey(page: Page):
     shoot(page, "4_ndcg_uploaded")
 
 
+def test_movielens_as_grouplens_and_recbole_ship_it(page: Page):
+    # a model without a header line and RecBole's ratings, through the file inputs
+    go_to(page, "Data")
+    inputs = page.locator('[data-testid="stFileUploader"] input[type="file"]')
+    inputs.nth(0).set_input_files([IO_FILES / "u_scores.tsv", IO_FILES / "u_ranks.tsv"])
+    expect(page.get_by_text("Model: u_scores")).to_be_visible()
+    wait_idle(page)
+    page.locator('[data-testid="stFileUploader"] input[type="file"]').nth(1).set_input_files(
+        IO_FILES / "ml-100k.inter")
+    expect(page.locator("code", has_text="user_id")).to_be_visible()
+    wait_idle(page)
+    main = page.locator('[data-testid="stMain"]')
+    expect(main.get_by_text("file ml-100k.inter · format recbole")).to_be_visible()
+    expect(main.get_by_text("rank ←")).to_be_visible()  # u_ranks: 1, 2, 3... in each user
+    expect(main.locator("code", has_text="field 3").first).to_be_visible()
+    expect(main.get_by_text("No header line: the columns are read in the order user, item, "
+                            "score.")).to_be_visible()
+    expect(main.get_by_text("name them with “Columns in order” in “Choose the columns or the "
+                            "format by hand” below (e.g. user, item, rank)")).to_be_visible()
+    no_exception(page)
+    shoot(page, "movielens_data")
+
+    # the model read by hand in the order the form prefilled: nothing assumed any more
+    # (the ground truth's form comes first, then u_scores'; only the opened one is visible)
+    main.get_by_text("Choose the columns or the format by hand", exact=True).nth(1).click()
+    order = main.get_by_role("textbox", name="Columns in order, for a file without a header "
+                             "line")
+    expect(order).to_have_value("user, item, score")
+    expect(main.get_by_role("radio", name="data: the file has no header line")).to_be_checked()
+    main.get_by_role("button", name="Read the file again with these choices").click()
+    wait_idle(page)
+    expect(main.get_by_text("(e.g. user, item, score)")).to_have_count(0)
+    expect(main.get_by_text("(e.g. user, item, rank)")).to_be_visible()
+    no_exception(page)
+
+    # both read the same lists: the same curves
+    go_to(page, "Compare models")
+    assert {"u_scores", "u_ranks"} <= set(legend(page))
+    no_exception(page)
+
+
 def test_teacher_walks_through_the_textbook_example(page: Page):
     sidebar = page.locator('[data-testid="stSidebar"]')
     sidebar.get_by_role("combobox", name="Data").click()
@@ -324,7 +281,7 @@ def test_significance_then_head_to_head_then_ndcg(page: Page):
     go_to(page, "Significance")
     expect(page.locator('[data-testid="stPlotlyChart"]')).to_have_count(1)
     expect(page.locator(".js-plotly-plot .gtitle").first).to_contain_text(
-        "NDCG@10: row model minus column model")
+        "Ranking quality (NDCG@10): row model minus column model")
     sentence = page.locator('[data-testid="stAlertContentInfo"]')
     expect(sentence).to_contain_text("top_heavy is better than personalized on NDCG@10")
     expect(sentence).to_contain_text("after Holm correction")
@@ -399,7 +356,7 @@ def test_beyond_accuracy_journey(page: Page):
     titles = page.locator(".js-plotly-plot .gtitle")
     expect(titles.first).to_contain_text("one value for all users")
     expect(titles.nth(1)).to_have_text(
-        ["NDCG@10 against APLT@10; bars: 95% confidence intervals"])
+        ["Ranking quality (NDCG@10) against share of long-tail items (APLT@10)"])
     expect(titles.nth(2)).to_contain_text("popularity")
     assert {"popularity", "personalized", "top_heavy", "random", "ground truth"} <= set(
         legend(page))
@@ -408,9 +365,10 @@ def test_beyond_accuracy_journey(page: Page):
 
     # another beyond-accuracy metric for the trade-off
     page.get_by_role("combobox", name="Against").click()
-    page.get_by_role("option", name="Coverage@10", exact=True).click()
+    page.get_by_role("option", name="Share of the catalogue recommended (Coverage@10)",
+                     exact=True).click()
     expect(page.locator(".js-plotly-plot .gtitle").nth(1)).to_have_text(
-        ["NDCG@10 against Coverage@10; bars: 95% confidence intervals"])
+        ["Ranking quality (NDCG@10) against share of the catalogue recommended (Coverage@10)"])
     no_exception(page)
     wait_idle(page)
     page.locator('[data-testid="stPlotlyChart"]').nth(2).scroll_into_view_if_needed()
@@ -427,7 +385,8 @@ def test_beyond_accuracy_journey(page: Page):
     # Head-to-head on ARP says what a higher value means, never "better"
     go_to(page, "Head-to-head")
     page.get_by_role("combobox", name="Metric").click()
-    page.get_by_role("option", name="ARP@10", exact=True).click()
+    page.get_by_role("option", name="Average popularity of recommended items (ARP@10)",
+                     exact=True).click()
     expect(page.locator(".js-plotly-plot .gtitle").first).to_contain_text(
         "Who recommends more popular items to each user, at ARP@10")
     expect(page.get_by_text("A higher ARP@10 is not better in itself")).to_be_visible()
@@ -463,13 +422,13 @@ def unvisited_servers(tmp_path_factory):
     try:
         for path in [*LINKS, *MOVED]:
             log = logs / f"{path}.log"
-            started[path] = (*start_server(log), log)
+            started[path] = (*start_app(log), log)
         for process, url, log in started.values():
             wait_until_up(process, url, log)
         yield started
     finally:
         for process, _, _ in started.values():
-            stop_server(process)
+            stop(process)
 
 
 @pytest.fixture(params=[*LINKS, *MOVED], ids=lambda path: path or "root")
@@ -478,7 +437,7 @@ def linked_page(request, browser, unvisited_servers):
     process, url, _ = unvisited_servers[request.param]
     with open_tab(browser, f"{url}/{request.param}", request) as tab:
         yield tab, request.param
-    stop_server(process)
+    stop(process)
 
 
 def navigation_titles(tab: Page, which: str = "") -> list[str]:

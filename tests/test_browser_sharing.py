@@ -10,36 +10,26 @@ link still points at it), with a temporary workspace folder.
 from __future__ import annotations
 
 import io
-import os
-import socket
 import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
+from tests.processes import stop
+from tests.servers import free_port, start_app, wait_until_up
 from tests.test_browser import (
     CONNECTED,
-    ROOT,
     SHOTS,
     UPLOADS,
     expect,
     go_to,
     legend,
-    stop_server,
     wait_idle,
-    wait_until_up,
 )
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.journey]
 CHART = ".js-plotly-plot .main-svg"
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 class RestartableServer:
@@ -47,24 +37,18 @@ class RestartableServer:
     starts it again on the same port and folder."""
 
     def __init__(self, folder: Path, log: Path) -> None:
-        self.folder, self.log, self.port = folder, log, _free_port()
+        self.folder, self.log, self.port = folder, log, free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.process: subprocess.Popen | None = None
 
     def start(self) -> None:
-        command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless",
-                   "true", "--server.port", str(self.port), "--server.address", "127.0.0.1",
-                   "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"]
-        env = {**os.environ, "RANKMETRICS_WORKSPACES": str(self.folder)}
-        with open(self.log, "a") as output:
-            self.process = subprocess.Popen(command, cwd=ROOT, stdout=output,
-                                            stderr=subprocess.STDOUT, start_new_session=True,
-                                            env=env)
+        self.process, _ = start_app(self.log, port=self.port,
+                                    env={"RANKMETRICS_WORKSPACES": str(self.folder)})
         wait_until_up(self.process, self.url, self.log)
 
     def stop(self) -> None:
         if self.process is not None:
-            stop_server(self.process)
+            stop(self.process)
 
     def restart(self) -> None:
         self.stop()
@@ -75,9 +59,11 @@ class RestartableServer:
 def own_server(tmp_path_factory):
     folder = tmp_path_factory.mktemp("shared_workspaces")
     server = RestartableServer(folder, folder / "streamlit.log")
-    server.start()
-    yield server
-    server.stop()
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()
 
 
 def new_tab(browser, url: str, problems: list[str], *, clipboard: bool = True):
@@ -136,16 +122,16 @@ def test_a_link_reopens_the_same_view_after_a_restart(browser, own_server, tmp_p
 
     go_to(tab, "Users")  # the view: MAP@10 on the Users page
     tab.get_by_role("combobox", name="Metric").click()
-    tab.get_by_role("option", name="MAP@10", exact=True).click()
-    expect(tab.locator(".js-plotly-plot .gtitle").first).to_have_text(
-        ["Distribution of MAP@10 over users"])
+    tab.get_by_role("option", name="How early the hits come (MAP@10)", exact=True).click()
+    expect(tab.locator(".js-plotly-plot .gtitle").first).to_contain_text(
+        "How early the hits come (MAP@10)")
     wait_idle(tab)
     assert "users_metric=map" in tab.url and "ws=" in tab.url
 
     tab.reload()  # nothing lost
     tab.wait_for_selector(CONNECTED)
-    expect(tab.locator(".js-plotly-plot .gtitle").first).to_have_text(
-        ["Distribution of MAP@10 over users"])
+    expect(tab.locator(".js-plotly-plot .gtitle").first).to_contain_text(
+        "How early the hits come (MAP@10)")
     assert set(legend(tab)) >= {"als_model", "popular_items"}
 
     # the downloads: every user's MAP@10 for both models, and the report
@@ -186,8 +172,8 @@ def test_a_link_reopens_the_same_view_after_a_restart(browser, own_server, tmp_p
 
     own_server.restart()
     second, tab = new_tab(browser, link, problems)  # a new browser, the link
-    expect(tab.locator(".js-plotly-plot .gtitle").first).to_have_text(
-        ["Distribution of MAP@10 over users"])
+    expect(tab.locator(".js-plotly-plot .gtitle").first).to_contain_text(
+        "How early the hits come (MAP@10)")
     assert set(legend(tab)) >= {"als_model", "popular_items"}
     assert tab.url == link
     tab.screenshot(path=shots / "2_same_view_after_restart.png")

@@ -241,18 +241,27 @@ def test_difference_band_is_the_paired_t_interval_at_every_k(three_models, confi
 
 def _every_tie_order(truth: pd.DataFrame, run: pd.DataFrame, conventions: Conventions,
                      relevance: RelevanceMapping, max_cutoff: int) -> np.ndarray:
-    """(orders x metrics x cutoffs) means of one user's list under every order of its ties."""
+    """(orders x metrics x cutoffs) values of one user's list under every order of its ties.
+
+    Each order is the list of a user of its own (with the same ground truth), all evaluated
+    at once: a user's values depend on that user's list only, and a one-user mean is the
+    user's value."""
     run = run.sort_values("score", ascending=False, kind="stable").reset_index(drop=True)
     groups = [list(group.index) for _, group in run.groupby("score", sort=False)]
-    results = []
-    for orders in itertools.product(*(itertools.permutations(g) for g in groups)):
-        ranked = run.loc[[row for order in orders for row in order]]
-        strict = ranked.assign(score=np.arange(len(ranked), 0, -1, dtype=float))
-        ev = evaluate(truth, {"m": strict}, relevance=relevance, conventions=conventions,
-                      max_cutoff=max_cutoff)
-        means = ev.means(MAIN_METRICS)["m"]
-        results.append([means[metric] for metric in MAIN_METRICS])
-    return np.array(results)
+    rows = np.array([[row for order in orders for row in order] for orders
+                     in itertools.product(*(itertools.permutations(g) for g in groups))])
+    users = [f"order{number}" for number in range(len(rows))]
+    lists = pd.DataFrame({"user": np.repeat(users, rows.shape[1]),
+                          "item": run["item"].to_numpy()[rows.ravel()],
+                          "score": np.tile(np.arange(rows.shape[1], 0, -1, dtype=float),
+                                           len(rows))})
+    truths = pd.DataFrame({"user": np.repeat(users, len(truth)),
+                           "item": np.tile(truth["item"].to_numpy(), len(rows)),
+                           "rating": np.tile(truth["rating"].to_numpy(), len(rows))})
+    ev = evaluate(truths, {"m": lists}, relevance=relevance, conventions=conventions,
+                  max_cutoff=max_cutoff)
+    per_metric = [ev.per_user("m", metric).loc[users].to_numpy() for metric in MAIN_METRICS]
+    return np.stack(per_metric, axis=1)
 
 
 @pytest.mark.parametrize("preset", ["default", "trec_eval"])
@@ -467,6 +476,26 @@ def test_k_report_command_prints_the_summary_and_writes_the_tables(tmp_path, cap
     winners = pd.read_csv(tmp_path / "winners_by_relevance.csv")
     assert winners["row"].unique().tolist() == ["rating >= 3", "rating >= 4", "rating >= 5"]
     assert pd.read_csv(tmp_path / "curves.csv")["cutoff"].tolist() == list(range(1, 21))
+
+
+def test_k_report_defaults_fit_a_small_largest_k(tmp_path, capsys):
+    # --max-cutoff 8 alone: the reported K (10 by default) and the table's cutoffs (1, 5, 10)
+    # become those up to 8, and no error names an option that was not typed
+    from helpers import MOVIES
+
+    from rankmetrics.cli import main
+
+    runs = [f"--run={MOVIES / name}.parquet" for name in ("popularity", "personalized")]
+    code = main(["k-report", "--truth", str(MOVIES / "ground_truth.csv"), *runs,
+                 "--output-dir", str(tmp_path), "--max-cutoff", "8", "--binary", "4"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    table = pd.read_csv(tmp_path / "cutoff_table.csv")
+    assert sorted(table["cutoff"].unique()) == [1, 5]
+    assert "at K = 8" in captured.out
+    assert main(["k-report", "--truth", str(MOVIES / "ground_truth.csv"), *runs,
+                 "--output-dir", str(tmp_path), "--max-cutoff", "8", "--cutoffs", "1,9"]) == 1
+    assert "--cutoffs" in capsys.readouterr().err  # a cutoff typed past the largest K
 
 
 def test_k_report_command_on_a_saved_evaluation(tmp_path, capsys):

@@ -8,7 +8,12 @@ import pandas as pd
 import pytest
 
 from rankmetrics import RelevanceMapping, evaluate
-from rankmetrics.report.decision import decision_summary, leader_by_cutoff
+from rankmetrics.report.decision import (
+    decision_summary,
+    describe_across,
+    describe_verdict,
+    leader_by_cutoff,
+)
 from rankmetrics.report.latex import latex_escape, latex_table, letter
 
 USERS = [f"u{n:02d}" for n in range(40)]
@@ -33,7 +38,9 @@ def evaluated(**ranks):
 
 
 def summary(evaluation, metric="hit_rate", cutoff=1):
-    return decision_summary(evaluation, [metric], cutoff, test="t", n_bootstrap=200)[0]
+    """The verdict on one metric, its sentence and the sentence on whether it holds across K."""
+    decision = decision_summary(evaluation, [metric], cutoff, test="t", n_bootstrap=200)[0]
+    return decision.verdict, describe_verdict(decision.verdict), describe_across(decision)
 
 
 def test_clear_winner():
@@ -161,7 +168,8 @@ def test_a_saved_evaluation_past_its_lists_end_checks_no_k_beyond_them(tmp_path)
     saved = load_bundle(ev.save(tmp_path / "movies", sample=10))
     assert saved.width == ev.width == 50
     for evaluation in (ev, saved):
-        _, _, across = decision_summary(evaluation, ["ndcg"], 10, test="t", n_bootstrap=10)[0]
+        decision = decision_summary(evaluation, ["ndcg"], 10, test="t", n_bootstrap=10)[0]
+        across = describe_across(decision)
         # checked at K = 1, 3, 5, 10, 20 and 50, not 100 ("personalized at K = 50 to 100")
         assert across == ("The leader on NDCG changes with K: top_heavy at K = 1 to 20, "
                           "personalized at K = 50."), across

@@ -1,10 +1,12 @@
 """Each preset against the library it reproduces, on random data, to 1e-9.
 
 - ``trec_eval``: pytrec_eval-terrier (P, recall, map_cut, ndcg_cut, recip_rank, map, Rprec,
-  success), including its tie order and relevance levels, and ranx's ndcg / map / mrr /
-  precision / recall / hit_rate / r-precision;
+  success), including its tie order and relevance levels; ir_measures (P, R, AP, nDCG, RR,
+  Rprec, Success, per user and their means); and ranx's ndcg / map / mrr / precision / recall
+  / hit_rate / r-precision;
 - ``ranx_burges``: ranx's ndcg_burges;
-- ``retrieved_ideal``: scikit-learn's ndcg_score and dcg_score.
+- ``retrieved_ideal``: scikit-learn's ndcg_score and dcg_score;
+- ``ap_denominator="min_k_relevant"``: Microsoft Recommenders' map_at_k.
 
 The random data has graded ratings (0-3 judgments or 1-5 stars), ties in scores (rounded to
 one decimal) unless a reference breaks ties unpredictably, users missing from the model,
@@ -14,11 +16,14 @@ cutoffs beyond every list.
 
 from __future__ import annotations
 
+import ir_measures
 import numpy as np
 import pandas as pd
 import pytest
 import pytrec_eval
+from ir_measures import AP, RR, P, R, Rprec, Success, nDCG
 from ranx import evaluate as ranx_evaluate
+from recommenders.evaluation.python_evaluation import map_at_k
 from sklearn.metrics import dcg_score, ndcg_score
 
 from rankmetrics import Conventions, RelevanceMapping, evaluate
@@ -158,6 +163,18 @@ def test_pytrec_eval_breaks_ties_by_item_id_descending(seed):
     assert (ours - reference).abs().to_numpy().max() > 1e-3
 
 
+def test_pytrec_eval_ties_scores_equal_in_float32_where_rankmetrics_does_not():
+    # docs/conventions.md's one known difference: 1 + 1e-9 and 1 are one float32, so
+    # pytrec_eval ties them and puts the larger id, b, first; rankmetrics ranks a first
+    truth = pd.DataFrame({"user": ["u"], "item": ["a"], "rating": [1]})
+    run = pd.DataFrame({"user": ["u", "u"], "item": ["a", "b"], "score": [1.0 + 1e-9, 1.0]})
+    evaluator = pytrec_eval.RelevanceEvaluator({"u": {"a": 1}}, {"recip_rank"})
+    assert evaluator.evaluate({"u": {"a": 1.0 + 1e-9, "b": 1.0}})["u"]["recip_rank"] == 0.5
+    evaluation = evaluate(truth, {"model": run}, conventions=Conventions.preset("trec_eval"),
+                          max_cutoff=2)
+    assert evaluation.per_user_at("model", "mrr", 2)["u"] == 1.0
+
+
 @pytest.mark.parametrize("level", [1, 2, 3])
 def test_comment_fixtures_match_pytrec_eval(trec_qrels, trec_run, level):
     # 31 graded topics, a run of 301 topics x 100 passages (270 topics unknown to the qrels)
@@ -167,6 +184,63 @@ def test_comment_fixtures_match_pytrec_eval(trec_qrels, trec_run, level):
         cutoffs=(1, 2, 3, 5, 10, 20, 50, 99, 100, 200), uncut=200,
     )
     assert len(reference) == 31
+
+
+# ----- trec_eval preset vs ir_measures ------------------------------------------------------
+#
+# ir_measures 0.4.3 computes these measures with pytrec_eval and gives every qrels user missing
+# from the run the measure's default, 0 (``Evaluator.iter_calc``): its means are trec_eval -c's.
+
+IR_MEASURES_CUTOFFS = (1, 3, 5, 10, 30, 40)
+
+
+def _ir_measures_requests(level: int) -> dict[object, tuple[str, int | None]]:
+    """ir_measures measures at relevance level ``level`` and our metric and cutoff for each."""
+    cut = {P: "precision", R: "recall", AP: "map", nDCG: "ndcg", Success: "hit_rate"}
+    requests: dict[object, tuple[str, int | None]] = {
+        # nDCG takes no level: like trec_eval's ndcg, it gains every positive grade
+        (measure if measure is nDCG else measure(rel=level)) @ cutoff: (metric, cutoff)
+        for measure, metric in cut.items()
+        for cutoff in IR_MEASURES_CUTOFFS
+    }
+    requests |= {AP(rel=level): ("map", MAX_CUTOFF), RR(rel=level): ("mrr", MAX_CUTOFF),
+                 nDCG: ("ndcg", MAX_CUTOFF), Rprec(rel=level): ("r_precision", None)}
+    return requests
+
+
+@pytest.mark.parametrize("seed", range(2))
+@pytest.mark.parametrize(
+    ("ratings", "relevance", "level"),
+    [
+        ("grades", RelevanceMapping.identity(1), 1),
+        ("grades", RelevanceMapping.identity(2), 2),
+        ("stars", STARS, 1),
+    ],
+    ids=["grades-l1", "grades-l2", "stars-l1"],
+)
+def test_trec_eval_preset_matches_ir_measures(seed, ratings, relevance, level):
+    truth, run = random_data(700 + seed, ratings=ratings)
+    evaluation = evaluate(truth, {"model": run}, relevance=relevance,
+                          conventions=Conventions.preset("trec_eval"), max_cutoff=MAX_CUTOFF)
+    requests = _ir_measures_requests(level)
+    qrels = _grades_frame(truth, relevance).rename(
+        columns={"user": "query_id", "item": "doc_id", "rating": "relevance"})
+    scored = run.rename(columns={"user": "query_id", "item": "doc_id"})
+    values: dict[str, dict[str, float]] = {}
+    for value in ir_measures.iter_calc(list(requests), qrels, scored):
+        values.setdefault(str(value.measure), {})[value.query_id] = value.value
+    reference = pd.DataFrame(values)
+    columns = {str(measure): target for measure, target in requests.items()}
+    ours = _ours(evaluation, columns)
+    # every ground-truth user, those missing from the run included; none unknown to it
+    assert set(reference.index) == set(ours.index) == set(truth["user"])
+    assert evaluation.user_counts().iloc[0]["missing_from_model"] > 0
+    _assert_close(ours, reference[list(columns)])
+    aggregate = ir_measures.calc_aggregate(list(requests), qrels, scored)
+    means = evaluation.means({metric for metric, _ in requests.values()})["model"]
+    for measure, (metric, cutoff) in requests.items():
+        value = means[metric][0 if cutoff is None else cutoff - 1]
+        assert value == pytest.approx(aggregate[measure], rel=0, abs=1e-9), str(measure)
 
 
 # ----- ranx ---------------------------------------------------------------------------------
@@ -347,3 +421,29 @@ def test_sklearn_fed_a_longer_list_takes_its_ideal_from_below_the_cutoff():
     assert evaluation.per_user_at("model", "ndcg", 2)["u"] == 1.0
     assert ndcg_score([[1, 0]], [[3, 2]], k=2) == 1.0
     assert ndcg_score([[1, 0, 2]], [[3, 2, 1]], k=2) == pytest.approx(1 / (2 + 1 / np.log2(3)))
+
+
+# ----- ap_denominator="min_k_relevant" vs Microsoft Recommenders ----------------------------
+#
+# recommenders 1.2.1 python_evaluation.map_at_k: every row of rating_true is relevant; the mean
+# is over the users in both rating_true and rating_pred (users without relevant items and users
+# missing from the model are left out), each AP@k divided by min(|R|, k).
+
+@pytest.mark.parametrize("seed", range(2))
+def test_min_k_relevant_matches_recommenders_map_at_k(seed):
+    truth, run = random_data(800 + seed, tie_free=True)
+    evaluation = evaluate(
+        truth, {"model": run},
+        conventions=Conventions(ap_denominator="min_k_relevant", missing_users="skip"),
+        max_cutoff=MAX_CUTOFF,
+    )
+    relevant = truth[truth["rating"] >= 1].rename(columns={"user": "userID", "item": "itemID"})
+    predicted = run.rename(columns={"user": "userID", "item": "itemID", "score": "prediction"})
+    means = evaluation.curve("model", "map")
+    for cutoff in (1, 3, 5, 10, 30):
+        expected = map_at_k(relevant, predicted, k=cutoff)
+        assert means[cutoff - 1] == pytest.approx(expected, rel=0, abs=1e-12), cutoff
+    # the default |R| denominator gives other numbers on the same data
+    default = evaluate(truth, {"model": run}, conventions=Conventions(missing_users="skip"),
+                       max_cutoff=MAX_CUTOFF).curve("model", "map")
+    assert abs(default[9] - map_at_k(relevant, predicted, k=10)) > 1e-3

@@ -65,7 +65,11 @@ def test_curves_one_line_per_model_and_metric():
         assert t["y"] == CURVES[t["name"]][t["meta"]["metric"]]
     assert [t["showlegend"] for t in curves] == [True, True, False, False]
     titles = [a["text"] for a in fig.layout.annotations]
-    assert titles == ["Precision@K", "NDCG@K"]
+    # each panel names its metric in words, then which way is better, in smaller type
+    assert titles == [
+        "Share of the list that is relevant (Precision@K)<br>"
+        "<span style='font-size:12px'>Higher is better</span>",
+        "Ranking quality (NDCG@K)<br><span style='font-size:12px'>Higher is better</span>"]
 
 
 def test_curves_mark_the_chosen_cutoff():
@@ -295,6 +299,14 @@ def test_pairwise_matrix_cells_read_row_minus_column():
     assert colours[-1] == BETTER_COLOR
     assert "NDCG@10" in fig.layout.title.text
     assert fig.layout.yaxis.autorange == "reversed"  # first model on top
+
+
+def test_pairwise_matrix_calls_equal_means_neither_better_nor_worse():
+    # equal means with a significant test (Wilcoxon can reject on equal means): grey, no glyph
+    pairs = PAIRS.assign(difference=0.0, significant=True)
+    cells = traces(pairwise_matrix(pairs, ["c", "b", "a"], "NDCG@10"), "matrix")[0]
+    assert cells["z"] == [[None, 0, 0], [0, None, 0], [0, 0, None]]
+    assert "no significant difference" in cells["customdata"][0][2]
 
 
 def test_pairwise_matrix_escapes_names():

@@ -14,6 +14,9 @@ import gzip
 import io
 import json
 import os
+import subprocess
+import sys
+import weakref
 import zipfile
 
 import numpy as np
@@ -23,6 +26,9 @@ import pytest
 
 from rankmetrics.errors import DataError
 from rankmetrics.io import MAX_DECOMPRESSED_SIZE, parse_size, read_run, read_truth
+from rankmetrics.io._source import Source
+from tests import processes
+from tests.helpers import REPO
 from tests.test_untrusted_input import IO_FILES, cli, error_line
 
 # 20 rows repeated: they compress about 250 times (tables compress 3 to 20 times).
@@ -58,6 +64,7 @@ def test_a_gzip_bomb_is_refused_before_it_fills_the_memory(tmp_path):
     assert "bomb.csv.gz" in line and "decompression bomb" in line and "100 times" in line
 
 
+@pytest.mark.journey  # writes and reads back 512 MiB of rows
 def test_a_zip_bomb_is_refused_before_it_fills_the_memory(tmp_path):
     bomb = tmp_path / "bomb.zip"
     zip_bomb(bomb, 512 << 20)
@@ -66,7 +73,7 @@ def test_a_zip_bomb_is_refused_before_it_fills_the_memory(tmp_path):
 
 
 def test_the_dashboard_refuses_an_uploaded_bomb_with_a_message(tmp_path, monkeypatch):
-    from dashboard.cached import read_file
+    from dashboard.cached.inputs import read_file
     from dashboard.uploads import Uploads
 
     bomb = tmp_path / "bomb.csv.gz"
@@ -121,6 +128,55 @@ def test_sizes_are_read_in_the_units_people_write():
         parse_size("lots", "--max-decompressed-size")
     with pytest.raises(ValueError, match="max_decompressed_size.*0"):
         read_run(b"user,item,score\nu,i,1\n", name="r.csv", max_decompressed_size=0)
+
+
+def test_a_read_returns_once_pyarrow_has_let_go_of_the_content(monkeypatch):
+    """pyarrow's threads can still hold a stream or bytes they read after the table came
+    back, and let go of them under the GIL: at the interpreter's exit that aborts the process.
+    So every read waits until pyarrow has let go (about half of them would return before)."""
+    streams = []
+    opened = Source.open
+
+    def kept(self):
+        stream = opened(self)
+        streams.append(weakref.ref(stream))
+        return stream
+
+    monkeypatch.setattr(Source, "open", kept)
+    rows = b"user,item,score\n" + b"".join(b"u%d,i%d,0.%d\n" % (n % 500, n, n % 10)
+                                           for n in range(100_000))
+    compressed = gzip.compress(rows)
+    for _ in range(10):
+        assert read_run(compressed, name="run.csv.gz").n_rows == 100_000
+        with pytest.raises(DataError, match="more than 1 MiB"):
+            read_run(compressed, name="run.csv.gz", max_decompressed_size="1M")
+        before = sys.getrefcount(rows)
+        assert read_run(rows, name="run.csv").n_rows == 100_000
+        assert sys.getrefcount(rows) == before
+    assert streams and not [stream for stream in streams if stream() is not None]
+
+
+@pytest.mark.journey
+def test_a_program_that_ends_right_after_a_refused_file_exits_cleanly(tmp_path):
+    """The program above, many times over, two at a time per core: each reads a zip refused
+    past its limit and ends at once, as the command line does. None may abort."""
+    path = tmp_path / "truth.zip"
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("truth.csv", b"user,item,rating\n" + ROWS[:3 << 20])
+    program = ("import sys; from rankmetrics.io import read_truth; "
+               "read_truth(sys.argv[1], max_decompressed_size='2M')")
+    aborted = []
+    for _ in range(10):
+        batch = [processes.start([sys.executable, "-c", program, path], cwd=REPO,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                 for _ in range(4)]
+        for child in batch:
+            _, stderr = child.communicate(timeout=120)
+            processes.stop(child)
+            assert b"more than 2 MiB" in stderr
+            if child.returncode != 1:
+                aborted.append((child.returncode, stderr.decode()[-300:]))
+    assert not aborted
 
 
 # ----- pipes, devices, password-protected zips, deep JSON ---------------------------------

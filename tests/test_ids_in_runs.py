@@ -14,8 +14,8 @@ from rankmetrics import DataError, GroundTruth, RankedRun, evaluate
 from rankmetrics.io import run_from_dataframe
 from rankmetrics.io._ids import Runs, distinct, from_arrow, from_objects
 from rankmetrics.io._table import id_index
-from rankmetrics.ranked_run import order_rows
-from rankmetrics.row_order import Reordered
+from rankmetrics.prepared.ranked_run import order_rows
+from rankmetrics.prepared.row_order import Reordered
 from tests.helpers import random_data
 from tests.test_matching import _expected_triples
 

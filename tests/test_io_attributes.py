@@ -231,7 +231,7 @@ def test_an_object_cell_names_its_row():
 @pytest.mark.parametrize("options, message", [
     ({"key": "query"}, "key= must be 'user' or 'item'. Got 'query'."),
     ({"columns": {"item": "x"}}, "columns= must be a dict naming the user column"),
-    ({"format": "trec_run"}, "format= must be one of 'csv', 'tsv', 'parquet', 'jsonl'"),
+    ({"format": "trec_run"}, "format= must be one of 'csv', 'tsv', 'recbole', 'parquet', 'jsonl'"),
 ])
 def test_bad_arguments_name_the_argument(options, message):
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):

@@ -117,11 +117,13 @@ def test_missing_user_and_item_columns():
         read_run(run_csv("a,b,score"), name="x.csv")
 
 
-def test_headerless_csv_is_pointed_out():
+def test_a_first_line_that_may_be_data_is_pointed_out():
+    # No number and no known name on the first line, nor a number below: header or data?
     with pytest.raises(DataError) as info:
-        read_run(b"u1,i1,0.5\nu1,i2,0.25\n", name="noheader.csv")
-    assert "The first line looks like data rather than column names" in str(info.value)
-    assert "add one such as 'user,item,score'" in str(info.value)
+        read_truth(b"alice,matrix\nbob,alien\n", name="noheader.csv")
+    assert "The first line may be data rather than column names" in str(info.value)
+    assert ("name its columns in their order with columns={'order': 'user,item,rating'}, or "
+            "add a header line such as 'user,item,rating'") in str(info.value)
 
 
 def test_run_loaded_as_truth_is_pointed_out():

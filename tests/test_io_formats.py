@@ -158,8 +158,8 @@ def test_trec_run_ranks_by_score_not_by_the_rank_field():
 def test_headerless_tab_file_is_not_mistaken_for_trec():
     # MovieLens u.data: user, item, rating, timestamp; the 2nd field varies, so it is no qrels.
     data = b"196\t242\t3\t881250949\n186\t302\t3\t891717742\n"
-    with pytest.raises(Exception, match="first line looks like data"):
-        read_truth(data, name="u.data")
+    truth = read_truth(data, name="u.data")
+    assert (truth.format, truth.column_order) == ("tsv", ("user", "item", "rating", "timestamp"))
 
 
 def test_truth_csv():
@@ -291,7 +291,7 @@ def test_format_override_is_checked():
 
 
 def test_formats_constant_lists_every_format():
-    assert set(FORMATS) == {"csv", "tsv", "parquet", "jsonl", "trec_run", "trec_qrels",
+    assert set(FORMATS) == {"csv", "tsv", "recbole", "parquet", "jsonl", "trec_run", "trec_qrels",
                             "list_csv", "list_parquet", "list_jsonl", "dataframe"}
 
 

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from rankmetrics.errors import DataError
-from rankmetrics.io import read_run, read_truth
+from rankmetrics.io import read_run, read_truth, subject_word
 from tests.test_untrusted_input import cli
 
 TREC_EVAL = Path(__file__).parent / "fixtures" / "trec_eval"
@@ -80,3 +80,12 @@ def test_the_command_line_reads_commented_trec_files_like_plain_ones(tmp_path):
                     "--preset", "trec_eval")
     assert plain.returncode == commented.returncode == 0, commented.stderr
     assert commented.stdout == plain.stdout
+
+
+def test_where_every_input_is_trec_the_words_say_queries():
+    qrels, run = read_truth(TREC_EVAL / "qrels.test"), read_run(TREC_EVAL / "results.test")
+    assert (qrels.name, run.name) == ("qrels", "results")
+    assert subject_word([qrels.format, run.format]) == "query"
+    assert subject_word([qrels.format, run.format], plural=True) == "queries"
+    assert subject_word([qrels.format, "csv"], plural=True) == "users"
+    assert subject_word([]) == "user"

@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 import dashboard.sharing
 import dashboard.store
-from tests.apptest import MOVIE_MODELS, go, ok, opened, plain, upload, uploader
+from tests.apptest import MOVIE_MODELS, go, keyed_block, ok, opened, plain, upload, uploader
 from tests.apptest import UPLOADS as UPLOAD_FILES
 from tests.helpers import MOVIES
 
@@ -186,15 +186,18 @@ def test_each_chart_saves_as_png_or_svg_of_its_own_at_publication_size():
 
 def test_the_compare_page_opens_with_the_decision_and_offers_the_report():
     at = opened({"metrics": "mrr,ndcg", "k": "10", "rel": "binary:4", "test": "t"})
-    box = [plain(m.value) for m in at.markdown if m.value.startswith("- On ")]
-    assert len(box) == 2
-    assert box[0].startswith("- On MRR@10, top_heavy is the best model: ")
-    assert "(paired t-test, Holm correction" in box[0]
-    assert box[1].startswith("- On NDCG@10, ")
+    box = keyed_block(at, "decision")
+    assert plain(box.markdown[0].value).replace("\xa0", " ").startswith(
+        "**top_heavy is best on both metrics at K = 10")
+    lines = plain(box.markdown[1].value).splitlines()
+    assert [line.split(":")[0] for line in lines] == ["- **MRR@10**", "- **NDCG@10**"]
+    assert "(paired t-test, Holm correction" in plain(box.caption[0].value)
+    details = plain(box.expander[0].markdown[0].value)
+    assert details.startswith("- On MRR@10, top_heavy is the best model: ")
     labels = [b.proto.label for b in at.get("download_button")]
     assert "Download report" in labels and "Download as LaTeX" in labels
     one_user = opened({"data": "textbook"})  # nothing to test with one user: no decision
-    assert not [m for m in one_user.markdown if m.value.startswith("- On ")]
+    assert keyed_block(one_user, "decision") is None
 
 
 @pytest.fixture
@@ -286,9 +289,10 @@ def test_the_beyond_accuracy_metrics_come_back_from_a_link():
             params["tradeoff_accuracy"]) == ("novelty,coverage", "gini", "recall")
     again = opened(params, "app_pages/beyond.py")
     assert notices(again) == []
-    panels = [note["text"] for note in json.loads(
+    panels = [note["text"].split("<br>")[0] for note in json.loads(
         again.get("plotly_chart")[0].proto.spec)["layout"]["annotations"]]
-    assert panels == ["Coverage@K", "Novelty@K"]  # of the six shown at first
+    assert panels == ["Share of the catalogue recommended (Coverage@K)",  # of the six shown
+                      "Rarity of recommended items (Novelty@K)"]  # at first
     assert again.selectbox(key="beyond_tradeoff_metric").value == "gini"
     assert again.selectbox(key="beyond_accuracy_metric").value == "recall"
 

@@ -12,8 +12,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rankmetrics import GroundTruth, RankedRun, matching
+from rankmetrics import GroundTruth, RankedRun
 from rankmetrics.io import _hashing, _ids, run_from_dataframe
+from rankmetrics.prepared import matching
 from tests.helpers import random_data
 
 

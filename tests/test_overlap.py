@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-import rankmetrics.cli as cli
+import rankmetrics.cli.evaluate as evaluate_command
 from rankmetrics.overlap import Outcome
 from tests.test_cli import IO_FILES, run_cli
 
@@ -46,17 +46,17 @@ def test_work_beside_runs_while_the_caller_goes_on_and_work_here_runs_at_once():
 
 
 def _record_threads(monkeypatch, *names: str) -> dict[str, list[bool]]:
-    """Wrap functions of rankmetrics.cli to record, call by call, whether each ran on the
+    """Wrap functions of rankmetrics.cli.evaluate to record, call by call, whether each ran on the
     main thread."""
     calls: dict[str, list[bool]] = {name: [] for name in names}
     for name in names:
-        original = getattr(cli, name)
+        original = getattr(evaluate_command, name)
 
         def recorded(*args, _name=name, _original=original, **kwargs):
             calls[_name].append(threading.current_thread() is threading.main_thread())
             return _original(*args, **kwargs)
 
-        monkeypatch.setattr(cli, name, recorded)
+        monkeypatch.setattr(evaluate_command, name, recorded)
     return calls
 
 

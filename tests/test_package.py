@@ -2,10 +2,11 @@
 with plain ``pip install`` into a fresh virtual environment, and the ``rankmetrics`` command
 run there on the demo files.
 
-Building and installing takes 20 to 60 seconds (depending on pip's cache), once per session
-(``-m "not package"`` leaves it out while working on something else). pip fetches the build
-backend and the dependencies from the package index; without it the tests fail, they do not
-skip.
+Building and installing takes 20 to 60 seconds (depending on pip's cache), once per session;
+it is a journey, left out of the default run (``-m journey`` or ``-m package`` runs it). pip
+fetches the build backend and the dependencies from the package index; without it the tests
+fail, they do not skip. pip, venv and the command run in process groups of their own
+(:mod:`tests.processes`), ended when they return or the run is interrupted.
 """
 
 from __future__ import annotations
@@ -23,9 +24,10 @@ from pathlib import Path
 
 import pytest
 
+from tests import processes
 from tests.helpers import MOVIES, REPO, TEXTBOOK
 
-pytestmark = pytest.mark.package
+pytestmark = [pytest.mark.package, pytest.mark.journey]
 
 NOT_SOURCE = shutil.ignore_patterns(
     ".git", ".venv", "__pycache__", "*.egg-info", "build", "dist", ".*_cache", ".hypothesis",
@@ -45,15 +47,12 @@ class Installed:
         """Run a program of the virtual environment outside the repository, so that only the
         installed package can be imported."""
         env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
-        return subprocess.run(
-            [str(self.venv / "bin" / program), *args],
-            cwd=self.workdir, env=env, capture_output=True, text=True, timeout=300,
-        )
+        return processes.run([self.venv / "bin" / program, *args], cwd=self.workdir, env=env,
+                             timeout=300)
 
 
 def _must_run(*command: str | Path) -> None:
-    done = subprocess.run([str(part) for part in command], capture_output=True, text=True,
-                          timeout=600)
+    done = processes.run(command, timeout=600)
     if done.returncode != 0:
         pytest.fail(f"{' '.join(map(str, command))} exited with {done.returncode}:\n"
                     f"{done.stdout}\n{done.stderr}")

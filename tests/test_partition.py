@@ -13,6 +13,7 @@ import pyarrow as pa
 import pytest
 
 from rankmetrics import Conventions, DataError, RelevanceMapping, evaluate
+from rankmetrics.evaluation import add_sums
 from rankmetrics.metrics import METRICS
 from rankmetrics.partition import (
     add_arrow_sums,
@@ -22,7 +23,6 @@ from rankmetrics.partition import (
     reduce_output,
     sums_to_arrow,
 )
-from rankmetrics.sums import add_sums
 from tests.helpers import random_data
 
 STARS = RelevanceMapping.graded({5: 3, 4: 2, 3: 1})

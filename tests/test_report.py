@@ -54,6 +54,29 @@ def test_the_report_has_every_section_and_needs_no_network(hostile_report):
     assert "rankmetrics report --truth" in text and "--binary 1" in text
 
 
+def test_the_decision_opens_with_the_headline_and_folds_the_details_away(hostile_report):
+    start = hostile_report.index("<h2>The decision</h2>")
+    section = hostile_report[start:hostile_report.index("</section>", start)]
+    assert "K\xa0=\xa01" in section and "K = 1" not in section  # no line ends in "K ="
+    shown, details = section.replace("\xa0", " ").split("<details>")
+    # the headline first and bold, one short line per metric, the test said once
+    assert shown.startswith("<h2>The decision</h2>\n<p class='headline'><strong>&lt;script&gt;"
+                            "alert(&#x27;x&#x27;)&lt;/script&gt; is best on all 6 metrics at "
+                            "K = 1; the leader changes with K on Precision, Recall and HitRate."
+                            "</strong></p>")
+    lines = re.findall(r"<li><strong>(.*?)</strong>: (.*?)</li>", shown)
+    assert [name for name, _ in lines] == ["Precision@1", "Recall@1", "HitRate@1", "MRR@1",
+                                           "MAP@1", "NDCG@1"]
+    assert all(" is best, +1.000 over &lt;b&gt;bold&lt;/b&gt; (1.000 to 1.000); " in line
+               for _, line in lines)
+    assert shown.count("paired t-test, Holm correction") == 1 and "p &lt;" not in shown
+    # a click away: every metric's sentence with its p-value and users
+    assert details.startswith("<summary>Details: each metric's p-value, users and leader "
+                              "at each K</summary>")
+    assert details.count("p &lt; 0.001 against &lt;b&gt;bold&lt;/b&gt;; 40 users") == 6
+    assert details.count("<p class='k'>") == 6 and details.endswith("</details>\n")
+
+
 def test_the_command_line_writes_the_report_and_its_command_reproduces_it(tmp_path,
                                                                        monkeypatch):
     output = tmp_path / "report.html"

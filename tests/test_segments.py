@@ -58,15 +58,18 @@ def test_segment_means_equal_evaluating_each_segment_alone(movies, conventions, 
     evaluation = movies_evaluation(movies, conventions)
     segmentation = segment_users(evaluation, by, attributes=attributes)
     users = evaluation.truth.users
+    alone_evaluations = {}  # each segment's users evaluated on their own, once for every metric
+    for label in segmentation.labels:
+        alone = set(segmentation.users_of(label, users))
+        sub_truth = truth.table[truth.table["user"].isin(alone)]
+        sub_runs = {name: run.table[run.table["user"].isin(alone)]
+                    for name, run in runs.items()}
+        alone_evaluations[label] = evaluate(sub_truth, sub_runs,
+                                            relevance=RelevanceMapping.binary(4),
+                                            conventions=conventions, max_cutoff=20)
     for metric, cutoff in (("ndcg", 10), ("recall", 5), ("precision", 20), ("map", 3)):
         result = compare_segments(evaluation, segmentation, metric, cutoff, test="t", **FAST)
-        for label in segmentation.labels:
-            alone = set(segmentation.users_of(label, users))
-            sub_truth = truth.table[truth.table["user"].isin(alone)]
-            sub_runs = {name: run.table[run.table["user"].isin(alone)]
-                        for name, run in runs.items()}
-            sub = evaluate(sub_truth, sub_runs, relevance=RelevanceMapping.binary(4),
-                           conventions=conventions, max_cutoff=20)
+        for label, sub in alone_evaluations.items():
             rows = result.models[result.models["segment"] == label].set_index("model")
             for model in MOVIE_MODELS:
                 expected = sub.curve(model, metric)[cutoff - 1]

@@ -17,6 +17,7 @@ from tests.helpers import random_data
 from tests.test_app_bundle import compare_table, open_archive, segments_table
 from tests.test_partition import COMBINATIONS, MAX_CUTOFF, STARS
 
+pytestmark = pytest.mark.journey
 PARTITIONS = 11
 
 

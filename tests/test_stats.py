@@ -412,9 +412,25 @@ def test_confidence_bands_long_table():
     assert list(bands.columns) == ["model", "cutoff", "mean", "ci_low", "ci_high"]
     assert bands.cutoff.tolist() == [1, 5, 10, 1, 5, 10]
     mean, low, high = bootstrap_ci(per_model["B"], n_bootstrap=100)
-    np.testing.assert_array_equal(bands[bands.model == "B"].ci_low, low)
+    # one pass over both models' columns: the same resamples as bootstrap_ci's, the means of
+    # a matrix product of another width (which BLAS may sum in another order)
+    np.testing.assert_allclose(bands[bands.model == "B"].ci_low, low, rtol=0, atol=1e-12)
     with pytest.raises(ValueError, match="'cutoffs'.*2 cutoffs.*3 columns"):
         confidence_bands(per_model, cutoffs=[1, 5])
+
+
+def test_confidence_bands_resample_each_model_as_bootstrap_ci_does():
+    # eighths: every sum of resampled values is exact, in any order of summation, so the
+    # bands of models resampled together equal bootstrap_ci's exactly on any BLAS kernel
+    rng = np.random.default_rng(8)
+    per_model = {"A": rng.integers(0, 8, (50, 3)) / 8, "B": rng.integers(0, 8, (50, 3)) / 8}
+    bands = confidence_bands(per_model, cutoffs=[1, 5, 10], n_bootstrap=100)
+    for model, per_user in per_model.items():
+        mean, low, high = bootstrap_ci(per_user, n_bootstrap=100)
+        band = bands[bands.model == model]
+        np.testing.assert_array_equal(band["mean"], mean)
+        np.testing.assert_array_equal(band["ci_low"], low)
+        np.testing.assert_array_equal(band["ci_high"], high)
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,9 +1,11 @@
 """The ``trec_eval`` preset reproduces trec_eval's own regression outputs line by line.
 
 Every P_k, recall_k, map, map_cut_k, ndcg, ndcg_cut_k, recip_rank, Rprec and success_k line of
-``out.test`` (default measures), ``out.test.aq`` (``-m all_trec -q``) and ``out.test.aql``
-(``-m all_trec -q -l2`` on graded judgments -1..4) is recomputed, per topic and for ``all``,
-and compared as the 4-decimal string trec_eval prints. See fixtures/trec_eval/README.md.
+``out.test`` (default measures), ``out.test.aq`` (``-m all_trec -q``), ``out.test.aql``
+(``-m all_trec -q -l2`` on graded judgments -1..4), ``out.test.aqc`` (``-m all_trec -q -c`` on
+a run missing topic 302) and ``out.comment.test`` (default measures, 31 graded topics) is
+recomputed, per topic and for ``all``, and compared as the 4-decimal string trec_eval prints.
+See fixtures/trec_eval/README.md.
 """
 
 from __future__ import annotations
@@ -28,6 +30,9 @@ OUTPUTS = {
     "out.test": ("qrels.test", "results.test", 1),
     "out.test.aq": ("qrels.test", "results.test", 1),
     "out.test.aql": ("qrels.rel_level", "results.test", 2),
+    # -c: the mean is over every topic of the qrels, the missing topic 302 scoring 0
+    "out.test.aqc": ("qrels.test", "results.trunc", 1),
+    "out.comment.test": ("qrels.comment.test", "results.comment.test", 1),
 }
 
 CUT_MEASURES = {
@@ -61,6 +66,11 @@ def _printed(out_name: str) -> dict[str, dict[str, str]]:
 
 
 PRINTED = {out_name: _printed(out_name) for out_name in OUTPUTS}
+PRINTED_NUM_Q = {
+    out_name: next(line.split()[2] for line in (OUT_FILES / out_name).read_text().splitlines()
+                   if line.startswith("num_q"))
+    for out_name in OUTPUTS
+}
 LINES = [
     pytest.param(out_name, measure, id=f"{out_name}:{measure}")
     for out_name, measures in PRINTED.items()
@@ -95,12 +105,17 @@ def _as_printed(evaluation, measure: str, topics) -> dict[str, str]:
 
 def test_every_compared_measure_is_found():
     # 9 cutoffs of P, recall, map_cut and ndcg_cut, 3 of success, map, ndcg, recip_rank, Rprec
-    assert len(PRINTED["out.test.aq"]) == len(PRINTED["out.test.aql"]) == 4 * 9 + 3 + 4
+    every_trec = ("out.test.aq", "out.test.aql", "out.test.aqc")
+    assert all(len(PRINTED[out_name]) == 4 * 9 + 3 + 4 for out_name in every_trec)
     # default measures: map, Rprec, recip_rank and P at 9 cutoffs, means only
-    assert len(PRINTED["out.test"]) == 3 + 9
-    assert all(set(topics) == {"all"} for topics in PRINTED["out.test"].values())
+    for out_name in ("out.test", "out.comment.test"):
+        assert len(PRINTED[out_name]) == 3 + 9
+        assert all(set(topics) == {"all"} for topics in PRINTED[out_name].values())
+    # -q -c prints the topic missing from results.trunc too
     assert all(
-        set(topics) == {"301", "302", "303", "all"} for topics in PRINTED["out.test.aq"].values()
+        set(topics) == {"301", "302", "303", "all"}
+        for out_name in every_trec
+        for topics in PRINTED[out_name].values()
     )
 
 
@@ -113,7 +128,9 @@ def test_reproduces_trec_eval_line(evaluations, out_name, measure):
 @pytest.mark.parametrize("out_name", list(OUTPUTS))
 def test_counts_every_topic(evaluations, out_name):
     counts = evaluations[out_name].user_counts().iloc[0]
-    assert counts["users"] == counts["ground_truth_users"] == 3  # trec_eval's num_q
+    num_q = {"out.comment.test": 31}.get(out_name, 3)  # trec_eval's num_q
+    assert counts["users"] == counts["ground_truth_users"] == num_q
+    assert PRINTED_NUM_Q[out_name] == str(num_q)
 
 
 # ----- full precision and a run missing a topic, checked with pytrec_eval ------------------

@@ -100,8 +100,8 @@ def test_compare_marks_the_best_only_when_significant_and_says_how():
     styles = at.main.dataframe[0].proto.arrow_data.styler.styles
     assert "background-color: #fff2b3" in styles and "background-color: #c6efce" in styles
     captions = " ".join(c.value for c in at.caption)
-    assert ("paired randomization test, Holm correction, 5% significance level: the default; "
-            "choose another on the Significance page") in captions
+    assert ("tested with the randomization test, Holm correction, 5% significance level: the "
+            "default; choose another on the Significance page") in captions
     assert "not distinguishable" in captions
     # the Significance page's choices rule once made there
     go(at, "app_pages/significance.py")
@@ -109,8 +109,8 @@ def test_compare_marks_the_best_only_when_significant_and_says_how():
     at.selectbox(key="significance_correction").set_value("bonferroni").run()
     go(at, "app_pages/compare.py")
     captions = " ".join(c.value for c in at.caption)
-    assert ("paired paired t-test, Bonferroni correction, 5% significance level: chosen on the "
-            "Significance page") in captions
+    assert ("tested with the paired t-test, Bonferroni correction, 5% significance level: "
+            "chosen on the Significance page") in captions
 
 
 def test_the_pair_sentence_never_crowns_a_model_the_test_does_not():

@@ -14,8 +14,8 @@ from rankmetrics.beyond._items import ItemFacts, item_facts
 from rankmetrics.beyond._lists import top_items
 from rankmetrics.beyond._options import BeyondOptions
 from rankmetrics.checks import check_int
-from rankmetrics.ground_truth import GroundTruth
 from rankmetrics.io import Attributes, LoadedTable, interaction_counts
+from rankmetrics.prepared.ground_truth import GroundTruth
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,8 @@ import pyarrow.compute as pc
 
 from rankmetrics.beyond._lists import TopItems
 from rankmetrics.beyond._options import BeyondOptions
-from rankmetrics.ground_truth import GroundTruth
 from rankmetrics.io import Attributes, LoadedTable, attributes_from_dataframe, truth_codes
+from rankmetrics.prepared.ground_truth import GroundTruth
 
 CATALOGUE = ("auto", "interactions", "all")
 #: Most distinct category sets Jaccard distances are tabulated for (a square float64 table).

@@ -13,9 +13,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankmetrics.ground_truth import GroundTruth
 from rankmetrics.io import LoadedTable
-from rankmetrics.ranked_run import order_rows
+from rankmetrics.prepared.ground_truth import GroundTruth
+from rankmetrics.prepared.ranked_run import order_rows
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,7 @@ class TopItems:
 
 def top_items(run: LoadedTable, truth: GroundTruth, *, ties: str, width: int) -> TopItems:
     """The first ``width`` items a run ranks for each ground-truth user (see
-    :func:`rankmetrics.ranked_run.order_rows`)."""
+    :func:`rankmetrics.prepared.ranked_run.order_rows`)."""
     ordered = order_rows(run, truth, ties)
     starts = ordered.starts
     sizes = np.diff(starts)

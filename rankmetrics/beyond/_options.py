@@ -32,8 +32,10 @@ class BeyondOptions:
     long_tail_share : float in (0, 1), default 0.8
     distribution : {"catalogue", "recommended"}, default "catalogue"
         The items Gini and entropy are taken over: the whole catalogue (items never
-        recommended count, with 0) or only the items recommended at least once (Evidently's
-        choice).
+        recommended count, with 0) or only the catalogue's items recommended at least once.
+        Evidently's Gini is n / (n - 1) times ``gini`` over the recommended items with a
+        catalogue holding every recommended item, n the number of those items (it divides by
+        n - 1 where ``gini`` divides by n); see docs/beyond-accuracy.md.
     """
 
     popularity: str = "interactions"

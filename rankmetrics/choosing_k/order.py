@@ -7,8 +7,11 @@ the order at the K chosen for the report (Kendall's tau). They work on a plain t
 (index: cutoff; one column per model), so they are tested on hand-built curves; :func:`curves`
 makes that table from an :class:`~rankmetrics.evaluation.Evaluation`.
 
-Two values closer than :data:`EQUAL_WITHIN` count as equal: means summed in a different order
-differ in the last bits, and such a difference is no change of order.
+The means at one cutoff are equal when they are within 1e-12 of the largest mean at that
+cutoff (:func:`rankmetrics.stats.restore_ties`): means summed in a different order, or equal
+in exact arithmetic but computed apart, differ in the last bits, and such a difference is no
+change of order. The precision is relative, so it serves popularity means in the thousands as
+it serves metrics in [0, 1].
 
 >>> table = pd.DataFrame({"a": [0.5, 0.4, 0.3], "b": [0.2, 0.4, 0.6]},
 ...                      index=pd.Index([1, 2, 3], name="cutoff"))
@@ -27,9 +30,7 @@ import pandas as pd
 from rankmetrics.checks import check_int
 from rankmetrics.metrics import METRICS, check_metrics
 from rankmetrics.results import EvaluationResults
-
-#: Means closer than this (absolute) are equal: no model is ahead.
-EQUAL_WITHIN = 1e-12
+from rankmetrics.stats import restore_ties
 
 CROSSOVER_COLUMNS = ["cutoff", "ahead", "behind", "value_ahead", "value_behind", "tied_from"]
 
@@ -54,22 +55,22 @@ def _check_curves(table: object) -> pd.DataFrame:
 
 
 def order_at(values: pd.Series) -> list[Hashable]:
-    """The models best first; models within :data:`EQUAL_WITHIN` of each other keep their
-    column order."""
-    return [model for _, model in sorted(
-        enumerate(values.index), key=lambda pair: (-_rounded(values.iloc[pair[0]]), pair[0]))]
+    """The models best first; models with equal means keep their column order."""
+    return list(values.index[np.argsort(-_tied(values.to_numpy(dtype=np.float64)),
+                                        kind="stable")])
 
 
-def _rounded(value: float) -> float:
-    """The value on a grid of EQUAL_WITHIN, so that near-equal means sort as equal."""
-    return float(np.round(value / EQUAL_WITHIN)) * EQUAL_WITHIN
+def _tied(means: np.ndarray) -> np.ndarray:
+    """The means of each cutoff (the last axis: models) with equal means made equal floats
+    (:func:`rankmetrics.stats.restore_ties` on each cutoff's means)."""
+    return restore_ties(np.asarray(means, dtype=np.float64).T).T
 
 
 def leaderboard(table: pd.DataFrame) -> pd.DataFrame:
     """The models at each cutoff, best first.
 
     Returns a long table ``cutoff, place, model, value``: ``place`` is 1 for the best; models
-    with equal means (within :data:`EQUAL_WITHIN`) share the better place.
+    with equal means share the better place.
 
     >>> table = pd.DataFrame({"a": [0.5, 0.4], "b": [0.2, 0.4]}, index=[1, 2])
     >>> leaderboard(table).values.tolist()
@@ -78,20 +79,15 @@ def leaderboard(table: pd.DataFrame) -> pd.DataFrame:
     table = _check_curves(table)
     rows = []
     for cutoff, values in table.iterrows():
-        order = order_at(values)
+        means = values.to_numpy(dtype=np.float64)
+        tied = _tied(means)
+        order = np.argsort(-tied, kind="stable")  # as order_at
         place = 0
-        previous = None
-        for position, model in enumerate(order, start=1):
-            value = float(values.loc[model])  # type: ignore[call-overload]
-            if previous is None or abs(value - previous) > EQUAL_WITHIN:
+        for position, column in enumerate(order, start=1):
+            if position == 1 or tied[column] != tied[order[position - 2]]:
                 place = position
-            previous = value
-            rows.append((cutoff, place, model, value))
+            rows.append((cutoff, place, values.index[column], float(means[column])))
     return pd.DataFrame(rows, columns=["cutoff", "place", "model", "value"])
-
-
-def _sign(difference: np.ndarray) -> np.ndarray:
-    return np.where(np.abs(difference) <= EQUAL_WITHIN, 0, np.sign(difference)).astype(int)
 
 
 def crossovers(table: pd.DataFrame) -> pd.DataFrame:
@@ -109,10 +105,10 @@ def crossovers(table: pd.DataFrame) -> pd.DataFrame:
     """
     table = _check_curves(table)
     cutoffs = table.index.to_numpy()
+    signs_by_pair = _pairwise_signs(table)
     rows = []
-    for first, second in combinations(table.columns, 2):
-        signs = _sign(table[first].to_numpy(dtype=np.float64)
-                      - table[second].to_numpy(dtype=np.float64))
+    for pair, (first, second) in enumerate(combinations(table.columns, 2)):
+        signs = signs_by_pair[:, pair]
         last_sign, tied_from = 0, None
         for position, sign in enumerate(signs):
             if sign == 0:
@@ -134,7 +130,7 @@ def order_agreement(table: pd.DataFrame, chosen: int) -> pd.DataFrame:
     """Kendall's tau (tau-b) between the models' means at each cutoff and at ``chosen``.
 
     Tau is 1 where the order is the same, -1 where it is reversed; tau-b counts tied means
-    (within :data:`EQUAL_WITHIN`) as neither agreeing nor disagreeing and is undefined (NaN)
+    (equal means, see above) as neither agreeing nor disagreeing and is undefined (NaN)
     when every model has the same mean at either cutoff, or with a single model.
 
     Returns ``cutoff, kendall_tau``.
@@ -148,7 +144,7 @@ def order_agreement(table: pd.DataFrame, chosen: int) -> pd.DataFrame:
     if chosen not in table.index:
         raise ValueError(f"The chosen cutoff {chosen!r} is not among the curves' cutoffs "
                          f"({table.index[0]}..{table.index[-1]}).")
-    grid = np.round(table.to_numpy(dtype=np.float64) / EQUAL_WITHIN)
+    grid = _tied(table.to_numpy(dtype=np.float64))
     reference = grid[table.index.get_loc(chosen)]
     taus = []
     for row in grid:
@@ -177,8 +173,8 @@ def same_order_span(table: pd.DataFrame, chosen: int) -> tuple[int, int]:
 
 def orders_differ(first: pd.DataFrame, second: pd.DataFrame) -> list[int]:
     """The cutoffs at which two metrics' curves (same models, same cutoffs) order the models
-    differently. Equal means (within :data:`EQUAL_WITHIN`) are a tie, and a tie in one metric
-    where the other has an order is a difference."""
+    differently. Equal means are a tie, and a tie in one metric where the other has an order
+    is a difference."""
     first, second = _check_curves(first), _check_curves(second)
     if list(first.columns) != list(second.columns) or not first.index.equals(second.index):
         raise ValueError("Both curves tables need the same models and cutoffs.")
@@ -188,15 +184,15 @@ def orders_differ(first: pd.DataFrame, second: pd.DataFrame) -> list[int]:
 
 def _pairwise_signs(table: pd.DataFrame) -> np.ndarray:
     """For each cutoff (rows) and pair of models (columns), which one is ahead: 1, -1 or 0
-    for a tie (within :data:`EQUAL_WITHIN`). Two cutoffs order the models the same way when
-    these signs agree."""
-    values = table.to_numpy(dtype=np.float64)
+    for a tie (equal means). Two cutoffs order the models the same way when these signs
+    agree."""
+    values = _tied(table.to_numpy(dtype=np.float64))
     pairs = list(combinations(range(values.shape[1]), 2))
     if not pairs:
         return np.zeros((len(values), 0), dtype=int)
     first = np.array([a for a, _ in pairs])
     second = np.array([b for _, b in pairs])
-    return _sign(values[:, first] - values[:, second])
+    return np.sign(values[:, first] - values[:, second]).astype(int)
 
 
 def spans(cutoffs: Sequence[int]) -> list[tuple[int, int]]:

@@ -356,6 +356,14 @@ def map_cutoffs(ev: EvaluationResults, test: str, chosen: int) -> list[int]:
     return _where_tested(ev, chosen, spread=test != "t")
 
 
+def cutoffs_scope(ev: EvaluationResults) -> str | None:
+    """What a sentence on the tests holds for, as its start: None where per-user values exist
+    at every K; "At the saved cutoffs 1, 3, 5, ..." for a saved evaluation."""
+    if len(ev.per_user_cutoffs) == ev.max_cutoff:
+        return None
+    return f"At the saved cutoffs {', '.join(map(str, ev.per_user_cutoffs))}"
+
+
 def _where_tested(ev: EvaluationResults, chosen: int, *, spread: bool) -> list[int]:
     if len(ev.per_user_cutoffs) < ev.max_cutoff:
         return list(ev.per_user_cutoffs)
@@ -400,8 +408,7 @@ def k_report(
     options = PairedTestOptions(test=test, correction=correction, confidence=confidence,
                                 n_permutations=n_permutations, seed=seed)
     lists = ev.lists_at_hand()
-    some_cutoffs = (None if len(ev.per_user_cutoffs) == ev.max_cutoff else
-                    f"At the saved cutoffs {', '.join(map(str, ev.per_user_cutoffs))}")
+    some_cutoffs = cutoffs_scope(ev)
     if len(ev.models) >= 2:
         tested = cutoffs_tested(ev, test, cutoff)
         pairs = significance_over_k(ev, metric, cutoffs=tested, **options)

@@ -11,8 +11,9 @@ cutoffs, from the per-user values it holds:
   combined over blocks of users (Chan's formulas, exact to rounding), then
   :math:`t = \\bar d / (s_d / \\sqrt n)` with n - 1 degrees of freedom, as
   ``scipy.stats.ttest_rel``;
-- Wilcoxon signed-rank: ``scipy.stats.wilcoxon`` on the users x cutoffs differences, one
-  column per cutoff (scipy's own vectorized path);
+- Wilcoxon signed-rank: the same test as ``scipy.stats.wilcoxon`` on each cutoff's per-user
+  differences with their ties restored (scipy itself for at most 50 users, its normal
+  approximation computed for every cutoff at once for more);
 - randomization: every pair at every cutoff is one column of the same random sign flips,
   drawn from the stream :func:`~rankmetrics.stats.paired_comparison` draws from with the same
   seed, so each p-value is exactly the single-K one.
@@ -20,6 +21,12 @@ cutoffs, from the per-user values it holds:
 The multiple-comparison correction is applied at each K over that K's pairs, as on the
 Significance page. "Significantly best" follows :meth:`ModelComparison.leaders
 <rankmetrics.stats.ModelComparison.leaders>` at each K.
+
+Equal values are equal as in :func:`~rankmetrics.stats.paired_comparison`: per-user
+differences within 1e-12 of the larger absolute per-user value of the pair at that K are 0,
+differences that close to each other share one Wilcoxon rank, and means within 1e-12 of the
+largest mean at that K are equal (:func:`~rankmetrics.stats.restore_ties`). So precision@3's
+``1 - 2/3`` and ``1/3 - 0`` are one tie, as in exact arithmetic.
 """
 
 from __future__ import annotations
@@ -39,7 +46,10 @@ from rankmetrics.stats import (
     CORRECTIONS,
     TESTS,
     correct_pvalues,
+    equality_tolerance,
+    paired_differences,
     randomization_pvalues,
+    restore_ties,
 )
 
 TEST_COLUMNS = ["cutoff", "model_a", "model_b", "mean_a", "mean_b", "difference", "statistic",
@@ -84,21 +94,28 @@ def _pairs(models: Sequence[str]) -> list[tuple[int, int]]:
 
 @dataclass
 class _Moments:
-    """Running moments of one metric over blocks of users: the sum of each model's values
-    and, per pair, the mean and the sum of squared deviations of the differences (Chan's
-    formulas combine the blocks, exact to rounding)."""
+    """Running moments of one metric over blocks of users: the sum and the largest absolute
+    value of each model's values and, per pair, the mean, the sum of squared deviations
+    (Chan's formulas combine the blocks, exact to rounding) and the largest absolute value of
+    the differences."""
 
     model_sums: np.ndarray
     mean: np.ndarray
     squares: np.ndarray
+    largest_value: np.ndarray
+    largest_difference: np.ndarray
 
     def add(self, values: list[np.ndarray], pairs: list[tuple[int, int]], seen: int) -> None:
         size = len(values[0])
         for index, model_values in enumerate(values):
             self.model_sums[index] += model_values.sum(axis=0)
+            np.maximum(self.largest_value[index], np.abs(model_values).max(axis=0, initial=0.0),
+                       out=self.largest_value[index])
         total = seen + size
         for index, (a, b) in enumerate(pairs):
             diffs = values[b] - values[a]
+            np.maximum(self.largest_difference[index], np.abs(diffs).max(axis=0, initial=0.0),
+                       out=self.largest_difference[index])
             block_sum = diffs.sum(axis=0)
             block_mean = block_sum / size
             # Within a block of a few thousand users, sum(d^2) - sum(d)^2 / n loses digits
@@ -118,6 +135,7 @@ def _moments(ev: EvaluationResults, metrics: Sequence[str], cutoffs: list[int],
     pairs = _pairs(models)
     shape = (len(pairs), len(cutoffs))
     found = {metric: _Moments(np.zeros((len(models), len(cutoffs))), np.zeros(shape),
+                              np.zeros(shape), np.zeros((len(models), len(cutoffs))),
                               np.zeros(shape)) for metric in metrics}
     n = 0
     for block in ev.paired_blocks(metrics, cutoffs, models):
@@ -149,16 +167,18 @@ WILCOXON_EXACT_USERS = 50
 def _wilcoxon(values: dict[str, np.ndarray], models: Sequence[str]
               ) -> tuple[np.ndarray, np.ndarray]:
     """Wilcoxon signed-rank statistic and p-value of each pair (rows) at each cutoff
-    (columns), as ``scipy.stats.wilcoxon(b, a, zero_method="wilcox")`` gives them one
-    cutoff at a time: its normal approximation above :data:`WILCOXON_EXACT_USERS` users,
-    scipy itself, cutoff by cutoff, for fewer (exact or permutation distributions)."""
+    (columns), as ``scipy.stats.wilcoxon(d, zero_method="wilcox")`` gives them one cutoff
+    at a time on the differences with their ties restored
+    (:func:`~rankmetrics.stats.paired_differences`): its normal approximation above
+    :data:`WILCOXON_EXACT_USERS` users, scipy itself, cutoff by cutoff, for fewer (exact or
+    permutation distributions)."""
     from scipy import stats as _sps  # loaded when needed: 0.3 s
     pairs = _pairs(models)
     n_users, n_cutoffs = values[models[0]].shape
     statistic = np.empty((len(pairs), n_cutoffs))
     p_value = np.empty_like(statistic)
     for index, (a, b) in enumerate(pairs):
-        diffs = values[models[b]] - values[models[a]]
+        diffs = paired_differences(values[models[b]], values[models[a]])
         if n_users > WILCOXON_EXACT_USERS:
             statistic[index], p_value[index] = _wilcoxon_normal(diffs)
             continue
@@ -168,15 +188,15 @@ def _wilcoxon(values: dict[str, np.ndarray], models: Sequence[str]
                 continue
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)
-                result = _sps.wilcoxon(values[models[b]][:, column],
-                                       values[models[a]][:, column], zero_method="wilcox")
+                result = _sps.wilcoxon(diffs[:, column], zero_method="wilcox")
             statistic[index, column], p_value[index, column] = result.statistic, result.pvalue
     return statistic, p_value
 
 
 def _wilcoxon_normal(diffs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     r"""The two-sided Wilcoxon signed-rank test of each column of ``diffs`` (users x
-    cutoffs) by the normal approximation, as scipy computes it: users with no difference are
+    cutoffs, their ties restored: :func:`~rankmetrics.stats.paired_differences`) by the
+    normal approximation, as scipy computes it: users with no difference are
     dropped, the n others ranked by :math:`|d|` (tied values share their average rank),
     :math:`R_+` is the sum of the ranks of the positive differences,
     :math:`z = (R_+ - n(n+1)/4) / \sqrt{(n(n+1)(2n+1) - \sum (t^3 - t)/2) / 24}` over
@@ -284,7 +304,7 @@ def significance_by_metric(
         _check_users(n)
         for metric, found in moments.items():
             statistic, p_value = _t_tests(found.mean, found.squares, n)
-            all_zero = (found.squares == 0) & (found.mean == 0)
+            all_zero = _all_zero(found.largest_difference, found.largest_value, pairs)
             tables[metric] = _finished(ev.models, pairs, chosen, found.model_sums / n,
                                        statistic, p_value, all_zero, n, correction, confidence)
         return tables
@@ -292,8 +312,9 @@ def significance_by_metric(
         n = len(values[ev.models[0]])
         _check_users(n)
         means = np.array([values[model].mean(axis=0) for model in ev.models])
-        all_zero = ~np.array([(values[ev.models[b]] != values[ev.models[a]]).any(axis=0)
-                              for a, b in pairs])
+        largest = np.array([np.abs(values[model]).max(axis=0) for model in ev.models])
+        all_zero = _all_zero(np.array([np.abs(values[ev.models[b]] - values[ev.models[a]])
+                                       .max(axis=0) for a, b in pairs]), largest, pairs)
         if test == "wilcoxon":
             statistic, p_value = _wilcoxon(values, ev.models)
         else:
@@ -301,6 +322,17 @@ def significance_by_metric(
         tables[metric] = _finished(ev.models, pairs, chosen, means, statistic, p_value,
                                    all_zero, n, correction, confidence)
     return tables
+
+
+def _all_zero(largest_difference: np.ndarray, largest_value: np.ndarray,
+              pairs: list[tuple[int, int]]) -> np.ndarray:
+    """Whether every user's difference is 0 for each pair (rows) at each cutoff (columns),
+    to the precision of :func:`~rankmetrics.stats.paired_differences`: the largest absolute
+    difference is within the tolerance of the larger absolute value of either model."""
+    first = np.array([a for a, _ in pairs])
+    second = np.array([b for _, b in pairs])
+    scale = np.maximum(largest_value[first], largest_value[second])
+    return largest_difference <= equality_tolerance(scale)
 
 
 def _check_users(n: int) -> None:
@@ -314,7 +346,7 @@ def _finished(models: Sequence[str], pairs: list[tuple[int, int]], cutoffs: list
               all_zero: np.ndarray, n: int, correction: str, confidence: float
               ) -> pd.DataFrame:
     """The table, with statistic 0 and p-value 1 where every user's difference is 0 (as
-    :func:`rankmetrics.stats.paired_comparison` reports them)."""
+    :func:`rankmetrics.stats.paired_comparison` reports them, to the same precision)."""
     return _table(models, pairs, cutoffs, means, np.where(all_zero, 0.0, statistic),
                   np.where(all_zero, 1.0, p_value), n, correction, confidence)
 
@@ -327,13 +359,15 @@ def _table(models: Sequence[str], pairs: list[tuple[int, int]], cutoffs: list[in
     corrected = np.column_stack([correct_pvalues(p_value[:, k], correction)
                                  for k in range(len(cutoffs))])
     n_pairs, n_cutoffs = len(pairs), len(cutoffs)
+    tied = restore_ties(means)  # models x cutoffs: each cutoff's means compared
+    difference = np.where(tied[second] == tied[first], 0.0, means[second] - means[first])
     table = pd.DataFrame({
         "cutoff": np.tile(cutoffs, n_pairs),
         "model_a": np.repeat([models[a] for a in first], n_cutoffs),
         "model_b": np.repeat([models[b] for b in second], n_cutoffs),
         "mean_a": means[first].ravel(),
         "mean_b": means[second].ravel(),
-        "difference": (means[second] - means[first]).ravel(),
+        "difference": difference.ravel(),
         "statistic": statistic.ravel(),
         "p_value": p_value.ravel(),
         "p_corrected": corrected.ravel(),
@@ -370,7 +404,9 @@ def leaders_over_k(tests: pd.DataFrame) -> pd.DataFrame:
     (a test checks that they agree at every cutoff), applied to all cutoffs in one pass
     instead of building a comparison per cutoff: the best model is the first of the highest
     mean (model order breaks ties); another model shares the top spot unless its paired test
-    against the best is significant and its mean is lower.
+    against the best is significant and its mean is lower. Means within 1e-12 of the largest
+    mean at that cutoff are equal (:func:`~rankmetrics.stats.restore_ties`), as in
+    :func:`~rankmetrics.stats.compare_models`.
 
     Returns ``cutoff, best, leaders (list, best first, then by mean), significantly_best``.
     """
@@ -385,12 +421,13 @@ def leaders_over_k(tests: pd.DataFrame) -> pd.DataFrame:
         verdict.setdefault(int(cutoff), {})[frozenset((a, b))] = bool(significant)
     rows = []
     for cutoff in sorted(means):
-        at = means[cutoff]
-        order = sorted(at, key=lambda model: -at[model])  # stable: model order breaks ties
+        tied = dict(zip(means[cutoff], restore_ties(list(means[cutoff].values())).tolist(),
+                        strict=True))
+        order = sorted(tied, key=lambda model: -tied[model])  # stable: model order breaks ties
         best = order[0]
         leaders = [best] + [other for other in order[1:]
                             if not verdict[cutoff][frozenset((best, other))]
-                            or at[other] >= at[best]]
+                            or tied[other] >= tied[best]]
         rows.append((cutoff, best, leaders, len(leaders) == 1 and len(order) > 1))
     return pd.DataFrame(rows, columns=["cutoff", "best", "leaders", "significantly_best"])
 

@@ -34,7 +34,7 @@ import pyarrow.compute as pc
 from rankmetrics.evaluation import Evaluation
 from rankmetrics.io import LoadedTable, run_codes, run_from_dataframe
 from rankmetrics.metrics import METRICS, check_metrics
-from rankmetrics.ranked_run import RankedRun, rank_order
+from rankmetrics.prepared.ranked_run import RankedRun, rank_order
 
 BOUND_COLUMNS = ["model", "metric", "cutoff", "pessimistic", "active", "optimistic",
                  "tied_share"]

@@ -12,19 +12,38 @@ import argparse
 import sys
 
 from rankmetrics.choosing_k.report import KReport, k_report
-from rankmetrics.conventions import OPTION_CHOICES, OPTION_HELP, PRESET_HELP, PRESETS
+from rankmetrics.cli.options import (
+    MAX_CURVE_CUTOFF,
+    Commands,
+    add_confidence_option,
+    add_conventions_options,
+    add_decompressed_size_option,
+    add_relevance_options,
+    add_significance_options,
+    cutoff,
+    decompressed_size,
+    read_conventions,
+    reading,
+    refuse_with_bundle,
+    relevance_mapping,
+    run_name_and_path,
+    warn,
+)
 from rankmetrics.evaluation import evaluate, load_bundle
 from rankmetrics.io import read_run, read_truth
 from rankmetrics.metrics import MAIN_METRICS
 from rankmetrics.relevance import RelevanceMapping
-from rankmetrics.stats import CORRECTIONS, TESTS
 
 #: The largest K looked at when the command line does not say (files; a saved evaluation
 #: keeps its own).
 DEFAULT_MAX_CUTOFF = 50
+#: The K reported and the cutoffs of the side-by-side table when the command line does not
+#: say: those up to the largest K (a default never refuses the other options).
+DEFAULT_CUTOFF = 10
+DEFAULT_TABLE_CUTOFFS = (1, 5, 10)
 
 
-def add_k_report_parser(commands: argparse._SubParsersAction) -> None:
+def add_k_report_parser(commands: Commands) -> None:
     """The ``k-report`` command's options."""
     report = commands.add_parser(
         "k-report",
@@ -46,19 +65,20 @@ def add_k_report_parser(commands: argparse._SubParsersAction) -> None:
                         help="folder the tables are written to (made if needed)")
     report.add_argument("--metric", choices=MAIN_METRICS, default="ndcg",
                         help="the metric followed over K (default: %(default)s)")
-    report.add_argument("--cutoff", default="10", metavar="K",
-                        help="the K you would report (default: %(default)s)")
+    report.add_argument("--cutoff", metavar="K",
+                        help=f"the K you would report (default: {DEFAULT_CUTOFF}, or the "
+                        "largest K when it is smaller)")
     report.add_argument("--max-cutoff", metavar="K",
                         help=f"the largest K looked at (default: {DEFAULT_MAX_CUTOFF})")
-    report.add_argument("--cutoffs", default="1,5,10", metavar="LIST",
-                        help="cutoffs of the side-by-side table (default: %(default)s)")
-    report.add_argument("--test", choices=TESTS, default="t",
-                        help="paired test (default: %(default)s; randomization runs at a "
-                        "spread of cutoffs)")
-    report.add_argument("--correction", choices=CORRECTIONS, default="holm",
-                        help="multiple-comparison correction over each K's pairs")
-    report.add_argument("--confidence", type=float, default=0.95,
-                        help="confidence level; 1 - it is the significance level")
+    report.add_argument("--cutoffs", metavar="LIST",
+                        help="cutoffs of the side-by-side table (default: "
+                        f"{','.join(map(str, DEFAULT_TABLE_CUTOFFS))}, those up to the "
+                        "largest K)")
+    add_significance_options(report, {
+        "test": "paired test (default: %(default)s; randomization runs at a spread of cutoffs)",
+        "correction": "multiple-comparison correction over each K's pairs"}, test_default="t")
+    add_confidence_option(report, "confidence level; 1 - it is the significance level",
+                          metavar=None)
     report.add_argument("--permutations", type=int, default=1_000,
                         help="random sign flips of the randomization test")
     report.add_argument("--seed", type=int, default=0, help="seed of the random draws")
@@ -66,18 +86,12 @@ def add_k_report_parser(commands: argparse._SubParsersAction) -> None:
                         help="relevance thresholds of the winner map (ratings with "
                         "--binary, grades otherwise), such as 3,4,5 (default: around the "
                         "current one)")
-    report.add_argument("--preset", choices=list(PRESETS), default="default",
-                        help=" ".join(f"{name}: {text}" for name, text in PRESET_HELP.items()))
-    for option, choices in OPTION_CHOICES.items():
-        report.add_argument(f"--{option.replace('_', '-')}", choices=choices,
-                            help=OPTION_HELP[option] + " Overrides the preset.")
-    report.add_argument("--threshold-gains", choices=("yes", "no"),
-                        help=OPTION_HELP["threshold_gains"] + " Overrides the preset.")
-    report.add_argument("--threshold", type=float, metavar="T", help="grade >= T is relevant")
-    report.add_argument("--grades", metavar="TABLE", help='graded mapping such as "5=3,4=2"')
-    report.add_argument("--binary", type=float, metavar="R", help="rating >= R is relevant")
-    report.add_argument("--max-decompressed-size", metavar="SIZE",
-                        help="the most a .gz or .zip input may hold once decompressed")
+    add_conventions_options(report)
+    add_relevance_options(report, {"threshold": "grade >= T is relevant",
+                                   "grades": 'graded mapping such as "5=3,4=2"',
+                                   "binary": "rating >= R is relevant"})
+    add_decompressed_size_option(report,
+                                 "the most a .gz or .zip input may hold once decompressed")
 
 
 def run_k_report(args: argparse.Namespace) -> int:
@@ -85,33 +99,30 @@ def run_k_report(args: argparse.Namespace) -> int:
     write the tables."""
     if args.bundle is not None:
         return _saved_k_report(args)
-    from rankmetrics import cli  # the evaluate command's readers of the shared options
-
     if args.truth is None or not args.run:
         raise ValueError("k-report needs --truth FILE and at least one --run FILE, or "
                          "--bundle PATH (a saved evaluation).")
-    max_cutoff = cli._cutoff("--max-cutoff", args.max_cutoff or str(DEFAULT_MAX_CUTOFF),
-                             cli.MAX_CURVE_CUTOFF)
-    cutoff = cli._cutoff("--cutoff", args.cutoff, max_cutoff)
-    table_cutoffs = [cli._cutoff("--cutoffs", part, max_cutoff)
-                     for part in args.cutoffs.split(",") if part.strip()]
-    conventions = cli._conventions(args)
-    limit = cli._decompressed_size(args.max_decompressed_size)
-    with cli._option(f"--truth {args.truth}", args.truth):
+    max_cutoff = cutoff("--max-cutoff", args.max_cutoff or str(DEFAULT_MAX_CUTOFF),
+                        MAX_CURVE_CUTOFF)
+    chosen = _chosen_cutoff(args.cutoff, max_cutoff)
+    table_cutoffs = _table_cutoffs(args.cutoffs, max_cutoff)
+    conventions = read_conventions(args)
+    limit = decompressed_size(args)
+    with reading(f"--truth {args.truth}", args.truth):
         truth = read_truth(args.truth, max_decompressed_size=limit)
-    cli._warn(truth.warnings)
-    mapping = cli._mapping(args, truth.numbers())
+    warn(truth.warnings)
+    mapping = relevance_mapping(args, truth.numbers())
     runs = {}
     for spec in args.run:
-        name, path = cli._run_spec(spec)
+        name, path = run_name_and_path(spec)
         if name in runs:
             raise ValueError(f"Two runs are named {name!r}: name them with NAME=FILE.")
-        with cli._option(f"--run {spec}", path):
+        with reading(f"--run {spec}", path):
             runs[name] = read_run(path, name=name, max_decompressed_size=limit)
-        cli._warn(runs[name].warnings)
+        warn(runs[name].warnings)
     ev = evaluate(truth, runs, relevance=mapping, conventions=conventions,
                   max_cutoff=max_cutoff)
-    report = k_report(ev, metric=args.metric, cutoff=cutoff, runs=runs,
+    report = k_report(ev, metric=args.metric, cutoff=chosen, runs=runs,
                       relevance_mappings=_thresholds(args.thresholds, mapping),
                       table_cutoffs=table_cutoffs, test=args.test,
                       correction=args.correction, confidence=args.confidence,
@@ -122,20 +133,32 @@ def run_k_report(args: argparse.Namespace) -> int:
 def _saved_k_report(args: argparse.Namespace) -> int:
     """The report of a saved evaluation: its settings kept, the options that would change
     them refused."""
-    from rankmetrics import cli
-
-    cli.refuse_with_bundle(args)
-    with cli._option(f"--bundle {args.bundle}", args.bundle):
+    refuse_with_bundle(args)
+    with reading(f"--bundle {args.bundle}", args.bundle):
         saved = load_bundle(args.bundle)
-    cutoff = cli._cutoff("--cutoff", args.cutoff, saved.max_cutoff)
-    table_cutoffs = [cli._cutoff("--cutoffs", part, saved.max_cutoff)
-                     for part in args.cutoffs.split(",") if part.strip()]
-    report = k_report(saved, metric=args.metric, cutoff=cutoff,
+    chosen = _chosen_cutoff(args.cutoff, saved.max_cutoff)
+    table_cutoffs = _table_cutoffs(args.cutoffs, saved.max_cutoff)
+    report = k_report(saved, metric=args.metric, cutoff=chosen,
                       relevance_mappings=_thresholds(args.thresholds, saved.relevance),
                       table_cutoffs=table_cutoffs, test=args.test,
                       correction=args.correction, confidence=args.confidence,
                       n_permutations=args.permutations, seed=args.seed)
     return _write(report, args.output_dir)
+
+
+def _chosen_cutoff(text: str | None, highest: int) -> int:
+    """The K of ``--cutoff``, or the default one that fits the largest K."""
+    if text is None:
+        return min(DEFAULT_CUTOFF, highest)
+    return cutoff("--cutoff", text, highest)
+
+
+def _table_cutoffs(text: str | None, highest: int) -> list[int]:
+    """The cutoffs of ``--cutoffs``, in the order given; or the default ones up to the
+    largest K."""
+    if text is None:
+        return [k for k in DEFAULT_TABLE_CUTOFFS if k <= highest] or [highest]
+    return [cutoff("--cutoffs", part, highest) for part in text.split(",") if part.strip()]
 
 
 def _write(report: KReport, folder: str) -> int:

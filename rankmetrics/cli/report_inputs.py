@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
+from rankmetrics.cli.options import add_columns_option, parse_columns, which_file
 from rankmetrics.segments import (
     ACTIVITY,
     COLD_START,
@@ -38,12 +39,10 @@ def add_report_inputs(report: argparse.ArgumentParser) -> None:
     reading = report.add_argument_group(
         "reading", "How a file is read when its columns or format are not the detected ones. "
         "WHICH is truth, run:NAME, segments, interactions, item-attributes or catalogue.")
-    reading.add_argument("--columns", action="append", default=[],
-                         metavar="WHICH:ROLE=COLUMN,...",
-                         help="the columns of one file by role (user, item, rating, score, "
-                         "rank), such as truth:user=customer,item=sku")
+    add_columns_option(reading)
     reading.add_argument("--file-format", action="append", default=[], metavar="WHICH:FORMAT",
-                         help="the format of one file (csv, tsv, parquet, jsonl, trec...), "
+                         help="the format of one file (csv, tsv, recbole, parquet, jsonl, "
+                         "trec_run, trec_qrels...), "
                          "such as run:als:tsv")
     segments = report.add_argument_group(
         "segments", "The table per segment of users and whether the decision holds across "
@@ -68,29 +67,14 @@ def read_choices(args: argparse.Namespace, models: Sequence[str]
                  ) -> dict[str, tuple[dict[str, str] | None, str | None]]:
     """Each file's hand-chosen columns and format, by WHICH (truth, run:NAME, ...)."""
     known = ["truth", *(f"run:{model}" for model in models), *EXTRA_FILES]
-    columns: dict[str, dict[str, str]] = {}
+    columns = parse_columns(args.columns, known)
     formats: dict[str, str] = {}
-    for spec in args.columns:
-        which, chosen = _which(spec, "--columns", known)
-        pairs = [part.partition("=") for part in chosen.split(",") if part]
-        if not pairs or any(not role or not sep or not column for role, sep, column in pairs):
-            raise ValueError(f"--columns {spec}: write the columns as ROLE=COLUMN separated "
-                             "by commas, such as truth:user=customer,item=sku.")
-        columns[which] = {role.strip(): column for role, _, column in pairs}
     for spec in args.file_format:
-        which, fmt = _which(spec, "--file-format", known)
+        which, fmt = which_file(spec, "--file-format", known)
         if not fmt:
             raise ValueError(f"--file-format {spec}: no format given after {which}:.")
         formats[which] = fmt
     return {which: (columns.get(which), formats.get(which)) for which in known}
-
-
-def _which(spec: str, option: str, known: Sequence[str]) -> tuple[str, str]:
-    which, sep, rest = spec.rpartition(":")
-    if not sep or which not in known:
-        raise ValueError(f"{option} {spec}: it should start with one of "
-                         f"{', '.join(known)}, then a colon.")
-    return which, rest
 
 
 def extra_files(args: argparse.Namespace) -> list[tuple[str, str]]:

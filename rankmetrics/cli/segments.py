@@ -10,10 +10,11 @@ import sys
 
 import pandas as pd
 
+from rankmetrics.cli.options import decompressed_size
 from rankmetrics.errors import DataError, printable
 from rankmetrics.evaluation import Evaluation
 from rankmetrics.export import to_csv
-from rankmetrics.io import interaction_counts, parse_size, read_attributes, read_interactions
+from rankmetrics.io import interaction_counts, read_attributes, read_interactions
 from rankmetrics.metrics import METRICS
 from rankmetrics.segments import (
     ACTIVITY,
@@ -25,7 +26,7 @@ from rankmetrics.segments import (
     compare_segments,
     segment_users,
 )
-from rankmetrics.stats import CORRECTION_NAMES, CORRECTIONS, TEST_NAMES, TESTS
+from rankmetrics.stats import CORRECTION_NAMES, TEST_NAMES
 
 DEFAULT_METRIC, DEFAULT_CUTOFF = "ndcg", 10
 
@@ -36,8 +37,8 @@ def add_segment_options(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument("--segments", metavar="FILE",
                        help="user attributes: a user column and any others (country, plan, "
-                       "age...), CSV/TSV/Parquet/JSON Lines; with --save, kept in the saved "
-                       "evaluation for the dashboard's segments")
+                       "age...), CSV/TSV/Parquet/JSON Lines or RecBole's .user; with --save, "
+                       "kept in the saved evaluation for the dashboard's segments")
     group.add_argument("--segment-by", metavar="COLUMN",
                        help=f"the attribute column to split the users by, or "
                        f"'{GROUND_TRUTH_SIZE}' (no --segments needed), or '{ACTIVITY}' or "
@@ -53,10 +54,6 @@ def add_segment_options(parser: argparse.ArgumentParser) -> None:
                        help="quantile buckets of a numeric column (default: %(default)s)")
     group.add_argument("--min-segment-users", type=int, default=MIN_USERS, metavar="N",
                        help="segments with fewer users are not tested (default: %(default)s)")
-    group.add_argument("--test", choices=TESTS, default="randomization",
-                       help="the paired test within each segment (default: %(default)s)")
-    group.add_argument("--correction", choices=CORRECTIONS, default="holm",
-                       help="correction over every segment x pair test (default: %(default)s)")
 
 
 def segment_cutoff(args: argparse.Namespace) -> int:
@@ -73,18 +70,20 @@ def segment_cutoff(args: argparse.Namespace) -> int:
     return int(args.segment_cutoff)
 
 
-def segment_report(args: argparse.Namespace, evaluation: Evaluation) -> str:
-    """The segment table in the chosen format; its warnings also go to stderr."""
+def segment_report(args: argparse.Namespace, evaluation: Evaluation,
+                   interactions_columns: dict[str, str] | None = None) -> str:
+    """The segment table in the chosen format; its warnings also go to stderr. The training
+    interactions' columns are those ``--columns interactions:...`` chose."""
     attributes = None
     if args.segments is not None:
         try:
             attributes = read_attributes(args.segments, key="user",
-                                         max_decompressed_size=_limit(args))
+                                         max_decompressed_size=decompressed_size(args))
         except (DataError, OSError) as error:
             raise ValueError(f"--segments {args.segments}: {error}") from None
         for warning in attributes.warnings:
             print(f"rankmetrics: warning: {printable(warning)}", file=sys.stderr)
-    counts = _training_counts(args)
+    counts = _training_counts(args, interactions_columns)
     try:
         segmentation = segment_users(evaluation, args.segment_by, attributes=attributes,
                                      training_counts=counts, n_buckets=args.buckets)
@@ -98,7 +97,8 @@ def segment_report(args: argparse.Namespace, evaluation: Evaluation) -> str:
     return render(result, args.format, getattr(args, "csv_formulas", "quoted"))
 
 
-def _training_counts(args: argparse.Namespace) -> pd.Series | None:
+def _training_counts(args: argparse.Namespace,
+                     columns: dict[str, str] | None) -> pd.Series | None:
     """Each user's training interactions (from ``--interactions``), for the activity and
     cold-start segments."""
     path = getattr(args, "interactions", None)
@@ -108,14 +108,11 @@ def _training_counts(args: argparse.Namespace) -> pd.Series | None:
         raise ValueError(f"--segment-by {args.segment_by} needs --interactions FILE: each "
                          "user's training interactions.")
     try:
-        return interaction_counts(read_interactions(path, max_decompressed_size=_limit(args)))
+        read = read_interactions(path, columns=columns,
+                                 max_decompressed_size=decompressed_size(args))
+        return interaction_counts(read)
     except (DataError, OSError) as error:
         raise ValueError(f"--interactions {path}: {error}") from None
-
-
-def _limit(args: argparse.Namespace) -> int | None:
-    return (None if args.max_decompressed_size is None
-            else parse_size(args.max_decompressed_size, "--max-decompressed-size"))
 
 
 def render(result: SegmentComparison, fmt: str, formulas: str = "quoted") -> str:

@@ -28,11 +28,13 @@ from rankmetrics.evaluation._raw_rows import RawSources
 from rankmetrics.evaluation._save import save_evaluation
 from rankmetrics.evaluation._saved import SavedEvaluation, load_bundle
 from rankmetrics.evaluation._saved_beyond import SavedBeyond
+from rankmetrics.evaluation._sums import COUNTS, UserSums, add_sums, extend_values
 from rankmetrics.results import BeyondResults, EvaluationResults, ListsAtHand, SavedFrom
 
 __all__ = [
     "BAND_VALUES",
     "BEYOND_WIDTH",
+    "COUNTS",
     "MAX_CUTOFF",
     "PER_USER_CACHE_BYTES",
     "USERS_PER_BLOCK",
@@ -46,9 +48,12 @@ __all__ = [
     "SavedBeyond",
     "SavedEvaluation",
     "SavedFrom",
+    "UserSums",
+    "add_sums",
     "band_cutoffs",
     "band_table",
     "evaluate",
+    "extend_values",
     "load_bundle",
     "save_evaluation",
 ]

@@ -12,14 +12,14 @@ from rankmetrics.checks import check_instance, check_int
 from rankmetrics.conventions import Conventions
 from rankmetrics.evaluation._evaluation import Evaluation
 from rankmetrics.evaluation._raw_rows import RawSources
-from rankmetrics.ground_truth import GroundTruth, named_columns
 from rankmetrics.io import (
     Attributes,
     LoadedTable,
     interactions_from_dataframe,
     run_from_dataframe,
 )
-from rankmetrics.ranked_run import RankedRun
+from rankmetrics.prepared.ground_truth import GroundTruth, named_columns
+from rankmetrics.prepared.ranked_run import RankedRun
 from rankmetrics.relevance import RelevanceMapping
 
 #: The largest cutoff. Values are computed only as far as the data can change them (see

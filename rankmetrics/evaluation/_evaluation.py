@@ -34,8 +34,8 @@ from rankmetrics.evaluation._ideal import (
 from rankmetrics.evaluation._raw_rows import RawSources, rows_of
 from rankmetrics.evaluation._save import save_evaluation
 from rankmetrics.evaluation._shared import SharedMethods
+from rankmetrics.evaluation._sums import COUNTS, UserSums, extend_values
 from rankmetrics.evaluation._top_lists import TopLists
-from rankmetrics.ground_truth import GroundTruth
 from rankmetrics.metrics import (
     ALL_METRICS,
     METRICS,
@@ -45,11 +45,11 @@ from rankmetrics.metrics import (
     check_metrics,
     judge,
 )
-from rankmetrics.ranked_run import RankedRun
+from rankmetrics.prepared.ground_truth import GroundTruth
+from rankmetrics.prepared.ranked_run import RankedRun
 from rankmetrics.relevance import RelevanceMapping
 from rankmetrics.results import Fingerprint, ListsAtHand, PairedBlock
 from rankmetrics.runtime import one_blas_thread
-from rankmetrics.sums import COUNTS, UserSums, extend_values
 
 USERS_PER_BLOCK = 16_384
 #: Users per block of :meth:`Evaluation.paired_blocks` (every model and metric at every

@@ -9,7 +9,6 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from rankmetrics.ground_truth import GroundTruth, named_columns
 from rankmetrics.io import (
     HashedIds,
     LoadedTable,
@@ -18,7 +17,8 @@ from rankmetrics.io import (
     truth_codes,
     truth_from_dataframe,
 )
-from rankmetrics.ranked_run import RankedRun
+from rankmetrics.prepared.ground_truth import GroundTruth, named_columns
+from rankmetrics.prepared.ranked_run import RankedRun
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from rankmetrics.ranked_run import rank_order
+from rankmetrics.prepared.ranked_run import rank_order
 
 
 def user_ratings(truth: pd.DataFrame, user: str) -> pd.Series:

@@ -9,13 +9,13 @@ HTML tags in names. Plotly is an optional dependency (``pip install 'rankmetrics
 the rest of the library works without it.
 
 The modules, by what they draw: :mod:`~rankmetrics.figures.style` (the palette, the models'
-colours, the metrics' labels and the shared layout), :mod:`~rankmetrics.figures.curves`,
-:mod:`~rankmetrics.figures.users`, :mod:`~rankmetrics.figures.ndcg`,
-:mod:`~rankmetrics.figures.significance` and :mod:`~rankmetrics.figures.head_to_head`, whose
-builders are importable from here; and the figures of the beyond-accuracy metrics
-(:mod:`~rankmetrics.figures.beyond`), of choosing K (:mod:`~rankmetrics.figures.choosing_k`),
-of segments (:mod:`~rankmetrics.figures.segments`), of the playground
-(:mod:`~rankmetrics.figures.playground`) and figures in words
+colours, the metrics' labels and titles in words, and the shared layout),
+:mod:`~rankmetrics.figures.curves`, :mod:`~rankmetrics.figures.users`,
+:mod:`~rankmetrics.figures.ndcg`, :mod:`~rankmetrics.figures.significance` and
+:mod:`~rankmetrics.figures.head_to_head`, whose builders are importable from here; and the
+figures of the beyond-accuracy metrics (:mod:`~rankmetrics.figures.beyond`), of choosing K
+(:mod:`~rankmetrics.figures.choosing_k`), of segments (:mod:`~rankmetrics.figures.segments`),
+of the playground (:mod:`~rankmetrics.figures.playground`) and figures in words
 (:mod:`~rankmetrics.figures.text`).
 
 >>> fig = metric_curves({"a": {"ndcg": [1.0, 0.8, 0.7]}}, ["ndcg"], cutoff=2)
@@ -50,6 +50,7 @@ from rankmetrics.figures.style import (
     TIE_COLOR,
     WORSE_COLOR,
     metric_label,
+    metric_title,
     model_colors,
 )
 from rankmetrics.figures.users import distribution, ecdf
@@ -67,6 +68,7 @@ __all__ = [
     "head_to_head_scatter",
     "metric_curves",
     "metric_label",
+    "metric_title",
     "model_colors",
     "ndcg_contributions",
     "pairwise_matrix",

@@ -11,8 +11,16 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from rankmetrics.figures.curves import metric_curves
-from rankmetrics.figures.style import escaped, metric_label, model_colors, styled
-from rankmetrics.metrics import SYSTEM_METRICS, declared
+from rankmetrics.figures.style import (
+    escaped,
+    in_sentence,
+    metric_label,
+    metric_title,
+    model_colors,
+    styled,
+    wrapped,
+)
+from rankmetrics.metrics import SYSTEM_METRICS, declared, higher_says
 
 TRUTH_COLOR = "#7f7f7f"
 
@@ -48,7 +56,9 @@ def tradeoff(
     confidence: float = 0.95,
 ) -> go.Figure:
     """One point per model: a beyond-accuracy metric (x) against an accuracy metric (y) at
-    one cutoff, each with its confidence interval as error bars.
+    one cutoff, each with its confidence interval as error bars. The title and the axes name
+    both metrics in words; the subtitle says which way is better on each axis, or what a
+    model further right does where higher is not better.
 
     ``points`` has one row per model: ``model``, ``x``, ``x_low``, ``x_high``, ``y``,
     ``y_low``, ``y_high``; an interval of NaN is not drawn (a value without one).
@@ -56,6 +66,7 @@ def tradeoff(
     models = points["model"].tolist()
     colors = dict(colors or model_colors(models))
     x_label, y_label = metric_label(beyond, cutoff), metric_label(accuracy, cutoff)
+    x_title, y_title = metric_title(beyond, cutoff), metric_title(accuracy, cutoff)
     fig = go.Figure()
     for row in points.to_dict("records"):
         model, x, y = str(row["model"]), float(row["x"]), float(row["y"])
@@ -71,11 +82,30 @@ def tradeoff(
             hovertemplate=(f"{name}<br>{x_label}: %{{x:.4f}}{x_range}"
                            f"<br>{y_label}: %{{y:.4f}}{y_range}<extra></extra>"),
         ))
-    fig.update_xaxes(title_text=x_label)
-    fig.update_yaxes(title_text=y_label)
-    styled(fig, f"{y_label} against {x_label}; bars: {confidence:.0%} confidence intervals",
-           height=460)
+    fig.update_xaxes(title_text=x_title)
+    fig.update_yaxes(title_text=y_title)
+    styled(fig, wrapped(f"{y_title} against {in_sentence(x_title)}", 90),
+           subtitle=f"{_directions(accuracy, beyond)}; bars: {confidence:.0%} confidence "
+                    "intervals", height=480)
     return fig
+
+
+def _directions(up: str, right: str) -> str:
+    """Which way is better on a scatter of ``up`` against ``right``, or what a model further
+    that way does where higher is not better.
+
+    >>> _directions("ndcg", "recall_long_tail")
+    'Higher is better on both axes'
+    >>> _directions("ndcg", "arp")
+    'Further up is better; a model further right recommends more popular items'
+    """
+    up_higher, right_higher = higher_says(up), higher_says(right)
+    if up_higher is None and right_higher is None:
+        return "Higher is better on both axes"
+    up_words = "Further up is better" if up_higher is None else f"A model further up {up_higher}"
+    right_words = ("further right is better" if right_higher is None
+                   else f"a model further right {right_higher}")
+    return f"{up_words}; {right_words}"
 
 
 def _interval(value: float, low: float, high: float, color: str) -> tuple[dict, str]:

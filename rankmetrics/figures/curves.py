@@ -1,5 +1,6 @@
-"""Curves over K: one panel per metric, one line per model, the chosen K marked, each model's
-confidence band shaded in its colour, and one hover box per K listing every model.
+"""Curves over K: one panel per metric, titled in words with which way is better, one line
+per model, the chosen K marked, each model's confidence band shaded in its colour, and one
+hover box per K listing every model.
 
 >>> fig = metric_curves({"a": {"ndcg": [1.0, 0.8, 0.7]}}, ["ndcg"], cutoff=2)
 >>> [(trace.name, trace.meta["role"]) for trace in fig.data]
@@ -16,11 +17,26 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from rankmetrics.figures.style import escaped, metric_label, model_colors, styled, translucent
-from rankmetrics.metrics import declared
+from rankmetrics.figures.style import (
+    escaped,
+    metric_label,
+    metric_title,
+    model_colors,
+    styled,
+    translucent,
+    wrapped,
+)
+from rankmetrics.metrics import declared, direction_text
 
 #: Line styles of curves drawn over an equal curve, so that both stay visible.
 TWIN_DASHES = ("dash", "dot", "dashdot", "longdash")
+#: Characters of a panel title's line, by panels a row (a longer title wraps), for panels
+#: down to about 330 px wide (two a row) or 230 px (three); the line under it, in smaller
+#: type, takes a sixth more.
+PANEL_TITLE_WIDTH = {1: 90, 2: 52, 3: 36}
+DIRECTION_SIZE = 12
+#: Pixels a panel title's line takes, and its line in smaller type.
+PANEL_LINE, DIRECTION_LINE = 18, 15
 
 
 def metric_curves(
@@ -67,12 +83,15 @@ def metric_curves(
     # Two panels a row (three for exactly three): readable from 800 px wide windows up.
     n_cols = 1 if len(metrics) == 1 else 3 if len(metrics) == 3 else 2
     n_rows = math.ceil(len(metrics) / n_cols)
-    height = 300 * n_rows + 90
-    plot_height = height - 70 - 50  # less the top and bottom margins
+    titles = [panel_title(metric, PANEL_TITLE_WIDTH[n_cols]) for metric in metrics]
+    # the panels keep their height; the rows move apart for titles of more than one line
+    extra = max(_title_height(title) for title in titles) - PANEL_LINE
+    height = (300 + extra) * n_rows + 90
+    top = 70 + extra
+    plot_height = height - top - 50  # less the top and bottom margins
     fig = make_subplots(
-        rows=n_rows, cols=n_cols,
-        subplot_titles=[metric_label(metric) for metric in metrics],
-        horizontal_spacing=0.07, vertical_spacing=min(0.3, 75 / plot_height),
+        rows=n_rows, cols=n_cols, subplot_titles=titles,
+        horizontal_spacing=0.07, vertical_spacing=min(0.3, (75 + extra) / plot_height),
     )
     max_cutoff = max((len(curves[m][metric]) for m in models for metric in metrics), default=1)
     lines = "lines+markers" if max_cutoff <= 30 else "lines"
@@ -129,12 +148,32 @@ def metric_curves(
     # The legend goes under the panels, where Plotly makes room for as many rows as a narrow
     # window needs (above them, a wrapped legend would cover the panel titles).
     fig.update_layout(
-        hovermode="x", hoverlabel={"align": "left"}, margin={"t": 70},
+        hovermode="x", hoverlabel={"align": "left"}, margin={"t": top},
         legend={"orientation": "h", "x": 0, "xanchor": "left", "yref": "paper",
                 "y": -45 / plot_height, "yanchor": "top"},
     )
     fig.update_annotations(yshift=4)
     return fig
+
+
+def panel_title(metric: str, width: int) -> str:
+    """A panel's title: the metric in words with its label at K, then which way is better
+    (or what a higher value means) in smaller type, in lines of about ``width`` characters.
+
+    >>> panel_title("ndcg", 52)
+    "Ranking quality (NDCG@K)<br><span style='font-size:12px'>Higher is better</span>"
+    """
+    name = wrapped(metric_title(metric), width)
+    direction = [f"<span style='font-size:{DIRECTION_SIZE}px'>{line}</span>"
+                 for line in wrapped(direction_text(metric), width * 7 // 6).split("<br>")]
+    return "<br>".join([name, *direction])
+
+
+def _title_height(title: str) -> int:
+    """Pixels a panel title of :func:`panel_title` takes above its panel."""
+    lines = title.split("<br>")
+    smaller = sum(1 for line in lines if line.startswith("<span"))
+    return PANEL_LINE * (len(lines) - smaller) + DIRECTION_LINE * smaller
 
 
 def _vline(x: float, axis: str, line: dict) -> dict:

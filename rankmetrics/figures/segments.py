@@ -26,11 +26,12 @@ from rankmetrics.figures.style import (
     NEUTRAL_COLOR,
     WORSE_COLOR,
     escaped,
-    metric_label,
+    metric_title,
     model_colors,
     styled,
     translucent,
 )
+from rankmetrics.metrics import direction_text
 from rankmetrics.segments import TOO_FEW
 from rankmetrics.stats import p_text
 
@@ -50,7 +51,8 @@ def segment_curves_figure(
     too_few: Collection[str] = (),
     users: Mapping[str, int] | None = None,
 ) -> go.Figure:
-    """One panel per segment, one line per model over K, a dotted line at ``cutoff``.
+    """One panel per segment, one line per model over K, a dotted line at ``cutoff``; the
+    title names the metric in words, the subtitle which way is better.
 
     Parameters
     ----------
@@ -94,8 +96,8 @@ def segment_curves_figure(
                       row=row, col=col)
     fig.update_yaxes(rangemode="tozero", tickformat=".2f")
     fig.update_xaxes(rangemode="tozero")
-    styled(fig, f"{metric_label(metric)} over K in each segment; dotted line: K = {cutoff}",
-           height=260 * n_rows + 130)
+    styled(fig, f"{metric_title(metric)} over K in each segment; dotted line: K = {cutoff}",
+           subtitle=direction_text(metric), height=260 * n_rows + 150)
     fig.update_layout(hovermode="x unified")
     for annotation, segment in zip(fig.layout.annotations, segments, strict=False):
         if segment in too_few:

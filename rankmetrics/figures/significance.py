@@ -14,13 +14,28 @@ from rankmetrics.stats import p_text
 MATRIX_KEY = "▲ blue: row significantly better · ▼ red: worse · grey: may be chance"
 
 
-def pairwise_matrix(pairs: pd.DataFrame, models: Sequence[str], label: str) -> go.Figure:
+def matrix_key(higher: str | None = None) -> str:
+    """The colour key of the matrix: "better" and "worse", or, for a metric where higher is
+    not better, "higher" and what it means.
+
+    >>> matrix_key("recommends more popular items").split(" · ")[:2]
+    ['▲ blue: row significantly higher (recommends more popular items)', '▼ red: lower']
+    """
+    if higher is None:
+        return MATRIX_KEY
+    return (f"▲ blue: row significantly higher ({higher}) · ▼ red: lower · grey: may be "
+            "chance")
+
+
+def pairwise_matrix(pairs: pd.DataFrame, models: Sequence[str], label: str, *,
+                    higher: str | None = None) -> go.Figure:
     """Every model against every other: cell (row, column) holds the row model's mean minus
     the column model's and the corrected p-value, coloured by the verdict.
 
-    Blue and ▲: the row model is significantly better; red and ▼: significantly worse;
-    grey: no significant difference. The matrix is antisymmetric, so it reads from either
-    side; the diagonal is empty.
+    Blue and ▲: the row model is significantly better (for a metric where higher is not
+    better, ``higher`` says what a higher value means, and the key and hover say "higher");
+    red and ▼: significantly worse (lower); grey: no significant difference. The matrix is
+    antisymmetric, so it reads from either side; the diagonal is empty.
 
     Parameters
     ----------
@@ -51,11 +66,12 @@ def pairwise_matrix(pairs: pd.DataFrame, models: Sequence[str], label: str) -> g
         for r, c, sign in ((b, a, 1.0), (a, b, -1.0)):  # row r minus column c
             difference = sign * float(gap)
             low, high = sorted((sign * float(ci_low), sign * float(ci_high)))
-            verdict = 0 if not significant else (1 if difference > 0 else -1)
+            verdict = 0 if not significant or difference == 0 else (1 if difference > 0 else -1)
             glyph = {1: "▲ ", -1: "▼ ", 0: ""}[verdict]
             z[r][c] = verdict
             text[r][c] = f"{glyph}{difference:+.4f}<br>{p_text(float(p))}"
-            words = {1: "significantly better", -1: "significantly worse",
+            words = {1: "significantly better" if higher is None else "significantly higher",
+                     -1: "significantly worse" if higher is None else "significantly lower",
                      0: "no significant difference"}[verdict]
             hover[r][c] = (f"{names[r]} − {names[c]}: {difference:+.4f} "
                            f"[{low:.4f}, {high:.4f}]<br>corrected {p_text(float(p))}"
@@ -75,7 +91,7 @@ def pairwise_matrix(pairs: pd.DataFrame, models: Sequence[str], label: str) -> g
     )
     # The colour key is a line of the title rather than a colour bar, which would take a
     # third of a narrow window's width.
-    styled(fig, f"{label}: row model minus column model<br><sup>{MATRIX_KEY}</sup>",
+    styled(fig, f"{label}: row model minus column model<br><sup>{matrix_key(higher)}</sup>",
            height=max(330, 120 + 95 * n))
     fig.update_layout(margin={"t": 110, "b": 20, "l": 60, "r": 20})
     fig.update_xaxes(showline=False)

@@ -145,9 +145,10 @@ def _recolor_for_dark(fig: go.Figure) -> None:
 
 
 def text_alternative(fig: go.Figure) -> str:
-    """What a figure shows, and its top line, in words: its title, then what its traces hold
-    (the models' values at the chosen K, the significant pairs, the users each model serves
-    better, the means) or, for a figure it does not know, the names in its legend.
+    """What a figure shows, and its top line, in words: its title and subtitle, then what its
+    traces hold (the models' values at the chosen K, the significant pairs, the users each
+    model serves better, the means) or, for a figure it does not know, the names in its
+    legend.
 
     >>> from rankmetrics.figures import metric_curves
     >>> curves = {"a": {"ndcg": [1.0, 0.8]}, "b": {"ndcg": [0.5, 0.9]}}
@@ -161,7 +162,10 @@ def text_alternative(fig: go.Figure) -> str:
     detail = (_chosen_k(roles.get("marker", [])) or _matrix(roles.get("matrix", []))
               or _counts(roles.get("outcome", []), roles.get("users", []))
               or _box_means(roles.get("box", [])) or _names(fig))
-    return f"{_words(fig.layout.title.text or 'Chart')}. {detail}".strip()
+    subtitle = fig.layout.title.subtitle.text
+    heading = _words(fig.layout.title.text or "Chart") + (f". {_words(subtitle)}" if subtitle
+                                                          else "")
+    return f"{heading}. {detail}".strip()
 
 
 def _chosen_k(markers: Sequence) -> str:

@@ -15,11 +15,22 @@ import numpy as np
 import plotly.graph_objects as go
 
 from rankmetrics.checks import check_choice
-from rankmetrics.figures.style import escaped, metric_label, model_colors, styled
+from rankmetrics.figures.style import (
+    escaped,
+    metric_label,
+    metric_title,
+    model_colors,
+    styled,
+    wrapped,
+)
+from rankmetrics.metrics import direction_text, higher_says
 
 DISCRETE_LEVELS = 25
 BINS = 10
 ECDF_POINTS = 400
+#: Characters of a line of the title and of the subtitle: the two charts of a page side by
+#: side stay readable in a 1,280 px wide window.
+TITLE_WIDTH, SUBTITLE_WIDTH = 48, 64
 
 
 def distribution(
@@ -35,13 +46,14 @@ def distribution(
 
     Metrics taking at most 25 distinct values (HitRate, Precision at small K) get one bar
     per value; others get a bar for the users at exactly 0 and 10 equal bins above 0. Values
-    are binned here, so large user counts stay light in the browser.
+    are binned here, so large user counts stay light in the browser. The title names the
+    metric in words, the subtitle which way is better (or what a higher value means).
     """
     check_choice("kind", kind, ("histogram", "box"))
     models = list(values)
     colors = dict(colors or model_colors(models))
     arrays = {m: np.asarray(values[m], dtype=np.float64) for m in models}
-    label = metric_label(metric, cutoff)
+    label, title = metric_label(metric, cutoff), metric_title(metric, cutoff)
     fig = go.Figure()
     if kind == "box":
         for model in models:
@@ -51,7 +63,8 @@ def distribution(
         _add_histogram(fig, models, arrays, colors, label)
         fig.update_layout(xaxis_title=label, yaxis_title="Share of users (%)", barmode="group",
                           bargap=0.15)
-    styled(fig, f"Distribution of {label} over users")
+    styled(fig, wrapped(f"{title}: how it spreads over users", TITLE_WIDTH),
+           subtitle=wrapped(direction_text(metric), SUBTITLE_WIDTH), height=470)
     return fig
 
 
@@ -62,10 +75,12 @@ def ecdf(
     colors: Mapping[str, str] | None = None,
 ) -> go.Figure:
     """The empirical cumulative distribution per model: the share of users whose value is at
-    most x. A curve lying to the right is better. Thinned to about 400 steps per model."""
+    most x. A curve lying to the right is better (or, where higher is not better, has higher
+    values: the subtitle says what that means). Thinned to about 400 steps per model."""
     models = list(values)
     colors = dict(colors or model_colors(models))
-    label = metric_label(metric, cutoff)
+    label, title = metric_label(metric, cutoff), metric_title(metric, cutoff)
+    higher = higher_says(metric)
     fig = go.Figure()
     for model in models:
         x, y = _ecdf_steps(np.asarray(values[model], dtype=np.float64))
@@ -79,7 +94,10 @@ def ecdf(
         xaxis_title=label, yaxis={"title": "Share of users at or below", "tickformat": ".0%",
                                   "range": [0, 1.02]},
     )
-    styled(fig, f"Cumulative share of users by {label}")
+    reading = ("A curve further right is better" if higher is None
+               else f"A model whose curve lies further right {higher}")
+    styled(fig, wrapped(f"{title}: cumulative share of users", TITLE_WIDTH),
+           subtitle=wrapped(reading, SUBTITLE_WIDTH), height=470)
     return fig
 
 

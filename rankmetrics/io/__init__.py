@@ -3,8 +3,11 @@
 Formats, recognised from the file name and content (``format=`` overrides):
 
 - CSV / TSV, delimiter sniffed (comma, tab, semicolon, pipe), optionally ``.gz`` or ``.zip``
-  (a zip holding one file); Parquet; JSON Lines (``.jsonl``, ``.ndjson``, ``.json`` with one
-  object per line);
+  (a zip holding one file), with a header line or without one (then the order of the columns
+  is told by their number and types, or given as ``columns={"order": "user,item,rating"}``;
+  see :mod:`rankmetrics.io._header`); RecBole's atomic files (``.inter``, ``.user``,
+  ``.item``), recognised by the types in their header (``user_id:token``); Parquet; JSON
+  Lines (``.jsonl``, ``.ndjson``, ``.json`` with one object per line);
 - TREC runs ``user Q0 item rank score tag`` and qrels ``user 0 item rating``, whitespace
   separated, without header, recognised by their shape whatever the extension; as trec_eval
   does, fields after a run's tag are ignored and lines starting with ``#`` are comments;
@@ -52,13 +55,14 @@ Decisions:
 - This package is the one place where ids are read, checked and numbered: user ids and a
   ground truth's items become integer codes, a model's items 64-bit hashes that no two items
   of one list share (:func:`truth_codes`, :func:`run_codes`; :func:`hash_text`,
-  :func:`same_text` and :func:`argsort_lists` are the tools :mod:`rankmetrics.matching` uses).
+  :func:`same_text` and :func:`argsort_lists` are the tools
+  :mod:`rankmetrics.prepared.matching` uses).
 """
 
 from rankmetrics.io._attributes import Attributes, attributes_from_dataframe, read_attributes
 from rankmetrics.io._columns import find_column, resolve_override
 from rankmetrics.io._crosscheck import check_against_truth
-from rankmetrics.io._formats import FORMATS
+from rankmetrics.io._formats import FORMATS, subject_word
 from rankmetrics.io._hashing import argsort_lists, hash_text, same_text
 from rankmetrics.io._ids import HashedIds
 from rankmetrics.io._load import (
@@ -77,7 +81,8 @@ from rankmetrics.io._table import LoadedTable, rating_values
 
 
 def file_stem(file_name: str) -> str:
-    """The name a table read from ``file_name`` gets (``model_a.csv.gz`` -> ``model_a``)."""
+    """The name a table read from ``file_name`` gets (``model_a.csv.gz`` -> ``model_a``,
+    ``results.test`` -> ``results``)."""
     return Source(file=file_name, inner=file_name, compression=None).stem
 
 
@@ -105,6 +110,7 @@ __all__ = [
     "run_codes",
     "run_from_dataframe",
     "same_text",
+    "subject_word",
     "truth_codes",
     "truth_from_dataframe",
 ]

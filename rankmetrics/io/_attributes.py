@@ -15,6 +15,11 @@ Each other column becomes one attribute of one of three kinds:
   tuple of text, an empty cell None;
 - ``"category"``: anything else, as text (pandas ``str``; empty cells are missing).
 
+RecBole's atomic files (``.user``, ``.item``) declare each column's type in their header, and
+the declaration decides: ``token`` is a category (``age:token`` too), ``token_seq`` several
+categories separated by spaces, ``float`` a number (a cell that is none is a DataError);
+``float_seq`` columns (several numbers) are not read, with a warning.
+
 A key given twice, or a row with attributes but no key, is a DataError naming the rows.
 """
 
@@ -31,14 +36,8 @@ import pyarrow.parquet as pq
 
 from rankmetrics.errors import DataError
 from rankmetrics.io._columns import find_column, missing_columns, resolve_override
-from rankmetrics.io._formats import (
-    HEAD_BYTES,
-    NUMBER,
-    check_format,
-    detect,
-    sample_lines,
-    sniff_delimiter,
-)
+from rankmetrics.io._formats import HEAD_BYTES, check_format, detect, sample_lines, sniff_delimiter
+from rankmetrics.io._header import NUMBER, recbole_types, without_type
 from rankmetrics.io._ids import Ids, distinct
 from rankmetrics.io._parsers import JsonRecords, read_csv_columns
 from rankmetrics.io._readers import RowNumbers, Rows, arrow_ids_as_text, check_flat_ids
@@ -68,7 +67,7 @@ from rankmetrics.io._wording import (
 
 KEYS = ("user", "item")
 KINDS = ("category", "categories", "number")
-ATTRIBUTE_FORMATS = ("csv", "tsv", "parquet", "jsonl")
+ATTRIBUTE_FORMATS = ("csv", "tsv", "recbole", "parquet", "jsonl")
 #: Separators of several categories written in one text cell, in order of preference.
 CATEGORY_SEPARATORS = ("|", ";")
 
@@ -85,7 +84,7 @@ class Attributes:
         Display name: the file stem unless one was given.
     source : str
         The file name, as used in messages.
-    format : {"csv", "tsv", "parquet", "jsonl", "dataframe"}
+    format : {"csv", "tsv", "recbole", "parquet", "jsonl", "dataframe"}
     key_column : str
         The column the ids were read from.
     table : pandas.DataFrame
@@ -131,6 +130,8 @@ class _RawColumns:
     rows: Rows
     format: str
     decimal_comma: bool = False
+    #: RecBole's declared type of each column, when the header declares them.
+    types: dict[str, str] | None = None
 
 
 def read_attributes(
@@ -156,8 +157,9 @@ def read_attributes(
         Display name (default: the file stem). For raw bytes, the file name itself.
     columns : dict, optional
         ``{key: column}`` chooses the key column, overriding the detection.
-    format : {"csv", "tsv", "parquet", "jsonl"}, optional
-        Default: detected from the name and the content.
+    format : {"csv", "tsv", "recbole", "parquet", "jsonl"}, optional
+        Default: detected from the name and the content (``recbole``: RecBole's atomic
+        ``.user`` or ``.item`` files, whose header declares each column's type).
     ids_as_strings : bool, default True
         As for :func:`rankmetrics.io.read_run`: read the ids the way the ground truth and the
         runs were read, so that they match.
@@ -297,13 +299,24 @@ def _delimited_columns(src: Source, fmt: str, head: bytes) -> _RawColumns:
             file=src.file, row=1,
         )
     names = [name.strip() for name in next(csv.reader([first_line], delimiter=delimiter))]
+    types = recbole_types(names)
+    if fmt == "recbole" and types is None:
+        raise DataError(
+            "the first line is not a RecBole header: RecBole's atomic files name each column "
+            "with its type, such as 'item_id:token' or 'genre:token_seq'. Add the types, or "
+            "read the file as CSV or TSV.",
+            file=src.file, row=1,
+        )
+    if types is not None:
+        names = list(types)
     _check_names(names, src.file)
     frame = _parse(src, delimiter, names)
     if len(frame) == 0:
         raise DataError("the file has column names but no data rows.", file=src.file)
     values = {name: frame[f"c{i}"] for i, name in enumerate(names)}
-    return _RawColumns(names, values, RowNumbers(2, len(frame)), fmt,
-                       decimal_comma=delimiter != ",")
+    return _RawColumns(names, values, RowNumbers(2, len(frame)),
+                       "recbole" if types is not None else fmt,
+                       decimal_comma=delimiter != ",", types=types)
 
 
 def _parse(src: Source, delimiter: str, names: list[str]) -> pd.DataFrame:
@@ -399,7 +412,15 @@ def _finish(raw: _RawColumns, key: str, chosen: str | None, display: str, file: 
         )
     table = {key: ids.to_series()}
     kinds = {}
+    declared = raw.types or {}
     for name in others:
+        if declared.get(name) == "float_seq":
+            warnings.append(f"Column '{name}' (float_seq: several numbers in each row) is not "
+                            "read: an attribute is a category, several categories or a number.")
+            continue
+        if name in declared:
+            kinds[name], table[name] = _declared(values[name], declared[name], rows, file, name)
+            continue
         kinds[name], table[name], note = _attribute(values[name], rows, file, name,
                                                     raw.decimal_comma)
         if note:
@@ -411,7 +432,8 @@ def _finish(raw: _RawColumns, key: str, chosen: str | None, display: str, file: 
 def _key_column(raw: _RawColumns, key: str, chosen: str | None, file: str,
                 warnings: list[str]) -> str:
     if chosen is not None:
-        return resolve_override(raw.names, key, chosen, file)
+        return resolve_override(raw.names, key, without_type(chosen) if raw.types else chosen,
+                                file)
     column, warning = find_column(raw.names, key, set())
     if warning:
         warnings.append(warning)
@@ -506,6 +528,28 @@ def _attribute(series: pd.Series, rows: Rows, file: str, column: str,
         series = pd.Series([None if _missing_cell(cell) else id_text(cell) for cell in cells],
                            dtype="str")
     return _text_attribute(series.astype("str").str.strip(), rows, column, decimal_comma)
+
+
+def _declared(series: pd.Series, declared: str, rows: Rows, file: str,
+              column: str) -> tuple[str, pd.Series]:
+    """A column of a RecBole file typed as its header declares: token, token_seq or float."""
+    text = series.astype("str").str.strip()
+    text = text.where(text != "")
+    if declared == "token_seq":  # RecBole separates the tokens of a sequence by spaces
+        return "categories", _split(text, " ")
+    if declared == "token":
+        return "category", text
+    numbers = pd.to_numeric(text, errors="coerce").to_numpy(dtype=np.float64)
+    bad = np.flatnonzero(np.isnan(numbers) & text.notna().to_numpy())
+    if bad.size:
+        shown = [f"{quoted_value(text.iloc[i])} (row {rows[i]})" for i in bad[:EXAMPLES]]
+        raise DataError(
+            f"the header declares the column a number (float), but {row_examples(shown, bad.size)} "
+            f"{'is' if bad.size == 1 else 'are'} not one. Correct or empty those cells, or "
+            "declare the column as token (a category).",
+            file=file, row=int(rows[bad[0]]), column=column,
+        )
+    return "number", _finite(numbers, rows, file, column)
 
 
 def _text_attribute(text: pd.Series, rows: Rows, column: str,

@@ -1,9 +1,10 @@
-"""Finding the user, item, score / rank / rating and list columns by their usual names."""
+"""Finding the user, item, score / rank / rating and list columns by their usual names, or
+by their order in a file without a header line (``columns={"order": "user,item,rating"}``)."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from rankmetrics.errors import DataError
@@ -24,6 +25,13 @@ ROLE_NAMES: dict[str, tuple[str, ...]] = {
 ROLES_FOR = {"run": ("user", "item", "score"), "truth": ("user", "item", "rating"),
              "interactions": ("user", "item")}
 
+#: The key of ``columns=`` giving the roles of a file without a header line, by position.
+ORDER = "order"
+#: A role may be given for the columns of each kind.
+ROLES_OF = {"run": ("user", "item", "score", "rank", "items"),
+            "truth": ("user", "item", "rating", "items"),
+            "interactions": ("user", "item", "rating", "items")}
+
 ROLE_WORDS = {
     "user": "user",
     "item": "item",
@@ -39,24 +47,80 @@ def normalise(column: object) -> str:
     return re.sub(r"[\s_\-]+", "", str(column)).lower()
 
 
-def check_overrides(columns: dict[str, str] | None, kind: str) -> dict[str, str]:
-    """Validate the ``columns=`` argument (a programming error is a ValueError)."""
+def check_overrides(columns: Mapping[str, object] | None, kind: str) -> dict[str, str]:
+    """Validate the ``columns=`` argument (a programming error is a ValueError).
+
+    It maps roles to column names, or holds only ``"order"``: the roles of a file without a
+    header line by position, as text (``"user,item,rating"``) or a list; see
+    :func:`order_roles`.
+    """
     if columns is None:
         return {}
-    if not isinstance(columns, dict):
+    if not isinstance(columns, Mapping):
         raise ValueError(
-            "columns= must be a dict from role to column name, e.g. {'score': 'prediction'}. "
+            "columns= must be a dict from role to column name, e.g. {'score': 'prediction'}, "
+            "or {'order': 'user,item,score'} for a file without a header line. "
             f"Got {type(columns).__name__}."
         )
-    allowed = ("user", "item", "score", "rank", "items") if kind == "run" else (
-        "user", "item", "rating", "items")
+    allowed = ROLES_OF[kind]
+    if ORDER in columns:
+        if len(columns) > 1:
+            raise ValueError(
+                "columns= gives either the order of the columns of a file without a header "
+                f"line ({{'order': 'user,item,rating'}}) or columns by role, not both. Got "
+                f"{columns!r}."
+            )
+        return {ORDER: ",".join(order_roles(columns[ORDER], kind))}
     unknown = [role for role in columns if role not in allowed]
     if unknown:
         raise ValueError(
             f"columns= has unknown role(s) {', '.join(map(repr, unknown))}; a {kind} accepts "
-            f"{', '.join(map(repr, allowed))}."
+            f"{', '.join(map(repr, allowed))}, or 'order' for a file without a header line."
         )
     return {role: str(name) for role, name in columns.items()}
+
+
+def order_roles(order: object, kind: str) -> tuple[str, ...]:
+    """The roles of a file's columns by position: ``"user, item, rating"`` or a list of words.
+
+    A word that is not a role of the kind (``timestamp``, ``other``) names a column left
+    unread; columns after the last word are not read either. The user and the item must be
+    there, and for a run its score or its rank (not both); no role twice. A ValueError says
+    what is wrong.
+
+    >>> order_roles("user, item, rating, timestamp", "truth")
+    ('user', 'item', 'rating', 'timestamp')
+    """
+    words = order.split(",") if isinstance(order, str) else order
+    if not isinstance(words, (list, tuple)) or not all(isinstance(w, str) for w in words):
+        raise ValueError(
+            "the order of the columns must be text such as 'user,item,rating' or a list of "
+            f"words. Got {order!r}."
+        )
+    roles = tuple(word.strip().lower() if word.strip().lower() in ROLE_WORDS else word.strip()
+                  for word in words)
+    example = ",".join(ROLES_FOR[kind])
+    if not all(roles):
+        raise ValueError(f"the order of the columns has an empty word: {order!r}. Give one "
+                         f"word a column, separated by commas, such as '{example}'.")
+    allowed = ROLES_OF[kind]
+    misplaced = [role for role in roles if role in ROLE_WORDS
+                 and (role not in allowed or role == "items")]
+    repeated = sorted({role for role in roles if role in ROLE_WORDS and roles.count(role) > 1})
+    needed = [role for role in ("user", "item") if role not in roles]
+    if kind == "run" and not {"score", "rank"} & set(roles):
+        needed.append("score or rank")
+    problems = [f"{', '.join(misplaced)} {'is' if len(misplaced) == 1 else 'are'} not read "
+                f"from a {kind} in this layout" if misplaced else "",
+                f"{', '.join(repeated)} is named twice" if repeated else "",
+                f"it lacks the {' and the '.join(needed)}" if needed else "",
+                "it names both a score and a rank" if {"score", "rank"} <= set(roles) else ""]
+    said = "; ".join(problem for problem in problems if problem)
+    if said:
+        raise ValueError(f"the order of the columns {', '.join(roles)}: {said}. Give each "
+                         f"column's role in order, such as '{example}' (other words, such as "
+                         "timestamp, name columns left unread).")
+    return roles
 
 
 def find_column(names: Sequence[str], role: str, taken: set[str]) -> tuple[str | None, str]:
@@ -111,7 +175,7 @@ def recognised(role: str) -> str:
 
 def missing_columns(
     names: Sequence[str], missing: Sequence[Sequence[str]], kind: str, found: dict[str, str],
-    file: str, *, looks_headerless: bool = False, hint: str = "",
+    file: str, *, may_be_data: bool = False, hint: str = "",
 ) -> DataError:
     """The error for a table lacking required columns, with the way to fix it.
 
@@ -128,10 +192,12 @@ def missing_columns(
         "spaces). Rename the column in the file, or choose it with the column override, "
         f"e.g. columns={{'{roles[0]}': '{guess}'}}."
     )
-    if looks_headerless:
+    if may_be_data:
+        order = ",".join(ROLES_FOR[kind])
         text += (
-            " The first line looks like data rather than column names: if the file has no "
-            f"header line, add one such as '{','.join(ROLES_FOR[kind])}'."
+            " The first line may be data rather than column names: if the file has no header "
+            f"line, name its columns in their order with columns={{'{ORDER}': '{order}'}}, or "
+            f"add a header line such as '{order}'."
         )
     if hint:
         text += " " + hint
@@ -167,7 +233,7 @@ def choose_columns(
     *,
     is_list_column: Callable[[str], bool],
     force_list: bool = False,
-    looks_headerless: bool = False,
+    may_be_data: bool = False,
 ) -> Choice:
     """Pick the columns of a run or ground truth, and whether it is in the list layout.
 
@@ -214,20 +280,20 @@ def choose_columns(
             missing = [group for group, col in ((("user",), user), (("items",), list_candidate))
                        if col is None]
             raise missing_columns(names, missing, kind, found, file,
-                                  looks_headerless=looks_headerless)
+                                  may_be_data=may_be_data)
         ranking = "list_position" if kind == "run" else None
         return Choice({"user": user, "items": list_candidate}, "list", ranking,
                       implied_rating=kind == "truth", warnings=warnings)
-    return _long_choice(names, kind, overrides, found, file, warnings, looks_headerless)
+    return _long_choice(names, kind, overrides, found, file, warnings, may_be_data)
 
 
 def _long_choice(
     names: list[str], kind: str, overrides: dict[str, str], found: dict[str, str], file: str,
-    warnings: list[str], looks_headerless: bool,
+    warnings: list[str], may_be_data: bool,
 ) -> Choice:
     user, item = found.get("user"), found.get("item")
     if kind == "interactions":
-        return _interactions_choice(names, found, file, warnings, looks_headerless)
+        return _interactions_choice(names, found, file, warnings, may_be_data)
     if kind == "truth":
         rating = found.get("rating")
         if user and item and rating:
@@ -247,7 +313,7 @@ def _long_choice(
             group for group, col in ((("user",), user), (("item",), item), (("rating",), rating))
             if col is None]
         raise missing_columns(names, missing, kind, found, file,
-                              looks_headerless=looks_headerless, hint=hint)
+                              may_be_data=may_be_data, hint=hint)
     score, rank = found.get("score"), found.get("rank")
     only_rank_chosen = "rank" in overrides and "score" not in overrides
     if user and item and score and not (rank and only_rank_chosen):
@@ -270,11 +336,11 @@ def _long_choice(
                ((("user",), user), (("item",), item), (("score", "rank"), score or rank))
                if col is None]
     raise missing_columns(names, missing, kind, found, file,
-                          looks_headerless=looks_headerless, hint=hint)
+                          may_be_data=may_be_data, hint=hint)
 
 
 def _interactions_choice(names: list[str], found: dict[str, str], file: str,
-                         warnings: list[str], looks_headerless: bool) -> Choice:
+                         warnings: list[str], may_be_data: bool) -> Choice:
     """Training interactions need a user and an item column; a rating column is read when
     there is one, and any other column (a timestamp) is left unread."""
     user, item, rating = found.get("user"), found.get("item"), found.get("rating")
@@ -283,7 +349,7 @@ def _interactions_choice(names: list[str], found: dict[str, str], file: str,
         return Choice(columns, "long", None, warnings=warnings)
     missing = [group for group, col in ((("user",), user), (("item",), item)) if col is None]
     raise missing_columns(names, missing, "interactions", found, file,
-                          looks_headerless=looks_headerless)
+                          may_be_data=may_be_data)
 
 
 def _only_other(names: Sequence[str], user: str | None) -> str | None:

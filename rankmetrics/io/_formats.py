@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 import csv
-import re
+from collections.abc import Iterable
 
 from rankmetrics.errors import DataError
+from rankmetrics.io._header import recbole_types
 from rankmetrics.io._source import HEAD_BYTES, Source, check_text
 
 FORMATS = (
-    "csv", "tsv", "parquet", "jsonl", "trec_run", "trec_qrels",
+    "csv", "tsv", "recbole", "parquet", "jsonl", "trec_run", "trec_qrels",
     "list_csv", "list_parquet", "list_jsonl", "dataframe",
 )
 # What format= may ask for: each maps to the parser used and whether the list layout is forced.
 REQUESTABLE = {
     "csv": ("csv", False),
     "tsv": ("tsv", False),
+    "recbole": ("recbole", False),
     "parquet": ("parquet", False),
     "jsonl": ("jsonl", False),
     "trec_run": ("trec_run", False),
@@ -24,11 +26,26 @@ REQUESTABLE = {
     "list_parquet": ("parquet", True),
     "list_jsonl": ("jsonl", True),
 }
+TREC_FORMATS = ("trec_run", "trec_qrels")
 PARQUET_SUFFIXES = (".parquet", ".pq", ".parq")
 JSON_SUFFIXES = (".jsonl", ".ndjson", ".json")
 DELIMITERS = (",", "\t", ";", "|")
-NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 SAMPLE_LINES = 200
+
+
+def subject_word(formats: Iterable[str], *, plural: bool = False) -> str:
+    """What a data set calls whom it ranks for, given its inputs' formats: "query" when every
+    input is a TREC file (qrels and runs, as in search evaluation), else "user".
+
+    Only the words shown to people change; the tables' columns stay ``user``.
+
+    >>> subject_word(["trec_qrels", "trec_run"]), subject_word(["csv", "trec_run"], plural=True)
+    ('query', 'users')
+    """
+    formats = list(formats)
+    if formats and all(fmt in TREC_FORMATS for fmt in formats):
+        return "queries" if plural else "query"
+    return "users" if plural else "user"
 
 
 def check_format(format: str | None) -> tuple[str | None, bool]:
@@ -44,10 +61,11 @@ def check_format(format: str | None) -> tuple[str | None, bool]:
 
 
 def detect(src: Source, head: bytes, requested: str | None) -> str:
-    """The parser for this file: csv, tsv, parquet, jsonl, trec_run or trec_qrels.
+    """The parser for this file: csv, tsv, recbole, parquet, jsonl, trec_run or trec_qrels.
 
     Content wins over the name where it is unambiguous (Parquet's ``PAR1`` magic, a first
-    line that is a JSON object, the shape of TREC lines); the extension decides the rest.
+    line that is a JSON object, the shape of TREC lines, RecBole's typed column names such as
+    ``user_id:token``); the extension decides the rest.
     """
     if not head.strip():
         raise DataError("the file is empty: it has no rows.", file=src.file)
@@ -79,7 +97,10 @@ def detect(src: Source, head: bytes, requested: str | None) -> str:
     trec = trec_shape(lines)
     if trec is not None:
         return trec
-    return "tsv" if sniff_delimiter(lines, src) == "\t" else "csv"
+    delimiter = sniff_delimiter(lines, src)
+    if lines and recbole_types(next(csv.reader(lines[:1], delimiter=delimiter))) is not None:
+        return "recbole"
+    return "tsv" if delimiter == "\t" else "csv"
 
 
 def sample_lines(text: str, *, complete: bool) -> list[str]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 import pandas as pd
 import pyarrow as pa
 
@@ -18,7 +20,7 @@ def read_run(
     source: object,
     *,
     name: str | None = None,
-    columns: dict[str, str] | None = None,
+    columns: Mapping[str, str | Sequence[str]] | None = None,
     format: str | None = None,
     ids_as_strings: bool = True,
     max_decompressed_size: int | str | None = None,
@@ -35,10 +37,18 @@ def read_run(
         Display name (default: the file stem). For raw bytes, the file name itself.
     columns : dict, optional
         Role -> column, overriding the detection: roles ``user``, ``item``, ``score``,
-        ``rank`` and ``items`` (the list layout's column).
+        ``rank`` and ``items`` (the list layout's column). Or, for a CSV / TSV file without a
+        header line, ``{"order": "user,item,score"}``: the roles of its columns by position
+        (a list of words too; other words, such as ``timestamp``, name columns left unread).
+        Without it, the order of such a file is inferred from the number and types of its
+        columns (user, item, then score, or rank when the third column counts 1, 2, 3...
+        within each user), with a warning saying so; its columns are named ``field 1``,
+        ``field 2``...
     format : str, optional
-        ``csv``, ``tsv``, ``parquet``, ``jsonl``, ``trec_run``, ``list_csv``, ``list_parquet``
-        or ``list_jsonl``; default: detected from the name and the content.
+        ``csv``, ``tsv``, ``recbole`` (RecBole's atomic files, whose header names each column
+        with its type: ``user_id:token``), ``parquet``, ``jsonl``, ``trec_run``,
+        ``list_csv``, ``list_parquet`` or ``list_jsonl``; default: detected from the name and
+        the content.
     ids_as_strings : bool, default True
         Keep ids exactly as written (``"007"`` stays ``"007"``). With False, whole-number ids
         are written one way (``"007"``, ``"7.0"`` -> ``"7"``), for files that disagree on how
@@ -71,7 +81,7 @@ def read_truth(
     source: object,
     *,
     name: str | None = None,
-    columns: dict[str, str] | None = None,
+    columns: Mapping[str, str | Sequence[str]] | None = None,
     format: str | None = None,
     ids_as_strings: bool = True,
     max_decompressed_size: int | str | None = None,
@@ -80,13 +90,22 @@ def read_truth(
 
     Parameters are those of :func:`read_run`; roles are ``user``, ``item``, ``rating`` and
     ``items``, formats include ``trec_qrels``. A file with only user and item columns, or
-    lists of items, gives every listed pair rating 1 (with a warning).
+    lists of items, gives every listed pair rating 1 (with a warning). A file without a
+    header line is read as user, item[, rating[, timestamp]] by its number of columns
+    (MovieLens' ``u.data``), unless ``columns={"order": ...}`` says otherwise.
 
     Examples
     --------
     >>> truth = read_truth(b"user,item,rating\\nu1,i1,5\\nu1,i3,2\\n", name="ratings.csv")
     >>> truth.table["rating"].tolist()
     [5.0, 2.0]
+    >>> u_data = read_truth(b"196\\t242\\t3\\t881250949\\n186\\t302\\t3\\t891717742\\n",
+    ...                     name="u.data")
+    >>> u_data.name, u_data.column_order, u_data.columns["rating"]
+    ('u', ('user', 'item', 'rating', 'timestamp'), 'field 3')
+    >>> read_truth(b"196\\t3\\t242\\n", name="u.data",
+    ...            columns={"order": "user,rating,item"}).table["item"].tolist()
+    ['242']
     """
     return _read(source, "truth", name, columns, format, ids_as_strings,
                  max_decompressed_size)
@@ -96,7 +115,7 @@ def read_interactions(
     source: object,
     *,
     name: str | None = None,
-    columns: dict[str, str] | None = None,
+    columns: Mapping[str, str | Sequence[str]] | None = None,
     format: str | None = None,
     ids_as_strings: bool = True,
     max_decompressed_size: int | str | None = None,
@@ -181,7 +200,8 @@ def interaction_counts(interactions: LoadedTable) -> pd.Series:
                      name="interactions")
 
 
-def _read(source: object, kind: str, name: str | None, columns: dict[str, str] | None,
+def _read(source: object, kind: str, name: str | None,
+          columns: Mapping[str, str | Sequence[str]] | None,
           format: str | None, ids_as_strings: bool,
           max_decompressed_size: int | str | None) -> LoadedTable:
     overrides = check_overrides(columns, kind)
@@ -193,11 +213,12 @@ def _read(source: object, kind: str, name: str | None, columns: dict[str, str] |
     fmt = detect(src, head, requested)
     raw = read_source(src, fmt, kind, overrides, force_list, head)
     raw_format, raw_columns, raw_ranking = raw.format, raw.columns, raw.ranking
+    order = raw.order
     parts, warnings, ids, dropped = finish(raw, kind, src.file, ids_as_strings)
     del raw
     pa.default_memory_pool().release_unused()  # hand the parser's scratch memory back
     loaded = LoadedTable(parts, kind, display, src.file, raw_format, raw_columns, raw_ranking,
-                         warnings, dropped)
+                         warnings, dropped, column_order=order)
     index_ids(loaded, ids)
     return loaded
 

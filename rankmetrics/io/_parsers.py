@@ -9,8 +9,10 @@ choose the columns and check the values.
 from __future__ import annotations
 
 import json
+import threading
+import weakref
 from collections.abc import Iterable
-from contextlib import AbstractContextManager
+from typing import IO, Any
 
 import pandas as pd
 import pyarrow as pa
@@ -24,10 +26,13 @@ from rankmetrics.io._source import DECOMPRESSION_ERRORS, Source, find_bad_line
 #: chunk of every column, and the checks and hashes after reading loop over the chunks: fewer,
 #: larger chunks cost less Python per row and still keep both cores parsing.
 CSV_BLOCK_BYTES = 4 << 20
+#: The longest a read waits for pyarrow to let go of its content (see :func:`read_csv`): a
+#: bound, not a wait one sees (pyarrow lets go within milliseconds).
+LET_GO_SECONDS = 10
 
 
 def read_csv_columns(src: Source, delimiter: str, n_columns: int, usecols: list[int], *,
-                     header: bool, numbers: list[int]) -> tuple[
+                     header: bool, numbers: list[int], quoted: bool = True) -> tuple[
                          pd.DataFrame, list[tuple[int | None, int, int, str]]]:
     """Read the columns ``usecols`` with pyarrow (fast, compact, in parallel).
 
@@ -36,7 +41,8 @@ def read_csv_columns(src: Source, delimiter: str, n_columns: int, usecols: list[
     lines that had another number of fields: (line number, expected, found, text). The
     columns ``numbers`` are parsed as float64 by the reader when every value is a finite
     number; otherwise (a typo, a decimal comma, an empty cell) the file is read again with
-    them as text, so the checks can show the values as written.
+    them as text, so the checks can show the values as written. ``quoted``: whether a value
+    may be put in double quotes (TREC files have no quotes).
     """
     names = [f"c{i}" for i in range(n_columns)]
     keep = [names[i] for i in usecols]
@@ -50,24 +56,23 @@ def read_csv_columns(src: Source, delimiter: str, n_columns: int, usecols: list[
             invalid.append((row.number, row.expected_columns, row.actual_columns, row.text))
             return "skip"
 
-        with _arrow_input(src) as source:
-            table = pcsv.read_csv(
-                source,
-                read_options=pcsv.ReadOptions(use_threads=threads, column_names=names,
-                                              skip_rows=1 if header else 0,
-                                              block_size=CSV_BLOCK_BYTES),
-                parse_options=pcsv.ParseOptions(
-                    delimiter=delimiter, quote_char='"' if header else False,
-                    ignore_empty_lines=False, invalid_row_handler=handler,
-                ),
-                convert_options=pcsv.ConvertOptions(
-                    include_columns=keep,
-                    column_types={name: pa.float64() if parse_numbers and name in numeric
-                                  else pa.large_string() for name in keep},
-                    null_values=[""], strings_can_be_null=False,
-                    quoted_strings_can_be_null=False,
-                ),
-            )
+        table = read_csv(
+            src,
+            read_options=pcsv.ReadOptions(use_threads=threads, column_names=names,
+                                          skip_rows=1 if header else 0,
+                                          block_size=CSV_BLOCK_BYTES),
+            parse_options=pcsv.ParseOptions(
+                delimiter=delimiter, quote_char='"' if quoted else False,
+                ignore_empty_lines=False, invalid_row_handler=handler,
+            ),
+            convert_options=pcsv.ConvertOptions(
+                include_columns=keep,
+                column_types={name: pa.float64() if parse_numbers and name in numeric
+                              else pa.large_string() for name in keep},
+                null_values=[""], strings_can_be_null=False,
+                quoted_strings_can_be_null=False,
+            ),
+        )
         return table, invalid
 
     def all_finite(table: pa.Table) -> bool:
@@ -100,27 +105,47 @@ def read_csv_columns(src: Source, delimiter: str, n_columns: int, usecols: list[
     return frame, invalid
 
 
-def _arrow_input(src: Source) -> AbstractContextManager:
-    """What pyarrow reads: a plain file natively, bytes without copy, else a Python stream."""
+def read_csv(src: Source, **options: Any) -> pa.Table:
+    """``pyarrow.csv.read_csv`` on the source's content: a plain file read by pyarrow itself,
+    bytes without copy, else the decompressed stream (closed here, which raises its refusal
+    past a limit), returned once pyarrow has let go of the content.
+
+    Bytes and a stream are Python objects, and pyarrow's threads let go of them under the GIL,
+    in their own time: the table can come back while one of those threads still holds them.
+    Were the program to end just then (an error printed, and exit), that thread would find
+    the interpreter shutting down and abort the whole process ("terminate called without an
+    active exception"). So the content is handed over in an object that only pyarrow keeps,
+    and the read waits until pyarrow has freed it.
+    """
     if src.compression is None and src.path is not None:
-        return pa.OSFile(str(src.path))
-    if src.compression is None:
-        return pa.BufferReader(src.data or b"")
-    return src.open()
+        with pa.OSFile(str(src.path)) as native:
+            return pcsv.read_csv(native, **options)
+    lent: memoryview | IO[bytes] = (memoryview(src.data or b"") if src.compression is None
+                                    else src.open())
+    freed = threading.Event()
+    weakref.finalize(lent, freed.set)
+    source = pa.BufferReader(lent) if isinstance(lent, memoryview) else lent
+    try:
+        return pcsv.read_csv(source, **options)
+    finally:
+        try:
+            source.close()
+        finally:
+            del source, lent
+            freed.wait(LET_GO_SECONDS)
 
 
 def text_lines(src: Source) -> pa.ChunkedArray:
     """Every line of a text file as one string (blank lines included), read by pyarrow."""
     try:
-        with _arrow_input(src) as source:
-            table = pcsv.read_csv(
-                source,
-                read_options=pcsv.ReadOptions(column_names=["line"]),
-                parse_options=pcsv.ParseOptions(delimiter="\x1f", quote_char=False,
-                                                ignore_empty_lines=False),
-                convert_options=pcsv.ConvertOptions(column_types={"line": pa.large_string()},
-                                                    strings_can_be_null=False),
-            )
+        table = read_csv(
+            src,
+            read_options=pcsv.ReadOptions(column_names=["line"]),
+            parse_options=pcsv.ParseOptions(delimiter="\x1f", quote_char=False,
+                                            ignore_empty_lines=False),
+            convert_options=pcsv.ConvertOptions(column_types={"line": pa.large_string()},
+                                                strings_can_be_null=False),
+        )
     except DECOMPRESSION_ERRORS as exc:
         raise src.damaged(exc) from exc
     except (pa.ArrowInvalid, OSError) as exc:

@@ -22,8 +22,16 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from rankmetrics.errors import DataError
-from rankmetrics.io._columns import ROLE_NAMES, Choice, check_overrides, choose_columns, normalise
-from rankmetrics.io._formats import HEAD_BYTES, NUMBER, sample_lines, sniff_delimiter
+from rankmetrics.io._columns import (
+    ORDER,
+    ROLE_NAMES,
+    Choice,
+    check_overrides,
+    choose_columns,
+    normalise,
+)
+from rankmetrics.io._formats import HEAD_BYTES, sample_lines, sniff_delimiter
+from rankmetrics.io._header import counts_up, field_name, ranked_by_rank, read_first_line
 from rankmetrics.io._parsers import JsonRecords, read_csv_columns, text_lines
 from rankmetrics.io._source import DECOMPRESSION_ERRORS, Source, check_text, find_bad_line
 
@@ -82,6 +90,8 @@ class RawTable:
     implied_rating: bool = False
     decimal_comma: bool = False
     warnings: list[str] = field(default_factory=list)
+    #: The roles by position of a file without a header line (None: it has one).
+    order: tuple[str, ...] | None = None
 
 
 def read_source(
@@ -90,6 +100,9 @@ def read_source(
     """Read ``src`` with the parser for ``fmt``."""
     if fmt in ("trec_run", "trec_qrels"):
         return _read_trec(src, fmt, kind, overrides, head)
+    if ORDER in overrides and fmt in ("parquet", "jsonl"):
+        raise _named_columns(src.file,
+                             "Parquet file" if fmt == "parquet" else "JSON Lines file")
     if fmt == "parquet":
         return _read_parquet(src, kind, overrides, force_list)
     if fmt == "jsonl":
@@ -97,11 +110,22 @@ def read_source(
     return _read_delimited(src, fmt, kind, overrides, force_list, head)
 
 
+def _named_columns(file: str, what: str) -> DataError:
+    return DataError(
+        "the order of the columns was given, which is for a text file without a header line; "
+        f"a {what} names its columns: choose them by name instead, such as "
+        "columns={'user': 'customer'}.",
+        file=file,
+    )
+
+
 def read_dataframe(df: pd.DataFrame, kind: str, name: str, columns: dict | None) -> RawTable:
     """The columns of a DataFrame handed over by a library user."""
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"Expected a pandas DataFrame. Got {type(df).__name__}.")
     overrides = check_overrides(columns, kind)
+    if ORDER in overrides:
+        raise _named_columns(name, "DataFrame")
     if any(level is not None for level in df.index.names):
         df = df.reset_index()
     labels = {str(label): label for label in df.columns}
@@ -132,55 +156,66 @@ def _read_delimited(
             "the first line is empty; it must hold the column names (e.g. user,item,score).",
             file=src.file, row=1,
         )
-    header = next(csv.reader([first_line], delimiter=delimiter))
-    names = [name.strip() for name in header]
-    sample = [row for row in csv.reader(lines[1:LIST_SAMPLE + 1], delimiter=delimiter)]
-
-    def is_list_column(name: str) -> bool:
-        position = names.index(name)
-        cells = [row[position].strip() for row in sample if len(row) > position]
-        single_item = normalise(name) in map(normalise, ROLE_NAMES["item"])
-        return _cells_hold_lists(cells, allow_spaces=not single_item)
-
-    if len(names) == 1 and not overrides:
+    fields = [name.strip() for name in next(csv.reader([first_line], delimiter=delimiter))]
+    if len(fields) == 1 and not overrides:
         raise DataError(
-            f"the file has a single column ('{names[0]}'): no comma, tab, semicolon or | "
+            f"the file has a single column ('{fields[0]}'): no comma, tab, semicolon or | "
             "separates its columns. Separate them with one of these (space-separated files are "
             "read only in the TREC shapes 'user Q0 item rank score tag' and 'user 0 item "
             "rating').",
             file=src.file,
         )
-    headerless = any(NUMBER.fullmatch(name) for name in names)
+    sample = list(csv.reader(lines[:LIST_SAMPLE + 1], delimiter=delimiter))
+    first = read_first_line(fields, sample[1:], kind, overrides, src.file,
+                            recbole=fmt == "recbole", decimal_comma=delimiter != ",")
+    names = first.names
+    data = sample[1:] if first.has_header else sample
+
+    def is_list_column(name: str) -> bool:
+        position = names.index(name)
+        cells = [row[position].strip() for row in data if len(row) > position]
+        single_item = normalise(name) in map(normalise, ROLE_NAMES["item"])
+        return _cells_hold_lists(cells, allow_spaces=not single_item)
+
     choice = choose_columns(
-        names, kind, overrides, src.file, is_list_column=is_list_column,
-        force_list=force_list, looks_headerless=headerless,
+        names, kind, first.overrides, src.file, is_list_column=is_list_column,
+        force_list=force_list, may_be_data=first.may_be_data,
     )
     positions = {role: names.index(column) for role, column in choice.columns.items()}
     usecols = sorted(set(positions.values()))
     numbers = [position for role, position in positions.items() if role in NUMBER_ROLES]
-    frame = _parse_csv(src, delimiter, len(names), usecols, numbers)
+    frame = _parse_csv(src, delimiter, len(names), usecols, numbers, header=first.has_header)
     values = {role: frame[f"c{position}"] for role, position in positions.items()}
-    rows = RowNumbers(2, len(frame))
+    if first.rank_possible and counts_up(values["user"], values["score"]):
+        first = ranked_by_rank(first)
+        choice = choose_columns(names, kind, first.overrides, src.file,
+                                is_list_column=is_list_column)
+        values["rank"] = values.pop("score")
     if len(frame) == 0:
         raise DataError(
             "the file has column names but no data rows.", file=src.file,
         )
-    raw = _assemble(choice, values, rows, ("list_csv" if choice.layout == "list" else fmt),
+    rows = RowNumbers(2 if first.has_header else 1, len(frame))
+    label = "recbole" if first.types is not None else fmt
+    raw = _assemble(choice, values, rows, ("list_csv" if choice.layout == "list" else label),
                     src_file=src.file)
     raw.decimal_comma = delimiter != ","
+    raw.order = first.order
+    if first.assumed:
+        raw.warnings.insert(0, first.warning())
     return raw
 
 
 def _parse_csv(src: Source, delimiter: str, n_columns: int, usecols: list[int],
-               numbers: list[int]) -> pd.DataFrame:
-    frame, invalid = read_csv_columns(src, delimiter, n_columns, usecols, header=True,
+               numbers: list[int], *, header: bool) -> pd.DataFrame:
+    frame, invalid = read_csv_columns(src, delimiter, n_columns, usecols, header=header,
                                       numbers=numbers)
     if invalid:
         number, expected, actual, text = invalid[0]
         rest = len(invalid) - 1
         problem = (
-            f"this line has {actual} field{'s' if actual != 1 else ''} where the header has "
-            f"{expected}."
+            f"this line has {actual} field{'s' if actual != 1 else ''} where the "
+            f"{'header' if header else 'first line'} has {expected}."
         )
         if text.count('"') % 2:
             problem += (' A quote (") opened on this line is never closed: close it, or remove '
@@ -227,7 +262,7 @@ def _read_trec(src: Source, fmt: str, kind: str, overrides: dict[str, str],
     if delimiter is not None:
         numbers = [position - 1 for role, position in fields.items() if role in NUMBER_ROLES]
         frame, invalid = read_csv_columns(src, delimiter, width, usecols, header=False,
-                                          numbers=numbers)
+                                          numbers=numbers, quoted=False)
         if invalid or frame.iloc[:, 0].str.startswith("#").any():
             frame = None  # irregular spacing, comments or a bad line: the exact parser tells
         else:
@@ -236,7 +271,7 @@ def _read_trec(src: Source, fmt: str, kind: str, overrides: dict[str, str],
     if frame is None:
         frame, rows = _parse_whitespace(src, width, shape, usecols,
                                         extra_fields=fmt == "trec_run", warnings=warnings)
-    columns = {role: f"field {position}" for role, position in fields.items()}
+    columns = {role: field_name(position) for role, position in fields.items()}
     if overrides:
         warnings.append("columns= was ignored: the fields of a TREC file are fixed by position "
                         f"({shape}).")
@@ -287,7 +322,7 @@ def _parse_whitespace(src: Source, width: int, shape: str, usecols: list[int], *
         )
     starts = lists.offsets.to_numpy()[:-1]
     table = pa.table({
-        f"field {i + 1}": pc.take(lists.values, pa.array(starts + i, mask=counts <= i))
+        field_name(i + 1): pc.take(lists.values, pa.array(starts + i, mask=counts <= i))
         .fill_null("")
         for i in usecols
     })

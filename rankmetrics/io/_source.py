@@ -33,6 +33,8 @@ TABLE_SUFFIXES = (
     ".csv", ".tsv", ".tab", ".txt", ".parquet", ".pq", ".parq", ".jsonl", ".ndjson", ".json",
     ".run", ".qrels", ".trec", ".res",
 )
+#: Any other extension read as one: at most five letters or digits, a letter among them.
+SHORT_EXTENSION = re.compile(r"\.(?=[A-Za-z0-9]{0,4}[A-Za-z])[A-Za-z0-9]{1,5}")
 EXCEL_SUFFIXES = (".xlsx", ".xlsm", ".xls", ".ods", ".numbers")
 SAVE_AS_CSV = (
     "Save the sheet as CSV first (Excel: File > Save As > 'CSV UTF-8 (Comma delimited)') "
@@ -75,12 +77,17 @@ class Source:
 
     @property
     def stem(self) -> str:
-        """The file name without its compression and table extensions."""
+        """The file name without its compression extension and its table extension: a known
+        one (``.csv``, ``.parquet``...) or any short one holding a letter, as TREC and
+        RecBole files have (``results.test``, ``ml-100k.inter``, ``u.data``); ``model_v1.5``
+        keeps its ``.5``."""
         name = self.file
-        for known in (COMPRESSED_SUFFIXES, TABLE_SUFFIXES):
-            base, ext = os.path.splitext(name)
-            if base and ext.lower() in known:
-                name = base
+        base, ext = os.path.splitext(name)
+        if base and ext.lower() in COMPRESSED_SUFFIXES:
+            name = base
+        base, ext = os.path.splitext(name)
+        if base and (ext.lower() in TABLE_SUFFIXES or SHORT_EXTENSION.fullmatch(ext)):
+            name = base
         return name
 
     @property

@@ -50,6 +50,10 @@ class LoadedTable:
         dropped repeated ground-truth rows, a column choice that was not the only candidate).
     duplicates_dropped : int
         Repeated ground-truth rows (same user, item and rating as an earlier row) left out.
+    column_order : tuple of str or None
+        The roles of the columns of a text file without a header line, by position (``("user",
+        "item", "rating", "timestamp")``; words that are no role name columns left unread);
+        None for a file with a header, and for other formats.
 
     ``table`` is built when first asked for (see the module docstring); ``n_rows`` and
     :meth:`numbers` do not build it.
@@ -65,6 +69,7 @@ class LoadedTable:
     ranking: str | None
     warnings: list[str] = field(default_factory=list)
     duplicates_dropped: int = 0
+    column_order: tuple[str, ...] | None = None
     # The table, once built from ``parts`` (or assigned).
     _table: pd.DataFrame | None = field(default=None, init=False, repr=False, compare=False)
     # The user and item columns as codes, by role, with the Arrow data of the table's column

@@ -1,10 +1,10 @@
 """The metrics rankmetrics computes: one module per metric, registered in one table.
 
 Each module of this package (``precision.py``, ``ndcg.py``, ``coverage.py``, ...) declares one
-:class:`Metric` named ``METRIC``, holding its label, help text, formula, what it needs and its
-kernels. The registry :data:`ALL_METRICS` is built from those modules, accuracy and beyond
-accuracy alike, and the CLI, the library and the dashboard read it alone, so adding a metric
-means adding its module (and its tests). Two views of it name the families:
+:class:`Metric` named ``METRIC``, holding its label, its plain name, help text, formula, what it
+needs and its kernels. The registry :data:`ALL_METRICS` is built from those modules, accuracy
+and beyond accuracy alike, and the CLI, the library and the dashboard read it alone, so adding
+a metric means adding its module (and its tests). Two views of it name the families:
 :data:`METRICS`, the accuracy metrics (a ground truth and runs are all they need, so every
 picker that lists them may offer all of them), and :data:`BEYOND_METRICS`, the
 beyond-accuracy metrics (they need whole lists, training interactions or item attributes).
@@ -97,13 +97,39 @@ def declared(name: str) -> Metric:
 
 
 def higher_says(name: str) -> str | None:
-    """What a higher value of a metric says of a model's top K for a user, as a predicate;
+    """What a higher value of a metric says of a model's recommendations, as a predicate;
     None where higher is better (the accuracy metrics).
 
     >>> higher_says("arp"), higher_says("ndcg")
     ('recommends more popular items', None)
     """
     return declared(name).higher
+
+
+def plain_label(name: str, short: str | None = None) -> str:
+    """A metric as pickers and chart titles name it: its plain name, then its short name
+    (``short``, such as ``"NDCG@10"``, instead of the label when given), in parentheses or,
+    for a short name with parentheses of its own, after a colon.
+
+    >>> plain_label("aplt"), plain_label("ndcg", "NDCG@10")
+    ('Share of long-tail items (APLT)', 'Ranking quality (NDCG@10)')
+    >>> plain_label("recall_long_tail")
+    'Share of the relevant long-tail items found: Recall (long tail)'
+    """
+    metric = declared(name)
+    short = metric.label if short is None else short
+    return f"{metric.plain_name}: {short}" if "(" in short else f"{metric.plain_name} ({short})"
+
+
+def direction_text(name: str) -> str:
+    """Which way is better, or what a higher value means where neither is: a chart's
+    subtitle, a column's help.
+
+    >>> direction_text("ndcg"), direction_text("arp")
+    ('Higher is better', 'Higher: recommends more popular items')
+    """
+    higher = higher_says(name)
+    return "Higher is better" if higher is None else f"Higher: {higher}"
 
 
 def value_text(name: str, value: float) -> str:
@@ -151,6 +177,7 @@ __all__ = [
     "check_metrics",
     "counts_at",
     "declared",
+    "direction_text",
     "discounts",
     "gain_of",
     "gini",
@@ -159,6 +186,7 @@ __all__ = [
     "judge",
     "normalized_entropy",
     "number_format",
+    "plain_label",
     "rank_sums",
     "safe_divide",
     "system_curves",

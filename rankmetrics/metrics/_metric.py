@@ -35,7 +35,12 @@ class Metric:
     name : str
         The name the CLI and the library take (``"ndcg"``).
     label : str
-        The name shown in charts and tables (``"NDCG"``).
+        The short name shown in narrow table columns and next to the plain name
+        (``"NDCG"``, in columns as ``"NDCG@10"``).
+    plain_name : str
+        What the metric is, in words a reader without the notation understands
+        (``"Ranking quality"``, ``"Share of long-tail items"``): shown first in pickers and
+        chart titles, the label after it.
     description : str
         What the metric measures, in one or two sentences (help text).
     formula : str
@@ -70,9 +75,9 @@ class Metric:
         values are: the users' table, significance tests). False: one value for the system
         (from how often each item is recommended), its interval by bootstrap over users.
     higher : str or None
-        What a higher value says of a model's top K for a user, as a predicate ("recommends
-        more popular items"), for a beyond-accuracy metric whose higher value is not better in
-        itself; None where higher is better.
+        What a higher value says of a model's recommendations, as a predicate ("recommends
+        more popular items"), for a beyond-accuracy metric, whose higher value is not better
+        in itself; None where higher is better (accuracy, on every item or on the long tail).
     decimals : int
         Decimals a value is shown with (popularity and self-information need fewer than a
         share between 0 and 1).
@@ -91,6 +96,7 @@ class Metric:
 
     name: str
     label: str
+    plain_name: str
     description: str
     formula: str
     position: int

@@ -28,6 +28,7 @@ def summed(items: JudgedItems, conventions: Conventions) -> np.ndarray | None:
 METRIC = Metric(
     name="aclt",
     label="ACLT",
+    plain_name="Number of long-tail items",
     description="Number of long-tail items in each user's top K.",
     formula=r"\mathrm{ACLT@K} = |L_u^K \cap \Gamma|",
     position=170,

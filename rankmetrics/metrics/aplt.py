@@ -28,6 +28,7 @@ def summed(items: JudgedItems, conventions: Conventions) -> np.ndarray | None:
 METRIC = Metric(
     name="aplt",
     label="APLT",
+    plain_name="Share of long-tail items",
     description="Share of the items in each user's top K that are in the long tail.",
     formula=r"\mathrm{APLT@K} = \frac{|L_u^K \cap \Gamma|}{|L_u^K|}",
     position=160,

@@ -28,6 +28,7 @@ def summed(items: JudgedItems, conventions: Conventions) -> np.ndarray | None:
 METRIC = Metric(
     name="arp",
     label="ARP",
+    plain_name="Average popularity of recommended items",
     description="Average popularity of the items in each user's top K (training interactions).",
     formula=r"\mathrm{ARP@K} = \frac{1}{|L_u^K|} \sum_{i \in L_u^K} \varphi(i)",
     position=150,

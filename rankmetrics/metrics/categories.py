@@ -28,6 +28,7 @@ def summed(items: JudgedItems, conventions: Conventions) -> np.ndarray | None:
 METRIC = Metric(
     name="categories",
     label="Categories",
+    plain_name="Number of categories in a list",
     description="Number of distinct categories among the items of each user's top K.",
     formula=r"\mathrm{Cat@K} = |\bigcup_{i \in L_u^K} \mathrm{cat}(i)|",
     position=200,

@@ -13,6 +13,7 @@ from rankmetrics.metrics._metric import Metric
 METRIC = Metric(
     name="coverage",
     label="Coverage",
+    plain_name="Share of the catalogue recommended",
     description="Share of the catalogue recommended to at least one user in their top K.",
     formula=r"\mathrm{Coverage@K} = \frac{|\bigcup_u L_u^K \cap C|}{|C|}",
     position=110,
@@ -21,4 +22,5 @@ METRIC = Metric(
     highest=1.0,
     needs="nothing",
     averaged=False,
+    higher="recommends more of the catalogue",
 )

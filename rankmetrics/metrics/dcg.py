@@ -29,6 +29,7 @@ def summed(items: JudgedItems, conventions: Conventions) -> np.ndarray:
 METRIC = Metric(
     name="dcg",
     label="DCG",
+    plain_name="Ranking quality, not normalized",
     description="Sum of each item's gain discounted by 1/log2(rank + 1).",
     formula=r"\mathrm{DCG@K} = \sum_{i=1}^{K} \frac{\mathrm{gain}(g_i)}{\log_2(i+1)}",
     position=70,

@@ -32,6 +32,7 @@ def summed(items: JudgedItems, conventions: Conventions) -> np.ndarray:
 METRIC = Metric(
     name="hit_rate",
     label="HitRate",
+    plain_name="Share of users with a hit",
     description="1 if at least one relevant item is in the top K, else 0 (trec_eval's "
     "success).",
     formula=r"\mathrm{HR@K} = \mathbb{1}[\,\text{a relevant item in top } K\,]",

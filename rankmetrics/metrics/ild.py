@@ -2,7 +2,9 @@ r"""ILD@K: intra-list diversity, the mean distance between two items of a user's
 
 .. math:: \mathrm{ILD@K} = \frac{2}{|L|(|L| - 1)} \sum_{i < j \in L_u^K} d(i, j)
 
-Computed per user from each user's top K, at every cutoff at once.
+Computed per user from each user's top K, at every cutoff at once. The distance is Jaccard's
+on category sets (0 to 1) or the cosine distance 1 - cos on numeric features (0 to 2: two
+items pointing opposite ways are 2 apart), so ILD runs from 0 to 2.
 """
 
 from __future__ import annotations
@@ -23,13 +25,15 @@ def per_user(block: UserBlock, conventions: Conventions) -> np.ndarray:
 METRIC = Metric(
     name="ild",
     label="ILD",
+    plain_name="Diversity within a list",
     description="Intra-list diversity: mean distance between two items of the top K (Jaccard on "
-    "category sets, cosine on numeric features), over the pairs.",
+    "category sets, from 0 to 1; cosine distance on numeric features, from 0 to 2), over the "
+    "pairs.",
     formula=r"\mathrm{ILD@K} = \frac{2}{|L|(|L| - 1)} \sum_{i < j \in L_u^K} d(i, j)",
     position=190,
     per_user=per_user,
     main=False,
-    highest=1.0,
+    highest=2.0,
     needs="attributes",
     higher="recommends more varied lists",
 )

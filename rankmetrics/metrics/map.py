@@ -75,6 +75,7 @@ def _summed_over_min_k_relevant(
 METRIC = Metric(
     name="map",
     label="MAP",
+    plain_name="How early the hits come",
     description="Average precision: the precision at each hit rank within the top K, summed "
     "and divided by |R| (or the chosen denominator); MAP is its mean over users.",
     formula=r"\mathrm{AP@K} = \frac{1}{|R|}\sum_{k \le K} \mathrm{P@k}\,\mathrm{rel}(k)",

@@ -40,6 +40,7 @@ def summed(items: JudgedItems, conventions: Conventions) -> np.ndarray:
 METRIC = Metric(
     name="mrr",
     label="MRR",
+    plain_name="How early the first hit comes",
     description="1 / rank of the first relevant item within the top K, 0 if none.",
     formula=r"\mathrm{RR@K} = \frac{1}{\mathrm{rank}_{\text{first hit}}}",
     position=40,

@@ -179,6 +179,7 @@ MAX_CHANGE_CELLS = 1 << 24
 METRIC = Metric(
     name="ndcg",
     label="NDCG",
+    plain_name="Ranking quality",
     description="DCG of the list divided by the DCG of the ideal list: 1 for a perfect order.",
     formula=r"\mathrm{NDCG@K} = \frac{\mathrm{DCG@K}}{\mathrm{IDCG@K}}",
     position=60,

@@ -13,6 +13,7 @@ from rankmetrics.metrics._metric import Metric
 METRIC = Metric(
     name="ndcg_long_tail",
     label="NDCG (long tail)",
+    plain_name="Ranking quality on long-tail items",
     description="NDCG with the ground truth restricted to long-tail items.",
     formula=r"\mathrm{NDCG_\Gamma@K} = \mathrm{NDCG@K} \text{ on } R \cap \Gamma",
     position=220,

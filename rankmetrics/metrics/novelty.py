@@ -28,6 +28,7 @@ def summed(items: JudgedItems, conventions: Conventions) -> np.ndarray | None:
 METRIC = Metric(
     name="novelty",
     label="Novelty",
+    plain_name="Rarity of recommended items",
     description="Mean self-information of the items in each user's top K: rarely seen items are "
     "novel.",
     formula=r"\mathrm{Nov@K} = \frac{1}{|L_u^K|} \sum_{i \in L_u^K} -\log_2 p(i)",

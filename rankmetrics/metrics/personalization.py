@@ -13,6 +13,7 @@ from rankmetrics.metrics._metric import Metric
 METRIC = Metric(
     name="personalization",
     label="Personalization",
+    plain_name="Difference between users' lists",
     description="1 minus the mean share of the top K two different users have in common: 0 when "
     "everyone gets the same list.",
     formula=r"\mathrm{Pers@K} = 1 - \frac{1}{K} \cdot \frac{\sum_i c_i (c_i - 1)}{U (U - 1)}",
@@ -22,4 +23,5 @@ METRIC = Metric(
     highest=1.0,
     needs="nothing",
     averaged=False,
+    higher="gives different users more different lists",
 )

@@ -33,6 +33,7 @@ def summed(items: JudgedItems, conventions: Conventions) -> np.ndarray:
 METRIC = Metric(
     name="precision",
     label="Precision",
+    plain_name="Share of the list that is relevant",
     description="Share of the top K slots that hold a relevant item (divided by K even when "
     "the list is shorter).",
     formula=r"\mathrm{P@K} = \frac{|\{\text{relevant in top } K\}|}{K}",

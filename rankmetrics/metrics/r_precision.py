@@ -41,6 +41,7 @@ def _hits_within_r(
 METRIC = Metric(
     name="r_precision",
     label="R-Precision",
+    plain_name="Precision at the number of relevant items",
     description="Precision at rank |R|: the share of the first |R| items that are relevant "
     "(no cutoff).",
     formula=r"\mathrm{RPrec} = \frac{|\{\text{relevant in top } |R|\}|}{|R|}",

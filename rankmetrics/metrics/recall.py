@@ -32,6 +32,7 @@ def summed(items: JudgedItems, conventions: Conventions) -> np.ndarray:
 METRIC = Metric(
     name="recall",
     label="Recall",
+    plain_name="Share of the relevant items found",
     description="Share of the user's relevant items that appear in the top K.",
     formula=r"\mathrm{R@K} = \frac{|\{\text{relevant in top } K\}|}{|R|}",
     position=20,

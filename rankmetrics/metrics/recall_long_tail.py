@@ -16,6 +16,7 @@ from rankmetrics.metrics._metric import Metric
 METRIC = Metric(
     name="recall_long_tail",
     label="Recall (long tail)",
+    plain_name="Share of the relevant long-tail items found",
     description="Recall with the ground truth restricted to long-tail items: accuracy where "
     "popularity cannot help.",
     formula=r"\mathrm{R_\Gamma@K} = \frac{|\{\text{relevant in"

@@ -38,8 +38,19 @@ from rankmetrics.figures import (
     pairwise_matrix,
 )
 from rankmetrics.metrics import MAIN_METRICS, METRICS, check_metrics
+from rankmetrics.printed import unbroken_cutoffs
 from rankmetrics.relevance import RelevanceMapping
-from rankmetrics.report.decision import decision_summary, describe_across_segments, label
+from rankmetrics.report.decision import (
+    MetricDecision,
+    decision_note,
+    decision_summary,
+    describe_across,
+    describe_across_segments,
+    describe_verdict,
+    headline,
+    label,
+    short_verdict,
+)
 from rankmetrics.results import EvaluationResults, SavedFrom
 from rankmetrics.segments import (
     GROUND_TRUTH_SIZE,
@@ -284,8 +295,7 @@ def build_report(
         correction=correction, confidence=confidence, extras=extras,
         segment_by=segment_by, buckets=buckets))
     sections = [
-        _section("The decision", _decision(summary, test, correction, confidence)
-                 + _paragraph(describe_across_segments(by_segment))),
+        _section("The decision", _decision(summary, describe_across_segments(by_segment))),
         _section("Every metric over K", _figure(metric_curves(curves, metrics, cutoff, colors),
                                                  "curves")),
         _section(f"Every metric at K = {cutoff}", _table_at(evaluation, metrics, cutoff)),
@@ -326,15 +336,24 @@ def _paragraph(text: str) -> str:
     return f"<p>{_e(text)}</p>"
 
 
-def _decision(summary, test: str, correction: str, confidence: float) -> str:
-    items = "".join(f"<li><p>{_e(sentence)}</p>" + (f"<p class='k'>{_e(across)}</p>"
-                                                    if across else "") + "</li>"
-                    for _, sentence, across in summary)
-    return (f"<ul class='decision'>{items}</ul>"
-            + _paragraph(f"Tests: {TEST_NAMES[test]} on the users every model counts, "
-                         f"{CORRECTION_NAMES[correction]} correction for the pairs of each "
-                         f"metric; intervals at {confidence:.0%}. Across K: the model with "
-                         "the highest mean at each K checked (means only, no test)."))
+def _decision(decisions: Sequence[MetricDecision], across_segments: str) -> str:
+    """The headline first, one short line per metric, the test said once, whether the
+    leader holds across segments, and the details (p-values, users) folded away."""
+    def text(words: str) -> str:
+        return _e(unbroken_cutoffs(words))
+
+    lines = "".join(f"<li><strong>{_e(decision.label)}</strong>: "
+                    f"{text(short_verdict(decision))}</li>" for decision in decisions)
+    details = "".join(f"<li><p>{text(describe_verdict(decision.verdict))}</p>"
+                      + (f"<p class='k'>{text(across)}</p>"
+                         if (across := describe_across(decision)) else "") + "</li>"
+                      for decision in decisions)
+    return (f"<p class='headline'><strong>{text(headline(decisions))}</strong></p>"
+            f"<ul class='decision'>{lines}</ul>"
+            f"<p class='note'>{text(decision_note(decisions))}</p>"
+            + _paragraph(across_segments)
+            + "<details><summary>Details: each metric's p-value, users and leader at each K"
+            f"</summary><ul class='details'>{details}</ul></details>")
 
 
 def _figure(figure, name: str) -> str:
@@ -454,8 +473,11 @@ def _reproduce(command: str, saved: bool) -> str:
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     return (_paragraph(f"Made with rankmetrics {__version__} on {stamp}. This command, run "
                        + ("where the saved evaluation is, writes this report again from its "
-                          "numbers:" if saved else
-                          "where the input files are, computes the same numbers again:"))
+                          "numbers" if saved else
+                          "where the input files are, computes the same numbers again")
+                       + " (rankmetrics is the command the package installs; in a checkout "
+                       "of rankmetrics after its README's quick start, run source "
+                       ".venv/bin/activate there first):")
             + f"<pre><code>{_e(command)}</code></pre>")
 
 
@@ -472,7 +494,10 @@ table { border-collapse: collapse; margin: .5rem 0; }
 th, td { border: 1px solid #ddd; padding: .3rem .6rem; text-align: left; }
 td { font-variant-numeric: tabular-nums; } td.best { font-weight: bold; background: #d6f5d6; }
 .settings th { width: 30%; font-weight: normal; color: #444; }
-.decision li { margin-bottom: .6rem; } .decision p { margin: 0; } .k { color: #555; }
+.headline { font-size: 1.15rem; } .decision li { margin-bottom: .3rem; }
+.note { color: #555; font-size: .9rem; }
+details { margin: .5rem 0; } summary { cursor: pointer; color: #333; }
+.details li { margin-bottom: .6rem; } .details p { margin: 0; } .k { color: #555; }
 pre { background: #f5f5f5; padding: .8rem; white-space: pre-wrap; word-break: break-all; }
 .chart { width: 100%; min-height: 460px; }
 .wide { overflow-x: auto; }

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rankmetrics.checks import check_choice
-from rankmetrics.evaluation import Evaluation
 from rankmetrics.metrics import METRICS, check_metrics
+from rankmetrics.results import EvaluationResults
 from rankmetrics.stats import CORRECTION_NAMES, CORRECTIONS, TEST_NAMES, TESTS, compare_models
 
 LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
@@ -43,7 +43,7 @@ def letter(position: int) -> str:
 
 
 def latex_table(
-    evaluation: Evaluation,
+    evaluation: EvaluationResults,
     metrics: Sequence[str] = ("ndcg", "map", "recall"),
     cutoffs: Sequence[int] = (10,),
     *,
@@ -60,7 +60,7 @@ def latex_table(
 
     Parameters
     ----------
-    evaluation : Evaluation
+    evaluation : Evaluation or SavedEvaluation
     metrics : sequence of str
         Metric names of :data:`rankmetrics.METRICS` (a metric without a cutoff, such as
         ``r_precision``, gets one column).

@@ -27,6 +27,7 @@ from rankmetrics.stats import (
     bootstrap_ci,
     compare_models,
     correct_pvalues,
+    restore_ties,
     significance_groups,
 )
 
@@ -41,21 +42,21 @@ class SegmentComparison:
         One row per segment: ``segment``, ``users`` (ground-truth users in it), ``share``
         (of all ground-truth users), ``tested_users`` (those every model counts),
         ``too_few`` (fewer than ``min_users`` tested users: shown, not tested), ``winner``
-        (highest mean), ``significant`` (the winner is significantly best after the
-        correction), ``runner_up``.
+        (highest mean; of equal means, the first model's), ``significant`` (the winner is
+        significantly best after the correction), ``runner_up``.
     models : pandas.DataFrame
         One row per segment and model: ``segment``, ``model``, ``users`` (the model's
         counted users in the segment), ``mean`` (equal to evaluating the segment's users
         alone), ``ci_low``, ``ci_high``, and against the baseline: ``difference``,
         ``p_value``, ``p_corrected``, ``significant``, ``verdict`` (``"better"``,
         ``"worse"``, ``"no significant difference"``, ``"baseline"`` or
-        ``"too few users to tell"``).
+        ``"too few users to tell"``; equal means are never better or worse).
     pairs : pandas.DataFrame
         Every tested segment's pairs (:func:`rankmetrics.stats.paired_comparison`'s
         columns after ``segment``), ``p_corrected`` over all of them.
     overall_means : pandas.Series
         Each model's mean over all its counted users (the Compare page's figures); the
-        overall winner has the highest.
+        overall winner has the highest (of equal means, the first model's).
     warnings : tuple of str
         Segments whose winner is not the overall winner, Simpson's paradox, tiny segments.
     simpson : bool
@@ -81,7 +82,7 @@ class SegmentComparison:
 
     @property
     def overall_winner(self) -> str:
-        return str(self.overall_means.idxmax())
+        return _highest(self.overall_means)[0]
 
     def with_baseline(self, baseline: str) -> SegmentComparison:
         """The same comparison against another baseline. Nothing is tested again: the
@@ -189,7 +190,7 @@ def compare_segments(
     table = _model_rows(segmentation, values, counted, models, comparisons, baseline,
                         confidence)
     segments = _winners(pd.DataFrame(rows), table, comparisons)
-    winner = str(overall_means.idxmax())
+    winner = _highest(overall_means)[0]
     simpson = _simpson(segments, winner, segmentation.overlapping)
     warnings = _warnings(segments, overall_means, winner, simpson, metric, cutoff,
                          segmentation.name, warn_share, min_users, correction)
@@ -304,9 +305,9 @@ def _against_baseline(result: ModelComparison | None, model: str,
         return {"difference": np.nan, "p_value": np.nan, "p_corrected": np.nan,
                 "significant": False, "verdict": TOO_FEW}
     pair = result.pair(baseline, model)
-    difference = float(pair["difference"])
+    difference = float(pair["difference"])  # exactly 0 for equal means
     significant = bool(pair["significant"])
-    verdict = ("no significant difference" if not significant
+    verdict = ("no significant difference" if not significant or difference == 0
                else "better" if difference > 0 else "worse")
     return {"difference": difference, "p_value": float(pair["p_value"]),
             "p_corrected": float(pair["p_corrected"]), "significant": significant,
@@ -317,8 +318,7 @@ def _winners(segments: pd.DataFrame, table: pd.DataFrame,
              comparisons: dict[str, ModelComparison]) -> pd.DataFrame:
     winners, runners, significant = [], [], []
     for label in segments["segment"]:
-        means = table[table["segment"] == label].set_index("model")["mean"].dropna()
-        ordered = means.sort_values(ascending=False, kind="stable").index.tolist()
+        ordered = _highest(table[table["segment"] == label].set_index("model")["mean"])
         winners.append(ordered[0] if ordered else None)
         runners.append(ordered[1] if len(ordered) > 1 else None)
         result = comparisons.get(label)
@@ -327,6 +327,14 @@ def _winners(segments: pd.DataFrame, table: pd.DataFrame,
     return segments.assign(winner=pd.Series(winners, index=segments.index, dtype=object),
                            significant=significant,
                            runner_up=pd.Series(runners, index=segments.index, dtype=object))
+
+
+def _highest(means: pd.Series) -> list[str]:
+    """The models with a mean, highest mean first; equal means (within 1e-12 of the largest:
+    :func:`rankmetrics.stats.restore_ties`) keep the models' order."""
+    means = means.dropna()
+    order = np.argsort(-restore_ties(means.to_numpy(dtype=np.float64)), kind="stable")
+    return [str(model) for model in means.index[order]]
 
 
 def _simpson(segments: pd.DataFrame, winner: str, overlapping: bool) -> bool:

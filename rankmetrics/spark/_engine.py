@@ -38,7 +38,7 @@ from rankmetrics.bundle import (
 from rankmetrics.checks import check_int
 from rankmetrics.conventions import Conventions
 from rankmetrics.errors import DataError
-from rankmetrics.evaluation import MAX_CUTOFF
+from rankmetrics.evaluation import MAX_CUTOFF, UserSums
 from rankmetrics.io import find_column, resolve_override
 from rankmetrics.metrics import METRICS, check_metrics
 from rankmetrics.partition import (
@@ -52,7 +52,6 @@ from rankmetrics.partition import (
     reduce_output,
 )
 from rankmetrics.relevance import RelevanceMapping
-from rankmetrics.sums import UserSums
 
 #: Model rows per partition the default partition count aims at (each partition is one
 #: Python call holding its rows as Arrow and NumPy arrays: 5 million rows take about 1 GiB).

@@ -20,8 +20,15 @@ Randomness comes from :func:`numpy.random.default_rng` seeded by the ``seed`` ar
 same inputs and seed give the same numbers. Large random matrices are generated in chunks of at
 most about four million entries, so memory stays bounded whatever the number of users.
 
-The modules, by concept: :mod:`~rankmetrics.stats.values` (the table of per-user values),
-:mod:`~rankmetrics.stats.corrections`, :mod:`~rankmetrics.stats.bootstrap`,
+Equal values are equal to a relative precision of 1e-12 (:data:`EQUALITY_PRECISION`,
+:func:`restore_ties`): per-user values, their differences and the models' means that are equal
+in exact arithmetic but come out as different floats (``1 - 2/3`` and ``1/3 - 0``) are tied
+wherever a tie decides something: the ranks and zeros of the Wilcoxon test, the wins, ties and
+losses, the order of the models and who leads.
+
+The modules, by concept: :mod:`~rankmetrics.stats.values` (the table of per-user values and
+when two of its numbers are equal), :mod:`~rankmetrics.stats.corrections`,
+:mod:`~rankmetrics.stats.bootstrap`,
 :mod:`~rankmetrics.stats.randomization` (the sign-flip test's p-values),
 :mod:`~rankmetrics.stats.paired` (the paired tests of every pair),
 :mod:`~rankmetrics.stats.groups` (the letters), :mod:`~rankmetrics.stats.comparison`
@@ -47,6 +54,12 @@ from rankmetrics.stats.paired import (
     paired_comparison,
 )
 from rankmetrics.stats.randomization import randomization_pvalues
+from rankmetrics.stats.values import (
+    EQUALITY_PRECISION,
+    equality_tolerance,
+    paired_differences,
+    restore_ties,
+)
 from rankmetrics.stats.words import (
     MIN_USERS,
     MIN_USERS_T,
@@ -61,6 +74,7 @@ __all__ = [
     "CORRECTIONS",
     "CORRECTION_HELP",
     "CORRECTION_NAMES",
+    "EQUALITY_PRECISION",
     "MIN_USERS",
     "MIN_USERS_T",
     "ModelComparison",
@@ -75,8 +89,11 @@ __all__ = [
     "confidence_bands",
     "correct_pvalues",
     "describe_pair",
+    "equality_tolerance",
     "p_text",
     "paired_comparison",
+    "paired_differences",
     "randomization_pvalues",
+    "restore_ties",
     "significance_groups",
 ]

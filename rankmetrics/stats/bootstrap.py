@@ -181,7 +181,10 @@ def confidence_bands(
 
     Applies :func:`bootstrap_ci` to each model's (n_users, n_cutoffs) array with the same
     seed, so models evaluated on the same users are resampled with the same users (and then
-    in a single pass over all their columns).
+    in a single pass over all their columns). Each model's band is then that of
+    :func:`bootstrap_ci` up to rounding: the resampled means are one matrix product over all
+    the columns, and BLAS may sum a wider matrix in another order (a difference in the last
+    digit, depending on the processor).
 
     Parameters
     ----------

@@ -14,7 +14,7 @@ from rankmetrics.stats.bootstrap import seeded_bootstrap_means
 from rankmetrics.stats.corrections import CORRECTIONS
 from rankmetrics.stats.groups import significance_groups
 from rankmetrics.stats.paired import compare_pairs, with_corrected_pvalues
-from rankmetrics.stats.values import per_user_array
+from rankmetrics.stats.values import per_user_array, restore_ties
 from rankmetrics.stats.words import comparison_warnings
 
 
@@ -26,10 +26,11 @@ class ModelComparison:
     Attributes
     ----------
     models : pandas.DataFrame
-        One row per model, highest mean first (ties keep the column order): ``model``,
-        ``mean``, ``ci_low`` and ``ci_high`` (percentile bootstrap interval of the mean),
-        ``group`` (letters of :func:`significance_groups`: models sharing a letter are not
-        significantly different) and ``users``.
+        One row per model, highest mean first (equal means, to a relative precision of
+        1e-12 of the largest, in the column order): ``model``, ``mean``, ``ci_low`` and
+        ``ci_high`` (percentile bootstrap interval of the mean), ``group`` (letters of
+        :func:`significance_groups`: models sharing a letter are not significantly
+        different) and ``users``.
     pairs : pandas.DataFrame
         The table of :func:`paired_comparison`, one row per pair in column order.
     test : str
@@ -64,8 +65,10 @@ class ModelComparison:
         The model with the highest mean is *significantly best* when its paired test against
         every other model is significant (after this comparison's correction) and it has the
         higher mean in each. Otherwise the leaders are the highest-mean model and every model
-        not significantly different from it: a group the data cannot tell apart, highest mean
-        first.
+        not significantly different from it or with the same mean: a group the data cannot
+        tell apart, highest mean first. Means equal to a relative precision of 1e-12 of the
+        largest are the same mean (the pair's ``difference`` is then exactly 0), as are the
+        per-user values behind the tests (see :func:`paired_comparison`).
 
         Returns
         -------
@@ -243,7 +246,7 @@ def _compare_models(
     alpha = 1.0 - float(confidence)
     low, high = np.quantile(boot, [alpha / 2, 1 - alpha / 2], axis=0)
     means = values.to_numpy(dtype=np.float64).mean(axis=0)
-    order = np.argsort(-means, kind="stable")
+    order = np.argsort(-restore_ties(means), kind="stable")
     models = pd.DataFrame({
         "model": [values.columns[i] for i in order],
         "mean": means[order],

@@ -6,9 +6,11 @@ import string
 from collections.abc import Callable
 from itertools import combinations
 
+import numpy as np
 import pandas as pd
 
 from rankmetrics.checks import plain
+from rankmetrics.stats.values import restore_ties
 
 
 def _significance_lookup(
@@ -64,8 +66,11 @@ def _letter(i: int) -> str:
 def significance_groups(means: pd.Series, significant: object) -> pd.Series:
     """Compact letter display: models sharing a letter are not significantly different.
 
-    Models are sorted by mean, highest first (ties keep the input order). Letters come from
-    the *insert-and-absorb* algorithm (Piepho 2004, Comput. Stat. Data Anal. 46):
+    Models are sorted by mean, highest first, equal means in the input order. Means are
+    equal to a relative precision of 1e-12 of the largest
+    (:func:`~rankmetrics.stats.values.restore_ties`), so ``1/3`` and ``1 - 2/3``, two
+    different floats, are the same mean. Letters come from the *insert-and-absorb*
+    algorithm (Piepho 2004, Comput. Stat. Data Anal. 46):
 
     1. start with one group holding every model;
     2. for each significantly different pair (i, j), split every group holding both into a
@@ -114,7 +119,8 @@ def significance_groups(means: pd.Series, significant: object) -> pd.Series:
             f"{plain(numeric.index[numeric.isna()][0])!r} has "
             f"{plain(means[numeric.isna()].iloc[0])!r}."
         )
-    order = numeric.sort_values(ascending=False, kind="stable")
+    position = np.argsort(-restore_ties(numeric.to_numpy()), kind="stable")
+    order = numeric.iloc[position]
     models = list(order.index)
     is_significant = _significance_lookup(significant, models)
     m = len(models)

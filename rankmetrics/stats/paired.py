@@ -14,7 +14,7 @@ from rankmetrics.checks import check_choice, check_int, check_optional_int, chec
 from rankmetrics.stats.bootstrap import seeded_bootstrap_means
 from rankmetrics.stats.corrections import CORRECTIONS, correct_pvalues
 from rankmetrics.stats.randomization import randomization_pvalues
-from rankmetrics.stats.values import per_user_array
+from rankmetrics.stats.values import paired_differences, per_user_array, restore_ties
 
 TESTS = ("t", "wilcoxon", "randomization")
 TEST_NAMES = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test",
@@ -58,22 +58,24 @@ def paired_comparison(
     For each unordered pair (A, B) of model columns, in column order, with the per-user
     differences :math:`d_u = x_{B,u} - x_{A,u}` over n users:
 
-    - ``difference`` :math:`\bar d = \bar x_B - \bar x_A`;
+    - ``difference`` :math:`\bar d = \bar x_B - \bar x_A`, exactly 0 when the two means are
+      equal (see *Equal values* below);
     - ``ci_low``, ``ci_high``: percentile bootstrap interval of :math:`\bar d` at level
       ``confidence`` (users resampled with replacement, the same resamples for every pair; see
       :func:`bootstrap_ci`: the interval equals ``bootstrap_ci(d)``'s with the same seed);
     - ``effect_size`` :math:`\bar d / s_d` with :math:`s_d` the sample standard deviation
       (ddof = 1) of the differences (Cohen's :math:`d_z`); 0 when :math:`s_d = 0` up to
-      rounding (all users differ by the same amount);
+      rounding (all users differ by the same amount) and when every difference is 0;
     - ``statistic`` and ``p_value`` of the two-sided ``test``:
 
       * ``"t"``: paired t-test, ``scipy.stats.ttest_rel(x_B, x_A)``;
         statistic :math:`t = \bar d / (s_d / \sqrt n)`, n - 1 degrees of freedom;
-      * ``"wilcoxon"``: Wilcoxon signed-rank test, ``scipy.stats.wilcoxon(x_B, x_A)`` with
-        scipy's defaults: ``zero_method="wilcox"`` (users with :math:`d_u = 0` are dropped
-        before ranking) and ``method="auto"`` (exact distribution for at most 50 non-zero
-        differences without ties, normal approximation otherwise). Statistic: the smaller of
-        the rank sums of the positive and of the negative differences;
+      * ``"wilcoxon"``: Wilcoxon signed-rank test, ``scipy.stats.wilcoxon(d)`` on the
+        differences with their ties restored, with scipy's defaults: ``zero_method="wilcox"``
+        (users with :math:`d_u = 0` are dropped before ranking) and ``method="auto"`` (for
+        at most 50 users, the exact distribution without ties or zeros and a permutation or
+        normal approximation with them; the normal approximation for more). Statistic: the
+        smaller of the rank sums of the positive and of the negative differences;
       * ``"randomization"``: paired sign-flip (Fisher) randomization test of the mean
         difference. Under the null hypothesis the labels A / B of each user are exchangeable,
         so each :math:`d_u` is equally likely to have either sign. Each of ``n_permutations``
@@ -91,8 +93,19 @@ def paired_comparison(
       When all differences are 0 the statistic is 0 and the p-value 1 for every test.
     - ``p_corrected``: ``p_value`` adjusted over all the pairs of the table with
       :func:`correct_pvalues`; ``significant``: ``p_corrected < 1 - confidence``;
-    - ``wins``, ``ties``, ``losses``: users with :math:`x_B > x_A`, :math:`=`, :math:`<` (exact
-      float comparison); ``users``: n.
+    - ``wins``, ``ties``, ``losses``: users with :math:`x_B > x_A`, :math:`=`, :math:`<`;
+      ``users``: n.
+
+    Equal values: per-user values, differences and means equal in exact arithmetic can be
+    different floats (with K = 3, ``1 - 2/3`` and ``1/3 - 0`` differ in the last bit). The
+    differences are compared at a relative precision of 1e-12 of the larger absolute per-user
+    value of the pair, and the means at 1e-12 of the largest mean
+    (:func:`~rankmetrics.stats.values.restore_ties`): a difference that close to 0 is 0 (a
+    tie, dropped by the Wilcoxon test), differences that close to each other share one
+    Wilcoxon rank, and means that close are equal. Differences already distinct by more
+    (every difference exactly representable) are ranked as scipy ranks them. The t-test,
+    effect size, interval and randomization test use the differences as computed, unless
+    every one of them is 0.
 
     Parameters
     ----------
@@ -164,7 +177,9 @@ def compare_pairs(
     first = np.array([a for a, _ in pairs])
     second = np.array([b for _, b in pairs])
     diffs = array[:, second] - array[:, first]
+    tied = paired_differences(array[:, second], array[:, first])
     means = array.mean(axis=0)
+    tied_means = restore_ties(means)
 
     alpha = 1.0 - confidence
     if boot is None:
@@ -172,7 +187,7 @@ def compare_pairs(
     boot_diffs = boot[:, second] - boot[:, first]
     ci_low, ci_high = np.quantile(boot_diffs, [alpha / 2, 1 - alpha / 2], axis=0)
 
-    all_zero = ~diffs.any(axis=0)
+    all_zero = (tied == 0).all(axis=0)
     if test == "randomization":
         stream = np.random.SeedSequence(seed).spawn(1)[0]
         p_values = randomization_pvalues(
@@ -191,7 +206,7 @@ def compare_pairs(
                 if test == "t":
                     result = _sps.ttest_rel(array[:, b], array[:, a])
                 else:
-                    result = _sps.wilcoxon(array[:, b], array[:, a], zero_method="wilcox")
+                    result = _sps.wilcoxon(tied[:, i], zero_method="wilcox")
             statistics[i] = result.statistic
             p_values[i] = result.pvalue
     statistics[all_zero] = 0.0
@@ -200,7 +215,7 @@ def compare_pairs(
     sd = diffs.std(axis=0, ddof=1)
     effect = np.zeros(len(pairs))
     for i in range(len(pairs)):
-        if not standard_deviation_is_zero(diffs[:, i], sd[i]):
+        if not all_zero[i] and not standard_deviation_is_zero(diffs[:, i], sd[i]):
             effect[i] = diffs[:, i].mean() / sd[i]
 
     table = pd.DataFrame(
@@ -209,7 +224,8 @@ def compare_pairs(
             "model_b": [models[b] for b in second],
             "mean_a": means[first],
             "mean_b": means[second],
-            "difference": means[second] - means[first],
+            "difference": np.where(tied_means[second] == tied_means[first], 0.0,
+                                   means[second] - means[first]),
             "ci_low": ci_low,
             "ci_high": ci_high,
             "effect_size": effect,
@@ -217,9 +233,9 @@ def compare_pairs(
             "p_value": p_values,
             "p_corrected": np.nan,
             "significant": False,
-            "wins": (diffs > 0).sum(axis=0),
-            "ties": (diffs == 0).sum(axis=0),
-            "losses": (diffs < 0).sum(axis=0),
+            "wins": (tied > 0).sum(axis=0),
+            "ties": (tied == 0).sum(axis=0),
+            "losses": (tied < 0).sum(axis=0),
             "users": np.full(len(pairs), n_users),
         },
         columns=list(COMPARISON_COLUMNS),

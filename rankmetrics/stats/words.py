@@ -11,9 +11,10 @@ import numpy as np
 import pandas as pd
 
 from rankmetrics.checks import check_choice, plain
+from rankmetrics.printed import fixed
 from rankmetrics.stats.corrections import CORRECTION_NAMES, CORRECTIONS
 from rankmetrics.stats.paired import standard_deviation_is_zero
-from rankmetrics.stats.values import per_user_array
+from rankmetrics.stats.values import paired_differences, per_user_array, restore_ties
 
 #: A value in a row of the comparison table: a model name, a number or a yes/no flag.
 TableValue = str | float | np.number | np.bool_
@@ -49,11 +50,13 @@ def describe_pair(
 
     The sentences say no more than the test shows. A model is called better only when the
     difference of the means is significant after the correction; otherwise they say there is
-    no real difference. They name the model with the higher mean first, give the difference of
-    the means (higher minus lower) with its confidence interval and the corrected p-value
+    no real difference. They name the model with the higher mean first, give the difference
+    of the means (higher minus lower) with its confidence interval and the corrected p-value
     (``p_corrected``), and how many users each model serves better, saying so when the model
     with the higher mean serves fewer users better. Numbers have 3 decimals, more for
-    differences below 0.01.
+    differences below 0.01. The means, wins, ties and losses are the table's, where numbers
+    equal to a relative precision of 1e-12 are equal (:func:`paired_comparison`): models
+    with equal means (``difference`` 0) are never one better than the other.
 
     Parameters
     ----------
@@ -106,7 +109,7 @@ def describe_pair(
         high_model, low_model, more, fewer = row["model_a"], row["model_b"], losses, wins
         diff, low, high = -diff, -high, -low
     places = _decimals(diff, low, high)
-    gap = f"{diff:.{places}f} [{low:.{places}f}, {high:.{places}f}]"
+    gap = f"{fixed(diff, places)} [{fixed(low, places)}, {fixed(high, places)}]"
     served = (f"{high_model} serves {_users(more)} better, {low_model} {fewer:,} "
               f"({_users(ties)} the same).")
     if diff == 0:
@@ -137,6 +140,8 @@ def comparison_warnings(values: pd.DataFrame) -> list[str]:
     - a pair whose per-user values are all equal (p = 1, nothing to compare), or that differ
       for fewer than 10 users (the Wilcoxon test drops the others), or that differ by the
       same amount for every user (effect size reported as 0).
+
+    Values are equal as in :func:`paired_comparison`, to a relative precision of 1e-12.
 
     Parameters
     ----------
@@ -173,15 +178,16 @@ def comparison_warnings(values: pd.DataFrame) -> list[str]:
             f"{len(duplicated)} user id(s) appear more than once (e.g. {plain(duplicated[0])!r}); "
             "each user should be one row."
         )
+    same_for_all = restore_ties(array)
     for k, model in enumerate(models):
-        if (array[:, k] == array[0, k]).all():
+        if (same_for_all[:, k] == same_for_all[0, k]).all():
             messages.append(
                 f"Model {model!r} has the same value ({array[0, k]:g}) for every user; check "
                 "that its results were loaded correctly."
             )
     for a, b in combinations(range(len(models)), 2):
         diffs = array[:, b] - array[:, a]
-        differing = int(np.count_nonzero(diffs))
+        differing = int(np.count_nonzero(paired_differences(array[:, b], array[:, a])))
         pair = f"{models[a]!r} and {models[b]!r}"
         if differing == 0:
             messages.append(

@@ -3,7 +3,7 @@
 :class:`RankedRun` is built from what :mod:`rankmetrics.io` read and checked: users as integer
 codes, items as hashes unique within each list. A run's distinct users are looked up once in
 the ground truth's (with Arrow's hash tables), lists are ordered with integer sorts, and items
-are matched within each user by hash (:mod:`rankmetrics.matching`); item text is read again
+are matched within each user by hash (:mod:`rankmetrics.prepared.matching`); item text is read again
 only to confirm matches and to break ties in score by item id.
 """
 
@@ -17,10 +17,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rankmetrics.conventions import TIES
-from rankmetrics.ground_truth import GroundTruth, named_columns
 from rankmetrics.io import HashedIds, LoadedTable, run_codes, run_from_dataframe
-from rankmetrics.matching import judged_items
-from rankmetrics.row_order import Reordered
+from rankmetrics.prepared.ground_truth import GroundTruth, named_columns
+from rankmetrics.prepared.matching import judged_items
+from rankmetrics.prepared.row_order import Reordered
 
 EXAMPLES_SHOWN = 3
 

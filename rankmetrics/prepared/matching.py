@@ -17,9 +17,9 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from rankmetrics.ground_truth import GroundTruth
 from rankmetrics.io import HashedIds, argsort_lists, hash_text, same_text
-from rankmetrics.row_order import Reordered
+from rankmetrics.prepared.ground_truth import GroundTruth
+from rankmetrics.prepared.row_order import Reordered
 
 #: Lists matched at a time: bounds the memory the temporaries take.
 LISTS_PER_CHUNK = 1 << 12

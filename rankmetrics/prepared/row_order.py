@@ -1,7 +1,7 @@
 """An order of a run's rows that moves only a few of them (:class:`Reordered`).
 
-:mod:`rankmetrics.ranked_run` makes one when a model's lists are in score order already and
-only tied rows move; :mod:`rankmetrics.matching` reads the rows of each list through it.
+:mod:`rankmetrics.prepared.ranked_run` makes one when a model's lists are in score order already and
+only tied rows move; :mod:`rankmetrics.prepared.matching` reads the rows of each list through it.
 """
 
 from __future__ import annotations

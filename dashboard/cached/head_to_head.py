@@ -1,0 +1,37 @@
+"""The Head-to-head page's values: two models user by user, and one user's two lists."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from dashboard.cached import HASH, HOUR
+from dashboard.cached.evaluation import shown_evaluation
+from dashboard.cached.inputs import user_rows
+from dashboard.prepared import Prepared
+from dashboard.settings import Settings
+from rankmetrics.explain import SideBySide, side_by_side
+from rankmetrics.users import biggest_differences, head_to_head
+
+BIGGEST_SHOWN = 10
+
+
+@st.cache_data(max_entries=32, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def duel(prepared: Prepared, settings: Settings, model_a: str, model_b: str,
+         metric: str) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Two models user by user (the users both count), then the users B beats A by most and
+    those A beats B by most."""
+    evaluated = shown_evaluation(prepared, settings)
+    pairs = head_to_head(evaluated, model_a, model_b, metric,
+                         settings.cutoff)
+    return (pairs, *biggest_differences(pairs, count=BIGGEST_SHOWN))
+
+
+@st.cache_data(max_entries=64, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def both_lists(prepared: Prepared, settings: Settings, model_a: str, model_b: str,
+               user: str) -> SideBySide:
+    """One user's top-K lists from two models side by side, and the user's ground truth."""
+    truth, run_a = user_rows(prepared, model_a, user)
+    _, run_b = user_rows(prepared, model_b, user)
+    return side_by_side(truth, run_a, run_b, user, cutoff=settings.cutoff,
+                        relevance=settings.relevance, conventions=settings.conventions)

@@ -1,0 +1,88 @@
+"""The beyond-accuracy options of ``rankmetrics evaluate``: the training interactions, item
+attributes and catalogue that coverage, popularity, novelty, diversity and the long-tail
+metrics need, and their choices, read into what :func:`rankmetrics.evaluation.evaluate`
+takes."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from rankmetrics.beyond import CATALOGUE, DISTRIBUTION, LONG_TAIL, POPULARITY, BeyondOptions
+from rankmetrics.cli.options import reading, warn
+from rankmetrics.io import read_attributes, read_interactions
+from rankmetrics.metrics import BEYOND_METRICS
+
+
+def add_beyond_options(ev: argparse.ArgumentParser) -> None:
+    """The group "beyond accuracy": its files and choices."""
+    beyond = ev.add_argument_group(
+        "beyond accuracy", "Inputs and choices of coverage, gini, entropy, personalization "
+        "(need nothing more), arp, aplt, aclt, novelty, recall_long_tail, ndcg_long_tail "
+        "(need --interactions) and ild, categories (need --item-attributes)."
+    )
+    beyond.add_argument("--interactions", metavar="FILE",
+                        help="training interactions: user and item columns (a rating or "
+                        "timestamp column may be there), any format the ground truth can have")
+    beyond.add_argument("--item-attributes", metavar="FILE",
+                        help="item attributes: an item column and categories (one, or several "
+                        "separated by | or ;) or numeric features")
+    beyond.add_argument("--catalogue", metavar="auto|interactions|all|FILE", default="auto",
+                        help="the items that could be recommended: a FILE with an item column, "
+                        "or auto (default): the training interactions' items when given, else "
+                        "every item in any file")
+    beyond.add_argument("--popularity", choices=POPULARITY, default="interactions",
+                        help="an item's popularity: its training interactions (default) or "
+                        "the distinct users who interacted with it")
+    beyond.add_argument("--long-tail", choices=LONG_TAIL, default="short_head",
+                        help="short_head (default): the long tail is every item outside the "
+                        "fewest most popular items holding --long-tail-share of the "
+                        "popularity; bottom_items: the --long-tail-share least popular items")
+    beyond.add_argument("--long-tail-share", type=float, default=0.8, metavar="SHARE",
+                        help="in (0, 1), default 0.8")
+    beyond.add_argument("--distribution", choices=DISTRIBUTION, default="catalogue",
+                        help="Gini and entropy over the whole catalogue (default) or only "
+                        "the catalogue's items recommended at least once")
+
+
+def beyond_inputs(args: argparse.Namespace, beyond: tuple[str, ...], limit: int | None,
+                  interactions_columns: dict[str, str] | None = None) -> dict[str, Any]:
+    """The beyond-accuracy inputs evaluate() takes, read from the files named (none when no
+    beyond-accuracy metric is asked for and no evaluation is saved); the training
+    interactions' columns as ``--columns interactions:...`` chose them."""
+    if not beyond and not (args.save and beyond_files(args)):
+        return {}
+    needs = {"interactions": args.interactions, "attributes": args.item_attributes}
+    for name in beyond:
+        need = BEYOND_METRICS[name].needs
+        if need != "nothing" and not needs[need]:
+            flag = "--interactions" if need == "interactions" else "--item-attributes"
+            raise ValueError(f"--metrics {name} needs {flag} FILE.")
+    inputs: dict[str, Any] = {"beyond_options": BeyondOptions(
+        popularity=args.popularity, long_tail=args.long_tail,
+        long_tail_share=args.long_tail_share, distribution=args.distribution)}
+    if args.interactions:
+        with reading(f"--interactions {args.interactions}", args.interactions,
+                     which="interactions"):
+            inputs["interactions"] = read_interactions(args.interactions,
+                                                       columns=interactions_columns,
+                                                       max_decompressed_size=limit)
+        warn(inputs["interactions"].warnings, which="interactions")
+    if args.item_attributes:
+        with reading(f"--item-attributes {args.item_attributes}", args.item_attributes):
+            inputs["item_attributes"] = read_attributes(args.item_attributes, key="item",
+                                                        max_decompressed_size=limit)
+        warn(inputs["item_attributes"].warnings)
+    inputs["catalogue"] = args.catalogue
+    if args.catalogue not in CATALOGUE:
+        with reading(f"--catalogue {args.catalogue}", args.catalogue):
+            listed = read_attributes(args.catalogue, key="item", max_decompressed_size=limit)
+        inputs["catalogue"] = listed.ids.tolist()
+    return inputs
+
+
+def beyond_files(args: argparse.Namespace) -> list[str]:
+    """The beyond-accuracy inputs given on the command line, as their flags."""
+    return [flag for flag, given in (("--interactions", args.interactions),
+                                     ("--item-attributes", args.item_attributes),
+                                     ("--catalogue", args.catalogue != "auto")) if given]
