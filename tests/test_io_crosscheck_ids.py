@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from rankmetrics.errors import DataError
 from rankmetrics.io import _crosscheck, check_against_truth, read_run, read_truth
-from rankmetrics.io._validate import canonical_ids, rewritable_ids
+from rankmetrics.io._canonical import canonical_ids, rewritable_ids
 from rankmetrics.relevance import RelevanceMapping
 
 STARS = RelevanceMapping.binary(4)

@@ -13,10 +13,10 @@ import pyarrow.compute as pc
 
 from rankmetrics.checks import check_int
 from rankmetrics.errors import DataError
+from rankmetrics.io._canonical import canonical_ids, rewritable_ids
 from rankmetrics.io._hashing import take_text
 from rankmetrics.io._ids import HashedIds
 from rankmetrics.io._table import IdIndex, LoadedTable, id_index, kept_codes
-from rankmetrics.io._validate import canonical_ids, rewritable_ids
 from rankmetrics.io._wording import EXAMPLES
 from rankmetrics.relevance import RelevanceMapping
 
