@@ -179,3 +179,19 @@ def test_private_modules_are_imported_only_within_their_package():
                     found.append((name, target))
     assert not found
 
+
+
+LONGEST = 600  # lines of a module, unless its docstring says why one concept needs more
+
+
+def test_a_long_module_says_in_its_docstring_why_it_is_one_concept():
+    long = {}
+    for path in [*ROOT.joinpath("rankmetrics").rglob("*.py"),
+                 *ROOT.joinpath("dashboard").rglob("*.py"),
+                 *ROOT.joinpath("app_pages").glob("*.py")]:
+        lines = path.read_text().count("\n")
+        if lines > LONGEST:
+            docstring = ast.get_docstring(ast.parse(path.read_text())) or ""
+            if "longer than" not in docstring:
+                long[str(path.relative_to(ROOT))] = lines
+    assert not long, f"modules over {LONGEST} lines without a reason in their docstring: {long}"

@@ -25,33 +25,32 @@ A key given twice, or a row with attributes but no key, is a DataError naming th
 
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from rankmetrics.errors import DataError
+from rankmetrics.io._attribute_readers import (
+    RawColumns,
+    check_names,
+    delimited_columns,
+    jsonl_columns,
+    parquet_columns,
+)
+from rankmetrics.io._canonical import canonical_coded_ids
 from rankmetrics.io._columns import find_column, missing_columns, resolve_override
-from rankmetrics.io._formats import HEAD_BYTES, check_format, detect, sample_lines, sniff_delimiter
-from rankmetrics.io._header import NUMBER, recbole_types, without_type
+from rankmetrics.io._formats import check_format, detect
+from rankmetrics.io._header import NUMBER, without_type
 from rankmetrics.io._ids import Ids, distinct
-from rankmetrics.io._parsers import JsonRecords, read_csv_columns
 from rankmetrics.io._readers import RowNumbers, Rows, arrow_ids_as_text, check_flat_ids
 from rankmetrics.io._source import (
-    DECOMPRESSION_ERRORS,
-    Source,
-    check_text,
     decompressed_limit,
-    find_bad_line,
     resolve,
 )
 from rankmetrics.io._validate import (
     DECIMAL_COMMA,
-    canonical_coded_ids,
     checked_ids,
     id_text,
     text_ids_as_codes,
@@ -123,17 +122,6 @@ class Attributes:
         return pd.Series(self.table[name].to_numpy(), index=pd.Index(self.ids), name=name)
 
 
-@dataclass
-class _RawColumns:
-    names: list[str]
-    values: dict[str, pd.Series]
-    rows: Rows
-    format: str
-    decimal_comma: bool = False
-    #: RecBole's declared type of each column, when the header declares them.
-    types: dict[str, str] | None = None
-
-
 def read_attributes(
     source: object,
     *,
@@ -202,11 +190,11 @@ def read_attributes(
             file=src.file,
         )
     if fmt == "parquet":
-        raw = _parquet_columns(src)
+        raw = parquet_columns(src)
     elif fmt == "jsonl":
-        raw = _jsonl_columns(src)
+        raw = jsonl_columns(src)
     else:
-        raw = _delimited_columns(src, fmt, head)
+        raw = delimited_columns(src, fmt, head)
     return _finish(raw, key, chosen, display, src.file, ids_as_strings)
 
 
@@ -234,9 +222,9 @@ def attributes_from_dataframe(
     if any(level is not None for level in df.index.names):
         df = df.reset_index()
     names = [str(label) for label in df.columns]
-    _check_names(names, name)
+    check_names(names, name)
     values = {str(label): df[label].reset_index(drop=True) for label in df.columns}
-    raw = _RawColumns(names, values, RowNumbers(1, len(df)), "dataframe")
+    raw = RawColumns(names, values, RowNumbers(1, len(df)), "dataframe")
     return _finish(raw, key, chosen, name, name, ids_as_strings)
 
 
@@ -268,122 +256,9 @@ def _check_attribute_format(format: str | None) -> str | None:
     return check_format(format)[0]
 
 
-def _check_names(names: list[str], file: str) -> None:
-    blank = [i + 1 for i, name in enumerate(names) if not name.strip()]
-    if blank:
-        raise DataError(
-            f"column {blank[0]} has no name in the header. Give every column a name, such as "
-            "'country' or 'age'.",
-            file=file,
-        )
-    repeated = sorted({name for name in names if names.count(name) > 1})
-    if repeated:
-        raise DataError(
-            f"the header names more than one column '{repeated[0]}'. Give each column its own "
-            "name.",
-            file=file,
-        )
-
-
-# Readers: every column, values as found ----------------------------------------------------
-
-def _delimited_columns(src: Source, fmt: str, head: bytes) -> _RawColumns:
-    complete = len(head) < HEAD_BYTES
-    text = check_text(head, src, complete=complete)
-    lines = sample_lines(text, complete=complete)
-    delimiter = "\t" if fmt == "tsv" else sniff_delimiter(lines, src)
-    first_line = text.splitlines()[0] if text else ""
-    if not first_line.strip():
-        raise DataError(
-            "the first line is empty; it must hold the column names (e.g. user,country,age).",
-            file=src.file, row=1,
-        )
-    names = [name.strip() for name in next(csv.reader([first_line], delimiter=delimiter))]
-    types = recbole_types(names)
-    if fmt == "recbole" and types is None:
-        raise DataError(
-            "the first line is not a RecBole header: RecBole's atomic files name each column "
-            "with its type, such as 'item_id:token' or 'genre:token_seq'. Add the types, or "
-            "read the file as CSV or TSV.",
-            file=src.file, row=1,
-        )
-    if types is not None:
-        names = list(types)
-    _check_names(names, src.file)
-    frame = _parse(src, delimiter, names)
-    if len(frame) == 0:
-        raise DataError("the file has column names but no data rows.", file=src.file)
-    values = {name: frame[f"c{i}"] for i, name in enumerate(names)}
-    return _RawColumns(names, values, RowNumbers(2, len(frame)),
-                       "recbole" if types is not None else fmt,
-                       decimal_comma=delimiter != ",", types=types)
-
-
-def _parse(src: Source, delimiter: str, names: list[str]) -> pd.DataFrame:
-    frame, invalid = read_csv_columns(src, delimiter, len(names), list(range(len(names))),
-                                      header=True, numbers=[])
-    if invalid:
-        number, expected, actual, _ = invalid[0]
-        rest = len(invalid) - 1
-        more = (f" {rest} more line{'s have' if rest > 1 else ' has'} the same problem."
-                if rest else "")
-        raise DataError(
-            f"this line has {actual} field{plural_s(actual)} where the header has {expected}. "
-            'A value probably contains the separator: put such values in double quotes ("..."); '
-            f"or a value is missing or one too many.{more}",
-            file=src.file, row=number,
-        )
-    return frame
-
-
-def _parquet_columns(src: Source) -> _RawColumns:
-    target: object = (str(src.path) if src.path is not None and src.compression is None
-                      else pa.BufferReader(src.read_all() if src.compression else
-                                           (src.data or b"")))
-    try:
-        table = pq.read_table(target)
-    except (pa.ArrowInvalid, OSError) as exc:
-        raise DataError(
-            f"the file is not a valid Parquet file ({exc}). It may be damaged or only partly "
-            "copied: export it again.",
-            file=src.file,
-        ) from None
-    names = [name for name in table.column_names if not name.startswith("__index_level_")]
-    _check_names(names, src.file)
-    if table.num_rows == 0:
-        raise DataError("the file has no rows.", file=src.file)
-    values = {}
-    for name in names:
-        data = table.column(name)
-        if pa.types.is_dictionary(data.type):
-            data = data.cast(data.type.value_type)
-        values[name] = data.to_pandas()
-    return _RawColumns(names, values, RowNumbers(1, table.num_rows), "parquet")
-
-
-def _jsonl_columns(src: Source) -> _RawColumns:
-    records: list[dict] = []
-    lines: list[int] = []
-    try:
-        with src.open() as stream:
-            for line, record in JsonRecords(src, io.TextIOWrapper(stream, encoding="utf-8-sig")):
-                lines.append(line)
-                records.append(record)
-    except UnicodeDecodeError:
-        raise find_bad_line(src) from None
-    except DECOMPRESSION_ERRORS as exc:
-        raise src.damaged(exc) from exc
-    if not records:
-        raise DataError("the file is empty: it has no rows.", file=src.file)
-    names = list(dict.fromkeys(name for record in records for name in record))
-    values = {name: pd.Series([record.get(name) for record in records], dtype=object)
-              for name in names}
-    return _RawColumns(names, values, np.asarray(lines, dtype=np.int64), "jsonl")
-
-
 # Checking ----------------------------------------------------------------------------------
 
-def _finish(raw: _RawColumns, key: str, chosen: str | None, display: str, file: str,
+def _finish(raw: RawColumns, key: str, chosen: str | None, display: str, file: str,
             ids_as_strings: bool) -> Attributes:
     warnings: list[str] = []
     key_column = _key_column(raw, key, chosen, file, warnings)
@@ -429,7 +304,7 @@ def _finish(raw: _RawColumns, key: str, chosen: str | None, display: str, file: 
                       warnings)
 
 
-def _key_column(raw: _RawColumns, key: str, chosen: str | None, file: str,
+def _key_column(raw: RawColumns, key: str, chosen: str | None, file: str,
                 warnings: list[str]) -> str:
     if chosen is not None:
         return resolve_override(raw.names, key, without_type(chosen) if raw.types else chosen,
