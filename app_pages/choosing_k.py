@@ -9,6 +9,7 @@ from dashboard.cached import evaluation as cached_evaluation
 from dashboard.cached import significance as cached_significance
 from dashboard.charts import show_chart
 from dashboard.controls import confidence_control, download_table, ensure_choice
+from dashboard.highlight import Highlight, marks
 from dashboard.session import header, require_data
 from dashboard.text import literal
 from rankmetrics.choosing_k.report import PANELS, cutoffs_tested, map_cutoffs, parse_cutoffs
@@ -267,8 +268,7 @@ except ValueError as problem:
 if cutoffs:
     wide, best = cached_choosing_k.k_cutoff_table(prepared, settings, cutoffs, options)
     st.dataframe(wide.style.format("{:.4f}").apply(
-        lambda column: [("background-color: #d6f5d6; font-weight: bold" if marked else "")
-                        for marked in best[column.name]]), key="k_cutoff_table")
+        lambda column: marks(best[column.name], Highlight.BEST)), key="k_cutoff_table")
     download_table(wide, "metrics_at_cutoffs.csv", "k_cutoff_table_csv")
     untested = [str(c) for c in cutoffs if saved is not None and c not in saved.cutoffs]
     st.caption(f"Green: significantly best in its column ({TEST_NAMES[test]}, "

@@ -10,6 +10,7 @@ from dashboard.cached import explained as cached_explained
 from dashboard.charts import show_chart
 from dashboard.controls import download_table, ensure_choice, file_name
 from dashboard.demos import DEMOS
+from dashboard.highlight import Highlight, mask
 from dashboard.prepared import Prepared
 from dashboard.session import header, require_data
 from dashboard.settings import USER_LIST_LIMIT, Settings
@@ -22,7 +23,6 @@ from rankmetrics.metrics import MAIN_METRICS, plain_label
 
 UNRATED = "–"
 MATCHES_SHOWN = 500
-ACTIVE = "background-color: #d6f5d6; font-weight: bold"
 GAIN_WORDS = {"exponential": "exponential: 2^g − 1", "linear": "linear: g"}
 IDEAL_WORDS = {"ground_truth": "all ground-truth items", "retrieved": "the model's own top K"}
 DENOMINATOR_WORDS = {"relevant": "|R| (all relevant items)", "min_k_relevant": "min(K, |R|)",
@@ -221,8 +221,8 @@ def shown(rows: pd.DataFrame) -> pd.DataFrame:
 
 def highlighted(table: pd.DataFrame, active: pd.DataFrame):
     """The table with the cells of the conventions in use in green, values to 4 decimals."""
-    mask = active.map(lambda on: ACTIVE if on else "")
-    return table.style.format("{:.4f}").apply(lambda _: mask, axis=None)
+    in_use = mask(active, Highlight.ACTIVE)
+    return table.style.format("{:.4f}").apply(lambda _: in_use, axis=None)
 
 
 def explain_ndcg_page(settings: Settings) -> None:

@@ -11,6 +11,7 @@ from dashboard.cached import evaluation as cached_evaluation
 from dashboard.cached import head_to_head as cached_head_to_head
 from dashboard.charts import show_chart
 from dashboard.controls import download_table, ensure_choice, file_name
+from dashboard.highlight import Highlight, mask
 from dashboard.navigation import explain_user, explained_metric
 from dashboard.segment_choice import segment_filter
 from dashboard.session import header, require_data
@@ -21,7 +22,6 @@ from rankmetrics.metrics import MAIN_METRICS, higher_says, number_format, value_
 from rankmetrics.users import outcome_counts
 
 UNRATED = "–"
-HIT_STYLE = "background-color: #d6f5d6"
 
 header(
     "Head-to-head",
@@ -176,8 +176,7 @@ def rank_text(rank) -> str:
 def hit_rows(rows: pd.DataFrame) -> pd.DataFrame:
     """Row styles: relevant items in green, as the Compare page marks the best."""
     marked = rows["hit"].eq("✓")
-    return pd.DataFrame([[HIT_STYLE if hit else ""] * rows.shape[1] for hit in marked],
-                        index=rows.index, columns=rows.columns)
+    return mask(pd.DataFrame({column: marked for column in rows.columns}), Highlight.HIT)
 
 
 list_columns = {

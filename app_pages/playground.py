@@ -16,6 +16,7 @@ import streamlit as st
 from dashboard import keys
 from dashboard.cached import playground as cached_playground
 from dashboard.charts import show_chart
+from dashboard.highlight import Highlight, marks, mask
 from dashboard.links import write_link
 from dashboard.playground_link import PlaygroundView
 from dashboard.text import literal
@@ -43,8 +44,6 @@ from rankmetrics.playground import (
 )
 
 state = st.session_state
-CHANGED = "background-color: #fff2b3; font-weight: bold"
-ACTIVE = "background-color: #d6f5d6; font-weight: bold"
 ACTION_WORDS = {"up": "Move up:", "down": "Move down:", "remove": "Remove"}
 EXPLAINED = ("precision", "recall", "hit_rate", "mrr", "map", "dcg", "ndcg")
 SWITCHES = {
@@ -300,8 +299,8 @@ def at_k_table(now: pd.Series, before: pd.Series | None, k: int) -> None:
     styled = table.style.format("{:+.4f}", subset=["change"] if before is not None else [])
     styled = styled.format("{:.4f}", subset=[c for c in table.columns if c != "change"])
     if moved is not None:
-        styled = styled.apply(lambda row: [CHANGED if moved[row.name] else ""] * len(row),
-                              axis=1)
+        styled = styled.apply(lambda row: marks([moved[row.name]] * len(row),
+                                                Highlight.CHANGED), axis=1)
     st.dataframe(styled, key="playground_at_k")
 
 
@@ -310,8 +309,8 @@ def every_k_table(now: pd.DataFrame, before: pd.DataFrame | None) -> None:
     styled = table.style.format("{:.4f}")
     if before is not None:
         old = before.loc[now.index].rename(columns=LABELS)
-        mask = ((table - old).abs() > 1e-12).map(lambda on: CHANGED if on else "")
-        styled = styled.apply(lambda _: mask, axis=None)
+        changed = mask((table - old).abs() > 1e-12, Highlight.CHANGED)
+        styled = styled.apply(lambda _: changed, axis=None)
     st.dataframe(styled, key="playground_table")
 
 
@@ -330,10 +329,10 @@ def switches(pg: Playground, k: int) -> None:
     wide = wide[[m for m in COLUMNS if m in wide.columns]].rename(columns=LABELS)
     active = table.groupby(["option", "choice"], sort=False)["active"].first()
     wide.index = [f"{SWITCHES[o][0]} {SWITCHES[o][2].get(c, c)}" for o, c in wide.index]
-    marks = [[ACTIVE if on else ""] * len(wide.columns) for on in active]
-    mask = pd.DataFrame(marks, index=wide.index, columns=wide.columns)
+    in_use = mask(pd.DataFrame({column: active.to_numpy() for column in wide.columns},
+                               index=wide.index), Highlight.ACTIVE)
     written = wide.map(lambda value: "" if pd.isna(value) else f"{value:.4f}")
-    st.dataframe(written.style.apply(lambda _: mask, axis=None), key="playground_switches")
+    st.dataframe(written.style.apply(lambda _: in_use, axis=None), key="playground_switches")
     st.caption("Each row: the list's values at K under one choice, the other conventions as "
                "chosen above; green: the choices in use. Blank: that choice cannot change the "
                "metric. The tie rule has rows when two items share a score.")

@@ -6,6 +6,7 @@ from dashboard import bundles, keys, verdict
 from dashboard.cached import segments as cached_segments
 from dashboard.charts import show_chart
 from dashboard.controls import confidence_control, download_table, ensure_choice, file_name
+from dashboard.highlight import Highlight, marks
 from dashboard.segment_choice import attributes_spec, offered_segmentations
 from dashboard.session import header, require_data
 from dashboard.text import literal
@@ -14,8 +15,6 @@ from rankmetrics.figures.segments import segment_curves_figure, segment_heatmap
 from rankmetrics.metrics import MAIN_METRICS
 from rankmetrics.segments import MIN_USERS, N_BUCKETS, NO_VALUE, TOO_FEW, WARN_SHARE
 from rankmetrics.stats import CORRECTION_NAMES, CORRECTIONS, TEST_NAMES, TESTS
-
-GREY = "color: #9a9a9a"
 
 header(
     "Segments",
@@ -124,7 +123,8 @@ shown = table.rename(columns={"segment": "Segment", "users": USERS_IN_SEGMENT, "
 st.dataframe(
     shown.style.format("{:.4f}", subset=list(models), na_rep="–")
     .format("{:.1%}", subset=["Share"]).format("{:,}", subset=[USERS_IN_SEGMENT])
-    .apply(lambda row: [GREY if row["Segment"] in too_few else ""] * len(row), axis=1),
+    .apply(lambda row: marks([row["Segment"] in too_few] * len(row), Highlight.FADED),
+           axis=1),
     hide_index=True, key="segments_table",
 )
 download_table(result.export_table(),

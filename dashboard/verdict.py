@@ -19,6 +19,7 @@ from pandas.io.formats.style import Styler
 from dashboard import keys
 from dashboard.cached import significance as cached_significance
 from dashboard.controls import confidence_level, ensure_choice
+from dashboard.highlight import Highlight
 from dashboard.prepared import Prepared
 from dashboard.settings import N_BOOTSTRAP, Settings
 from rankmetrics.figures import metric_label
@@ -35,9 +36,6 @@ from rankmetrics.stats import TEST_NAMES, ModelComparison
 DEFAULT_TEST = "randomization"
 DEFAULT_CORRECTION = "holm"
 DEFAULT_PERMUTATIONS = 10_000
-# Dark text on light fills: readable (contrast above 10:1) whatever the theme.
-BEST_STYLE = "background-color: #c6efce; color: #0b3d17; font-weight: bold"
-TIED_STYLE = "background-color: #fff2b3; color: #3d3000"
 DIFFERENCE_NAMES = {"difference": "Difference", "lift": "Lift", "ci_low": "Difference: low",
                     "ci_high": "Difference: high", "verdict": "Verdict"}
 DIFFERENCE_COLUMNS = {
@@ -187,6 +185,7 @@ def mark_leaders(styled: Styler, verdict: LeaderVerdict, column: str) -> Styler:
     data cannot tell apart (≈, yellow); dark text on both, in light and dark themes."""
     if not verdict.significant and len(verdict.leaders) < 2:
         return styled
-    style, glyph = (BEST_STYLE, BEST_MARK) if verdict.significant else (TIED_STYLE, TIED_MARK)
+    kind, glyph = ((Highlight.BEST, BEST_MARK) if verdict.significant
+                   else (Highlight.TIED, TIED_MARK))
     cells = (list(verdict.leaders), [column])  # rows, columns (as pd.IndexSlice makes)
-    return styled.map(lambda _: style, subset=cells).format(f"{{:.4f}} {glyph}", subset=cells)
+    return styled.map(lambda _: kind.css, subset=cells).format(f"{{:.4f}} {glyph}", subset=cells)

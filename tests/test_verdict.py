@@ -12,6 +12,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
+from dashboard.highlight import Highlight
 from dashboard.messages import in_app
 from dashboard.settings import beyond_lists_note
 from rankmetrics import RelevanceMapping, evaluate
@@ -98,7 +99,7 @@ def test_compare_marks_the_best_only_when_significant_and_says_how():
     assert not any(cell.endswith(("★", "≈")) for cell in shown["Recall@10"][["popularity",
                                                                           "random"]])
     styles = at.main.dataframe[0].proto.arrow_data.styler.styles
-    assert "background-color: #fff2b3" in styles and "background-color: #c6efce" in styles
+    assert Highlight.TIED.css in styles and Highlight.BEST.css in styles
     captions = " ".join(c.value for c in at.caption)
     assert ("tested with the randomization test, Holm correction, 5% significance level: the "
             "default; choose another on the Significance page") in captions
