@@ -13,6 +13,7 @@ from dashboard import keys
 from dashboard.bundles import DATASET as BUNDLE
 from dashboard.bundles import bundle_settings
 from dashboard.bundles import opened as opened_bundle
+from dashboard.charts import chart_format_control
 from dashboard.demos import DEMOS
 from dashboard.links import apply_data_settings
 from dashboard.prepared import Prepared
@@ -60,6 +61,7 @@ def sidebar(status_area) -> None:
     if isinstance(prepared, Prepared) and prepared.source == BUNDLE:
         state[keys.SETTINGS] = bundle_settings(prepared)
         baseline_control(prepared)
+        _chart_controls()
         saved_share_controls(prepared, state[keys.SETTINGS])
         return
     relevance = None
@@ -77,7 +79,14 @@ def sidebar(status_area) -> None:
         st.divider()
         st.caption(f"**Relevance:** {relevance.describe()}")
     st.caption(f"**Conventions:** {conventions.describe()}")
+    _chart_controls()
     share_controls(status_area, prepared if isinstance(prepared, Prepared) else None)
+
+
+def _chart_controls() -> None:
+    st.divider()
+    st.subheader("Charts")
+    chart_format_control()
 
 
 def _reset_on_new_truth(prepared: Prepared) -> bool:
