@@ -206,7 +206,8 @@ def conventions_detail(conventions: Conventions) -> None:
                     f":gray[{literal(OPTION_HELP[option])}]")
     st.markdown(":gray[These are the saved evaluation's conventions: evaluate the data again "
                 "to change them.]" if st.session_state.get(keys.DATASET) == BUNDLE
-                else ":gray[Change them in the sidebar, under Conventions.]")
+                else ":gray[Change them in the sidebar, under Conventions, on a page whose "
+                "numbers they change.]")
 
 
 def require_data() -> tuple[Prepared, Settings]:

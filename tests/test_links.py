@@ -41,8 +41,8 @@ def uploaded_workspace() -> tuple[AppTest, str]:
 def test_a_link_reopens_the_uploads_and_settings_after_a_restart():
     at, workspace = uploaded_workspace()
     at.slider(key="cutoff").set_value(7).run()
+    go(at, "app_pages/significance.py")  # the Data page shows no conventions
     at.sidebar.selectbox(key="preset").set_value("trec_eval").run()
-    go(at, "app_pages/significance.py")
     at.selectbox(key="significance_metric").set_value("map").run()
     at.selectbox(key="significance_test").set_value("t").run()
     params = link_of(at)
