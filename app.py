@@ -1,7 +1,8 @@
 """rankmetrics dashboard: compare recommender and search models with ranking metrics.
 
 Run with ``streamlit run app.py``. This entrypoint only routes: it declares the pages, sets up
-the session and draws the sidebar shared by every page (data, relevance, conventions, cutoff).
+the session and draws the sidebar shared by every page (data, relevance, conventions, cutoff),
+each page's showing the settings that page depends on.
 """
 
 import streamlit as st
@@ -25,34 +26,40 @@ init_session()
 # some session has run st.navigation, so a bookmark opened first after a restart would miss the
 # session set-up and the sidebar. The URL paths are the addresses people bookmark (the
 # default page's is the root).
+pages = {
+    "data": st.Page(PAGES["data"], title="Data", icon=":material/upload_file:",
+                    url_path="data-files"),
+    "compare": st.Page(PAGES["compare"], title="Compare models", icon=":material/show_chart:",
+                       url_path="compare-models", default=True),
+    "users": st.Page(PAGES["users"], title="Users", icon=":material/groups:",
+                     url_path="per-user"),
+    "significance": st.Page(PAGES["significance"], title="Significance",
+                            icon=":material/balance:", url_path="significance"),
+    "head_to_head": st.Page(PAGES["head_to_head"], title="Head-to-head",
+                            icon=":material/compare_arrows:", url_path="head-to-head"),
+    "segments": st.Page(PAGES["segments"], title="Segments", icon=":material/donut_small:",
+                        url_path="segments"),
+    "beyond": st.Page(PAGES["beyond"], title="Beyond accuracy", icon=":material/diversity_3:",
+                      url_path="beyond-accuracy"),
+    "explained": st.Page(PAGES["explained"], title="Metrics explained",
+                         icon=":material/calculate:", url_path="metrics-explained"),
+    "playground": st.Page(PAGES["playground"], title="Playground", icon=":material/school:",
+                          url_path="playground"),
+    "choosing_k": st.Page(PAGES["choosing_k"], title="Choosing K", icon=":material/tune:",
+                          url_path="choosing-k"),
+}
 navigation = st.navigation([
-    st.Page(PAGES["data"], title="Data", icon=":material/upload_file:",
-            url_path="data-files"),
-    st.Page(PAGES["compare"], title="Compare models", icon=":material/show_chart:",
-            url_path="compare-models", default=True),
-    st.Page(PAGES["users"], title="Users", icon=":material/groups:",
-            url_path="per-user"),
-    st.Page(PAGES["significance"], title="Significance", icon=":material/balance:",
-            url_path="significance"),
-    st.Page(PAGES["head_to_head"], title="Head-to-head",
-            icon=":material/compare_arrows:", url_path="head-to-head"),
-    st.Page(PAGES["segments"], title="Segments", icon=":material/donut_small:",
-            url_path="segments"),
-    st.Page(PAGES["beyond"], title="Beyond accuracy", icon=":material/diversity_3:",
-            url_path="beyond-accuracy"),
-    st.Page(PAGES["explained"], title="Metrics explained", icon=":material/calculate:",
-            url_path="metrics-explained"),
-    st.Page(PAGES["playground"], title="Playground", icon=":material/school:",
-            url_path="playground"),
+    *pages.values(),
     st.Page(ndcg_explained, title="NDCG explained", url_path="ndcg-explained",
             visibility="hidden"),
-    st.Page(PAGES["choosing_k"], title="Choosing K", icon=":material/tune:",
-            url_path="choosing-k"),
 ])
+# The page in view, named as in PAGES (None: the old NDCG address, which moves on at once)
+page_in_view = next((name for name, page in pages.items()
+                     if page.url_path == navigation.url_path), None)
 
 status_area = st.container()
 with st.sidebar:
-    sidebar(status_area)
+    sidebar(status_area, page_in_view)
 
 navigation.run()
 # What the page itself chose in this run (a pair, a filter) goes into the link now, not on the

@@ -382,10 +382,11 @@ def lesson_area(present: bool) -> None:
             st.success(describe_change(before_values, now_values, k, words))
         at_k = at_cutoff(now_values, k)
         at_k_before = at_cutoff(before_values, k) if before_values is not None else None
-        if present:
+        if present:  # the answer first, beside the list on a projector's screen
+            state.setdefault(keys.PLAYGROUND_METRIC, "ndcg")
+            with st.container(key="playground_answer"):
+                metric_tiles(at_k, at_k_before, k, 1, only=(state[keys.PLAYGROUND_METRIC],))
             formula(pg, k)
-            chosen = state[keys.PLAYGROUND_METRIC]
-            metric_tiles(at_k, at_k_before, k, 1, only=(chosen,))
         metric_tiles(at_k, at_k_before, k, 3)  # values in full from 800 px up
         if not present:
             at_k_table(at_k, at_k_before, k)

@@ -125,8 +125,9 @@ def full_evaluation(prepared: Prepared) -> SavedEvaluation | None:
     return bundle.saved
 
 
-def bundle_settings(prepared: Prepared) -> Settings:
-    """The sidebar for a bundle: what it was saved with, and K among its saved cutoffs."""
+def bundle_settings(prepared: Prepared, *, shown: bool = True) -> Settings:
+    """The sidebar for a bundle: what it was saved with, and K among its saved cutoffs (where
+    not ``shown``, as last chosen)."""
     bundle = opened()
     if bundle is None:
         raise ValueError("No saved evaluation is open.")
@@ -134,21 +135,22 @@ def bundle_settings(prepared: Prepared) -> Settings:
     state = st.session_state
     for option, value in saved.conventions.as_dict().items():
         state[keys.convention(option)] = value  # the NDCG page's radios show them
-    st.subheader("Saved evaluation")
-    where = "one machine" if saved.engine == "single machine" else literal(saved.engine)
-    st.caption(f"**{literal(bundle.name)}**, computed by rankmetrics "
-               f"{literal(str(saved.info.get('rankmetrics_version')))} on {where}. "
-               "Its relevance and conventions are fixed: evaluate again to change them.")
     cutoffs = [cutoff for cutoff in saved.cutoffs if cutoff <= saved.max_cutoff]
     if state.get(keys.BUNDLE_CUTOFF) not in cutoffs:
         state[keys.BUNDLE_CUTOFF] = 10 if 10 in cutoffs else cutoffs[-1]
-    st.select_slider("K for tables and distributions", options=cutoffs,
-                     key=keys.BUNDLE_CUTOFF,
-                     help="The bundle holds per-user values at these cutoffs; the curves "
-                     f"show every K up to {saved.max_cutoff}.")
-    st.divider()
-    st.caption(f"**Relevance:** {saved.relevance.describe()}")
-    st.caption(f"**Conventions:** {saved.conventions.describe()}")
+    if shown:
+        st.subheader("Saved evaluation")
+        where = "one machine" if saved.engine == "single machine" else literal(saved.engine)
+        st.caption(f"**{literal(bundle.name)}**, computed by rankmetrics "
+                   f"{literal(str(saved.info.get('rankmetrics_version')))} on {where}. "
+                   "Its relevance and conventions are fixed: evaluate again to change them.")
+        st.select_slider("K for tables and distributions", options=cutoffs,
+                         key=keys.BUNDLE_CUTOFF, persist_state="session",
+                         help="The bundle holds per-user values at these cutoffs; the curves "
+                         f"show every K up to {saved.max_cutoff}.")
+        st.divider()
+        st.caption(f"**Relevance:** {saved.relevance.describe()}")
+        st.caption(f"**Conventions:** {saved.conventions.describe()}")
     return Settings(saved.relevance, saved.conventions, int(state[keys.BUNDLE_CUTOFF]),
                     saved.max_cutoff)
 

@@ -35,6 +35,8 @@ CUTOFF = "cutoff"
 MAX_CUTOFF = "max_cutoff"
 CONFIDENCE = "confidence"
 CONFIDENCE_CHOICE = "confidence_choice"
+#: The image format (png, svg) every chart's camera icon saves it in, chosen in the sidebar.
+CHART_FORMAT = "chart_format"
 
 # What the sidebar prepared for the pages
 PREPARED = "_prepared"
@@ -247,11 +249,6 @@ WORKSPACE_NOTE = "_workspace_note"
 LINK_PENDING = "_link_pending"
 #: Why values of the link were not used (shown once, then dropped).
 LINK_NOTICES = "_link_notices"
-
-
-def chart_format(chart: str) -> str:
-    """The image format (png, svg) the camera icon of one chart saves it in."""
-    return f"chart_format_{chart}"
 
 
 # A saved evaluation (bundle) opened in the dashboard

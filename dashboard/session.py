@@ -32,7 +32,8 @@ from rankmetrics.io import subject_word
 
 
 def init_session() -> None:
-    """Starting values, set once per session: the movies demo, the default preset."""
+    """Starting values, set once per session: the movies demo, the default preset, charts
+    saved as PNG."""
     state = st.session_state
     state.setdefault(keys.DATASET, "movies")
     state.setdefault(keys.UPLOADS, Uploads())
@@ -42,6 +43,7 @@ def init_session() -> None:
     state.setdefault(keys.PRESET, "default")
     for option, value in PRESETS["default"].as_dict().items():
         state.setdefault(keys.convention(option), value)
+    state.setdefault(keys.CHART_FORMAT, "png")
     state.setdefault(keys.SURPRISE_SEED, 0)
     state.setdefault(keys.GRADE_NONCE, 0)
     if keys.LINK_NOTICES not in state:  # the session's first run: the URL's settings
@@ -204,7 +206,8 @@ def conventions_detail(conventions: Conventions) -> None:
                     f":gray[{literal(OPTION_HELP[option])}]")
     st.markdown(":gray[These are the saved evaluation's conventions: evaluate the data again "
                 "to change them.]" if st.session_state.get(keys.DATASET) == BUNDLE
-                else ":gray[Change them in the sidebar, under Conventions.]")
+                else ":gray[Change them in the sidebar, under Conventions, on a page whose "
+                "numbers they change.]")
 
 
 def require_data() -> tuple[Prepared, Settings]:

@@ -1,7 +1,8 @@
 """The sidebar every page shares: the data set, relevance, conventions and cutoffs.
 
 It prepares the active data set and leaves it, with the settings, in the session for the
-pages (``session.require_data``).
+pages (``session.require_data``). Each page's sidebar shows the settings that page depends on
+(``PAGE_PARTS``); the others stay in force, as last chosen, for the pages that show them.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dashboard import keys
 from dashboard.bundles import DATASET as BUNDLE
 from dashboard.bundles import bundle_settings
 from dashboard.bundles import opened as opened_bundle
+from dashboard.charts import chart_format_control
 from dashboard.demos import DEMOS
 from dashboard.links import apply_data_settings
 from dashboard.prepared import Prepared
@@ -22,6 +24,7 @@ from dashboard.settings import (
     DEFAULT_CUTOFF,
     EDITABLE_RATINGS,
     PRESET_CUSTOM,
+    RelevanceDefaults,
     Settings,
     beyond_lists_note,
     build_mapping,
@@ -36,11 +39,32 @@ from dashboard.verdict import baseline_control
 from rankmetrics.conventions import OPTION_CHOICES, OPTION_HELP, PRESET_HELP, PRESETS, Conventions
 from rankmetrics.relevance import RelevanceMapping
 
+#: Every part of the sidebar a page can depend on, beside the data set and the link (on every
+#: page): "charts" is the format the charts' camera icon saves them in.
+EVERY_PART = frozenset({"relevance", "conventions", "cutoff", "baseline", "charts"})
+#: The parts each page (named as in ``PAGES``) shows. The Data page checks the files against the
+#: relevance and the largest K, and draws no chart; the baseline is the model the tables of
+#: differences start from; the Playground's list, grades, K and conventions are its own.
+PAGE_PARTS = {
+    "data": frozenset({"relevance", "cutoff"}),
+    "compare": EVERY_PART,
+    "users": EVERY_PART,
+    "significance": EVERY_PART,
+    "segments": EVERY_PART,
+    "head_to_head": EVERY_PART - {"baseline"},
+    "beyond": EVERY_PART - {"baseline"},
+    "explained": EVERY_PART - {"baseline"},
+    "choosing_k": EVERY_PART - {"baseline"},
+    "playground": frozenset({"charts"}),
+}
 
-def sidebar(status_area) -> None:
-    """Data, relevance, conventions and cutoff controls; prepares the active data set and
-    stores it with the settings for the pages."""
+
+def sidebar(status_area, page: str | None = None) -> None:
+    """Data, relevance, conventions and cutoff controls, those ``page`` (a key of ``PAGES``;
+    None: every control) depends on shown; prepares the active data set and stores it with
+    the settings for the pages."""
     state = st.session_state
+    parts = PAGE_PARTS.get(page, EVERY_PART) if page is not None else EVERY_PART
     # The grade editor restarts from the last edit when it was not on screen in the previous
     # run, or lost its state (Streamlit resets widgets when st.switch_page interrupts a run).
     editor_was_live = (state.pop(keys.GRADE_EDITOR_LIVE, False)
@@ -54,12 +78,19 @@ def sidebar(status_area) -> None:
         help="A bundled demo data set, or the files you upload on the Data page.",
         persist_state="session",
     )
+    if page == "playground":
+        st.caption("This page's list, grades, K and conventions are its own: the other "
+                   "pages' settings stay as they are.")
     prepared = prepare_active(status_area)
     state[keys.PREPARED] = prepared if isinstance(prepared, Prepared) else None
     state[keys.PROBLEM] = prepared if isinstance(prepared, str) else None
     if isinstance(prepared, Prepared) and prepared.source == BUNDLE:
-        state[keys.SETTINGS] = bundle_settings(prepared)
-        baseline_control(prepared)
+        state[keys.SETTINGS] = bundle_settings(
+            prepared, shown=bool(parts & {"relevance", "conventions", "cutoff"}))
+        if "baseline" in parts:
+            baseline_control(prepared)
+        if "charts" in parts:
+            _chart_controls()
         saved_share_controls(prepared, state[keys.SETTINGS])
         return
     relevance = None
@@ -67,17 +98,31 @@ def sidebar(status_area) -> None:
         if _reset_on_new_truth(prepared):
             editor_was_live = False
             apply_data_settings(prepared, prepared.relevance_defaults.ratings)
-        relevance = _relevance_controls(prepared, editor_was_live)
-    conventions = _convention_controls()
+        relevance = (_relevance_controls(prepared, editor_was_live) if "relevance" in parts
+                     else _mapping_in_force(prepared.relevance_defaults,
+                                            _grade_rows(state[keys.GRADE_TABLE]))[0])
+    conventions = _convention_controls() if "conventions" in parts else current_conventions()
     state[keys.SETTINGS] = None
     if isinstance(prepared, Prepared) and relevance is not None:
-        cutoff, max_cutoff = _cutoff_controls(prepared.longest_list)
-        baseline_control(prepared)
+        cutoff, max_cutoff = (_cutoff_controls(prepared.longest_list) if "cutoff" in parts
+                              else _cutoffs_in_force())
+        if "baseline" in parts:
+            baseline_control(prepared)
         state[keys.SETTINGS] = Settings(relevance, conventions, cutoff, max_cutoff)
-        st.divider()
-        st.caption(f"**Relevance:** {relevance.describe()}")
-    st.caption(f"**Conventions:** {conventions.describe()}")
+        if "relevance" in parts:
+            st.divider()
+            st.caption(f"**Relevance:** {relevance.describe()}")
+    if "conventions" in parts:
+        st.caption(f"**Conventions:** {conventions.describe()}")
+    if "charts" in parts:
+        _chart_controls()
     share_controls(status_area, prepared if isinstance(prepared, Prepared) else None)
+
+
+def _chart_controls() -> None:
+    st.divider()
+    st.subheader("Charts")
+    chart_format_control()
 
 
 def _reset_on_new_truth(prepared: Prepared) -> bool:
@@ -133,17 +178,26 @@ def _relevance_controls(prepared: Prepared, editor_was_live: bool) -> RelevanceM
         table = _grade_table_editor(editor_was_live)
         problem_area = st.empty()  # right under the editor
         _grade_threshold_control(table, defaults.grade_threshold)
+    mapping, problem = _mapping_in_force(defaults, table)
+    if problem is not None:
+        problem_area.error(f"{literal(problem)} Still in force: {literal(mapping.describe())}.")
+    reason_area.caption(literal(mapping_caption(mapping, defaults)))
+    return mapping
+
+
+def _mapping_in_force(defaults: RelevanceDefaults, table: list[tuple[float, float]]
+                      ) -> tuple[RelevanceMapping, str | None]:
+    """The mapping the relevance settings give (the last valid one while they are invalid),
+    and what is wrong with them (None when nothing is)."""
+    state = st.session_state
     try:
         mapping = build_mapping(state[keys.REL_KIND],
                                 state.get(keys.REL_THRESHOLD, defaults.threshold), table,
                                 state.get(keys.REL_GRADE_THRESHOLD, defaults.grade_threshold))
     except ValueError as error:
-        mapping = state.get(keys.VALID_MAPPING) or default_mapping(defaults)
-        problem_area.error(f"{literal(str(error))} Still in force: {literal(mapping.describe())}.")
-    else:
-        state[keys.VALID_MAPPING] = mapping
-    reason_area.caption(literal(mapping_caption(mapping, defaults)))
-    return mapping
+        return state.get(keys.VALID_MAPPING) or default_mapping(defaults), str(error)
+    state[keys.VALID_MAPPING] = mapping
+    return mapping, None
 
 
 def _threshold_control(ratings: tuple[float, ...], suggested: float) -> None:
@@ -195,7 +249,12 @@ def _grade_table_editor(was_live: bool) -> list[tuple[float, float]]:
     )
     state[keys.GRADE_TABLE] = edited
     state[keys.GRADE_EDITOR_LIVE] = True
-    rows = edited.dropna()
+    return _grade_rows(edited)
+
+
+def _grade_rows(table: pd.DataFrame) -> list[tuple[float, float]]:
+    """The rating -> grade bands of the grade table (rows left incomplete left out)."""
+    rows = table.dropna()
     return [(float(r), float(g)) for r, g in zip(rows["rating"], rows["grade"], strict=True)]
 
 
@@ -261,6 +320,13 @@ def _cutoff_controls(longest_list: int) -> tuple[int, int]:
                   persist_state="session",
                   help="The list length the summary table, the distributions and the NDCG "
                   "breakdown use; marked on every curve.")
+    return int(state[keys.CUTOFF]), int(state[keys.MAX_CUTOFF])
+
+
+def _cutoffs_in_force() -> tuple[int, int]:
+    """K and the largest K as last chosen, where the page does not show them."""
+    _clamp_cutoff()
+    state = st.session_state
     return int(state[keys.CUTOFF]), int(state[keys.MAX_CUTOFF])
 
 

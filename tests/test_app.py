@@ -261,7 +261,8 @@ def test_the_page_header_sums_up_the_conventions_in_words():
     assert any(d.startswith("**Equal scores ordered by item id, descending**  \n:gray[Order "
                             "of items with equal scores: ") for d in detail)
     assert any(d.startswith("**Exponential gain (2^g − 1)**") for d in detail)
-    assert detail[-1] == ":gray[Change them in the sidebar, under Conventions.]"
+    assert detail[-1] == (":gray[Change them in the sidebar, under Conventions, on a page "
+                          "whose numbers they change.]")
     assert len(detail) == 1 + len(Conventions().as_dict()) + 1
 
     at.sidebar.selectbox(key="preset").set_value("trec_eval").run()

@@ -41,8 +41,8 @@ def uploaded_workspace() -> tuple[AppTest, str]:
 def test_a_link_reopens_the_uploads_and_settings_after_a_restart():
     at, workspace = uploaded_workspace()
     at.slider(key="cutoff").set_value(7).run()
+    go(at, "app_pages/significance.py")  # the Data page shows no conventions
     at.sidebar.selectbox(key="preset").set_value("trec_eval").run()
-    go(at, "app_pages/significance.py")
     at.selectbox(key="significance_metric").set_value("map").run()
     at.selectbox(key="significance_test").set_value("t").run()
     params = link_of(at)
@@ -166,21 +166,21 @@ def image_options(at: AppTest, chart: int) -> dict:
     return json.loads(at.get("plotly_chart")[chart].proto.config)["toImageButtonOptions"]
 
 
-def test_each_chart_saves_as_png_or_svg_of_its_own_at_publication_size():
+def test_every_chart_saves_as_the_png_or_svg_chosen_once_at_publication_size():
     at = opened({}, "app_pages/users.py")
     assert image_options(at, 0) == {"format": "png", "filename": "distribution_NDCG_10",
                                     "width": 1200, "height": 700, "scale": 2}
     assert image_options(at, 1)["format"] == "png"
     formats = [group for group in at.get("button_group")
-               if group.proto.label == "Camera icon saves"]
-    assert len(formats) == 2  # one control under each chart
-    at.session_state["chart_format_users_distribution"] = "svg"
+               if group.proto.label == "Camera icon saves charts as"]
+    assert len(formats) == 1  # one control, in the sidebar, for every chart
+    at.session_state["chart_format"] = "svg"
     at.run()
     assert image_options(at, 0)["format"] == "svg" and image_options(at, 0)["scale"] == 1
-    assert image_options(at, 1)["format"] == "png"  # the other chart keeps its own
+    assert image_options(at, 1)["format"] == "svg"
     assert link_of(at)["chart"] == "histogram"
-    go(at, "app_pages/compare.py")
-    go(at, "app_pages/users.py")  # the choice stays with the chart for the session
+    go(at, "app_pages/data.py")  # no chart, no control: the choice stays for the session
+    go(at, "app_pages/users.py")
     assert image_options(at, 0)["format"] == "svg"
 
 
