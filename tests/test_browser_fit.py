@@ -30,17 +30,19 @@ PAGES = {
 }
 
 #: What is cut short in an area of the page: a button whose text is wider than the button (or
-#: than the element holding it), and any text drawn with an ellipsis because it does not fit
+#: than the element holding it) and clipped there, and any text drawn with an ellipsis because
+#: it does not fit
 #: (widget labels, a select box's value). Tables are drawn on a canvas and checked apart.
 CUT_TEXTS = """area => {
     const shown = e => e.getClientRects().length > 0
         && getComputedStyle(e).visibility !== 'hidden';
     const text = e => (e.innerText || e.textContent || '').trim().replace(/\\s+/g, ' ');
     const wider = e => e.scrollWidth > e.clientWidth + 1;
+    const clipped = e => wider(e) && getComputedStyle(e).overflowX !== 'visible';
     const cut = [];
     for (const button of area.querySelectorAll('button')) {
         if (!shown(button) || button.closest('[data-testid="stDataFrame"]')) continue;
-        if (wider(button) || [...button.querySelectorAll('*')].some(e => shown(e) && wider(e))) {
+        if ([button, ...button.querySelectorAll('*')].some(e => shown(e) && clipped(e))) {
             cut.push('button: ' + text(button));
         }
     }
