@@ -40,7 +40,7 @@ class Demo:
 
 DEMOS: dict[str, Demo] = {
     "movies": Demo(
-        "Movies demo: 2,000 users, 4 models",
+        "Movies: 2,000 users",  # fits the sidebar's select box
         "A synthetic movie-rating benchmark: held-out 1-5 star ratings as the ground truth and "
         "four models with 50 films per user (a popularity baseline, a personalized model, a "
         "model that is near-perfect at the top but weak below, and a random floor).",

@@ -30,9 +30,9 @@ PAGES = {
 }
 
 #: What is cut short in an area of the page: a button whose text is wider than the button (or
-#: than the element holding it) and clipped there, and any text drawn with an ellipsis because
-#: it does not fit
-#: (widget labels, a select box's value). Tables are drawn on a canvas and checked apart.
+#: than the element holding it) and clipped there, any text drawn with an ellipsis because it
+#: does not fit (widget labels), and a value wider than its field (a select box's). Tables are
+#: drawn on a canvas and checked apart.
 CUT_TEXTS = """area => {
     const shown = e => e.getClientRects().length > 0
         && getComputedStyle(e).visibility !== 'hidden';
@@ -51,6 +51,9 @@ CUT_TEXTS = """area => {
         if (getComputedStyle(e).textOverflow === 'ellipsis' && wider(e) && text(e)) {
             cut.push('ellipsized: ' + text(e));
         }
+    }
+    for (const input of area.querySelectorAll('input')) {  // a select box shows its value so
+        if (shown(input) && input.value && wider(input)) cut.push('value cut: ' + input.value);
     }
     return [...new Set(cut)];
 }"""
