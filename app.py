@@ -14,7 +14,8 @@ from dashboard.session import init_session
 from dashboard.sidebar import sidebar
 from rankmetrics.runtime import prefer_ordinary_pages
 
-# A 250 px sidebar (Streamlit's is 300) leaves the pages room from 800 px wide windows up.
+# A 250 px sidebar (Streamlit's is 300). Its "auto" state collapses it only in windows up to
+# 768 px wide; FOLD_SIDEBAR collapses it up to NARROW_WINDOW px.
 st.set_page_config(page_title="rankmetrics: compare ranking models", page_icon="📈",
                    layout="wide", initial_sidebar_state=250)
 
@@ -57,9 +58,30 @@ navigation = st.navigation([
 page_in_view = next((name for name, page in pages.items()
                      if page.url_path == navigation.url_path), None)
 
+#: Windows narrower than this (px) open with the sidebar collapsed: beside a 250 px sidebar
+#: the pages' tables and controls would have less than 700 px.
+NARROW_WINDOW = 1000
+#: Collapses the sidebar once per browser tab in a narrow window, unless the viewer has opened
+#: or closed it before (Streamlit remembers that choice in the browser's local storage); the
+#: collapse is not remembered as the viewer's choice.
+FOLD_SIDEBAR = f"""<script>
+(() => {{
+    const chosen = () => Object.keys(localStorage).filter(
+        key => key.startsWith("stSidebarCollapsed-"));
+    if (sessionStorage.getItem("rankmetrics-sidebar-fitted") || chosen().length
+        || window.innerWidth >= {NARROW_WINDOW}) return;
+    const button = document.querySelector('[data-testid="stSidebarCollapseButton"] button');
+    if (!button) return;
+    sessionStorage.setItem("rankmetrics-sidebar-fitted", "yes");
+    button.click();
+    chosen().forEach(key => localStorage.removeItem(key));
+}})();
+</script>"""
+
 status_area = st.container()
 with st.sidebar:
     sidebar(status_area, page_in_view)
+    st.html(FOLD_SIDEBAR, unsafe_allow_javascript=True)
 
 navigation.run()
 # What the page itself chose in this run (a pair, a filter) goes into the link now, not on the

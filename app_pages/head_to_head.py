@@ -67,7 +67,7 @@ chosen_metric = state[keys.H2H_METRIC]
 ranking = cached_evaluation.best_first(
     prepared, settings, chosen_metric if higher_says(chosen_metric) is None else "ndcg")
 ensure_choice(keys.H2H_A, models, default=ranking[1])
-a_column, b_column, swap_column, metric_column = st.columns([3, 3, 1.3, 3],
+a_column, b_column, swap_column, metric_column = st.columns([2, 2, 1.5, 3.5],
                                                             vertical_alignment="bottom")
 a_column.selectbox("Model A", models, key=keys.H2H_A, persist_state="session")
 others = [m for m in models if m != state[keys.H2H_A]]

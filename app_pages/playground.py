@@ -250,17 +250,17 @@ def list_editor(pg: Playground) -> None:
 def more_controls(pg: Playground) -> None:
     n = len(pg.items)
     ranks = list(range(1, n + 1))
-    swap_a, swap_b, swap_go = st.columns([1, 1, 1], vertical_alignment="bottom")
+    # each button under its choices: beside them, a narrow window's column would cut its text
+    swap_a, swap_b = st.columns(2)
     swap_a.selectbox("Swap rank", ranks, key=keys.PLAYGROUND_SWAP_A)
     swap_b.selectbox("with rank", ranks, key=keys.PLAYGROUND_SWAP_B)
-    swap_go.button("Swap", key=keys.PLAYGROUND_SWAP, on_click=on_swap, disabled=n == 1,
-                   use_container_width=True)
-    new_grade, add = st.columns(2, vertical_alignment="bottom")
+    st.button("Swap", key=keys.PLAYGROUND_SWAP, on_click=on_swap, disabled=n == 1,
+              width="stretch")
     state.setdefault(keys.PLAYGROUND_NEW_GRADE, 1)
-    new_grade.number_input("Grade of a new item", min_value=0, max_value=MAX_GRADE, step=1,
-                           key=keys.PLAYGROUND_NEW_GRADE)
-    add.button("Add at the end", key=keys.PLAYGROUND_ADD, on_click=on_add,
-               disabled=n >= MAX_ITEMS, use_container_width=True)
+    st.number_input("Grade of a new item", min_value=0, max_value=MAX_GRADE, step=1,
+                    key=keys.PLAYGROUND_NEW_GRADE)
+    st.button("Add at the end", key=keys.PLAYGROUND_ADD, on_click=on_add,
+              disabled=n >= MAX_ITEMS, width="stretch")
     count, grade = st.columns(2)
     count.number_input("Relevant items not in the list", min_value=0, max_value=MAX_ITEMS * 10,
                        step=1, key=keys.PLAYGROUND_BEYOND, on_change=on_beyond,

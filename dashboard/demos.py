@@ -40,7 +40,7 @@ class Demo:
 
 DEMOS: dict[str, Demo] = {
     "movies": Demo(
-        "Movies demo: 2,000 users, 4 models",
+        "Movies: 2,000 users",  # fits the sidebar's select box
         "A synthetic movie-rating benchmark: held-out 1-5 star ratings as the ground truth and "
         "four models with 50 films per user (a popularity baseline, a personalized model, a "
         "model that is near-perfect at the top but weak below, and a random floor).",
@@ -53,7 +53,7 @@ DEMOS: dict[str, Demo] = {
         extras=(("interactions", "movies/train.csv"), ("attributes", "movies/items.csv")),
     ),
     "textbook": Demo(
-        "Textbook: liked A, C, X, Y, Z",
+        "Textbook: liked or not",
         "The worked example of a widely copied NDCG tutorial: a user liked A, C, X, Y and Z; "
         "one model recommends A, B, C, D, E, the other the same items with C moved to "
         "position 5.",
@@ -67,14 +67,14 @@ DEMOS: dict[str, Demo] = {
         ),
     ),
     "textbook_graded": Demo(
-        "Textbook: graded judgments d1-d5",
+        "Textbook: graded",
         "A graded example: query q1 with d1 = 3, d2 = 2, d3 = 0, d4 = 1 and the ranking d3, "
         "d1, d4, d5, d2 (d5 has no judgment).",
         "textbook/graded_ground_truth.csv",
         (("graded_ranking", "textbook/graded_ranking.csv"),),
     ),
     "simpson": Demo(
-        "Simpson's paradox: 600 users, 2 models",
+        "Simpson's paradox",
         "A teaching example: 'cautious' lists only the users it is sure of, mostly returning "
         "ones; 'thorough' lists everyone and is better for returning users and for new users "
         "alike. With users missing from a model skipped (set when this data set is chosen), "

@@ -241,9 +241,10 @@ def _grade_table_editor(was_live: bool) -> list[tuple[float, float]]:
         state[keys.GRADE_BASE], key=keys.grade_editor(state[keys.GRADE_NONCE]),
         hide_index=True, num_rows="dynamic",
         column_config={
-            "rating": st.column_config.NumberColumn("Rating ≥", required=True, width="small",
+            # widths in px: the header "Rating ≥" whole, both columns in the 250 px sidebar
+            "rating": st.column_config.NumberColumn("Rating ≥", required=True, width=86,
                                                     help="The lowest rating of the band."),
-            "grade": st.column_config.NumberColumn("Grade", required=True, width="small",
+            "grade": st.column_config.NumberColumn("Grade", required=True, width=68,
                                                    help="The grade NDCG uses for the band."),
         },
     )
