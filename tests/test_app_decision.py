@@ -56,7 +56,8 @@ def test_the_decision_is_above_the_curves_and_follows_the_metrics_chosen():
     at = start("movies")
     children = list(at.main.children.values())
     chart = next(i for i, child in enumerate(children)
-                 if hasattr(child, "children") and child.get("plotly_chart"))
+                 if child.type == "plotly_chart"
+                 or hasattr(child, "children") and child.get("plotly_chart"))
     area = next(i for i, child in enumerate(children) if holds_the_decision(child))
     assert area < chart
     at.button_group(key="compare_metrics").set_value(["ndcg"]).run()
