@@ -10,7 +10,7 @@ from dashboard import bundles, keys
 from dashboard.cached import beyond as cached_beyond
 from dashboard.cached import evaluation as cached_evaluation
 from dashboard.charts import show_chart
-from dashboard.columns import metric_column_config, metric_help
+from dashboard.columns import metric_column_config
 from dashboard.controls import confidence_control, confidence_level, download_table
 from dashboard.session import header, require_data, subject
 from dashboard.settings import N_BOOTSTRAP
@@ -93,6 +93,10 @@ else:
 
 st.subheader(f"Every metric at K = {k}")
 table = cached_evaluation.table_at(prepared, settings)
+# NDCG, the headline metric, first: the column next to the model, in view in a narrow window
+headline_column = metric_label("ndcg", k)
+table = table[[headline_column, *(column for column in table.columns
+                                  if column != headline_column)]]
 metric_columns: list[Hashable] = [metric_label(metric, k) for metric in MAIN_METRICS]
 beyond_columns = []
 shown_metrics = list(MAIN_METRICS)  # the table's metric columns, each with its help
@@ -136,11 +140,9 @@ if decided:
             st.markdown("\n".join(f"- {words(describe_verdict(decision.verdict))}  \n  "
                                   f"{words(describe_across(decision))}"
                                   for decision in decisions))
-# NDCG, the headline metric, stays next to the model when a narrow window scrolls the table
-table_columns = metric_column_config(shown_metrics, k)
-table_columns[metric_label("ndcg", k)] = st.column_config.Column(help=metric_help("ndcg", k),
-                                                                 pinned=True)
-st.dataframe(styled, key="compare_table", column_config=table_columns)
+# The model stays in view when a narrow window scrolls the table. NDCG is not pinned beside
+# it: the grid draws a pinned column's text faded, which a highlighted cell cannot afford.
+st.dataframe(styled, key="compare_table", column_config=metric_column_config(shown_metrics, k))
 buttons = st.container(horizontal=True)  # side by side while they fit, else one per line
 download_table(table, f"metrics_at_{k}.csv", "compare_table_csv", where=buttons)
 if any(result is not None for result in results.values()):  # the models can be tested

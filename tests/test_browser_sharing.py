@@ -147,8 +147,9 @@ def test_a_link_reopens_the_same_view_after_a_restart(browser, own_server, tmp_p
     assert "ratings.csv" in report and "als_model.csv" in report
     (tmp_path / "report.html").write_text(report)
 
-    # each chart its own image format: SVG for the first, the second stays PNG
-    tab.locator('[data-testid="stButtonGroup"]').first.get_by_text("SVG", exact=True).click()
+    # the image format, chosen once in the sidebar: every chart's camera icon saves SVG
+    tab.locator('[data-testid="stSidebar"] [data-testid="stButtonGroup"]').get_by_text(
+        "SVG", exact=True).click()
     camera = '.modebar-btn[data-title^="Download plot"]'
     first_chart, second_chart = (tab.locator('[data-testid="stPlotlyChart"]').nth(i)
                                  for i in (0, 1))
@@ -162,8 +163,8 @@ def test_a_link_reopens_the_same_view_after_a_restart(browser, own_server, tmp_p
     second_chart.hover()
     with tab.expect_download() as info:
         second_chart.locator(camera).click()
-    assert info.value.suggested_filename.endswith(".png")
-    assert Path(info.value.path()).read_bytes()[:4] == b"\x89PNG"
+    assert info.value.suggested_filename.endswith(".svg")
+    assert Path(info.value.path()).read_text().startswith("<svg")
 
     link = copied_link(tab)  # one click: the page's address, settings and workspace
     assert link == tab.url and "users_metric=map" in link
