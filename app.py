@@ -61,18 +61,18 @@ page_in_view = next((name for name, page in pages.items()
 #: Windows narrower than this (px) open with the sidebar collapsed: beside a 250 px sidebar
 #: the pages' tables and controls would have less than 700 px.
 NARROW_WINDOW = 1000
-#: Collapses the sidebar once per browser tab in a narrow window, unless the viewer has opened
-#: or closed it before (Streamlit remembers that choice in the browser's local storage); the
-#: collapse is not remembered as the viewer's choice.
+#: Collapses an open sidebar in a narrow window when the page loads, unless the viewer has
+#: opened or closed it before (Streamlit remembers that choice in the browser's local storage);
+#: this collapse is not remembered as the viewer's choice, so a reload collapses it again.
 FOLD_SIDEBAR = f"""<script>
 (() => {{
     const chosen = () => Object.keys(localStorage).filter(
         key => key.startsWith("stSidebarCollapsed-"));
-    if (sessionStorage.getItem("rankmetrics-sidebar-fitted") || chosen().length
-        || window.innerWidth >= {NARROW_WINDOW}) return;
+    const sidebar = document.querySelector('[data-testid="stSidebar"]');
+    if (chosen().length || window.innerWidth >= {NARROW_WINDOW}
+        || !sidebar || sidebar.getAttribute("data-collapsed") !== "false") return;
     const button = document.querySelector('[data-testid="stSidebarCollapseButton"] button');
     if (!button) return;
-    sessionStorage.setItem("rankmetrics-sidebar-fitted", "yes");
     button.click();
     chosen().forEach(key => localStorage.removeItem(key));
 }})();

@@ -150,7 +150,7 @@ def bundle_settings(prepared: Prepared, *, shown: bool = True) -> Settings:
                          f"show every K up to {saved.max_cutoff}.")
         st.divider()
         st.caption(f"**Relevance:** {saved.relevance.describe()}")
-        st.caption(f"**Conventions:** {saved.conventions.describe()}")
+        st.caption(f"**Conventions:** {saved.conventions.summary()}")
     return Settings(saved.relevance, saved.conventions, int(state[keys.BUNDLE_CUTOFF]),
                     saved.max_cutoff)
 

@@ -113,7 +113,7 @@ def sidebar(status_area, page: str | None = None) -> None:
             st.divider()
             st.caption(f"**Relevance:** {relevance.describe()}")
     if "conventions" in parts:
-        st.caption(f"**Conventions:** {conventions.describe()}")
+        st.caption(f"**Conventions:** {conventions.summary()}")
     if "charts" in parts:
         _chart_controls()
     share_controls(status_area, prepared if isinstance(prepared, Prepared) else None)

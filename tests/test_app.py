@@ -287,11 +287,12 @@ def test_preset_changes_ndcg_and_the_conventions_line():
     trec = curves(at)[("personalized", "ndcg")]["y"]
     assert trec != default
     assert frame(at, "compare_table")["Users averaged"].tolist() == [2000] * 4
-    assert "preset trec_eval" in " ".join(c.value for c in at.sidebar.caption)
+    assert "**Conventions:** trec_eval's conventions" in [c.value for c in at.sidebar.caption]
     at.selectbox(key="conv_ideal").set_value("retrieved").run()
     ok(at)
     assert at.session_state["preset"] == "custom"
-    assert "custom:" in " ".join(c.value for c in at.sidebar.caption)
+    assert any(c.value.startswith("**Conventions:** trec_eval's conventions, except: ")
+               and "ideal" in c.value for c in at.sidebar.caption)
     assert curves(at)[("personalized", "ndcg")]["y"] != trec
 
 
