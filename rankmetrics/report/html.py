@@ -324,25 +324,26 @@ def build_report(
 # ----- pieces of the page --------------------------------------------------------------------
 
 
-def _e(text: object) -> str:
+def _safe(text: object) -> str:
+    """``text`` escaped for HTML (its quotes too)."""
     return html.escape(str(text), quote=True)
 
 
 def _section(heading: str, body: str) -> str:
-    return f"<section><h2>{_e(heading)}</h2>\n{body}\n</section>"
+    return f"<section><h2>{_safe(heading)}</h2>\n{body}\n</section>"
 
 
 def _paragraph(text: str) -> str:
-    return f"<p>{_e(text)}</p>"
+    return f"<p>{_safe(text)}</p>"
 
 
 def _decision(decisions: Sequence[MetricDecision], across_segments: str) -> str:
     """The headline first, one short line per metric, the test said once, whether the
     leader holds across segments, and the details (p-values, users) folded away."""
     def text(words: str) -> str:
-        return _e(unbroken_cutoffs(words))
+        return _safe(unbroken_cutoffs(words))
 
-    lines = "".join(f"<li><strong>{_e(decision.label)}</strong>: "
+    lines = "".join(f"<li><strong>{_safe(decision.label)}</strong>: "
                     f"{text(short_verdict(decision))}</li>" for decision in decisions)
     details = "".join(f"<li><p>{text(describe_verdict(decision.verdict))}</p>"
                       + (f"<p class='k'>{text(across)}</p>"
@@ -378,9 +379,9 @@ def _table_at(evaluation: EvaluationResults, metrics: Sequence[str], cutoff: int
                                        for model in evaluation.models] for m, k in columns},
                         index=evaluation.models)
     best = rows.max().to_dict()
-    head = "".join(f"<th>{_e(name)}</th>" for name in rows.columns)
+    head = "".join(f"<th>{_safe(name)}</th>" for name in rows.columns)
     body = "".join(
-        f"<tr><th>{_e(model)}</th>" + "".join(
+        f"<tr><th>{_safe(model)}</th>" + "".join(
             f"<td class='{'best' if value == best[name] else ''}'>{value:.4f}</td>"
             for name, value in row.items()) + f"<td>{users[str(model)]:,}</td></tr>"
         for model, row in rows.iterrows())
@@ -395,9 +396,9 @@ def _segment_table(comparison) -> str:
     means = comparison.models.pivot(index="segment", columns="model", values="mean")
     segments = comparison.segments.set_index("segment")
     models = [model for model in comparison.overall_means.index if model in means.columns]
-    head = "".join(f"<th>{_e(model)}</th>" for model in models)
+    head = "".join(f"<th>{_safe(model)}</th>" for model in models)
     body = "".join(
-        f"<tr><th>{_e(segment)}</th><td>{int(segments.loc[segment, 'users']):,}</td>" + "".join(
+        f"<tr><th>{_safe(segment)}</th><td>{int(segments.loc[segment, 'users']):,}</td>" + "".join(
             f"<td class='{'best' if model == segments.loc[segment, 'winner'] else ''}'>"
             f"{means.loc[segment, model]:.4f}</td>" for model in models) + "</tr>"
         for segment in segments.index)
@@ -412,9 +413,9 @@ def _beyond_table(evaluation: EvaluationResults, cutoff: int) -> str:
     beyond = evaluation.beyond
     if beyond is None:
         return ""
-    head = "".join(f"<th>{_e(metric_label(metric, cutoff))}</th>" for metric in beyond.metrics)
+    head = "".join(f"<th>{_safe(metric_label(metric, cutoff))}</th>" for metric in beyond.metrics)
     body = "".join(
-        f"<tr><th>{_e(model)}</th>" + "".join(
+        f"<tr><th>{_safe(model)}</th>" + "".join(
             f"<td>{float(beyond.curve(model, metric)[cutoff - 1]):.4f}</td>"
             for metric in beyond.metrics) + "</tr>"
         for model in evaluation.models)
@@ -443,8 +444,8 @@ def _settings(evaluation: EvaluationResults) -> str:
 
 
 def _inputs(inputs: Sequence[InputFile]) -> str:
-    body = "".join(f"<tr><td>{_e(f.role)}</td><td>{_e(f.file_name)}</td><td>{f.rows:,}</td>"
-                   f"<td>{f.users:,}</td><td><code>{_e(f.sha256)}</code></td></tr>"
+    body = "".join(f"<tr><td>{_safe(f.role)}</td><td>{_safe(f.file_name)}</td><td>{f.rows:,}</td>"
+                   f"<td>{f.users:,}</td><td><code>{_safe(f.sha256)}</code></td></tr>"
                    for f in inputs)
     return ("<table><thead><tr><th>Role</th><th>File</th><th>Rows</th><th>Users</th>"
             f"<th>SHA-256 of the file</th></tr></thead><tbody>{body}</tbody></table>")
@@ -458,9 +459,9 @@ SAVED_ROLES = {"ground_truth": "ground truth", "interactions": "training interac
 def _saved_inputs(origin: SavedFrom) -> str:
     """The files a saved evaluation was computed from, as it recorded them."""
     body = "".join(
-        f"<tr><td>{_e(SAVED_ROLES.get(role, role))}</td><td>{f.rows:,}</td>"
+        f"<tr><td>{_safe(SAVED_ROLES.get(role, role))}</td><td>{f.rows:,}</td>"
         f"<td>{'–' if f.users is None else f'{f.users:,}'}</td>"
-        f"<td>{_e(f.hash_kind or '–')}</td><td><code>{_e(f.content_hash or '–')}</code></td>"
+        f"<td>{_safe(f.hash_kind or '–')}</td><td><code>{_safe(f.content_hash or '–')}</code></td>"
         "</tr>" for role, f in origin.inputs)
     engine = "Spark" if origin.engine == "spark" else "one machine"
     return (_paragraph(f"The saved evaluation was computed by rankmetrics {origin.version} on "
@@ -478,11 +479,11 @@ def _reproduce(command: str, saved: bool) -> str:
                        + " (rankmetrics is the command the package installs; in a checkout "
                        "of rankmetrics after its README's quick start, run source "
                        ".venv/bin/activate there first):")
-            + f"<pre><code>{_e(command)}</code></pre>")
+            + f"<pre><code>{_safe(command)}</code></pre>")
 
 
 def _definition_table(rows: list[tuple[str, str]]) -> str:
-    body = "".join(f"<tr><th>{_e(name)}</th><td>{_e(text)}</td></tr>" for name, text in rows)
+    body = "".join(f"<tr><th>{_safe(name)}</th><td>{_safe(text)}</td></tr>" for name, text in rows)
     return f"<table class='settings'><tbody>{body}</tbody></table>"
 
 
@@ -508,7 +509,7 @@ def _page(title: str, body: str) -> str:
     plotly_js = get_plotlyjs()
     return (
         "<!DOCTYPE html>\n<html lang='en'>\n<head>\n<meta charset='utf-8'>\n"
-        f"<title>{_e(title)}</title>\n<style>{STYLE}</style>\n"
-        f"<script>{plotly_js}</script>\n</head>\n<body>\n<h1>{_e(title)}</h1>\n"
+        f"<title>{_safe(title)}</title>\n<style>{STYLE}</style>\n"
+        f"<script>{plotly_js}</script>\n</head>\n<body>\n<h1>{_safe(title)}</h1>\n"
         f"{body}\n</body>\n</html>\n"
     )
