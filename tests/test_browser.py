@@ -239,7 +239,7 @@ def test_teacher_walks_through_the_textbook_example(page: Page):
     wait_idle(page)
     expect(page.locator('[data-testid="stMetric"]').nth(2)).to_contain_text("0.8503")
     # the page's own choice: the sidebar keeps its preset for the other pages
-    expect(sidebar.get_by_text("preset default:")).to_be_visible()
+    expect(sidebar.get_by_text("Default conventions")).to_be_visible()
     no_exception(page)
     shoot(page, "6_ndcg_textbook")
     page.get_by_text("Why a widely copied NDCG tutorial says ~0.88").scroll_into_view_if_needed()
