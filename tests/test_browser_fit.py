@@ -125,7 +125,10 @@ def test_compare_table_keeps_model_and_headline_in_view_at_800_px(browser, serve
         table.scroll_into_view_if_needed()
         expect(table.locator("th").first).to_be_attached()
         scroller = table.locator(".dvn-scroller")
-        assert scroller.evaluate("e => e.scrollWidth > e.clientWidth"), "the table fits as is"
+        # the grid lays its columns out after the frame appears (and again when the sidebar
+        # folds): wait until it is wider than its frame; a table that fits times out here
+        tab.wait_for_function("e => e.scrollWidth > e.clientWidth",
+                              arg=scroller.element_handle(), timeout=30_000)
         # as it opens: the model and the headline metric first; scrolled to the end, the model
         for where, first in (("0", ["Model", "NDCG@10"]), ("e.scrollWidth", ["Model"])):
             scroller.evaluate(f"e => e.scrollTo({where}, 0)")
