@@ -2,6 +2,7 @@
 
 from functools import partial
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -17,7 +18,14 @@ from dashboard.segment_choice import segment_filter
 from dashboard.session import header, require_data
 from dashboard.settings import USER_LIST_LIMIT
 from dashboard.text import literal
-from rankmetrics.figures import head_to_head_scatter, metric_label, metric_title, win_tie_loss
+from rankmetrics.agreement import DEFAULT_PERSISTENCE, measure_title
+from rankmetrics.figures import (
+    head_to_head_scatter,
+    list_overlap_curves,
+    metric_label,
+    metric_title,
+    win_tie_loss,
+)
 from rankmetrics.metrics import MAIN_METRICS, higher_says, number_format, value_text
 from rankmetrics.users import outcome_counts
 
@@ -132,6 +140,44 @@ for title, table, key, name in (
     download_table(table.rename(columns=csv_columns), f"{name}_{metric}_at_{k}.csv",
                    f"{key}_csv", where=tables_column)
 tables_column.caption(f"{label} per user. Select a row to see that user's two lists below.")
+
+st.subheader("How different are their lists?")
+state.setdefault(keys.H2H_PERSISTENCE, DEFAULT_PERSISTENCE)
+compared = cached_head_to_head.overlap(prepared, settings, model_a, model_b,
+                                       float(state[keys.H2H_PERSISTENCE]))
+if isinstance(compared, str):
+    st.warning(literal(compared), icon=":material/warning:")
+else:
+    curves, at_k = compared
+    row_k = curves.loc[min(k, len(curves))]
+    same = int((at_k["jaccard"] == 1).sum())
+    apart = int((at_k["jaccard"] == 0).sum())
+    shares = (f"{row_k['share_a_in_b']:.0%} of {a}'s top {k} is also in {b}'s"
+              if np.isclose(row_k["share_a_in_b"], row_k["share_b_in_a"], rtol=0, atol=1e-12)
+              else f"{row_k['share_a_in_b']:.0%} of {a}'s top {k} is also in {b}'s, and "
+                   f"{row_k['share_b_in_a']:.0%} of {b}'s in {a}'s")
+    st.markdown(f"On average **{shares}**. Of {users_text(len(at_k))}, {same_text(same)} the "
+                f"same {k} items from both, and {users_text(apart)} not one item in common.")
+    show_chart(list_overlap_curves(curves, model_a, model_b,
+                                   persistence=float(state[keys.H2H_PERSISTENCE]), cutoff=k),
+               "h2h_overlap", name=(model_a, "and", model_b, "lists in common"))
+    p_column, notes_column = st.columns([1, 3])
+    p_column.number_input(
+        "Persistence p of rank-biased overlap", min_value=0.05, max_value=0.99, step=0.05,
+        key=keys.H2H_PERSISTENCE, format="%.2f",
+        help="How far down the lists rank-biased overlap looks: with p = 0.9 the top 10 "
+             "carry about 86% of its weight, with p = 0.5 the top 3 carry 87.5%.")
+    notes_column.caption(
+        "Items in common (Jaccard): the items in both top K over the items in either. "
+        "Rank-biased overlap (Webber, Moffat and Zobel, 2010, extrapolated) weighs agreement "
+        "near the top more, and also sees the order. Users with no list from either model "
+        "are left out; two empty lists count as the same.")
+    download_table(at_k.reset_index().rename(columns={
+        measure: measure_title(measure, model_a, model_b,
+                               float(state[keys.H2H_PERSISTENCE]))
+        for measure in at_k.columns}),
+        file_name("lists in common of", model_a, "and", model_b, "at", k, suffix=".csv"),
+        "h2h_overlap_csv")
 
 st.subheader("One user, both lists")
 listed = [*b_ahead["user"], *a_ahead["user"]]

@@ -70,6 +70,7 @@ H2H_METRIC = "h2h_metric"
 H2H_USER = "h2h_user"
 H2H_B_AHEAD = "h2h_b_ahead"
 H2H_A_AHEAD = "h2h_a_ahead"
+H2H_PERSISTENCE = "h2h_persistence"
 
 # Metrics explained: the model, user and comparison it shows
 EXPLAIN_MODEL = "explain_model"

@@ -571,7 +571,9 @@ DOWNLOADS = {
                                   "h2h_a_ahead_csv": "a_beats_b_ndcg_at_10.csv",
                                   "h2h_list_a_csv": "top_10_of_personalized_for_user_",
                                   "h2h_list_b_csv": "top_10_of_top_heavy_for_user_",
-                                  "h2h_truth_csv": "ratings_of_user_"},
+                                  "h2h_truth_csv": "ratings_of_user_",
+                                  "h2h_overlap_csv": "lists_in_common_of_personalized_and_"
+                                                     "top_heavy_at_10.csv"},
     "app_pages/explained.py": {"ranked_rows_csv": "ndcg_at_10_of_popularity_for_user_",
                                "ideal_rows_csv": "ideal_list_at_10_for_user_",
                                "variants_csv": "ndcg_at_10_of_popularity_for_user_"},

@@ -6,20 +6,24 @@ naming the file, the row and the problem, and exit code 1; never a traceback.
 ``rankmetrics report`` writes one HTML report comparing the models.
 ``rankmetrics metrics`` lists the metrics with what they mean and their formulas.
 ``rankmetrics k-report`` says whether the verdict depends on K
-(:mod:`rankmetrics.choosing_k.report`).
+(:mod:`rankmetrics.choosing_k.report`). ``rankmetrics overlap`` says how much two models'
+lists have in common (:mod:`rankmetrics.agreement`).
 ``python -m rankmetrics`` is the same command.
 
 Each command is a module of this package (:mod:`~rankmetrics.cli.evaluate`,
 :mod:`~rankmetrics.cli.report`, :mod:`~rankmetrics.cli.metrics`,
-:mod:`~rankmetrics.cli.k_report`) that adds its parser and runs it; the options several
-commands take, and their readers, are declared once in :mod:`rankmetrics.cli.options`.
+:mod:`~rankmetrics.cli.k_report`, :mod:`~rankmetrics.cli.agreement`) that adds its parser
+and runs it; the options several commands take, and their readers, are declared once in
+:mod:`rankmetrics.cli.options`.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
+from rankmetrics.cli.agreement import add_overlap_parser, run_overlap
 from rankmetrics.cli.evaluate import add_evaluate_parser, run_evaluate
 from rankmetrics.cli.k_report import add_k_report_parser, run_k_report
 from rankmetrics.cli.metrics import add_metrics_parser, run_metrics
@@ -38,6 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_report_parser(commands)
     add_metrics_parser(commands)
     add_k_report_parser(commands)
+    add_overlap_parser(commands)
     return parser
 
 
@@ -59,7 +64,13 @@ def main(argv: list[str] | None = None) -> int:
             return run_k_report(args)
         if args.command == "report":
             return run_report(args)
+        if args.command == "overlap":
+            return run_overlap(args)
         return run_evaluate(args)
+    except BrokenPipeError:  # the reader stopped early (``| head``): nothing to say
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # Python's own flush at exit fails quietly
+        return 1
     except (DataError, ValueError, OSError) as error:
         print(f"rankmetrics: error: {printable(str(error))}", file=sys.stderr)
         return 1

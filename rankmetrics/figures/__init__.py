@@ -39,7 +39,11 @@ except ModuleNotFoundError as missing:
     ) from missing
 
 from rankmetrics.figures.curves import coinciding, metric_curves
-from rankmetrics.figures.head_to_head import head_to_head_scatter, win_tie_loss
+from rankmetrics.figures.head_to_head import (
+    head_to_head_scatter,
+    list_overlap_curves,
+    win_tie_loss,
+)
 from rankmetrics.figures.ndcg import ndcg_contributions
 from rankmetrics.figures.significance import pairwise_matrix
 from rankmetrics.figures.style import (
@@ -66,6 +70,7 @@ __all__ = [
     "distribution",
     "ecdf",
     "head_to_head_scatter",
+    "list_overlap_curves",
     "metric_curves",
     "metric_label",
     "metric_title",

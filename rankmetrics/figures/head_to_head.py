@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from rankmetrics.agreement import measure_title
 from rankmetrics.figures.style import TIE_COLOR, escaped, model_colors, styled
 
 SCATTER_POINTS = 2_500
@@ -178,3 +179,47 @@ def _rounded(values: np.ndarray, step: float | None) -> np.ndarray:
 
 def _users(count: int) -> str:
     return "1 user" if count == 1 else f"{count:,} users"
+
+
+#: Each overlap measure's line: a colour and a dash, so the lines stay apart in grey too.
+OVERLAP_LINES = {
+    "jaccard": ("#009E73", "solid"),
+    "share_a_in_b": ("#CC79A7", "dash"),
+    "share_b_in_a": ("#D55E00", "dot"),
+    "rbo": ("#56B4E9", "dashdot"),
+}
+
+
+def list_overlap_curves(curves: pd.DataFrame, model_a: str, model_b: str, *,
+                        persistence: float, cutoff: int | None = None) -> go.Figure:
+    """How much two models' top K have in common, on average, at every K: one line per
+    measure of :func:`rankmetrics.agreement.list_overlap` (``curves`` is its
+    :meth:`~rankmetrics.agreement.ListOverlap.curves`), K = ``cutoff`` marked.
+
+    Both shares are drawn only where they differ (they are equal when every list has the
+    same length). Traces carry ``meta = {"role": "overlap", "measure": ...}``.
+    """
+    a, b = escaped(model_a), escaped(model_b)
+    shown = ["jaccard", "share_a_in_b", "share_b_in_a", "rbo"]
+    if np.allclose(curves["share_a_in_b"], curves["share_b_in_a"], rtol=0, atol=1e-12):
+        shown.remove("share_b_in_a")
+    fig = go.Figure()
+    for measure in shown:
+        color, dash = OVERLAP_LINES[measure]
+        name = measure_title(measure, a, b, persistence)
+        if measure == "share_a_in_b" and "share_b_in_a" not in shown:
+            name = "Share of one's top K also in the other's"
+        fig.add_trace(go.Scatter(
+            x=curves.index.tolist(), y=curves[measure].tolist(), name=name,
+            mode="lines", line={"color": color, "dash": dash, "width": 2.5},
+            meta={"role": "overlap", "measure": measure},
+            hovertemplate=f"{name}<br>K = %{{x}}: %{{y:.3f}}<extra></extra>"))
+    if cutoff is not None:
+        fig.add_vline(x=cutoff, line={"color": TIE_COLOR, "dash": "dot", "width": 1})
+    fig.update_xaxes(title_text="K (the top K of each list)")
+    # from 0, up to a little above the highest line: lists that share little stay readable
+    top = max(float(curves[shown].to_numpy().max()), 0.05)
+    fig.update_yaxes(title_text="Mean over users", range=[0, min(1.02, top * 1.15)])
+    return styled(fig, f"How much {a}'s and {b}'s lists have in common",
+                  subtitle="0: nothing in common, 1: the same items (and, for rank-biased "
+                  "overlap, in the same order). Neither is better in itself.")
