@@ -142,6 +142,7 @@ for title, table, key, name in (
 tables_column.caption(f"{label} per user. Select a row to see that user's two lists below.")
 
 st.subheader("How different are their lists?")
+bundles.sample_note(prepared)  # this section and the next read the lists themselves
 state.setdefault(keys.H2H_PERSISTENCE, DEFAULT_PERSISTENCE)
 compared = cached_head_to_head.overlap(prepared, settings, model_a, model_b,
                                        float(state[keys.H2H_PERSISTENCE]))
@@ -186,7 +187,6 @@ options = list(dict.fromkeys(listed + (everyone if len(everyone) <= USER_LIST_LI
                                        else [])))
 if state.get(keys.H2H_USER) in everyone and state[keys.H2H_USER] not in options:
     options.insert(0, state[keys.H2H_USER])
-bundles.sample_note(prepared)
 options = bundles.users_with_lists(
     prepared, options + (everyone if bundles.full_evaluation(prepared) else []))
 if not options:

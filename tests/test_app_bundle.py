@@ -391,11 +391,17 @@ def test_per_user_beyond_metrics_of_a_saved_evaluation_on_the_users_page(beyond_
             go(session, page)
             session.selectbox(key=key).set_value(metric).run()
             ok(session)
+            # (Head-to-head's lists in common are of the users whose lists it saved)
             shown.append([plain(text.value) for text in [*session.main.markdown,
                                                           *session.main.caption]
-                          if " users" in text.value])
+                          if " users" in text.value and "is also in" not in text.value])
         assert shown[0] and shown[0] == shown[1], page
     assert any("recommends more popular items to" in text for text in shown[0])
+    # the lists in common: over the saved sample's users, and it says so
+    sentence = next(plain(m.value) for m in at.main.markdown if "is also in" in m.value)
+    assert "Of 50 users," in sentence
+    assert any("the 50 sampled users whose rows it holds" in plain(box.value)
+               for box in at.main.info)
     for page in (*PAGES, "app_pages/choosing_k.py", "app_pages/playground.py"):
         go(at, page)  # every page works on a saved evaluation with beyond-accuracy results
 
