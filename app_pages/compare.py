@@ -179,6 +179,10 @@ st.caption("; ".join(notes) + (how_to_change if policy_noted else ".")
            + (f" The beyond-accuracy columns after {averaged} are explained on the Beyond "
               "accuracy page (higher is not always better there)." if beyond_columns else ""))
 
+judged = cached_evaluation.judged_note(prepared, settings)
+if judged:
+    st.caption(f":material/info: {literal(judged)}")
+
 tested = next((result for result in results.values() if result is not None), None)
 if tested is None:
     st.caption("No model is marked best: the paired tests need at least two models and two "

@@ -32,6 +32,11 @@ def table_of(capsys, *args: str) -> tuple[int, list[str], str]:
     return code, captured.out.splitlines(), captured.err
 
 
+def legend(lines: list[str]) -> str:
+    """The line under the table that says what the marks mean."""
+    return next(line for line in lines if line.startswith("★ significantly better"))
+
+
 def cells(lines: list[str]) -> dict[tuple[str, str], list[str]]:
     """(metric, cutoff) -> each model's cell (value and mark), from the printed table."""
     out, metric = {}, None
@@ -78,10 +83,14 @@ def test_the_table_opens_with_the_decision_and_marks_the_leaders(capsys, movies)
                                                            n_bootstrap=200)))
         assert [cell.partition(" ")[2] for cell in row] == [marks.get(model, "")
                                                             for model in MODELS], (metric, cutoff)
-    assert lines[-1] == (
+    assert legend(lines) == (
         "★ significantly better than every other model on that row; ≈ the leaders the data "
         "cannot tell apart (randomization test, Holm correction, 5% significance level, on the "
         "1,940 users every model counts).")
+    # the movies' lists are mostly unjudged: the table ends saying so
+    assert lines[-1].startswith("Only ") and lines[-1].endswith(" is judged: unjudged items "
+                                                                "count as not relevant, so "
+                                                                "the values may be too low.")
 
 
 def test_the_legend_names_the_test_chosen(capsys):
@@ -91,7 +100,7 @@ def test_the_legend_names_the_test_chosen(capsys):
     assert lines[0] == ("top_heavy is best on NDCG at K = 10; on Recall it cannot be told "
                         "apart from personalized.")
     assert "(paired t-test, Bonferroni correction, 1% significance level, on the 1,940 users" \
-        in lines[-1]
+        in legend(lines)
 
 
 def test_many_users_get_the_quick_test_and_a_long_table_is_tested_at_the_usual_cutoffs(
@@ -100,10 +109,10 @@ def test_many_users_get_the_quick_test_and_a_long_table_is_tested_at_the_usual_c
     code, lines, _ = table_of(capsys, "--max-cutoff", "25", "--metrics", "ndcg")
     assert code == 0
     assert lines[0].startswith("top_heavy is best on NDCG at K = 10")
-    assert "(paired t-test, Holm correction" in lines[-1]
+    assert "(paired t-test, Holm correction" in legend(lines)
     assert ("With 1,940 users, to keep the table quick, the paired t-test stands in for the "
-            "randomization test; --format latex runs it in full.") in lines[-1]
-    assert lines[-1].endswith("Tested at K = 1, 3, 5, 10, 20 (a table of more than 20 "
+            "randomization test; --format latex runs it in full.") in legend(lines)
+    assert legend(lines).endswith("Tested at K = 1, 3, 5, 10, 20 (a table of more than 20 "
                               "cutoffs is tested at these).")
     shown = cells(lines)
     assert shown["ndcg", "10"][2].endswith(" ★") and not shown["ndcg", "11"][2].endswith("★")

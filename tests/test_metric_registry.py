@@ -74,13 +74,14 @@ def test_every_metric_has_words_a_formula_and_a_kernel(name):
 
 def test_derived_tables_follow_the_declarations():
     assert MAIN_METRICS == ("precision", "recall", "hit_rate", "mrr", "map", "ndcg")
-    assert CUTOFF_METRICS == ("precision", "recall", "hit_rate", "mrr", "map", "ndcg", "dcg")
+    assert CUTOFF_METRICS == ("precision", "recall", "hit_rate", "mrr", "map", "ndcg", "dcg",
+                              "bpref", "judged")
 
 
 def test_check_metrics_names_the_bad_metric_and_the_choices():
     assert check_metrics(["ndcg", "map", "ndcg"]) == ("ndcg", "map")
     with pytest.raises(ValueError, match=r"The 'metric' argument must be one of 'precision', "
-                       r"'recall'.*'r_precision'\. Got 'ndgc' instead\."):
+                       r"'recall'.*'r_precision', 'bpref', 'judged'\. Got 'ndgc' instead\."):
         check_metrics(["ndcg", "ndgc"])
     with pytest.raises(ValueError, match="at least one metric"):
         check_metrics([])
@@ -115,11 +116,22 @@ def test_cli_metric_option_names_every_registered_metric(capsys):
 
 def _reference(
     name: str, relevant: list[bool], gains: list[float], truth_gains: list[float],
-    n_relevant: int, k: int, conventions: Conventions,
+    n_relevant: int, k: int, conventions: Conventions, *, judged: list[bool], n_judged: int,
 ) -> float:
     """One user's metric at cutoff k, by the definition (loops, no numpy)."""
     top_relevant, top_gains = relevant[:k], gains[:k]
     hits = sum(top_relevant)
+    if name == "judged":
+        return sum(judged[:k]) / k
+    if name == "bpref":  # Buckley and Voorhees (2004), as trec_eval's m_bpref.c sums it
+        n_nonrelevant, nonrelevant_so_far, total = n_judged - n_relevant, 0, 0.0
+        for is_judged, is_relevant in zip(judged[:k], top_relevant, strict=True):
+            if is_relevant:
+                total += (1.0 - min(nonrelevant_so_far, n_relevant)
+                          / min(n_relevant, n_nonrelevant)) if nonrelevant_so_far else 1.0
+            elif is_judged:
+                nonrelevant_so_far += 1
+        return total / n_relevant if n_relevant else 0.0
     if name == "precision":
         return hits / k
     if name == "recall":
@@ -166,6 +178,7 @@ def _users(seed: int, conventions: Conventions, n_users: int = 12):
             "gains": [float(truth.gains[i]) if i >= 0 else 0.0 for i in ranked],
             "truth_gains": truth.gains.tolist(),
             "n_relevant": int(truth.relevant.sum()),
+            "n_judged": len(ratings),
         })
     return users
 
@@ -204,11 +217,14 @@ def test_per_user_kernel_equals_the_reference(name, conventions):
     k = 10
     users = _users(_seed(name, conventions), conventions)
     n_relevant = np.array([user["n_relevant"] for user in users])
-    block = UserBlock(*_entries(users), n_relevant, k, lambda: _ideal_matrix(users, k))
+    n_judged = np.array([user["n_judged"] for user in users])
+    block = UserBlock(*_entries(users), n_relevant, k, lambda: _ideal_matrix(users, k),
+                      n_judged=n_judged)
     values = METRICS[name].per_user(block, conventions)
     cutoffs = range(1, k + 1) if METRICS[name].has_cutoff else [k]
     expected = [[_reference(name, user["relevant"], user["gains"], user["truth_gains"],
-                            user["n_relevant"], cutoff, conventions) for cutoff in cutoffs]
+                            user["n_relevant"], cutoff, conventions, judged=user["judged"],
+                            n_judged=user["n_judged"]) for cutoff in cutoffs]
                 for user in users]
     np.testing.assert_allclose(values, expected, rtol=0, atol=1e-12)
 
@@ -222,8 +238,9 @@ def test_summed_form_equals_the_sum_of_the_reference(name, conventions):
     lists = (np.arange(len(users)), _ideal_matrix(users, k))  # each user their own list
     user, rank, relevant, gain = _entries(users)
     counted = np.arange(len(users)) % 3 != 1  # every third user left out of the sums
+    n_judged = np.array([user["n_judged"] for user in users])
     items = JudgedItems(user, rank, np.arange(len(user)), counted, relevant, gain, n_relevant,
-                        k, lambda: lists)
+                        k, lambda: lists, n_judged=n_judged)
     total = METRICS[name].summed(items, conventions)
     if total is None:  # this form does not apply: AP over hits, NDCG over the retrieved list
         assert (name, conventions.ap_denominator) == ("map", "hits") or (
@@ -231,7 +248,8 @@ def test_summed_form_equals_the_sum_of_the_reference(name, conventions):
         return
     cutoffs = range(1, k + 1) if METRICS[name].has_cutoff else [k]
     expected = [sum(_reference(name, user["relevant"], user["gains"], user["truth_gains"],
-                               user["n_relevant"], cutoff, conventions)
+                               user["n_relevant"], cutoff, conventions, judged=user["judged"],
+                               n_judged=user["n_judged"])
                     for user, is_counted in zip(users, counted, strict=True) if is_counted)
                 for cutoff in cutoffs]
     np.testing.assert_allclose(total, expected, rtol=0, atol=1e-12)

@@ -124,9 +124,10 @@ def test_per_user_values_of_the_partitions_are_the_single_machine_ones():
              for truth_part, run_parts in _split(truth, runs, 3)]
     got = pa.concat_tables(parts).to_pandas().set_index(["model", "user"]).sort_index()
     single = evaluate(truth, runs, **options)
-    assert list(got.columns) == ["relevant"] + [f"{metric}@{cutoff}" for metric in METRICS
-                                 if metric != "r_precision" for cutoff in cutoffs
-                                 ] + ["r_precision"]
+    assert list(got.columns) == ["relevant"] + [
+        column for metric in METRICS
+        for column in ([f"{metric}@{cutoff}" for cutoff in cutoffs]
+                       if METRICS[metric].has_cutoff else [metric])]
     for model in runs:
         for metric, cutoff in [("ndcg", 3), ("map", 40), ("precision", 1),
                                ("r_precision", None)]:

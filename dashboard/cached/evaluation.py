@@ -18,6 +18,7 @@ from rankmetrics.errors import DataError
 from rankmetrics.evaluation import BEYOND_WIDTH, Evaluation, band_cutoffs, evaluate
 from rankmetrics.figures import metric_label
 from rankmetrics.io import subject_word
+from rankmetrics.judgments import judged_note as note_on_judgments
 from rankmetrics.metrics import MAIN_METRICS
 from rankmetrics.relevance import RelevanceMapping
 from rankmetrics.report.decision import leaders_by_cutoff
@@ -154,3 +155,9 @@ def leaders_across_k(prepared: Prepared, settings: Settings,
     means = curves(prepared, settings)
     return leaders_by_cutoff({model: by_metric[metric] for model, by_metric in means.items()},
                              width=shown_evaluation(prepared, settings).width)
+
+
+@st.cache_data(max_entries=32, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def judged_note(prepared: Prepared, settings: Settings) -> str | None:
+    """The sentence saying that little of some model's top K is judged, or None."""
+    return note_on_judgments(shown_evaluation(prepared, settings), settings.cutoff)

@@ -38,7 +38,12 @@ from rankmetrics.cli.options import (
     run_name_and_path,
     warn,
 )
-from rankmetrics.cli.results import render_results, results_table, write_output
+from rankmetrics.cli.results import (
+    DECISION_CUTOFF,
+    render_results,
+    results_table,
+    write_output,
+)
 from rankmetrics.cli.save import (
     beyond_file_fingerprints,
     file_fingerprints,
@@ -57,6 +62,7 @@ from rankmetrics.io import (
     read_truth,
     subject_word,
 )
+from rankmetrics.judgments import judged_note
 from rankmetrics.metrics import BEYOND_METRICS, MAIN_METRICS, METRICS, check_metrics
 from rankmetrics.overlap import Outcome, overlapping
 from rankmetrics.relevance import RelevanceMapping
@@ -177,8 +183,15 @@ def run_evaluate(args: argparse.Namespace) -> int:
         return write_output(segment_report(args, evaluation, chosen.get("interactions")), args)
     table = results_table(evaluation, metrics, beyond, cutoffs, args.per_user)
     subjects = subject_word([truth.format, *(run.format for run in runs.values())], plural=True)
-    return write_output(render_results(table, args, conventions, mapping, evaluation,
-                                       subjects=subjects), args)
+    text = render_results(table, args, conventions, mapping, evaluation, subjects=subjects)
+    # next to the values: a table says it below them, the other formats on stderr
+    note = (judged_note(evaluation, DECISION_CUTOFF if DECISION_CUTOFF in cutoffs
+                        else max(cutoffs)) if any(m in METRICS for m in metrics) else None)
+    if note and args.format == "table" and not args.per_user:
+        text += f"\n{note}\n"
+    elif note:
+        print(f"rankmetrics: note: {note}", file=sys.stderr)
+    return write_output(text, args)
 
 
 def _read_and_check(args: argparse.Namespace, overrides: dict[str, str],

@@ -103,6 +103,8 @@ class Evaluation(SharedMethods):
         self.n_relevant = read_only(np.bincount(
             truth.user_index[self.truth_relevant], minlength=truth.n_users
         ))
+        #: Each user's ground-truth items, relevant or not (bpref's judged items).
+        self.n_judged = read_only(np.bincount(truth.user_index, minlength=truth.n_users))
         #: The last cutoff at which a value can change other than by 1/K.
         self.width = min(max_cutoff, max(last_change(truth.user_index, self.truth_gains,
                                                      self.n_relevant, runs),
@@ -537,6 +539,7 @@ class Evaluation(SharedMethods):
             item_facts=None if lists is None else lists.facts,
             item_rank_sums=None if lists is None else partial(lists.rank_sums, model,
                                                               self.width, mask),
+            n_judged=self.n_judged,
         )
         sums: dict[str, np.ndarray] = {}
         for metric in metrics:
@@ -594,7 +597,7 @@ class Evaluation(SharedMethods):
         items = JudgedItems(
             run.judged_user, run.judged_rank, run.judged_row,
             np.ones(self.truth.n_users, dtype=bool), self.truth_relevant, self.truth_gains,
-            self.n_relevant, cutoff, lambda: self._ideal_lists,
+            self.n_relevant, cutoff, lambda: self._ideal_lists, n_judged=self.n_judged,
         )
         found: dict[str, np.ndarray] = {}
         for metric in metrics:
@@ -629,6 +632,7 @@ class Evaluation(SharedMethods):
             top_items=None if self._top_lists is None else partial(
                 self._top_lists.block, model, start, stop, width),
             item_facts=None if self._top_lists is None else self._top_lists.facts,
+            n_judged=self.n_judged[start:stop],
         )
         values = {}
         for metric in metrics:

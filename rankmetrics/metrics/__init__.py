@@ -9,8 +9,9 @@ a metric means adding its module (and its tests). Two views of it name the famil
 picker that lists them may offer all of them), and :data:`BEYOND_METRICS`, the
 beyond-accuracy metrics (they need whole lists, training interactions or item attributes).
 
->>> list(METRICS)
-['precision', 'recall', 'hit_rate', 'mrr', 'map', 'ndcg', 'dcg', 'r_precision']
+>>> list(METRICS)  # doctest: +NORMALIZE_WHITESPACE
+['precision', 'recall', 'hit_rate', 'mrr', 'map', 'ndcg', 'dcg', 'r_precision', 'bpref',
+ 'judged']
 >>> MAIN_METRICS
 ('precision', 'recall', 'hit_rate', 'mrr', 'map', 'ndcg')
 >>> LIST_METRICS

@@ -139,10 +139,12 @@ class UserBlock:
         *,
         top_items: Callable[[], np.ndarray] | None = None,
         item_facts: ItemFacts | None = None,
+        n_judged: np.ndarray | None = None,
     ) -> None:
         self.user, self.rank, self.relevant, self.gain = user, rank, relevant, gain
         self.n_relevant = n_relevant
         self.n_users, self.width = len(n_relevant), width
+        self._n_judged = n_judged
         self._ideal_gains = ideal_gains
         self._top_items = top_items
         self._item_facts = item_facts
@@ -162,6 +164,27 @@ class UserBlock:
         """(user, rank) of the items ranked within the first K, and which entries they are."""
         within = self.rank < self.width
         return (self.user[within], self.rank[within]), within
+
+    @property
+    def n_judged(self) -> np.ndarray:
+        """Each user's ground-truth items (judged, relevant or not): int (n_users,)."""
+        return _judged_counts(self._n_judged)
+
+    @cached_property
+    def judged_matrix(self) -> np.ndarray:
+        """Whether the item at each rank has a judgment: bool (n_users, K)."""
+        at, _ = self._within
+        matrix = np.zeros((self.n_users, self.width), dtype=bool)
+        matrix[at] = True
+        return matrix
+
+    def at_ranks(self, weights: np.ndarray) -> np.ndarray:
+        """Each entry's weight at its user and rank within the first K, 0 elsewhere: float
+        (n_users, K)."""
+        at, within = self._within
+        matrix = np.zeros((self.n_users, self.width), dtype=np.float64)
+        matrix[at] = weights[within]
+        return matrix
 
     @cached_property
     def relevant_matrix(self) -> np.ndarray:
@@ -275,8 +298,10 @@ class JudgedItems:
         top_items: Callable[[], np.ndarray] | None = None,
         item_facts: ItemFacts | None = None,
         item_rank_sums: Callable[[], np.ndarray] | None = None,
+        n_judged: np.ndarray | None = None,
     ) -> None:
         self._every = (user, rank, row)
+        self._n_judged = n_judged
         #: Which users the sums are over.
         self.counted = counted
         self._top_items = top_items
@@ -325,6 +350,11 @@ class JudgedItems:
         beyond (R-Precision reads the first |R| ranks, however many)."""
         user, rank, row = (_selected(column, self._of_counted_users) for column in self._every)
         return user, rank, self._truth_relevant[row]
+
+    @property
+    def n_judged(self) -> np.ndarray:
+        """Every user's ground-truth items (judged, relevant or not): int (n_users,)."""
+        return _judged_counts(self._n_judged)
 
     @cached_property
     def ideal_lists(self) -> IdealLists:
@@ -426,6 +456,28 @@ class JudgedItems:
                             ).astype(np.float64, copy=False).reshape(len(values), k)
         np.cumsum(table, axis=1, out=table)
         return (table / values[:, None]).sum(axis=0)
+
+
+def _judged_counts(counts: np.ndarray | None) -> np.ndarray:
+    if counts is None:
+        raise ValueError("These users were gathered without their numbers of judged items.")
+    return counts
+
+
+def nonrelevant_above(user: np.ndarray, relevant: np.ndarray) -> np.ndarray:
+    """For each judged entry (sorted by user, then rank), how many judged non-relevant items
+    of its user are ranked above it.
+
+    >>> nonrelevant_above(np.array([0, 0, 0, 1, 1]),
+    ...                   np.array([False, True, False, False, True])).tolist()
+    [0, 1, 1, 0, 1]
+    """
+    nonrelevant = (~relevant).astype(np.int64)
+    before = np.cumsum(nonrelevant) - nonrelevant  # over every user so far
+    first = np.ones(len(user), dtype=bool)
+    np.not_equal(user[1:], user[:-1], out=first[1:])
+    start = np.maximum.accumulate(np.where(first, np.arange(len(user)), 0))
+    return before - before[start] if len(user) else before
 
 
 def _facts(facts: ItemFacts | None) -> ItemFacts:
