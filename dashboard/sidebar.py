@@ -36,7 +36,14 @@ from dashboard.sharing import saved_share_controls, share_controls
 from dashboard.text import literal, number
 from dashboard.uploads import DATASET as UPLOADED
 from dashboard.verdict import baseline_control
-from rankmetrics.conventions import OPTION_CHOICES, OPTION_HELP, PRESET_HELP, PRESETS, Conventions
+from rankmetrics.conventions import (
+    OPTION_CHOICES,
+    OPTION_HELP,
+    OPTION_LABELS,
+    PRESET_HELP,
+    PRESETS,
+    Conventions,
+)
 from rankmetrics.relevance import RelevanceMapping
 
 #: Every part of the sidebar a page can depend on, beside the data set and the link (on every
@@ -271,7 +278,7 @@ def _convention_controls() -> Conventions:
         st.caption(PRESET_HELP[state[keys.PRESET]])
     with st.expander("Advanced: each option"):
         for option, choices in OPTION_CHOICES.items():
-            st.selectbox(option.replace("_", " ").capitalize(), choices,
+            st.selectbox(OPTION_LABELS[option], choices,
                          key=keys.convention(option), help=OPTION_HELP[option],
                          on_change=_name_preset, persist_state="session")
         st.toggle("Threshold applies to NDCG gains", key=keys.convention("threshold_gains"),

@@ -13,6 +13,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from rankmetrics.checks import check_bool, check_choice
+from rankmetrics.relevance import MAX_GRADE
 
 GAINS = ("exponential", "linear")
 IDEALS = ("ground_truth", "retrieved")
@@ -20,6 +21,7 @@ AP_DENOMINATORS = ("relevant", "min_k_relevant", "hits")
 EMPTY_USERS = ("skip", "zero")
 MISSING_USERS = ("zero", "skip")
 TIES = ("item_desc", "item_asc", "input")
+RBP_GAINS = ("binary", "graded")
 
 OPTION_CHOICES: dict[str, tuple[str, ...]] = {
     "gain": GAINS,
@@ -28,6 +30,7 @@ OPTION_CHOICES: dict[str, tuple[str, ...]] = {
     "empty_users": EMPTY_USERS,
     "missing_users": MISSING_USERS,
     "ties": TIES,
+    "rbp_gain": RBP_GAINS,
 }
 
 OPTION_HELP: dict[str, str] = {
@@ -43,7 +46,25 @@ OPTION_HELP: dict[str, str] = {
     "0 (zero) or left out of that model's means (skip).",
     "ties": "Order of items with equal scores: item id descending as trec_eval (item_desc), "
     "ascending (item_asc), or the order of the input rows (input).",
+    "rbp_persistence": "RBP's persistence p, between 0 and 1: the chance that a reader goes on "
+    "from one rank to the next (Moffat and Zobel: 0.5 impatient, 0.8 the default, 0.95 "
+    "patient).",
+    "max_grade": "The highest grade g_max, the same for every user: ERR stops the reader at "
+    "a grade g with probability (2^g - 1) / 2^g_max, graded RBP gains g / g_max. Default: the "
+    "highest grade of the relevance mapping (for ratings used as grades, the highest grade in "
+    "the ground truth); gdeval, and so ir_measures' ERR, uses 4.",
+    "rbp_gain": "What an item adds to RBP: 1 if relevant (binary, as ranx on 0/1 labels and "
+    "ir_measures' RBP with rel=), or its grade over the highest grade (graded).",
 }
+
+#: Each option as a control names it.
+OPTION_LABELS: dict[str, str] = {
+    **{option: option.replace("_", " ").capitalize() for option in OPTION_CHOICES},
+    "ap_denominator": "AP denominator", "rbp_gain": "RBP gain",
+}
+
+#: The options that are numbers, not choices: the parameters of RBP and ERR.
+NUMBER_OPTIONS = ("rbp_persistence", "max_grade")
 
 #: Each choice of each option in words, as a summary names a difference from a preset.
 CHOICE_WORDS: dict[str, dict[object, str]] = {
@@ -62,6 +83,8 @@ CHOICE_WORDS: dict[str, dict[object, str]] = {
     "ties": {"item_desc": "equal scores ordered by item id, descending",
              "item_asc": "equal scores ordered by item id, ascending",
              "input": "equal scores kept in the file's order"},
+    "rbp_gain": {"binary": "RBP counts each relevant item as 1",
+                 "graded": "RBP counts each item's grade over the highest grade"},
 }
 
 
@@ -86,6 +109,12 @@ class Conventions:
         Ground-truth users that a model's output does not contain.
     ties : {"item_desc", "item_asc", "input"}
         Tie-break for equal scores.
+    rbp_persistence : float, default 0.8
+        RBP's p, strictly between 0 and 1.
+    max_grade : float or None
+        g_max of ERR and graded RBP; None: the highest grade of the relevance mapping.
+    rbp_gain : {"binary", "graded"}
+        What an item adds to RBP: 1 if relevant, or its grade / g_max.
 
     Examples
     --------
@@ -102,11 +131,24 @@ class Conventions:
     empty_users: str = "skip"
     missing_users: str = "zero"
     ties: str = "item_desc"
+    rbp_persistence: float = 0.8
+    max_grade: float | None = None
+    rbp_gain: str = "binary"
 
     def __post_init__(self) -> None:
         for name, choices in OPTION_CHOICES.items():
             check_choice(name, getattr(self, name), choices)
         check_bool("threshold_gains", self.threshold_gains)
+        p = self.rbp_persistence
+        if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0 < p < 1:
+            raise ValueError(f"rbp_persistence must be a number strictly between 0 and 1 "
+                             f"(0.8 is usual). Got {p!r}.")
+        top = self.max_grade
+        if top is not None and (isinstance(top, bool) or not isinstance(top, (int, float))
+                                or not 0 < top <= MAX_GRADE):
+            raise ValueError(f"max_grade must be a grade above 0 and at most {MAX_GRADE}, "
+                             f"or None for the highest grade of the relevance mapping. "
+                             f"Got {top!r}.")
 
     @classmethod
     def preset(cls, name: str, **overrides: Any) -> Conventions:
@@ -138,6 +180,13 @@ class Conventions:
             f"users missing from a model: {self.missing_users}",
             f"ties: {self.ties.replace('_', ' ')}",
         ]
+        # the parameters of RBP and ERR only where they are not the defaults
+        if self.rbp_persistence != 0.8:
+            parts.append(f"RBP p = {self.rbp_persistence:g}")
+        if self.max_grade is not None:
+            parts.append(f"g_max = {self.max_grade:g}")
+        if self.rbp_gain != "binary":
+            parts.append(f"RBP gain {self.rbp_gain}")
         prefix = f"preset {name}: " if name else "custom: "
         return prefix + "; ".join(parts)
 
@@ -147,7 +196,8 @@ class Conventions:
         >>> Conventions().in_words()["ties"]
         'equal scores ordered by item id, descending'
         """
-        return {option: CHOICE_WORDS[option][value] for option, value in self.as_dict().items()}
+        return {option: number_words(option, value) if option in NUMBER_OPTIONS
+                else CHOICE_WORDS[option][value] for option, value in self.as_dict().items()}
 
     def summary(self) -> str:
         """A few words for a page or a report: the preset these conventions equal, or the
@@ -169,6 +219,18 @@ class Conventions:
             return PRESET_NAMES[closest]
         words = self.in_words()
         return f"{PRESET_NAMES[closest]}, except: " + ", ".join(words[o] for o in different)
+
+
+def number_words(option: str, value: object) -> str:
+    """A number option's value in words.
+
+    >>> number_words("rbp_persistence", 0.9), number_words("max_grade", None)
+    ('RBP persistence p = 0.9', 'the highest grade from the relevance mapping')
+    """
+    if option == "rbp_persistence":
+        return f"RBP persistence p = {value:g}"
+    return ("the highest grade from the relevance mapping" if value is None
+            else f"the highest grade g_max = {value:g}")
 
 
 PRESETS: dict[str, Conventions] = {

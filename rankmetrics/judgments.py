@@ -19,13 +19,12 @@ LOW_JUDGED = 0.5
 def judged_shares(results: EvaluationResults, cutoff: int) -> pd.Series | None:
     """Each model's mean Judged@``cutoff``, in the order of the models; None when ``results``
     cannot give it (a saved evaluation without it)."""
-    try:
-        means = results.means(["judged"])
+    try:  # at the one cutoff: a cutoff of 10^8 costs no more than one of 10
+        table = results.summary(["judged"], [min(int(cutoff), results.max_cutoff)])
     except ValueError:
         return None
-    column = min(int(cutoff), results.max_cutoff) - 1
-    return pd.Series({model: float(means[model]["judged"][column]) for model in results.models},
-                     name="judged")
+    values = table.set_index("model")["value"]
+    return pd.Series({model: float(values[model]) for model in results.models}, name="judged")
 
 
 def judged_note(results: EvaluationResults, cutoff: int, *,
@@ -62,3 +61,25 @@ def _percent(share: float) -> str:
     """A share as a whole percentage, never "0%" for a share above 0."""
     text = f"{share:.0%}"
     return "under 1%" if text == "0%" and share > 0 else text
+
+
+def rbp_interval_note(results: EvaluationResults, cutoff: int) -> str:
+    """RBP@K of each model as the interval [RBP, RBP + residual]: where it would be were every
+    unjudged item (and every rank after K) relevant.
+
+    >>> import pandas as pd
+    >>> from rankmetrics import evaluate
+    >>> truth = pd.DataFrame({"user": ["u", "u"], "item": ["a", "b"], "rating": [1, 0]})
+    >>> run = pd.DataFrame({"user": "u", "item": list("axb"), "score": [3, 2, 1]})
+    >>> rbp_interval_note(evaluate(truth, {"als": run}, max_cutoff=3), 3)
+    'RBP@3 (p = 0.8) with what unjudged items could add: als 0.2000 to 0.8720.'
+    """
+    cutoff = min(int(cutoff), results.max_cutoff)
+    table = results.summary(["rbp", "rbp_residual"], [cutoff])
+    values = {(str(model), str(metric)): float(value) for model, metric, value
+              in zip(table["model"], table["metric"], table["value"], strict=True)}
+    spans = ", ".join(f"{model} {values[model, 'rbp']:.4f} to "
+                      f"{values[model, 'rbp'] + values[model, 'rbp_residual']:.4f}"
+                      for model in results.models)
+    return (f"RBP@{cutoff} (p = {results.conventions.rbp_persistence:g}) with what unjudged "
+            f"items could add: {spans}.")

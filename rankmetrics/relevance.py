@@ -142,6 +142,19 @@ class RelevanceMapping:
         band = np.searchsorted(lows, ratings, side="right")
         return values[band]
 
+    def highest_grade(self, grades: np.ndarray) -> float:
+        """The highest grade the mapping gives: its grade table's highest, or, where the
+        ratings are the grades, the highest of ``grades`` (0 when there is none).
+
+        >>> RelevanceMapping.graded({5: 3, 4: 2}).highest_grade(np.array([2.0]))
+        3.0
+        >>> RelevanceMapping.identity().highest_grade(np.array([0.0, 2.0, 1.0]))
+        2.0
+        """
+        if self.table:
+            return max(grade for _, grade in self.table)
+        return float(np.nanmax(np.asarray(grades, dtype=np.float64), initial=0.0))
+
     def is_relevant(self, grades: np.ndarray) -> np.ndarray:
         """Whether each grade counts as relevant."""
         return np.asarray(grades) >= self.threshold

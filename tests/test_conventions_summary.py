@@ -9,11 +9,13 @@ import pytest
 
 from rankmetrics.conventions import (
     CHOICE_WORDS,
+    NUMBER_OPTIONS,
     OPTION_CHOICES,
     OPTION_HELP,
     PRESET_NAMES,
     PRESETS,
     Conventions,
+    number_words,
 )
 
 OPTIONS = [f.name for f in fields(Conventions)]
@@ -65,7 +67,10 @@ def test_in_words_names_every_option_in_order():
 
 
 def test_every_choice_of_every_option_has_words_and_help():
-    assert set(OPTIONS) == set(CHOICE_WORDS) == set(OPTION_HELP)
+    # the number options (RBP's p, ERR's g_max) are said by number_words
+    assert set(OPTIONS) == set(CHOICE_WORDS) | set(NUMBER_OPTIONS) == set(OPTION_HELP)
+    assert number_words("rbp_persistence", 0.9) == "RBP persistence p = 0.9"
+    assert number_words("max_grade", 4.0) == "the highest grade g_max = 4"
     for option, choices in OPTION_CHOICES.items():
         assert set(CHOICE_WORDS[option]) == set(choices), option
     assert set(CHOICE_WORDS["threshold_gains"]) == {False, True}

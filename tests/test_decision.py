@@ -31,9 +31,9 @@ def model(hit_rank: dict[str, int | None], length: int = 10) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["user", "item", "score"])
 
 
-def evaluated(**ranks):
+def evaluated(length: int = 10, **ranks):
     truth = pd.DataFrame({"user": USERS, "item": "hit", "rating": 1})
-    runs = {name: model(hit_rank) for name, hit_rank in ranks.items()}
+    runs = {name: model(hit_rank, length) for name, hit_rank in ranks.items()}
     return evaluate(truth, runs, relevance=RelevanceMapping.binary(1), max_cutoff=10)
 
 
@@ -45,7 +45,7 @@ def summary(evaluation, metric="hit_rate", cutoff=1):
 
 def test_clear_winner():
     # strong: the hit at rank 1 for all 40 users; weak: for the first 8 only.
-    ev = evaluated(weak={u: 1 for u in USERS[:8]}, strong=dict.fromkeys(USERS, 1))
+    ev = evaluated(1, weak={u: 1 for u in USERS[:8]}, strong=dict.fromkeys(USERS, 1))
     found, sentence, across = summary(ev)
     assert found.kind == "winner" and found.best == "strong"
     assert (found.best_mean, found.runner_up_mean) == (1.0, 8 / 40)
@@ -53,14 +53,14 @@ def test_clear_winner():
     assert sentence.startswith("On HitRate@1, strong is the best model: 1.000 against 0.200 "
                                "for weak (the next best), +0.800 (95% interval")
     assert "significantly better than every other model (paired t-test, Holm" in sentence
-    # every judged item is at rank 1: past K = 1 no value changes but Precision's 1/K
+    # every list ends at rank 1: past K = 1 no value changes but Precision's 1/K
     assert across == ("strong has the highest HitRate at every K checked (1); past K = 1 "
                       "nothing in the lists can change the order.")
 
 
 def test_tie():
     same = {u: 2 for u in USERS[::2]}
-    ev = evaluated(first=same, second=same)
+    ev = evaluated(2, first=same, second=same)
     found, sentence, across = summary(ev, "mrr", 5)
     assert found.kind == "tie" and set(found.leaders) == {"first", "second"}
     assert sentence == ("On MRR@5, first and second are tied: the same mean, 0.250 "
@@ -82,8 +82,8 @@ def test_lead_that_is_not_significant():
 
 def test_leader_that_changes_with_k():
     # early: rank 1 for half the users, nothing for the others; late: rank 3 for everyone.
-    ev = evaluated(early={u: 1 for u in USERS[:20]}, late=dict.fromkeys(USERS, 3))
-    # the judged items end at rank 3: no K past it is checked
+    ev = evaluated(3, early={u: 1 for u in USERS[:20]}, late=dict.fromkeys(USERS, 3))
+    # the lists end at rank 3: no K past it is checked
     assert leader_by_cutoff(ev, "hit_rate") == [(1, ("early",)), (3, ("late",))]
     found, sentence, across = summary(ev, "hit_rate", 1)
     assert found.kind == "winner" and found.best == "early"

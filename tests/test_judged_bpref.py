@@ -1,7 +1,7 @@
-"""bpref and Judged@K against the libraries that define them: trec_eval's ``bpref``
-(pytrec_eval, on the whole list and on each list cut to its top K) and ir_measures'
-``Judged@K``, per user and as means over users, on random graded data with ties, users
-missing from the model and users without relevant items."""
+"""bpref and Judged@K against the libraries that define them: trec_eval's ``bpref`` (pytrec_eval,
+on the whole list and on each list cut to its top K; trec_eval's own outputs are in
+test_trec_eval_fixtures.py) and ir_measures' ``Judged@K``, per user and as means over users, on
+random graded data with ties, users missing from the model and users without relevant items."""
 
 from __future__ import annotations
 
@@ -112,9 +112,9 @@ def _judged(qrels, run: pd.DataFrame, cutoffs) -> pd.DataFrame:
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_judged_is_ir_measures_where_the_list_holds_k_items(seed):
-    truth, run = random_data(20 + seed, tie_free=True)
-    cutoffs = [1, 3, 5, 10, 20]
+def test_judged_is_ir_measures(seed):
+    truth, run = random_data(20 + seed, tie_free=True)  # lists of 0 to 30 items
+    cutoffs = [1, 3, 5, 10, 20, 30]
     evaluation = evaluate(truth, {"model": run}, relevance=RelevanceMapping.identity(1),
                           conventions=Conventions.preset("trec_eval"), max_cutoff=MAX_CUTOFF)
     reference = _judged(_qrels(truth, RelevanceMapping.identity(1)), run, cutoffs)
@@ -122,24 +122,32 @@ def test_judged_is_ir_measures_where_the_list_holds_k_items(seed):
     users = reference.index.intersection(ours.index)
     assert len(users) == len(ours)  # ir_measures gives 0 to a user without a list, as we do
     lengths = run.groupby("user").size().reindex(users, fill_value=0)
-    checked = 0
     for cutoff in cutoffs:
-        full = users[lengths[users].to_numpy() >= cutoff]
-        short = users[lengths[users].to_numpy() < cutoff]
-        np.testing.assert_allclose(ours.loc[full, cutoff], reference.loc[full, cutoff],
+        np.testing.assert_allclose(ours.loc[users, cutoff], reference.loc[users, cutoff],
                                    rtol=0, atol=1e-12)
-        # a shorter list: ir_measures divides by its length, rankmetrics by K
-        np.testing.assert_allclose(ours.loc[short, cutoff],
-                                   reference.loc[short, cutoff] * lengths[short] / cutoff,
-                                   rtol=0, atol=1e-12)
-        checked += len(full)
-    assert checked > 50
-    # means over the counted users, 0 for those without a list; at K = 1 every list holds K
+    assert (lengths < 20).sum() > 5  # shorter lists, divided by their length, were checked
+    # means over the counted users, as ir_measures' mean over the same users
     means = evaluation.means(["judged"])["model"]["judged"]
     for cutoff in cutoffs:
-        assert means[cutoff - 1] == pytest.approx(ours[cutoff].mean(), rel=0, abs=1e-12)
-    assert means[0] == pytest.approx(reference.loc[users, 1].mean(), rel=0, abs=1e-12)
-    assert means[0] > means[-1] > 0  # unjudged items come lower in these lists
+        assert means[cutoff - 1] == pytest.approx(reference.loc[users, cutoff].mean(), rel=0,
+                                                  abs=1e-12)
+    assert 0 < means[-1] < 1
+
+
+def test_a_negative_grade_is_no_judgment_as_in_trec_eval():
+    # b (-1) ranked first is neither relevant nor judged non-relevant: a comes before every
+    # judged non-relevant item; d has c above it, and N = 1
+    qrels = {"q": {"a": 1, "b": -1, "c": 0, "d": 1}}
+    scores = {"q": {"b": 4.0, "a": 3.0, "c": 2.0, "d": 1.0}}
+    reference = pytrec_eval.RelevanceEvaluator(qrels, {"bpref"}).evaluate(scores)["q"]["bpref"]
+    truth = pd.DataFrame({"user": "q", "item": list("abcd"), "rating": [1, -1, 0, 1]})
+    run = pd.DataFrame({"user": "q", "item": list("bacd"), "score": [4.0, 3.0, 2.0, 1.0]})
+    evaluation = evaluate(truth, {"m": run}, relevance=RelevanceMapping.identity(1),
+                          conventions=Conventions.preset("trec_eval"), max_cutoff=4)
+    assert evaluation.per_user_at("m", "bpref", 4)["q"] == reference == 0.5
+    # and Judged@K does not count it: 3 of the 4 items are judged
+    assert evaluation.per_user_at("m", "judged", 4)["q"] == 0.75
+    assert evaluation.per_user_at("m", "judged", 1)["q"] == 0.0
 
 
 # ----- the note next to the values ---------------------------------------------------------

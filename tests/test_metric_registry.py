@@ -75,7 +75,7 @@ def test_every_metric_has_words_a_formula_and_a_kernel(name):
 def test_derived_tables_follow_the_declarations():
     assert MAIN_METRICS == ("precision", "recall", "hit_rate", "mrr", "map", "ndcg")
     assert CUTOFF_METRICS == ("precision", "recall", "hit_rate", "mrr", "map", "ndcg", "dcg",
-                              "bpref", "judged")
+                              "err", "rbp", "rbp_residual", "bpref", "judged")
 
 
 def test_check_metrics_names_the_bad_metric_and_the_choices():
@@ -117,12 +117,29 @@ def test_cli_metric_option_names_every_registered_metric(capsys):
 def _reference(
     name: str, relevant: list[bool], gains: list[float], truth_gains: list[float],
     n_relevant: int, k: int, conventions: Conventions, *, judged: list[bool], n_judged: int,
+    grades: list[float] = (), max_grade: float = 3.0,
 ) -> float:
     """One user's metric at cutoff k, by the definition (loops, no numpy)."""
     top_relevant, top_gains = relevant[:k], gains[:k]
     hits = sum(top_relevant)
-    if name == "judged":
-        return sum(judged[:k]) / k
+    if name == "judged":  # over the items shown: min(k, the list's length)
+        return sum(judged[:k]) / min(k, len(judged)) if judged else 0.0
+    p = conventions.rbp_persistence
+    if name == "rbp":  # Moffat and Zobel (2008)
+        if conventions.rbp_gain == "graded":
+            return sum((1 - p) * p ** i * max(grade, 0.0) / max_grade
+                       for i, grade in enumerate(grades[:k]))
+        return sum((1 - p) * p ** i for i, hit in enumerate(top_relevant) if hit)
+    if name == "rbp_residual":  # every rank of the top K without a judged item, and after K
+        return (sum((1 - p) * p ** i for i in range(k) if i >= len(judged) or not judged[i])
+                + p ** k)
+    if name == "err":  # Chapelle et al. (2009), as gdeval sums it
+        err, reach = 0.0, 1.0
+        for i, grade in enumerate(grades[:k]):
+            stop = (2 ** max(grade, 0.0) - 1) / 2 ** max_grade
+            err += reach * stop / (i + 1)
+            reach *= 1 - stop
+        return err
     if name == "bpref":  # Buckley and Voorhees (2004), as trec_eval's m_bpref.c sums it
         n_nonrelevant, nonrelevant_so_far, total = n_judged - n_relevant, 0, 0.0
         for is_judged, is_relevant in zip(judged[:k], top_relevant, strict=True):
@@ -176,6 +193,7 @@ def _users(seed: int, conventions: Conventions, n_users: int = 12):
             "judged": [i >= 0 for i in ranked],
             "relevant": [bool(truth.relevant[i]) if i >= 0 else False for i in ranked],
             "gains": [float(truth.gains[i]) if i >= 0 else 0.0 for i in ranked],
+            "grades": [float(truth.grades[i]) if i >= 0 else 0.0 for i in ranked],
             "truth_gains": truth.gains.tolist(),
             "n_relevant": int(truth.relevant.sum()),
             "n_judged": len(ratings),
@@ -193,6 +211,21 @@ def _entries(users):
     return user, rank, relevant.astype(bool), gain.astype(float)
 
 
+def _entry_grades(users) -> np.ndarray:
+    """The grade of each judged ranked item, in the order of :func:`_entries`."""
+    return np.array([user["grades"][r] for user in users
+                     for r, judged in enumerate(user["judged"]) if judged], dtype=float)
+
+
+def _lengths(users) -> np.ndarray:
+    return np.array([len(user["judged"]) for user in users])
+
+
+def _max_grade(conventions: Conventions) -> float:
+    """ERR's g_max: the conventions', else the highest grade _users gives (3)."""
+    return 3.0 if conventions.max_grade is None else conventions.max_grade
+
+
 def _ideal_matrix(users, k: int) -> np.ndarray:
     ideal = np.zeros((len(users), k))
     for u, user in enumerate(users):
@@ -205,8 +238,12 @@ def _seed(name: str, conventions: Conventions) -> int:
     return sum(map(ord, name + conventions.describe()))
 
 
+# RBP's p and ERR's g_max vary with the threshold option, so each is tested twice
 CONVENTIONS = [Conventions(gain=gain, ideal=ideal, ap_denominator=denominator,
-                           threshold_gains=threshold)
+                           threshold_gains=threshold,
+                           rbp_persistence=0.5 if threshold else 0.8,
+                           max_grade=5.0 if threshold else None,
+                           rbp_gain="graded" if gain == "linear" else "binary")
                for gain, ideal, denominator, threshold
                in itertools.product(GAINS, IDEALS, AP_DENOMINATORS, (False, True))]
 
@@ -219,12 +256,14 @@ def test_per_user_kernel_equals_the_reference(name, conventions):
     n_relevant = np.array([user["n_relevant"] for user in users])
     n_judged = np.array([user["n_judged"] for user in users])
     block = UserBlock(*_entries(users), n_relevant, k, lambda: _ideal_matrix(users, k),
-                      n_judged=n_judged)
+                      n_judged=n_judged, grade=_entry_grades(users),
+                      max_grade=_max_grade(conventions), lengths=_lengths(users))
     values = METRICS[name].per_user(block, conventions)
     cutoffs = range(1, k + 1) if METRICS[name].has_cutoff else [k]
     expected = [[_reference(name, user["relevant"], user["gains"], user["truth_gains"],
                             user["n_relevant"], cutoff, conventions, judged=user["judged"],
-                            n_judged=user["n_judged"]) for cutoff in cutoffs]
+                            n_judged=user["n_judged"], grades=user["grades"],
+                            max_grade=_max_grade(conventions)) for cutoff in cutoffs]
                 for user in users]
     np.testing.assert_allclose(values, expected, rtol=0, atol=1e-12)
 
@@ -240,7 +279,8 @@ def test_summed_form_equals_the_sum_of_the_reference(name, conventions):
     counted = np.arange(len(users)) % 3 != 1  # every third user left out of the sums
     n_judged = np.array([user["n_judged"] for user in users])
     items = JudgedItems(user, rank, np.arange(len(user)), counted, relevant, gain, n_relevant,
-                        k, lambda: lists, n_judged=n_judged)
+                        k, lambda: lists, n_judged=n_judged, truth_grade=_entry_grades(users),
+                        max_grade=_max_grade(conventions), lengths=_lengths(users))
     total = METRICS[name].summed(items, conventions)
     if total is None:  # this form does not apply: AP over hits, NDCG over the retrieved list
         assert (name, conventions.ap_denominator) == ("map", "hits") or (
@@ -249,7 +289,8 @@ def test_summed_form_equals_the_sum_of_the_reference(name, conventions):
     cutoffs = range(1, k + 1) if METRICS[name].has_cutoff else [k]
     expected = [sum(_reference(name, user["relevant"], user["gains"], user["truth_gains"],
                                user["n_relevant"], cutoff, conventions, judged=user["judged"],
-                               n_judged=user["n_judged"])
+                               n_judged=user["n_judged"], grades=user["grades"],
+                               max_grade=_max_grade(conventions))
                     for user, is_counted in zip(users, counted, strict=True) if is_counted)
                 for cutoff in cutoffs]
     np.testing.assert_allclose(total, expected, rtol=0, atol=1e-12)

@@ -27,7 +27,8 @@ from rankmetrics.metrics import (
 LABELS = {
     "precision": "Precision", "recall": "Recall", "hit_rate": "HitRate", "mrr": "MRR",
     "map": "MAP", "ndcg": "NDCG", "dcg": "DCG", "r_precision": "R-Precision",
-    "bpref": "bpref", "judged": "Judged",
+    "err": "ERR", "rbp": "RBP", "rbp_residual": "RBP residual", "bpref": "bpref",
+    "judged": "Judged",
     "coverage": "Coverage", "gini": "Gini", "entropy": "Entropy",
     "personalization": "Personalization", "arp": "ARP", "aplt": "APLT", "aclt": "ACLT",
     "novelty": "Novelty", "ild": "ILD", "categories": "Categories",
@@ -67,7 +68,8 @@ def test_the_plain_label_takes_the_short_name_shown():
         plain_label("ndgc")
 
 
-@pytest.mark.parametrize("name", [*(name for name in METRICS if name != "judged"),
+@pytest.mark.parametrize("name", [*(name for name in METRICS
+                                    if name not in ("judged", "rbp_residual")),
                                   *LONG_TAIL_METRICS])
 def test_higher_is_better_for_accuracy(name):
     assert direction_text(name) == "Higher is better"
@@ -76,6 +78,7 @@ def test_higher_is_better_for_accuracy(name):
 def test_the_share_judged_says_what_higher_means_not_better():
     # it tells how far the other values can be trusted, not which model is better
     assert direction_text("judged") == "Higher: has more of its top K judged"
+    assert direction_text("rbp_residual") == "Higher: has more of its list unjudged"
 
 
 @pytest.mark.parametrize("name", [name for name in BEYOND_METRICS if name not in

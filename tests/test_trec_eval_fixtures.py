@@ -1,7 +1,7 @@
 """The ``trec_eval`` preset reproduces trec_eval's own regression outputs line by line.
 
-Every P_k, recall_k, map, map_cut_k, ndcg, ndcg_cut_k, recip_rank, Rprec and success_k line of
-``out.test`` (default measures), ``out.test.aq`` (``-m all_trec -q``), ``out.test.aql``
+Every P_k, recall_k, map, map_cut_k, ndcg, ndcg_cut_k, recip_rank, Rprec, bpref and success_k
+line of ``out.test`` (default measures), ``out.test.aq`` (``-m all_trec -q``), ``out.test.aql``
 (``-m all_trec -q -l2`` on graded judgments -1..4), ``out.test.aqc`` (``-m all_trec -q -c`` on
 a run missing topic 302) and ``out.comment.test`` (default measures, 31 graded topics) is
 recomputed, per topic and for ``all``, and compared as the 4-decimal string trec_eval prints.
@@ -42,7 +42,8 @@ CUT_MEASURES = {
     "ndcg_cut": "ndcg",
     "success": "hit_rate",
 }
-UNCUT_MEASURES = {"map": "map", "recip_rank": "mrr", "ndcg": "ndcg", "Rprec": "r_precision"}
+UNCUT_MEASURES = {"map": "map", "recip_rank": "mrr", "ndcg": "ndcg", "Rprec": "r_precision",
+                  "bpref": "bpref"}
 
 
 def _metric_and_cutoff(measure: str) -> tuple[str, int | None] | None:
@@ -104,12 +105,13 @@ def _as_printed(evaluation, measure: str, topics) -> dict[str, str]:
 
 
 def test_every_compared_measure_is_found():
-    # 9 cutoffs of P, recall, map_cut and ndcg_cut, 3 of success, map, ndcg, recip_rank, Rprec
+    # 9 cutoffs of P, recall, map_cut and ndcg_cut, 3 of success, map, ndcg, recip_rank,
+    # Rprec, bpref
     every_trec = ("out.test.aq", "out.test.aql", "out.test.aqc")
-    assert all(len(PRINTED[out_name]) == 4 * 9 + 3 + 4 for out_name in every_trec)
-    # default measures: map, Rprec, recip_rank and P at 9 cutoffs, means only
+    assert all(len(PRINTED[out_name]) == 4 * 9 + 3 + 5 for out_name in every_trec)
+    # default measures: map, Rprec, recip_rank, bpref and P at 9 cutoffs, means only
     for out_name in ("out.test", "out.comment.test"):
-        assert len(PRINTED[out_name]) == 3 + 9
+        assert len(PRINTED[out_name]) == 4 + 9
         assert all(set(topics) == {"all"} for topics in PRINTED[out_name].values())
     # -q -c prints the topic missing from results.trunc too
     assert all(

@@ -62,7 +62,7 @@ from rankmetrics.io import (
     read_truth,
     subject_word,
 )
-from rankmetrics.judgments import judged_note
+from rankmetrics.judgments import judged_note, rbp_interval_note
 from rankmetrics.metrics import BEYOND_METRICS, MAIN_METRICS, METRICS, check_metrics
 from rankmetrics.overlap import Outcome, overlapping
 from rankmetrics.relevance import RelevanceMapping
@@ -191,6 +191,9 @@ def run_evaluate(args: argparse.Namespace) -> int:
         text += f"\n{note}\n"
     elif note:
         print(f"rankmetrics: note: {note}", file=sys.stderr)
+    if "rbp" in metrics and args.format == "table" and not args.per_user:
+        text += "\n" + rbp_interval_note(evaluation, DECISION_CUTOFF if DECISION_CUTOFF
+                                         in cutoffs else max(cutoffs)) + "\n"
     return write_output(text, args)
 
 

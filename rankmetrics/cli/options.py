@@ -10,6 +10,7 @@ line.
 from __future__ import annotations
 
 import argparse
+import math
 import re
 import shlex
 import sys
@@ -18,7 +19,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Protocol
 
-from rankmetrics.conventions import OPTION_CHOICES, OPTION_HELP, PRESET_HELP, PRESETS, Conventions
+from rankmetrics.conventions import (
+    NUMBER_OPTIONS,
+    OPTION_CHOICES,
+    OPTION_HELP,
+    PRESET_HELP,
+    PRESETS,
+    Conventions,
+)
 from rankmetrics.errors import printable
 from rankmetrics.evaluation import MAX_CUTOFF
 from rankmetrics.io import file_stem, parse_size
@@ -49,6 +57,25 @@ def add_conventions_options(options: Options, *, preset_separator: str = " ") ->
                              help=OPTION_HELP[option] + " Overrides the preset.")
     options.add_argument("--threshold-gains", choices=("yes", "no"),
                          help=OPTION_HELP["threshold_gains"] + " Overrides the preset.")
+    options.add_argument("--rbp-persistence", metavar="P", type=_number("--rbp-persistence"),
+                         help=OPTION_HELP["rbp_persistence"])
+    options.add_argument("--max-grade", metavar="G", type=_number("--max-grade"),
+                         help=OPTION_HELP["max_grade"])
+
+
+def _number(option: str):
+    """An argparse type reading a number for ``option`` (argparse names the option in its
+    error)."""
+    def read(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"a number is needed, such as 0.8. "
+                                             f"Got {text!r}.") from None
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"a finite number is needed. Got {text!r}.")
+        return value
+    return read
 
 
 def read_conventions(args: argparse.Namespace) -> Conventions:
@@ -60,7 +87,16 @@ def read_conventions(args: argparse.Namespace) -> Conventions:
     }
     if args.threshold_gains is not None:
         overrides["threshold_gains"] = args.threshold_gains == "yes"
-    return Conventions.preset(args.preset, **overrides)
+    for option in NUMBER_OPTIONS:
+        if getattr(args, option) is not None:
+            overrides[option] = getattr(args, option)
+    try:
+        return Conventions.preset(args.preset, **overrides)
+    except ValueError as error:  # name the option as typed, not the library's argument
+        text = str(error)
+        for option in NUMBER_OPTIONS:
+            text = text.replace(option, f"--{option.replace('_', '-')}", 1)
+        raise ValueError(text.replace(", or None for", ", or left out for")) from None
 
 
 # --- relevance ------------------------------------------------------------------------------
@@ -324,6 +360,8 @@ def refuse_with_bundle(args: argparse.Namespace, *more: tuple[str, object]) -> N
         ("--truth", args.truth), ("--run", args.run), ("--max-cutoff", args.max_cutoff),
         ("--threshold", args.threshold), ("--grades", args.grades), ("--binary", args.binary),
         ("--threshold-gains", args.threshold_gains),
+        *((f"--{option.replace('_', '-')}", getattr(args, option))
+          for option in NUMBER_OPTIONS),
         ("--preset", None if args.preset == "default" else args.preset),
         *((f"--{option.replace('_', '-')}", getattr(args, option))
           for option in OPTION_CHOICES), *more) if value is not None]

@@ -109,7 +109,7 @@ def render_results(
     rows = list(dict.fromkeys(
         (str(metric), None if pd.isna(cutoff) else int(cutoff))
         for metric, cutoff in zip(table["metric"], table["cutoff"], strict=True)
-        if metric in METRICS))
+        if metric in METRICS and METRICS[metric].higher is None))  # tested: higher is better
     if not rows or len(evaluation.models) < 2:
         return header + "\n" + texts.to_string() + "\n"
     if not tested:

@@ -103,8 +103,16 @@ class Evaluation(SharedMethods):
         self.n_relevant = read_only(np.bincount(
             truth.user_index[self.truth_relevant], minlength=truth.n_users
         ))
-        #: Each user's ground-truth items, relevant or not (bpref's judged items).
-        self.n_judged = read_only(np.bincount(truth.user_index, minlength=truth.n_users))
+        #: Whether each ground-truth row is a judgment: a rating, and a grade of 0 or more
+        #: (trec_eval's -1 is none).
+        self.truth_judged = read_only(np.isfinite(np.asarray(truth.ratings, dtype=np.float64))
+                                      & (self.truth_grades >= 0))
+        #: Each user's judged items, relevant or not (bpref's R and N together).
+        self.n_judged = read_only(np.bincount(truth.user_index[self.truth_judged],
+                                              minlength=truth.n_users))
+        #: The grade ERR divides by: the conventions' g_max, or the mapping's highest grade.
+        self.max_grade = (float(conventions.max_grade) if conventions.max_grade
+                          is not None else relevance.highest_grade(self.truth_grades))
         #: The last cutoff at which a value can change other than by 1/K.
         self.width = min(max_cutoff, max(last_change(truth.user_index, self.truth_gains,
                                                      self.n_relevant, runs),
@@ -539,7 +547,8 @@ class Evaluation(SharedMethods):
             item_facts=None if lists is None else lists.facts,
             item_rank_sums=None if lists is None else partial(lists.rank_sums, model,
                                                               self.width, mask),
-            n_judged=self.n_judged,
+            n_judged=self.n_judged, truth_grade=self.truth_grades, max_grade=self.max_grade,
+            truth_judged=self.truth_judged, lengths=run.lengths,
         )
         sums: dict[str, np.ndarray] = {}
         for metric in metrics:
@@ -598,6 +607,8 @@ class Evaluation(SharedMethods):
             run.judged_user, run.judged_rank, run.judged_row,
             np.ones(self.truth.n_users, dtype=bool), self.truth_relevant, self.truth_gains,
             self.n_relevant, cutoff, lambda: self._ideal_lists, n_judged=self.n_judged,
+            truth_grade=self.truth_grades, max_grade=self.max_grade,
+            truth_judged=self.truth_judged, lengths=run.lengths,
         )
         found: dict[str, np.ndarray] = {}
         for metric in metrics:
@@ -632,7 +643,9 @@ class Evaluation(SharedMethods):
             top_items=None if self._top_lists is None else partial(
                 self._top_lists.block, model, start, stop, width),
             item_facts=None if self._top_lists is None else self._top_lists.facts,
-            n_judged=self.n_judged[start:stop],
+            n_judged=self.n_judged[start:stop], grade=self.truth_grades[rows],
+            max_grade=self.max_grade, judged=self.truth_judged[rows],
+            lengths=run.lengths[start:stop],
         )
         values = {}
         for metric in metrics:
@@ -649,12 +662,11 @@ def last_change(
     user_index: np.ndarray, gains: np.ndarray, n_relevant: np.ndarray,
     runs: Mapping[str, RankedRun],
 ) -> int:
-    """The last cutoff at which a value can change other than by 1/K: the longest judged
-    part of a ranked list (items past it have no judgment, so change nothing), the most
-    relevant items (AP's min(K, |R|)) and the most items with a gain (the ideal list) of
-    any user."""
-    longest = max((int(run.judged_rank.max(initial=-1)) + 1 for run in runs.values()),
-                  default=0)
+    """The last cutoff at which a value can change other than by 1/K: the longest ranked
+    list (items past its judged part change no sum, but Judged@K divides by the items shown
+    up to its end), the most relevant items (AP's min(K, |R|)) and the most items with a gain
+    (the ideal list) of any user."""
+    longest = max((int(run.lengths.max(initial=0)) for run in runs.values()), default=0)
     most_gains = int(np.bincount(user_index[gains > 0]).max(initial=0))
     return max(1, longest, int(n_relevant.max(initial=0)), most_gains)
 

@@ -10,8 +10,8 @@ picker that lists them may offer all of them), and :data:`BEYOND_METRICS`, the
 beyond-accuracy metrics (they need whole lists, training interactions or item attributes).
 
 >>> list(METRICS)  # doctest: +NORMALIZE_WHITESPACE
-['precision', 'recall', 'hit_rate', 'mrr', 'map', 'ndcg', 'dcg', 'r_precision', 'bpref',
- 'judged']
+['precision', 'recall', 'hit_rate', 'mrr', 'map', 'ndcg', 'dcg', 'err', 'rbp',
+ 'rbp_residual', 'r_precision', 'bpref', 'judged']
 >>> MAIN_METRICS
 ('precision', 'recall', 'hit_rate', 'mrr', 'map', 'ndcg')
 >>> LIST_METRICS

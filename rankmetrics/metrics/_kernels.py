@@ -140,11 +140,20 @@ class UserBlock:
         top_items: Callable[[], np.ndarray] | None = None,
         item_facts: ItemFacts | None = None,
         n_judged: np.ndarray | None = None,
+        grade: np.ndarray | None = None,
+        max_grade: float | None = None,
+        judged: np.ndarray | None = None,
+        lengths: np.ndarray | None = None,
     ) -> None:
         self.user, self.rank, self.relevant, self.gain = user, rank, relevant, gain
         self.n_relevant = n_relevant
         self.n_users, self.width = len(n_relevant), width
         self._n_judged = n_judged
+        self._grade, self._max_grade = grade, max_grade
+        #: Whether each entry's ground-truth row is a judgment (a grade of 0 or more; every
+        #: entry when not given).
+        self.judged = np.ones(len(user), dtype=bool) if judged is None else judged
+        self._lengths = lengths
         self._ideal_gains = ideal_gains
         self._top_items = top_items
         self._item_facts = item_facts
@@ -170,12 +179,24 @@ class UserBlock:
         """Each user's ground-truth items (judged, relevant or not): int (n_users,)."""
         return _judged_counts(self._n_judged)
 
+    @property
+    def grades(self) -> tuple[np.ndarray, float]:
+        """Each entry's grade, and the highest grade ERR divides by."""
+        return _graded(self._grade, self._max_grade)
+
+    @property
+    def lengths(self) -> np.ndarray:
+        """How many items each user's list holds: int (n_users,)."""
+        if self._lengths is None:
+            raise ValueError("This block of users was made without their lists' lengths.")
+        return self._lengths
+
     @cached_property
     def judged_matrix(self) -> np.ndarray:
         """Whether the item at each rank has a judgment: bool (n_users, K)."""
-        at, _ = self._within
+        at, within = self._within
         matrix = np.zeros((self.n_users, self.width), dtype=bool)
-        matrix[at] = True
+        matrix[at] = self.judged[within]
         return matrix
 
     def at_ranks(self, weights: np.ndarray) -> np.ndarray:
@@ -299,9 +320,15 @@ class JudgedItems:
         item_facts: ItemFacts | None = None,
         item_rank_sums: Callable[[], np.ndarray] | None = None,
         n_judged: np.ndarray | None = None,
+        truth_grade: np.ndarray | None = None,
+        max_grade: float | None = None,
+        truth_judged: np.ndarray | None = None,
+        lengths: np.ndarray | None = None,
     ) -> None:
         self._every = (user, rank, row)
         self._n_judged = n_judged
+        self._truth_grade, self._max_grade = truth_grade, max_grade
+        self._truth_judged, self._lengths = truth_judged, lengths
         #: Which users the sums are over.
         self.counted = counted
         self._top_items = top_items
@@ -355,6 +382,28 @@ class JudgedItems:
     def n_judged(self) -> np.ndarray:
         """Every user's ground-truth items (judged, relevant or not): int (n_users,)."""
         return _judged_counts(self._n_judged)
+
+    @cached_property
+    def judged(self) -> np.ndarray:
+        """Whether each item ranked within max_cutoff has a judgment (a grade of 0 or more;
+        every item when not given)."""
+        if self._truth_judged is None:
+            return np.ones(len(self.rank), dtype=bool)
+        return self._truth_judged[self._row]
+
+    @property
+    def lengths(self) -> np.ndarray:
+        """How many items each user's list holds: int (n_users,)."""
+        if self._lengths is None:
+            raise ValueError("These items were gathered without the lists' lengths.")
+        return self._lengths
+
+    @property
+    def grades(self) -> tuple[np.ndarray, float]:
+        """The grade of each item ranked within max_cutoff, and the highest grade ERR
+        divides by."""
+        grades, highest = _graded(self._truth_grade, self._max_grade)
+        return grades[self._row], highest
 
     @cached_property
     def ideal_lists(self) -> IdealLists:
@@ -458,21 +507,27 @@ class JudgedItems:
         return (table / values[:, None]).sum(axis=0)
 
 
+def _graded(grades: np.ndarray | None, highest: float | None) -> tuple[np.ndarray, float]:
+    if grades is None or highest is None:
+        raise ValueError("These users were gathered without their grades.")
+    return grades, highest
+
+
 def _judged_counts(counts: np.ndarray | None) -> np.ndarray:
     if counts is None:
         raise ValueError("These users were gathered without their numbers of judged items.")
     return counts
 
 
-def nonrelevant_above(user: np.ndarray, relevant: np.ndarray) -> np.ndarray:
-    """For each judged entry (sorted by user, then rank), how many judged non-relevant items
-    of its user are ranked above it.
+def nonrelevant_above(user: np.ndarray, nonrelevant: np.ndarray) -> np.ndarray:
+    """For each entry (sorted by user, then rank), how many entries of its user marked
+    ``nonrelevant`` are ranked above it.
 
     >>> nonrelevant_above(np.array([0, 0, 0, 1, 1]),
-    ...                   np.array([False, True, False, False, True])).tolist()
+    ...                   np.array([True, False, True, True, False])).tolist()
     [0, 1, 1, 0, 1]
     """
-    nonrelevant = (~relevant).astype(np.int64)
+    nonrelevant = nonrelevant.astype(np.int64)
     before = np.cumsum(nonrelevant) - nonrelevant  # over every user so far
     first = np.ones(len(user), dtype=bool)
     np.not_equal(user[1:], user[:-1], out=first[1:])

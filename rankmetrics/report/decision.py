@@ -487,9 +487,13 @@ def decision_summary(
     seed: int | None = 0,
 ) -> list[MetricDecision]:
     """For each metric: the verdict at ``cutoff`` and the models with the highest mean at
-    each K checked (:func:`leader_by_cutoff`; none for a metric without a cutoff)."""
+    each K checked (:func:`leader_by_cutoff`; none for a metric without a cutoff). A metric
+    whose higher value is not better (Judged@K, RBP's residual) decides nothing: it is left
+    out."""
     out = []
     for metric in metrics:
+        if METRICS[metric].higher is not None:
+            continue
         metric_cutoff = cutoff if METRICS[metric].has_cutoff else None
         comparison = compare_models(evaluation.paired(metric, metric_cutoff), test=test,
                                     correction=correction, confidence=confidence,

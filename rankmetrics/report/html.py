@@ -28,7 +28,7 @@ from typing import Any, cast
 import pandas as pd
 from plotly.offline import get_plotlyjs
 
-from rankmetrics.conventions import OPTION_HELP
+from rankmetrics.conventions import NUMBER_OPTIONS, OPTION_HELP, Conventions
 from rankmetrics.figures import (
     distribution,
     ecdf,
@@ -122,8 +122,9 @@ def regenerate_command(inputs: Sequence[InputFile], relevance: RelevanceMapping,
     rankmetrics report --truth truth.csv --columns truth:user=who
     --run 'my model=run 1.csv' --file-format 'run:my model:tsv' --binary 4
     --gain exponential --ideal ground_truth --ap-denominator relevant --threshold-gains no
-    --empty-users skip --missing-users zero --ties item_desc --cutoff 10 --max-cutoff 20
-    --metric ndcg --test t --correction holm --confidence 0.95 --output report.html
+    --empty-users skip --missing-users zero --ties item_desc --rbp-gain binary --cutoff 10
+    --max-cutoff 20 --metric ndcg --test t --correction holm --confidence 0.95
+    --output report.html
     """
     truth, runs = inputs[0], inputs[1:]
     words = ["rankmetrics", "report", "--truth", truth.file_name,
@@ -136,10 +137,14 @@ def regenerate_command(inputs: Sequence[InputFile], relevance: RelevanceMapping,
     if segment_by is not None:
         words += ["--segment-by", segment_by, "--buckets", str(buckets)]
     words += _relevance_options(relevance)
+    defaults = Conventions().as_dict()
     for option, value in evaluation.conventions.as_dict().items():
+        if option in NUMBER_OPTIONS and value == defaults[option]:
+            continue  # RBP's p and ERR's g_max: named only where they are not the default
         if isinstance(value, bool):
             value = "yes" if value else "no"
-        words += [f"--{option.replace('_', '-')}", str(value)]
+        words += [f"--{option.replace('_', '-')}",
+                  f"{value:g}" if option in NUMBER_OPTIONS else str(value)]
     words += ["--cutoff", str(cutoff), "--max-cutoff", str(evaluation.max_cutoff),
               "--metric", metric, "--test", test, "--correction", correction,
               "--confidence", f"{confidence:g}", "--output", "report.html"]
