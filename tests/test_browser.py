@@ -305,8 +305,11 @@ def test_significance_then_head_to_head_then_ndcg(page: Page):
     page.get_by_role("button", name="See this pair user by user").click()
     expect(page.locator("h1").first).to_have_text("Head-to-head")
     wait_idle(page)
-    expect(page.locator('[data-testid="stPlotlyChart"]')).to_have_count(2)
+    # who wins, the users' values, and how much the two lists have in common
+    expect(page.locator('[data-testid="stPlotlyChart"]')).to_have_count(3)
     expect(page.get_by_text("Where top_heavy beats personalized most")).to_be_visible()
+    expect(page.get_by_text("How much personalized's and top_heavy's lists have in common")
+           ).to_be_visible()
     no_exception(page)
     shoot(page, "10_head_to_head_demo")
     rated = page.get_by_text("What user")
