@@ -11,14 +11,15 @@ list is shorter) and :math:`X_d = |A_d \cap B_d|` the items the two top d share.
 - ``rbo``: extrapolated Rank-Biased Overlap (Webber, Moffat and Zobel, *A similarity measure
   for indefinite rankings*, TOIS 2010, equation 32) with persistence p: the overlap at each
   depth weighted by :math:`p^{d-1}`, so that agreement at the top counts most (with p = 0.9
-  the first 10 ranks carry 86% of the weight). For two top K of the same length k,
+  the first 10 ranks carry 86% of the weight): 1 for the same list, 0 for lists with nothing
+  in common.
 
-  .. math:: \mathrm{RBO_{ext}} = \frac{X_k}{k} p^k + \frac{1-p}{p} \sum_{d=1}^{k}
-            \frac{X_d}{d} p^d
+For two top K of the same length k, Rank-Biased Overlap is
 
-  and, where one list (of length s) is shorter than the other (of length l), equation 32's
-  terms for the ranks past the short list's end. 1 for the same list, 0 for lists with
-  nothing in common.
+.. math:: \mathrm{RBO_{ext}} = \frac{X_k}{k} p^k + \frac{1-p}{p} \sum_{d=1}^{k} \frac{X_d}{d} p^d
+
+and, where one list (of length s) is shorter than the other (of length l), equation 32 adds
+terms for the ranks past the short list's end.
 
 Two empty top K are the same list (every measure 1); an empty one against a non-empty one
 shares nothing (0). The means are over the users at least one of the two models gave a list

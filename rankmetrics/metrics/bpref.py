@@ -2,8 +2,9 @@ r"""bpref@K: how often the relevant items in the top K come before the judged no
 ones, counting only judged items (Buckley and Voorhees, *Retrieval evaluation with
 incomplete information*, SIGIR 2004), as trec_eval computes ``bpref``.
 
-.. math:: \mathrm{bpref@K} = \frac{1}{|R|} \sum_{r \in R,\ \mathrm{rank}(r) \le K}
-    \left(1 - \frac{\min(|n \text{ above } r|,\ |R|)}{\min(|R|,\ |N|)}\right)
+.. math:: \mathrm{bpref@K} = \frac{1}{|R|} \sum_{r \in R,\ \mathrm{rank}(r) \le K} t_r
+
+.. math:: t_r = 1 - \frac{\min(|n \text{ above } r|,\ |R|)}{\min(|R|,\ |N|)}
 
 R: the user's relevant items; N: the user's judged non-relevant items (ground-truth items
 below the relevance threshold, a grade of 0 or more); "n above r": items of N ranked above r.

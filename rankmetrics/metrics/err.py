@@ -1,8 +1,9 @@
 r"""ERR@K: Expected Reciprocal Rank (Chapelle, Metzler, Zhang and Grinspan, *Expected
 reciprocal rank for graded relevance*, CIKM 2009).
 
-.. math:: \mathrm{ERR@K} = \sum_{r=1}^{K} \frac{1}{r}\, R_r \prod_{i=1}^{r-1} (1 - R_i),
-    \qquad R_i = \frac{2^{g_i} - 1}{2^{g_{\max}}}
+.. math:: \mathrm{ERR@K} = \sum_{r=1}^{K} \frac{1}{r}\, R_r \prod_{i=1}^{r-1} (1 - R_i)
+
+.. math:: R_i = \frac{2^{g_i} - 1}{2^{g_{\max}}}
 
 A reader goes down the list and stops at rank i with probability R_i, which grows with the
 item's grade g_i; ERR is the expected 1 / (the rank where the reader stops). An unjudged item
