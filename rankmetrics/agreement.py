@@ -80,17 +80,18 @@ def shared_by_depth(lists_a: np.ndarray, lists_b: np.ndarray) -> np.ndarray:
     """
     a, b = _widened(lists_a, lists_b)
     n_users, width = a.shape
-    counts = np.zeros(n_users * width, dtype=np.int64)
-    if n_users and width:
-        offset = np.int64(max(int(a.max(initial=-1)), int(b.max(initial=-1))) + 1)
-        keys_a, depth_a = _keys(a, offset)
-        keys_b, depth_b = _keys(b, offset)
-        common, in_a, in_b = np.intersect1d(keys_a, keys_b, assume_unique=True,
-                                            return_indices=True)
-        # a shared item counts from the depth at which both lists hold it
-        depth = np.maximum(depth_a[in_a], depth_b[in_b])
-        user = common // offset
-        counts = np.bincount(user * width + depth, minlength=n_users * width)
+    if not n_users or not width:
+        return np.zeros((n_users, width), dtype=np.int64)
+    # each user's two lists side by side, sorted within the row: an item both hold comes
+    # twice in a row, once from A's columns (< width) and once from B's
+    both = np.concatenate([a, b], axis=1)
+    order = np.argsort(both, axis=1)
+    ranked = np.take_along_axis(both, order, axis=1)
+    user, column = np.nonzero((ranked[:, 1:] == ranked[:, :-1]) & (ranked[:, 1:] >= 0))
+    first, second = order[user, column], order[user, column + 1]
+    # a shared item counts from the depth at which both lists hold it
+    depth = np.maximum(np.minimum(first, second), np.maximum(first, second) - width)
+    counts = np.bincount(user * width + depth, minlength=n_users * width)
     return np.cumsum(counts.reshape(n_users, width), axis=1)
 
 
@@ -103,12 +104,6 @@ def _widened(lists_a: np.ndarray, lists_b: np.ndarray) -> tuple[np.ndarray, np.n
     width = max(a.shape[1], b.shape[1])
     return (np.pad(a, ((0, 0), (0, width - a.shape[1])), constant_values=-1),
             np.pad(b, ((0, 0), (0, width - b.shape[1])), constant_values=-1))
-
-
-def _keys(lists: np.ndarray, offset: np.int64) -> tuple[np.ndarray, np.ndarray]:
-    """(user x offset + item, 0-based rank) of every item of the lists."""
-    user, rank = np.nonzero(lists >= 0)
-    return user.astype(np.int64) * offset + lists[user, rank], rank
 
 
 def list_agreement(lists_a: np.ndarray, lists_b: np.ndarray, *,
@@ -161,28 +156,35 @@ def list_agreement(lists_a: np.ndarray, lists_b: np.ndarray, *,
 def _rbo(shared: np.ndarray, short: np.ndarray, long: np.ndarray, p: float,
          both_empty: np.ndarray) -> np.ndarray:
     """Extrapolated RBO (Webber et al. 2010, equation 32) at every K, from the shared items
-    by depth and each K's shorter (s) and longer (l) top K."""
+    by depth and each K's shorter (s) and longer (l) top K.
+
+    Where both top K hold K items (s = l = K, most cells) the equation is
+    (1 - p) / p sum_{d <= K} X_d / d p^d + X_K / K p^K; the rest, where a list ends before K,
+    are computed with the terms past the short list's end, cell by cell."""
     n_users, width = shared.shape
     depth = np.arange(1, width + 1, dtype=np.float64)
     power = p ** depth                                  # p^d, d = 1..width
-    # running sums from d = 1, with a 0 in front for d = 0
-    by_depth = np.zeros((n_users, width + 1))
-    np.cumsum(shared / depth * power, axis=1, out=by_depth[:, 1:])  # sum X_d / d p^d
-    powers = np.concatenate([[0.0], np.cumsum(power)])             # sum p^d
-    per_depth = np.concatenate([[0.0], np.cumsum(power / depth)])  # sum p^d / d
-    shared_at = np.concatenate([np.zeros((n_users, 1)), shared], axis=1)  # X_0 = 0
-    rows = np.arange(n_users)[:, None]
-    x_long = shared_at[rows, long]
-    x_short = shared_at[rows, short]
-    s = np.maximum(short, 1).astype(np.float64)
-    l_ = np.maximum(long, 1).astype(np.float64)
-    overlap = by_depth[rows, long]
-    # ranks s + 1..l: the short list's items found at depth d count as X_s (d - s) / (s d)
-    past_short = x_short / s * ((powers[long] - powers[short])
-                                - s * (per_depth[long] - per_depth[short]))
-    tail = ((x_long - x_short) / l_ + x_short / s) * p ** long
-    rbo = (1.0 - p) / p * (overlap + past_short) + tail
-    rbo = np.where(short == 0, 0.0, rbo)
+    running = np.cumsum(shared / depth * power, axis=1)  # sum_{d <= K} X_d / d p^d
+    rbo = (1.0 - p) / p * running + shared / depth * power
+    row, column = np.nonzero((short != depth) | (long != depth))
+    if len(row):
+        s_, l_ = short[row, column], long[row, column]
+
+        def at(values: np.ndarray, k: np.ndarray) -> np.ndarray:
+            """values at K = k for the cells (0 at k = 0)."""
+            return np.where(k > 0, values[row, np.maximum(k, 1) - 1], 0.0)
+
+        powers = np.concatenate([[0.0], np.cumsum(power)])             # sum p^d
+        per_depth = np.concatenate([[0.0], np.cumsum(power / depth)])  # sum p^d / d
+        x_long, x_short = at(shared, l_), at(shared, s_)
+        s = np.maximum(s_, 1).astype(np.float64)
+        l = np.maximum(l_, 1).astype(np.float64)  # noqa: E741 (the paper's l)
+        # ranks s + 1..l: the short list's items found at depth d count as X_s (d - s) / (s d)
+        past_short = x_short / s * ((powers[l_] - powers[s_])
+                                    - s * (per_depth[l_] - per_depth[s_]))
+        tail = ((x_long - x_short) / l + x_short / s) * p ** l_
+        cells = (1.0 - p) / p * (at(running, l_) + past_short) + tail
+        rbo[row, column] = np.where(s_ == 0, 0.0, cells)
     return np.where(both_empty, 1.0, rbo)
 
 
