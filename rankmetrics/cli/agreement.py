@@ -21,13 +21,10 @@ from rankmetrics.cli.options import (
     add_decompressed_size_option,
     cutoff,
     decompressed_size,
-    reading,
-    run_name_and_path,
-    warn,
+    read_truth_and_runs,
 )
 from rankmetrics.conventions import TIES, Conventions
 from rankmetrics.evaluation import BEYOND_WIDTH
-from rankmetrics.io import read_run, read_truth
 from rankmetrics.prepared.ground_truth import GroundTruth
 
 DEFAULT_MAX_CUTOFF = 20
@@ -78,17 +75,7 @@ def run_overlap(args: argparse.Namespace) -> int:
     except ValueError as error:
         raise ValueError(f"--persistence: {error}") from None
     limit = decompressed_size(args)
-    with reading(f"--truth {args.truth}", args.truth):
-        truth = read_truth(args.truth, max_decompressed_size=limit)
-    warn(truth.warnings)
-    runs = {}
-    for spec in args.run:
-        name, path = run_name_and_path(spec)
-        if name in runs:
-            raise ValueError(f"Both runs are named {name!r}: name them with NAME=FILE.")
-        with reading(f"--run {spec}", path):
-            runs[name] = read_run(path, name=name, max_decompressed_size=limit)
-        warn(runs[name].warnings)
+    truth, runs = read_truth_and_runs(args, limit)
     prepared = GroundTruth.from_frame(truth)
     inputs = prepare_beyond(prepared, runs, catalogue="all", ties=args.ties,
                             max_cutoff=max_cutoff)

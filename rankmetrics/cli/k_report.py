@@ -23,14 +23,12 @@ from rankmetrics.cli.options import (
     cutoff,
     decompressed_size,
     read_conventions,
+    read_truth_and_runs,
     reading,
     refuse_with_bundle,
     relevance_mapping,
-    run_name_and_path,
-    warn,
 )
 from rankmetrics.evaluation import evaluate, load_bundle
-from rankmetrics.io import read_run, read_truth
 from rankmetrics.metrics import MAIN_METRICS
 from rankmetrics.relevance import RelevanceMapping
 
@@ -108,18 +106,8 @@ def run_k_report(args: argparse.Namespace) -> int:
     table_cutoffs = _table_cutoffs(args.cutoffs, max_cutoff)
     conventions = read_conventions(args)
     limit = decompressed_size(args)
-    with reading(f"--truth {args.truth}", args.truth):
-        truth = read_truth(args.truth, max_decompressed_size=limit)
-    warn(truth.warnings)
+    truth, runs = read_truth_and_runs(args, limit)
     mapping = relevance_mapping(args, truth.numbers())
-    runs = {}
-    for spec in args.run:
-        name, path = run_name_and_path(spec)
-        if name in runs:
-            raise ValueError(f"Two runs are named {name!r}: name them with NAME=FILE.")
-        with reading(f"--run {spec}", path):
-            runs[name] = read_run(path, name=name, max_decompressed_size=limit)
-        warn(runs[name].warnings)
     ev = evaluate(truth, runs, relevance=mapping, conventions=conventions,
                   max_cutoff=max_cutoff)
     report = k_report(ev, metric=args.metric, cutoff=chosen, runs=runs,

@@ -29,7 +29,7 @@ from rankmetrics.conventions import (
 )
 from rankmetrics.errors import printable
 from rankmetrics.evaluation import MAX_CUTOFF
-from rankmetrics.io import file_stem, parse_size
+from rankmetrics.io import LoadedTable, file_stem, parse_size, read_run, read_truth
 from rankmetrics.relevance import RelevanceMapping, parse_grade_table, suggest_mapping
 from rankmetrics.stats import CORRECTIONS, TESTS
 
@@ -327,6 +327,24 @@ def reading(option: str, path: str, *, after: str = "", which: str | None = None
         yield
     except (ValueError, OSError) as error:  # a DataError, or columns the file cannot take
         raise ValueError(f"{option}: {told_for_cli(str(error), which)}") from None
+
+
+def read_truth_and_runs(args: argparse.Namespace, limit: int | None
+                        ) -> tuple[LoadedTable, dict[str, LoadedTable]]:
+    """``--truth`` and every ``--run`` read as given, each file's warnings printed, two runs
+    of one name refused (for the commands that read files without column choices)."""
+    with reading(f"--truth {args.truth}", args.truth):
+        truth = read_truth(args.truth, max_decompressed_size=limit)
+    warn(truth.warnings)
+    runs = {}
+    for spec in args.run:
+        name, path = run_name_and_path(spec)
+        if name in runs:
+            raise ValueError(f"Two runs are named {name!r}: name them with NAME=FILE.")
+        with reading(f"--run {spec}", path):
+            runs[name] = read_run(path, name=name, max_decompressed_size=limit)
+        warn(runs[name].warnings)
+    return truth, runs
 
 
 def run_name_and_path(spec: str) -> tuple[str, str]:

@@ -513,6 +513,24 @@ def _graded(grades: np.ndarray | None, highest: float | None) -> tuple[np.ndarra
     return grades, highest
 
 
+def grades_within(grades: np.ndarray, highest: float, metric: str) -> np.ndarray:
+    """The grades, those below 0 as 0, refused when one is above the highest grade g_max
+    that ``metric`` (ERR, graded RBP) divides by.
+
+    >>> grades_within(np.array([-1.0, 2.0]), 3.0, "ERR").tolist()
+    [0.0, 2.0]
+    """
+    grades = np.maximum(np.asarray(grades, dtype=np.float64), 0.0)
+    if len(grades) and grades.max() > highest:
+        top = grades.max()
+        raise ValueError(
+            f"{metric}'s highest grade g_max = {highest:g} is below a grade of the ground "
+            f"truth ({top:g}), which would count for more than a perfect item: set max_grade "
+            f"(--max-grade) to at least {top:g}, or leave it out to use the highest grade of "
+            "the relevance mapping.")
+    return grades
+
+
 def _judged_counts(counts: np.ndarray | None) -> np.ndarray:
     if counts is None:
         raise ValueError("These users were gathered without their numbers of judged items.")

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from rankmetrics.conventions import Conventions
-from rankmetrics.metrics._kernels import UserBlock
+from rankmetrics.metrics._kernels import UserBlock, grades_within
 from rankmetrics.metrics._metric import Metric
 
 
@@ -27,13 +27,7 @@ def stop_probabilities(grades: np.ndarray, highest: float) -> np.ndarray:
     >>> stop_probabilities(np.array([0.0, 1.0, 2.0]), 2.0).tolist()
     [0.0, 0.25, 0.75]
     """
-    grades = np.maximum(np.asarray(grades, dtype=np.float64), 0.0)
-    if len(grades) and grades.max() > highest:
-        raise ValueError(
-            f"ERR's highest grade g_max = {highest:g} is below a grade of the ground truth "
-            f"({grades.max():g}), which would stop the reader with a probability above 1: set "
-            f"max_grade (--max-grade) to at least {grades.max():g}, or leave it out to "
-            "use the highest grade of the relevance mapping.")
+    grades = grades_within(grades, highest, "ERR")
     return (np.exp2(grades) - 1.0) / np.exp2(highest)
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from rankmetrics.conventions import Conventions
-from rankmetrics.metrics._kernels import JudgedItems, UserBlock
+from rankmetrics.metrics._kernels import JudgedItems, UserBlock, grades_within
 from rankmetrics.metrics._metric import Metric
 
 
@@ -37,13 +37,7 @@ def item_gains(relevant: np.ndarray, grades: tuple[np.ndarray, float],
     if conventions.rbp_gain == "binary":
         return relevant.astype(np.float64)
     values, highest = grades
-    values = np.maximum(values, 0.0)
-    if len(values) and values.max() > highest:
-        raise ValueError(
-            f"Graded RBP divides each grade by the highest grade g_max = {highest:g}, below a "
-            f"grade of the ground truth ({values.max():g}): set max_grade (--max-grade) to at "
-            f"least {values.max():g}, or leave it out to use the highest grade of the "
-            "relevance mapping.")
+    values = grades_within(values, highest, "Graded RBP")
     return values / highest if highest > 0 else np.zeros_like(values)
 
 
