@@ -63,7 +63,7 @@ def test_beyond_results_read_back_equal_to_the_evaluations(saved):
     bundle = load_bundle(folder)
     live = evaluation.beyond
     assert bundle.beyond is not None and live is not None
-    assert bundle.beyond.metrics == live.metrics and len(live.metrics) == 12
+    assert bundle.beyond.metrics == live.metrics and len(live.metrics) == 13
     assert bundle.beyond.per_user_metrics == live.per_user_metrics == LIST_METRICS
     # every metric at every K, exactly: the table the page and the command line show
     pd.testing.assert_frame_equal(bundle.beyond.summary(), live.summary(), check_exact=True)

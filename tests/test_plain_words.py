@@ -32,6 +32,7 @@ LABELS = {
     "coverage": "Coverage", "gini": "Gini", "entropy": "Entropy",
     "personalization": "Personalization", "arp": "ARP", "aplt": "APLT", "aclt": "ACLT",
     "novelty": "Novelty", "ild": "ILD", "categories": "Categories",
+    "category_entropy": "Category entropy",
     "recall_long_tail": "Recall (long tail)", "ndcg_long_tail": "NDCG (long tail)",
 }
 

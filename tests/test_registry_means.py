@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rankmetrics import Conventions, RelevanceMapping, evaluate
+from rankmetrics import BeyondOptions, Conventions, RelevanceMapping, evaluate
 from rankmetrics.metrics import (
     ALL_METRICS,
     BEYOND_METRICS,
@@ -34,7 +34,7 @@ def beyond_inputs(seed: int, features: str) -> tuple[pd.DataFrame, pd.DataFrame]
     seen = rng.choice(items[:55], 500, p=np.linspace(2, 0.1, 55) / np.linspace(2, 0.1, 55).sum())
     interactions = pd.DataFrame({"user": [f"t{n}" for n in rng.integers(0, 50, 500)],
                                  "item": seen})
-    if features == "genres":
+    if features in ("genres", "hamming"):
         genres = np.array(["drama", "comedy", "action", "horror", "sci-fi"])
         columns = {"genres": ["|".join(rng.choice(genres, rng.integers(1, 3), replace=False))
                               for _ in items]}
@@ -52,10 +52,14 @@ def evaluations(seed: int, features: str):
             truth, {"first": first, "second": second},
             relevance=RelevanceMapping.graded({5: 3, 4: 2, 3: 1}),
             conventions=Conventions.preset(preset), max_cutoff=CUTOFF,
-            interactions=interactions, item_attributes=attributes)
+            interactions=interactions, item_attributes=attributes,
+            beyond_options=BeyondOptions(distance="hamming" if features == "hamming"
+                                         else "auto"))
 
 
+# genres by Jaccard and by Hamming (each genre a binary feature), numbers by cosine
 CASES = [(seed, features) for seed in (3, 11) for features in ("genres", "numbers")]
+CASES.append((5, "hamming"))
 
 
 @pytest.fixture(scope="module", params=CASES, ids=[f"{s}-{f}" for s, f in CASES])
@@ -65,11 +69,13 @@ def evaluated(request):
 
 def test_the_registry_is_covered(evaluated):
     # every metric is checked below, by one of three rules, and every beyond-accuracy metric
-    # is offered by the inputs (categories by the genres only)
+    # is offered by the inputs (categories and category entropy by the genres only)
     assert set(ALL_METRICS) == {*METRICS, *LIST_METRICS, *SYSTEM_METRICS, *LONG_TAIL_METRICS}
     offered = set(evaluated[0][3].beyond.metrics)
-    assert offered == set(BEYOND_METRICS) - ({"categories"} if "categories" not in offered
+    by_genres = {"categories", "category_entropy"}
+    assert offered == set(BEYOND_METRICS) - (by_genres if "categories" not in offered
                                              else set())
+    assert by_genres <= offered or by_genres.isdisjoint(offered)
 
 
 def test_each_mean_is_the_mean_of_its_per_user_values(evaluated):

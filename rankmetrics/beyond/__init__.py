@@ -26,10 +26,17 @@ long-tail accuracy and the popularity deciles.
 
 from rankmetrics.beyond._inputs import BeyondInputs, prepare_beyond
 from rankmetrics.beyond._items import CATALOGUE, ItemFacts, ItemTraits, Popularity
-from rankmetrics.beyond._options import DISTRIBUTION, LONG_TAIL, POPULARITY, BeyondOptions
+from rankmetrics.beyond._options import (
+    DISTANCE,
+    DISTRIBUTION,
+    LONG_TAIL,
+    POPULARITY,
+    BeyondOptions,
+)
 
 __all__ = [
     "CATALOGUE",
+    "DISTANCE",
     "DISTRIBUTION",
     "LONG_TAIL",
     "POPULARITY",

@@ -8,6 +8,7 @@ the kernels work on integer arrays indexed by item code.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -38,15 +39,16 @@ class Popularity:
 
 @dataclass(frozen=True)
 class ItemTraits:
-    """Items' categories (as bit sets, for Jaccard and counting) or numeric features (unit
-    vectors, for cosine), by item code."""
+    """Items' categories (as bit sets, for Jaccard and counting), numeric features (unit
+    vectors, for cosine) or binary features (for Hamming), by item code."""
 
-    distance: str  # "jaccard" or "cosine"
+    distance: str  # "jaccard", "cosine" or "hamming"
     columns: tuple[str, ...]
     category_bits: np.ndarray | None = None  # items x words, uint64
     set_of_item: np.ndarray | None = None  # each item's category set number
     set_distances: np.ndarray | None = None  # (sets + 1) x (sets + 1); the last: no item
     unit_features: np.ndarray | None = None  # items x features, unit length (or 0)
+    binary_features: np.ndarray | None = None  # items x features, 0 or 1
 
 
 @dataclass(frozen=True)
@@ -110,7 +112,7 @@ def item_facts(
         truth_item_code=facts_codes(truth.item_ids),
         popularity=popularity,
         attributes=None if attributes is None else read_attributes_table(
-            attributes, facts_codes),
+            attributes, facts_codes, options.distance),
     )
 
 
@@ -208,17 +210,56 @@ def _attribute_ids(attributes: Attributes) -> pa.Array:
     return pa.array(attributes.ids.to_numpy(dtype=object), type=pa.large_string())
 
 
-def read_attributes_table(attributes: Attributes, coder: _Coder) -> ItemTraits:
+def read_attributes_table(attributes: Attributes, coder: _Coder, distance: str = "auto"
+                          ) -> ItemTraits:
     """Categories when any column holds categories (one or several per item), else the
-    numeric columns as features."""
+    numeric columns as features; with ``distance="hamming"``, also as binary features
+    (see :class:`~rankmetrics.beyond.BeyondOptions`)."""
     codes = coder(_attribute_ids(attributes))
     categorical = [name for name, kind in attributes.kinds.items() if kind != "number"]
     if categorical:
-        return _categories(attributes.table, categorical, codes, len(coder.ids))
+        traits = _categories(attributes.table, categorical, codes, len(coder.ids))
+        if distance == "hamming":
+            return _binary_categories(traits)
+        return traits
     if not attributes.kinds:
         raise ValueError(f"The item attributes {attributes.source} have no column besides "
                          "the item.")
+    if distance == "hamming":
+        return _binary_columns(attributes, list(attributes.kinds), codes, len(coder.ids))
     return _features(attributes.table, list(attributes.kinds), codes, len(coder.ids))
+
+
+def _binary_categories(traits: ItemTraits) -> ItemTraits:
+    """The categories as binary features: one per category, 1 where an item has it."""
+    bits = traits.category_bits
+    assert bits is not None
+    # category c is bit c % 64 of word c // 64: in little-endian bytes, bit c of the row
+    unpacked = np.unpackbits(bits.astype("<u8").view(np.uint8), axis=1, bitorder="little")
+    held = np.flatnonzero(unpacked.any(axis=0))
+    n_categories = int(held.max(initial=-1)) + 1
+    return dataclasses.replace(traits, distance="hamming",
+                               binary_features=unpacked[:, :n_categories].astype(np.float64))
+
+
+def _binary_columns(attributes: Attributes, columns: list[str], codes: np.ndarray,
+                    n_items: int) -> ItemTraits:
+    """Numeric columns of 0 and 1 as binary features; any other value is refused with the
+    row and column that hold it (an item without a value has 0)."""
+    table = attributes.table
+    values = table[columns].to_numpy(dtype=np.float64, na_value=0.0)
+    bad = np.argwhere(~np.isin(values, (0.0, 1.0)))
+    if len(bad):
+        row, column = (int(i) for i in bad[0])
+        raise ValueError(
+            f"In {attributes.source}: Hamming distance needs binary "
+            f"features, but column {columns[column]!r} holds {values[row, column]:g} in data "
+            f"row {row + 1} (item {attributes.ids.iloc[row]!r}). Give only 0 and 1 in the numeric "
+            "columns, give categories instead, or use the default distance (cosine on "
+            "numeric features).")
+    features = np.zeros((n_items, len(columns)))
+    features[codes] = values
+    return ItemTraits("hamming", tuple(columns), binary_features=features)
 
 
 def _categories(attributes: pd.DataFrame, columns: list[str], codes: np.ndarray,

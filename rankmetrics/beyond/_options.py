@@ -10,6 +10,7 @@ from rankmetrics.checks import check_choice, check_probability
 POPULARITY = ("interactions", "users")
 LONG_TAIL = ("short_head", "bottom_items")
 DISTRIBUTION = ("catalogue", "recommended")
+DISTANCE = ("auto", "hamming")
 
 
 @dataclass(frozen=True)
@@ -36,17 +37,25 @@ class BeyondOptions:
         Evidently's Gini is n / (n - 1) times ``gini`` over the recommended items with a
         catalogue holding every recommended item, n the number of those items (it divides by
         n - 1 where ``gini`` divides by n); see docs/beyond-accuracy.md.
+    distance : {"auto", "hamming"}, default "auto"
+        The distance ILD averages. ``auto``: Jaccard's on the category sets when the item
+        attributes have categories, else the cosine distance on the numeric features.
+        ``hamming``: the share of binary features two items differ on (scipy's and
+        scikit-learn's ``hamming``), each category a feature (has it or not) or each numeric
+        column one that must hold only 0 and 1.
     """
 
     popularity: str = "interactions"
     long_tail: str = "short_head"
     long_tail_share: float = 0.8
     distribution: str = "catalogue"
+    distance: str = "auto"
 
     def __post_init__(self) -> None:
         check_choice("popularity", self.popularity, POPULARITY)
         check_choice("long_tail", self.long_tail, LONG_TAIL)
         check_choice("distribution", self.distribution, DISTRIBUTION)
+        check_choice("distance", self.distance, DISTANCE)
         share = check_probability("long_tail_share", self.long_tail_share)
         if not 0.0 < share < 1.0:
             raise ValueError("The 'long_tail_share' argument must be a number in the range "

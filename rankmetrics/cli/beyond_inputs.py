@@ -8,7 +8,14 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from rankmetrics.beyond import CATALOGUE, DISTRIBUTION, LONG_TAIL, POPULARITY, BeyondOptions
+from rankmetrics.beyond import (
+    CATALOGUE,
+    DISTANCE,
+    DISTRIBUTION,
+    LONG_TAIL,
+    POPULARITY,
+    BeyondOptions,
+)
 from rankmetrics.cli.options import reading, warn
 from rankmetrics.io import read_attributes, read_interactions
 from rankmetrics.metrics import BEYOND_METRICS
@@ -19,7 +26,8 @@ def add_beyond_options(ev: argparse.ArgumentParser) -> None:
     beyond = ev.add_argument_group(
         "beyond accuracy", "Inputs and choices of coverage, gini, entropy, personalization "
         "(need nothing more), arp, aplt, aclt, novelty, recall_long_tail, ndcg_long_tail "
-        "(need --interactions) and ild, categories (need --item-attributes)."
+        "(need --interactions) and ild, categories and category_entropy (need "
+        "--item-attributes)."
     )
     beyond.add_argument("--interactions", metavar="FILE",
                         help="training interactions: user and item columns (a rating or "
@@ -43,6 +51,10 @@ def add_beyond_options(ev: argparse.ArgumentParser) -> None:
     beyond.add_argument("--distribution", choices=DISTRIBUTION, default="catalogue",
                         help="Gini and entropy over the whole catalogue (default) or only "
                         "the catalogue's items recommended at least once")
+    beyond.add_argument("--distance", choices=DISTANCE, default="auto",
+                        help="ILD's distance: auto (default): Jaccard on categories, else "
+                        "cosine on numeric features; hamming: the share of binary features "
+                        "two items differ on (each category, or numeric columns of 0 and 1)")
 
 
 def beyond_inputs(args: argparse.Namespace, beyond: tuple[str, ...], limit: int | None,
@@ -60,7 +72,8 @@ def beyond_inputs(args: argparse.Namespace, beyond: tuple[str, ...], limit: int 
             raise ValueError(f"--metrics {name} needs {flag} FILE.")
     inputs: dict[str, Any] = {"beyond_options": BeyondOptions(
         popularity=args.popularity, long_tail=args.long_tail,
-        long_tail_share=args.long_tail_share, distribution=args.distribution)}
+        long_tail_share=args.long_tail_share, distribution=args.distribution,
+        distance=args.distance)}
     if args.interactions:
         with reading(f"--interactions {args.interactions}", args.interactions,
                      which="interactions"):

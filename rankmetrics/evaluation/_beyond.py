@@ -60,7 +60,8 @@ class BeyondAccuracy:
                "attributes": facts.attributes is not None}
         offered = [name for name, metric in BEYOND_METRICS.items() if has[metric.needs]]
         if facts.attributes is None or facts.attributes.category_bits is None:
-            offered = [name for name in offered if name != "categories"]
+            offered = [name for name in offered
+                       if name not in ("categories", "category_entropy")]
         return tuple(offered)
 
     @property

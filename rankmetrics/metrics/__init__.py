@@ -15,7 +15,7 @@ beyond-accuracy metrics (they need whole lists, training interactions or item at
 >>> MAIN_METRICS
 ('precision', 'recall', 'hit_rate', 'mrr', 'map', 'ndcg')
 >>> LIST_METRICS
-('arp', 'aplt', 'aclt', 'novelty', 'ild', 'categories')
+('arp', 'aplt', 'aclt', 'novelty', 'ild', 'categories', 'category_entropy')
 """
 
 from __future__ import annotations

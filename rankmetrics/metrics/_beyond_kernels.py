@@ -53,10 +53,12 @@ def per_user(metric: str, lists: np.ndarray, facts: ItemFacts) -> np.ndarray:
     # a list fills its first ranks: the items in the top k are min(k, its length)
     lengths = np.count_nonzero(lists >= 0, axis=1)
     listed = np.minimum(np.arange(1.0, lists.shape[1] + 1)[None, :], lengths[:, None])
-    if metric in ("ild", "categories"):
+    if metric in ("ild", "categories", "category_entropy"):
         attributes = _needs(facts.attributes, metric)
         if metric == "categories":
             return distinct_categories(lists, attributes)
+        if metric == "category_entropy":
+            return category_entropy(lists, attributes)
         return intra_list_diversity(lists, listed, attributes)
     summed = np.cumsum(item_values(metric, facts)[lists], axis=1)
     return summed if metric == "aclt" else safe_divide(summed, listed)
@@ -128,6 +130,12 @@ def intra_list_diversity(lists: np.ndarray, listed: np.ndarray,
                          attributes: ItemTraits) -> np.ndarray:
     """Mean distance over the pairs of the top K (0 for fewer than two items)."""
     pairs = listed * (listed - 1) / 2
+    if attributes.distance == "hamming":
+        if attributes.binary_features is None:
+            raise ValueError("ILD by Hamming distance needs binary item features.")
+        differ = _differing_features(lists, listed, attributes.binary_features)
+        width = max(attributes.binary_features.shape[1], 1)
+        return np.where(pairs > 0, safe_divide(differ, pairs * width), 0.0)
     if attributes.distance == "cosine":
         if attributes.unit_features is None:
             raise ValueError("ILD by cosine distance needs numeric item features.")
@@ -149,6 +157,34 @@ def intra_list_diversity(lists: np.ndarray, listed: np.ndarray,
     else:
         similar = _similar_pairs_by_table(lists, attributes)
     return np.where(pairs > 0, 1.0 - safe_divide(similar, pairs), 0.0)
+
+
+def _differing_features(lists: np.ndarray, listed: np.ndarray, binary: np.ndarray
+                        ) -> np.ndarray:
+    """Users x K: the features the pairs of the top k differ on, summed over the pairs,
+    with no pair compared: for m vectors x_i of 0 and 1, sum_{i<j} |x_i - x_j|^2 is
+    m sum_i |x_i|^2 - |sum_i x_i|^2, and |sum_i x_i|^2 grows rank by rank by
+    2 <sum so far, x_k> + |x_k|^2. Past a list's end the item is a vector of zeros and m
+    stays. Every term is a whole number: exact in float32 below 2^24, which holds the
+    running sums unless lists are long and the features many."""
+    exact = lists.shape[1] * max(binary.shape[1], 1) < 1 << 24
+    rows = padded(binary).astype(np.float32 if exact else np.float64)
+    sizes = rows.sum(axis=1, dtype=np.float64)
+    out = np.empty(lists.shape)
+    for first in range(0, len(lists), USERS_PER_SUM):
+        block = lists[first:first + USERS_PER_SUM]
+        by_rank = np.ascontiguousarray(block.T)
+        held = np.zeros((len(block), rows.shape[1]), dtype=rows.dtype)
+        norm = np.zeros(len(block))
+        norms = np.empty(by_rank.shape)
+        for k, items in enumerate(by_rank):
+            vectors = rows[items]
+            norm += 2 * np.einsum("ud,ud->u", held, vectors) + sizes[items]
+            held += vectors
+            norms[k] = norm
+        out[first:first + USERS_PER_SUM] = (
+            listed[first:first + USERS_PER_SUM] * np.cumsum(sizes[block], axis=1) - norms.T)
+    return out
 
 
 def _marked_empty_sets(bits: np.ndarray) -> np.ndarray | None:
@@ -271,6 +307,53 @@ def _category_counts(lists: np.ndarray, attributes: ItemTraits) -> np.ndarray:
     held = np.bitwise_or.accumulate(padded(bits)[lists], axis=1)
     return np.bitwise_count(held).sum(axis=2, dtype=np.int64)
 
+
+
+def category_entropy(lists: np.ndarray, attributes: ItemTraits) -> np.ndarray:
+    """Users x K: the Shannon entropy in bits of the categories of each top k, each
+    category's share being its (item, category) memberships over all of them (an item
+    counts once for each of its categories, an item without any counts nothing; 0 for no
+    membership or one category).
+
+    With m_c the memberships of category c and T their sum, the entropy is
+    log2 T - sum_c m_c log2 m_c / T: running counts per user and category along the ranks,
+    a block of users at a time, and a table of m log2 m, with no users x K x categories
+    array and one logarithm per (user, rank)."""
+    bits = attributes.category_bits
+    if bits is None:
+        raise ValueError("category_entropy needs item attributes with categories (text or "
+                         "lists of categories), not only numeric features.")
+    # little-endian: bit j of word w is category 64 w + j
+    words = padded(bits).astype("<u8", copy=False)
+    used = np.flatnonzero(_unpacked(np.bitwise_or.reduce(words, axis=0, keepdims=True))[0])
+    width = lists.shape[1]
+    out = np.zeros(lists.shape)
+    if not len(used) or not width:
+        return out
+    members = _unpacked(words)[:, used]  # items x used categories, 0 or 1
+    sizes = members.sum(axis=1, dtype=np.float64)
+    counts_at = np.arange(width + 1, dtype=np.float64)
+    m_log_m = counts_at * np.log2(np.maximum(counts_at, 1.0))
+    count_type = np.min_scalar_type(width)  # a count is at most the list's length
+    for first in range(0, len(lists), USERS_PER_SUM):
+        block = np.ascontiguousarray(lists[first:first + USERS_PER_SUM].T)  # ranks x users
+        counts = np.zeros((block.shape[1], len(used)), dtype=count_type)
+        spread = np.empty(block.shape)  # sum_c m_c log2 m_c
+        kinds = np.empty(block.shape, dtype=np.int64)
+        for k, items in enumerate(block):
+            counts += members[items]
+            spread[k] = m_log_m[counts].sum(axis=1)
+            kinds[k] = np.count_nonzero(counts, axis=1)
+        total = np.cumsum(sizes[block], axis=0)
+        value = np.log2(np.maximum(total, 1.0)) - safe_divide(spread, total)
+        out[first:first + USERS_PER_SUM] = np.where(kinds > 1, value, 0.0).T
+    return out
+
+
+def _unpacked(words: np.ndarray) -> np.ndarray:
+    """Little-endian uint64 words (..., W) as their bits (..., 64 W), 0 or 1 (uint8)."""
+    return np.unpackbits(np.ascontiguousarray(words).view(np.uint8), axis=-1,
+                         bitorder="little")
 
 # System metrics ----------------------------------------------------------------------------
 
