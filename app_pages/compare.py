@@ -25,7 +25,14 @@ from dashboard.verdict import (
     significance_choice,
 )
 from rankmetrics.figures import metric_curves, metric_label
-from rankmetrics.metrics import MAIN_METRICS, METRICS, direction_text, plain_label, value_text
+from rankmetrics.metrics import (
+    MAIN_METRICS,
+    METRICS,
+    direction_text,
+    higher_says,
+    plain_label,
+    value_text,
+)
 from rankmetrics.printed import unbroken_cutoffs
 from rankmetrics.report.decision import (
     MetricDecision,
@@ -49,14 +56,24 @@ prepared, settings = require_data()
 k = settings.cutoff
 decision_area = st.container()
 
-st.session_state.setdefault(keys.COMPARE_METRICS, list(MAIN_METRICS))
+offered = cached_evaluation.accuracy_metrics(prepared)  # the main ones, then the others
+state = st.session_state
+state[keys.COMPARE_METRICS] = [metric for metric in state.get(keys.COMPARE_METRICS,
+                                                              MAIN_METRICS) if metric in offered]
 chosen = st.pills(
-    "Metrics", list(MAIN_METRICS), selection_mode="multi", key=keys.COMPARE_METRICS,
+    "Metrics", offered, selection_mode="multi", key=keys.COMPARE_METRICS,
     format_func=plain_label, persist_state="session",
-    help="\n\n".join(f"**{plain_label(m)}**: {METRICS[m].description} {direction_text(m)}."
-                     for m in MAIN_METRICS),
+    help="The first six are shown by default; the others are for graded judgments and "
+    "incomplete judgments (ERR, RBP, bpref, the share judged) and for DCG without "
+    "normalizing.\n\n"
+    + "\n\n".join(f"**{plain_label(m)}**: {METRICS[m].description} {direction_text(m)}."
+                   for m in offered),
 )
-metrics = [metric for metric in MAIN_METRICS if metric in (chosen or [])]
+metrics = [metric for metric in offered if metric in (chosen or [])]
+# the table: the main metrics, and any other chosen above
+table_metrics = tuple(metric for metric in offered if metric in MAIN_METRICS or metric in metrics)
+# the metrics where higher is better: a model can lead on them
+tested_metrics = tuple(metric for metric in table_metrics if higher_says(metric) is None)
 
 toggle_column, level_column = st.columns(2, vertical_alignment="center")
 level = confidence_level()
@@ -77,7 +94,8 @@ if metrics:
                         f"{level:.0%} confidence bands…"):
             band_table, band_cutoffs = cached_evaluation.bands(prepared, settings,
                                                                tuple(metrics), level)
-    figure = metric_curves(cached_evaluation.curves(prepared, settings), metrics, k,
+    figure = metric_curves(cached_evaluation.curves(prepared, settings, tuple(metrics)),
+                           metrics, k,
                            prepared.colors, bands=band_table, confidence=level,
                            list_end=prepared.longest_list)
     show_chart(figure, "compare_chart", name=("curves", *metrics, "K", k))
@@ -92,14 +110,14 @@ else:
     st.info("Pick at least one metric above to draw its curves.")
 
 st.subheader(f"Every metric at K = {k}")
-table = cached_evaluation.table_at(prepared, settings)
+table = cached_evaluation.table_at(prepared, settings, table_metrics)
 # NDCG, the headline metric, first: the column next to the model, in view in a narrow window
 headline_column = metric_label("ndcg", k)
 table = table[[headline_column, *(column for column in table.columns
                                   if column != headline_column)]]
-metric_columns: list[Hashable] = [metric_label(metric, k) for metric in MAIN_METRICS]
+metric_columns: list[Hashable] = [metric_label(metric, k) for metric in table_metrics]
 beyond_columns = []
-shown_metrics = list(MAIN_METRICS)  # the table's metric columns, each with its help
+shown_metrics = list(table_metrics)  # the table's metric columns, each with its help
 if prepared.extras or bundles.saved_beyond(prepared):  # beyond accuracy: files, or saved
     beyond = cached_beyond.beyond_table_at(prepared, settings)
     beyond_columns = list(beyond.columns)
@@ -107,7 +125,7 @@ if prepared.extras or bundles.saved_beyond(prepared):  # beyond accuracy: files,
     shown_metrics += cached_beyond.beyond_metrics(prepared, settings)
 choice = significance_choice()
 with st.spinner("Testing which differences between the models are more than chance…"):
-    results = comparisons(prepared, settings, MAIN_METRICS, choice)
+    results = comparisons(prepared, settings, tested_metrics, choice)
 averaged = cached_evaluation.averaged_column(prepared)
 styled = table.style.format("{:.4f}", subset=metric_columns, na_rep="–").format(
     "{:,}", subset=[averaged])
@@ -150,7 +168,7 @@ if any(result is not None for result in results.values()):  # the models can be 
     buttons.download_button(
         "Download as LaTeX", lambda: latex_table(
             evaluation,
-            metrics or list(MAIN_METRICS), [k], test=choice.test,
+            metrics or list(table_metrics), [k], test=choice.test,
             correction=choice.correction, confidence=choice.confidence,
             n_permutations=choice.n_permutations),
         file_name=f"metrics_at_{k}.tex", mime="text/x-tex", key="compare_table_latex",
@@ -182,6 +200,11 @@ st.caption("; ".join(notes) + (how_to_change if policy_noted else ".")
 judged = cached_evaluation.judged_note(prepared, settings)
 if judged:
     st.caption(f":material/info: {literal(judged)}")
+if "rbp" in table_metrics:
+    interval = cached_evaluation.rbp_note(prepared, settings)
+    if interval:
+        st.caption(f"{literal(interval)} Were every unjudged item relevant, RBP would be at "
+                   "the top of its interval.")
 
 tested = next((result for result in results.values() if result is not None), None)
 if tested is None:

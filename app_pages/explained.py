@@ -17,7 +17,7 @@ from dashboard.settings import USER_LIST_LIMIT, Settings
 from dashboard.sidebar import set_convention
 from dashboard.text import literal
 from rankmetrics.conventions import AP_DENOMINATORS, GAINS, IDEALS
-from rankmetrics.explain import slipped_discount
+from rankmetrics.explain import STEP_COLUMNS, STEP_METRICS, slipped_discount
 from rankmetrics.figures import metric_label, ndcg_contributions
 from rankmetrics.metrics import MAIN_METRICS, plain_label
 
@@ -50,6 +50,35 @@ ROW_COLUMNS = {
     "relevant": st.column_config.CheckboxColumn("Relevant"),
     "hits": st.column_config.NumberColumn("Hits so far", format="%d"),
     "precision": st.column_config.NumberColumn("Precision at this rank", format="%.4f"),
+}
+#: The columns of the rank-by-rank table of ERR, RBP, bpref and Judged, by metric.
+STEP_ROW_COLUMNS = {
+    "judged": st.column_config.CheckboxColumn("Judged", help="The item has a judgment in the "
+                                              "user's ground truth (relevant or not)."),
+    "stop": st.column_config.NumberColumn("Stop here: (2^g − 1) / 2^g_max", format="%.4f"),
+    "reached": st.column_config.NumberColumn("Reached: no stop before", format="%.4f"),
+    "weight": st.column_config.NumberColumn("Weight (1 − p) p^(rank − 1)", format="%.4f"),
+    "unknown": st.column_config.NumberColumn("Weight of an unjudged rank", format="%.4f"),
+    "nonrelevant_above": st.column_config.NumberColumn("Judged non-relevant above",
+                                                       format="%d"),
+    "judged_so_far": st.column_config.NumberColumn("Judged so far", format="%d"),
+}
+STEP_PARTS = {
+    "err": ("= reached × stop / rank", "Running ERR"),
+    "rbp": ("= weight if relevant", "Running RBP"),
+    "bpref": ("= term / |R|", "Running bpref"),
+    "judged": ("", "Share judged so far"),
+}
+#: What changes ERR, RBP, bpref and Judged, in words.
+STEP_NOTES = {
+    "err": "g_max is the same for every user: by default the highest grade of the relevance "
+    "mapping (with ratings as grades, the highest grade in the ground truth). gdeval, which "
+    "ir_measures runs for ERR@k, uses 4: every stop probability is then smaller.",
+    "rbp": "The persistence p is how patient the reader is: 0.5 looks at about two items, "
+    "0.95 at about twenty. The interval's top is RBP were every unjudged item and every rank "
+    "after K relevant. RBP counts relevance at the threshold (0/1), as ranx does.",
+    "bpref": "bpref skips unjudged items: only judged non-relevant items above a relevant "
+    "one cost it anything. What counts as relevant moves items between R and N.",
 }
 #: What the conventions do to each binary metric, in words.
 CONVENTION_NOTES = {
@@ -127,9 +156,10 @@ def what_if(mine: Settings, settings: Settings, options: tuple[str, ...]) -> str
     return "; ".join(words)
 
 
-ensure_choice(keys.EXPLAIN_METRIC, MAIN_METRICS, "ndcg")
+EXPLAINED = (*MAIN_METRICS, *STEP_METRICS)
+ensure_choice(keys.EXPLAIN_METRIC, EXPLAINED, "ndcg")
 metric_column, model_column, user_column = st.columns(3)
-metric_column.selectbox("Metric", MAIN_METRICS, key=keys.EXPLAIN_METRIC,
+metric_column.selectbox("Metric", EXPLAINED, key=keys.EXPLAIN_METRIC,
                         format_func=plain_label, persist_state="session")
 metric = state[keys.EXPLAIN_METRIC]
 ensure_choice(keys.EXPLAIN_MODEL, models)
@@ -351,7 +381,58 @@ def explain_binary_page(settings: Settings) -> None:
                "set in the sidebar).")
 
 
+def explain_steps_page(settings: Settings) -> None:
+    steps = cached_explained.steps(prepared, settings, model, user, metric)
+    label = metric_label(metric, k)
+    value, second, third = st.columns(3)
+    value.metric(label, f"{steps.value:.4f}")
+    if metric == "rbp":
+        second.metric("With what unjudged items could add",
+                      f"{steps.value:.4f} to {steps.value + steps.residual:.4f}")
+        third.metric("Persistence p", f"{steps.persistence:g}")
+    elif metric == "err":
+        second.metric("g_max", f"{steps.max_grade:g}")
+        third.metric("Relevant items in all (|R|)", steps.n_relevant)
+    elif metric == "bpref":
+        second.metric("Relevant items in all (|R|)", steps.n_relevant)
+        third.metric("Judged non-relevant in all (|N|)", steps.n_nonrelevant)
+    else:
+        second.metric(f"Judged in the top {k}", int(steps.ranked["judged"].sum()))
+        third.metric(f"Items in the top {k}", min(k, steps.list_length))
+    for line in steps.latex():
+        st.latex(line)
+    st.caption(literal(steps.words()))
+    notes(steps.list_length, steps.n_relevant)
+    st.markdown(f"**{literal(model)}'s top {k} for user {literal(user)}**")
+    columns = ["rank", "item", "rating", "grade", "judged", "relevant", *STEP_COLUMNS[metric]]
+    part, running = STEP_PARTS[metric]
+    config = {**ROW_COLUMNS, **STEP_ROW_COLUMNS,
+              "part": st.column_config.NumberColumn(part, format="%.4f"),
+              "running": st.column_config.NumberColumn(running, format="%.4f")}
+    st.dataframe(shown(steps.ranked[columns]), hide_index=True, column_config=config,
+                 key="step_rows")
+    download_table(steps.ranked[columns],
+                   file_name(metric, "at", k, "of", model, "for user", user, suffix=".csv"),
+                   "step_rows_csv")
+    if metric not in STEP_NOTES:
+        return
+    st.subheader("The same user under each choice")
+    st.markdown(STEP_NOTES[metric])
+    variants = cached_explained.step_choices(prepared, settings, model, user, metric)
+    table = variants.set_index(["option", "choice"]).drop(columns="active")
+    table.columns = [label, *(["Up to"] if metric == "rbp" else [])]
+    active = variants.set_index(["option", "choice"])[["active"] * len(table.columns)]
+    active.columns = table.columns
+    st.dataframe(highlighted(table, active), key="step_variants")
+    download_table(table, file_name(metric, "at", k, "of", model, "for user", user,
+                                     "under each choice", suffix=".csv"), "step_variants_csv")
+    st.caption(f"{label} of this user; green: the setting in use (set under Conventions in "
+               "the sidebar, the relevance threshold above them).")
+
+
 if metric == "ndcg":
     explain_ndcg_page(mine)
+elif metric in STEP_METRICS:
+    explain_steps_page(mine)
 else:
     explain_binary_page(mine)

@@ -26,7 +26,7 @@ from rankmetrics.figures import (
     metric_title,
     win_tie_loss,
 )
-from rankmetrics.metrics import MAIN_METRICS, higher_says, number_format, value_text
+from rankmetrics.metrics import higher_says, number_format, value_text
 from rankmetrics.users import outcome_counts
 
 UNRATED = "–"
@@ -67,8 +67,9 @@ def pick_user(key: str, table: pd.DataFrame) -> None:
         state[keys.H2H_USER] = str(table["user"].iloc[rows[0]])
 
 
-# the per-user beyond-accuracy metrics too, when the data set has their files
-metric_options = [*MAIN_METRICS, *cached_beyond.beyond_per_user_metrics(prepared, settings)]
+# every accuracy metric, and the per-user beyond-accuracy ones when the data set has their
+# files
+metric_options = cached_beyond.per_user_metrics(prepared, settings)
 ensure_choice(keys.H2H_METRIC, metric_options, default="ndcg")
 # the default pair: the two most accurate models (a higher ARP is not "best")
 chosen_metric = state[keys.H2H_METRIC]

@@ -3,6 +3,7 @@
 import streamlit as st
 
 from dashboard import bundles, keys, verdict
+from dashboard.cached import evaluation as cached_evaluation
 from dashboard.cached import segments as cached_segments
 from dashboard.charts import show_chart
 from dashboard.controls import confidence_control, download_table, ensure_choice, file_name
@@ -12,7 +13,7 @@ from dashboard.session import header, require_data
 from dashboard.text import literal
 from rankmetrics.figures import metric_label, metric_title
 from rankmetrics.figures.segments import segment_curves_figure, segment_heatmap
-from rankmetrics.metrics import MAIN_METRICS
+from rankmetrics.metrics import higher_says
 from rankmetrics.segments import MIN_USERS, N_BUCKETS, NO_VALUE, TOO_FEW, WARN_SHARE
 from rankmetrics.stats import CORRECTION_NAMES, CORRECTIONS, TEST_NAMES, TESTS
 
@@ -56,8 +57,11 @@ by_column.selectbox("Split users by", names, key=keys.SEGMENT_BY, persist_state=
                     help="An attribute column (categories as they are, numbers in quantile "
                     "buckets), the number of items in each user's ground truth, or, with "
                     "training interactions, each user's activity and cold start.")
-state.setdefault(keys.SEGMENT_METRIC, "ndcg")
-metric_column.selectbox("Metric", list(MAIN_METRICS), key=keys.SEGMENT_METRIC,
+# the metrics where higher is better: each segment has a winner
+offered = [metric for metric in cached_evaluation.accuracy_metrics(prepared)
+           if higher_says(metric) is None]
+ensure_choice(keys.SEGMENT_METRIC, offered, default="ndcg")
+metric_column.selectbox("Metric", offered, key=keys.SEGMENT_METRIC,
                         format_func=lambda m: metric_title(m, k), persist_state="session",
                         help="The cutoff K comes from the sidebar.")
 

@@ -22,7 +22,7 @@ from dashboard.verdict import (
     difference_columns,
 )
 from rankmetrics.figures import metric_label, metric_title, pairwise_matrix
-from rankmetrics.metrics import BEYOND_METRICS, MAIN_METRICS, declared, higher_says
+from rankmetrics.metrics import BEYOND_METRICS, declared, higher_says
 from rankmetrics.stats import (
     CORRECTION_HELP,
     CORRECTION_NAMES,
@@ -73,9 +73,9 @@ if len(prepared.models) < 2:
     st.stop()
 
 metric_column, test_column, correction_column = st.columns(3)
-state.setdefault(keys.SIGNIFICANCE_METRIC, "ndcg")
-metric_column.selectbox("Metric", [*MAIN_METRICS,
-                                   *cached_beyond.beyond_per_user_metrics(prepared, settings)],
+offered = cached_beyond.per_user_metrics(prepared, settings)
+ensure_choice(keys.SIGNIFICANCE_METRIC, offered, default="ndcg")
+metric_column.selectbox("Metric", offered,
                         key=keys.SIGNIFICANCE_METRIC,
                         format_func=lambda m: metric_title(m, k), persist_state="session",
                         help="The cutoff K comes from the sidebar.")
@@ -101,6 +101,10 @@ if metric in BEYOND_METRICS:
     st.info(f"{label} is a beyond-accuracy metric: below, the best model is the one with the "
             "highest value, which is not better in itself (a lower ARP means less popularity "
             "bias). The tests say whether the models differ.", icon=":material/info:")
+elif (higher := higher_says(metric)) is not None:  # the share judged, RBP's residual
+    st.info(f"{label} describes the judgments, not the model's quality: below, the best model "
+            f"is the one whose list {higher}, which is not better in itself. The tests say "
+            "whether the models differ.", icon=":material/info:")
 st.caption(f"**{TEST_NAMES[test].capitalize()}:** {TEST_HELP[test]}  \n"
            f"**{CORRECTION_NAMES[correction]} correction:** {CORRECTION_HELP[correction]}")
 

@@ -24,7 +24,7 @@ from dashboard.verdict import (
     significance_choice,
 )
 from rankmetrics.figures import distribution, ecdf, metric_label, metric_title
-from rankmetrics.metrics import MAIN_METRICS, declared, higher_says, number_format, value_text
+from rankmetrics.metrics import declared, higher_says, number_format, value_text
 from rankmetrics.report.verdict import how_tested
 
 WORST_SHOWN = 20
@@ -41,9 +41,9 @@ state = st.session_state
 k = settings.cutoff
 
 metric_column, chart_column = st.columns([2, 1])
-state.setdefault(keys.USERS_METRIC, "ndcg")
-metric_column.selectbox("Metric", [*MAIN_METRICS,
-                                   *cached_beyond.beyond_per_user_metrics(prepared, settings)],
+offered = cached_beyond.per_user_metrics(prepared, settings)
+ensure_choice(keys.USERS_METRIC, offered, default="ndcg")
+metric_column.selectbox("Metric", offered,
                         key=keys.USERS_METRIC,
                         format_func=lambda m: metric_title(m, k), persist_state="session",
                         help="The cutoff K comes from the sidebar.")

@@ -47,7 +47,8 @@ from dashboard.text import literal
 from dashboard.uploads import DATASET as UPLOADED
 from dashboard.uploads import restore
 from rankmetrics.conventions import OPTION_CHOICES, PRESETS
-from rankmetrics.metrics import BEYOND_METRICS, MAIN_METRICS
+from rankmetrics.explain import STEP_METRICS
+from rankmetrics.metrics import ALL_METRICS, CUTOFF_METRICS, MAIN_METRICS, higher_says
 from rankmetrics.stats import CORRECTIONS, TESTS
 
 WORKSPACE_PARAM = "ws"
@@ -85,9 +86,9 @@ def choice(options: Sequence, what: str, convert: Callable[[str], object] = str)
 
 def metric_list(text: str) -> list[str]:
     chosen = [part for part in text.split(",") if part]
-    unknown = [part for part in chosen if part not in MAIN_METRICS]
+    unknown = [part for part in chosen if part not in CUTOFF_METRICS]
     if unknown:
-        raise Refused(f"the metrics are {', '.join(MAIN_METRICS)}")
+        raise Refused(f"the metrics are {', '.join(CUTOFF_METRICS)}")
     return chosen
 
 
@@ -119,11 +120,13 @@ SETTINGS = (
     Param("resamples", keys.SIGNIFICANCE_BOOTSTRAP,
           choice(BOOTSTRAP_SAMPLES, "the resamples", int)),
     Param("h2h_metric", keys.H2H_METRIC, choice(MAIN_METRICS, "the metric")),
-    Param("explain_metric", keys.EXPLAIN_METRIC, choice(MAIN_METRICS, "the metric")),
+    Param("explain_metric", keys.EXPLAIN_METRIC,
+          choice((*MAIN_METRICS, *STEP_METRICS), "the metric")),
     Param("k_metric", keys.CHOOSING_K_METRIC, choice(MAIN_METRICS, "the metric")),
     Param("k_test", keys.CHOOSING_K_TEST, choice(TESTS, "the test")),
     Param("k_correction", keys.CHOOSING_K_CORRECTION, choice(CORRECTIONS, "the correction")),
-    Param("segment_metric", keys.SEGMENT_METRIC, choice(MAIN_METRICS, "the metric")),
+    Param("segment_metric", keys.SEGMENT_METRIC,
+          choice([m for m in CUTOFF_METRICS if higher_says(m) is None], "the metric")),
     Param("segment_test", keys.SEGMENT_TEST, choice(TESTS, "the test")),
     Param("segment_correction", keys.SEGMENT_CORRECTION,
           choice(CORRECTIONS, "the correction")),
@@ -144,8 +147,9 @@ DATA_PARAMS = ("rel", "grade_min", "kmax", "k", "segment_by", *MODEL_PARAMS, *US
 #: Settings checked against the evaluation (the segments of its users, the beyond-accuracy
 #: metrics its files allow).
 VIEW_PARAMS = ("users_by", "users_segment", "beyond_metrics", "tradeoff_against")
-#: The metric choices that may name a per-user beyond-accuracy metric (offered when the data
-#: set has the files it needs): such a value is checked against the evaluation.
+#: The metric choices that may name any metric with per-user values: one other than the main
+#: ones (a per-user beyond-accuracy metric, offered when the data set has the files it needs;
+#: an accuracy metric a saved evaluation may not hold) is checked against the evaluation.
 PER_USER_PARAMS = {"users_metric": keys.USERS_METRIC, "metric": keys.SIGNIFICANCE_METRIC,
                    "h2h_metric": keys.H2H_METRIC}
 
@@ -166,7 +170,7 @@ def read_link() -> None:
         if state.get(keys.WORKSPACE) and "data" not in params:
             params["data"] = UPLOADED
     later = {name: params.pop(name) for name in PER_USER_PARAMS
-             if params.get(name) in BEYOND_METRICS}
+             if params.get(name) in ALL_METRICS and params[name] not in MAIN_METRICS}
     for param in SETTINGS:
         if param.name in params:
             _take(param, params.pop(param.name))
@@ -268,8 +272,8 @@ def apply_view_settings(prepared: Prepared, settings: Settings) -> None:
                       settings)
     for name, key in PER_USER_PARAMS.items():
         if name in pending:
-            offered = [*MAIN_METRICS, *cached_beyond.beyond_per_user_metrics(prepared, settings)]
-            _take(Param(name, key, _known(offered, "a metric of this data set")), pending[name])
+            _take(Param(name, key, _known(cached_beyond.per_user_metrics(prepared, settings),
+                                          "a metric of this data set")), pending[name])
     if "beyond_metrics" in pending or "tradeoff_against" in pending:
         beyond = cached_beyond.beyond_metrics(prepared, settings)
         if "beyond_metrics" in pending:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import keys
+from rankmetrics.explain import STEP_METRICS
 from rankmetrics.metrics import MAIN_METRICS
 
 PAGES = {
@@ -25,7 +26,7 @@ def explained_metric(metric: str) -> str:
     """The metric Metrics explained works out for a page showing ``metric``: that metric
     when the page can explain it, else NDCG (a beyond-accuracy metric has no rank-by-rank
     arithmetic there)."""
-    return metric if metric in MAIN_METRICS else "ndcg"
+    return metric if metric in (*MAIN_METRICS, *STEP_METRICS) else "ndcg"
 
 
 def explain_user(model: str, user: str, metric: str, other: str | None = None) -> None:

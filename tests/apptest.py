@@ -67,6 +67,7 @@ TABLE_COLUMNS = {
     "users_summary": "Share at 0",
     "ranked_rows": "running_dcg",
     "ideal_rows": "running_idcg",
+    "step_rows": "running",
     "variants": "ideal from all ground-truth items",
     "significance_models": "Group",
     "significance_pairs": "p_corrected",

@@ -8,7 +8,12 @@ import streamlit as st
 
 from dashboard.bundles import full_evaluation
 from dashboard.cached import HASH, HOUR
-from dashboard.cached.evaluation import beyond_evaluation, beyond_inputs, shown_evaluation
+from dashboard.cached.evaluation import (
+    accuracy_metrics,
+    beyond_evaluation,
+    beyond_inputs,
+    shown_evaluation,
+)
 from dashboard.prepared import Prepared
 from dashboard.settings import N_BOOTSTRAP, Settings
 from rankmetrics.figures import metric_label
@@ -57,6 +62,12 @@ def beyond_per_user_metrics(prepared: Prepared, settings: Settings) -> tuple[str
         return ()
     beyond = shown_evaluation(prepared, settings).beyond
     return beyond.per_user_metrics if beyond is not None else ()
+
+
+def per_user_metrics(prepared: Prepared, settings: Settings) -> tuple[str, ...]:
+    """Every metric with a value per user that the data set offers: the accuracy metrics,
+    then the per-user beyond-accuracy ones (for the pages of per-user values)."""
+    return (*accuracy_metrics(prepared), *beyond_per_user_metrics(prepared, settings))
 
 
 @st.cache_data(max_entries=32, ttl=HOUR, show_spinner="Computing the beyond-accuracy metrics…",

@@ -19,7 +19,8 @@ from rankmetrics.evaluation import BEYOND_WIDTH, Evaluation, band_cutoffs, evalu
 from rankmetrics.figures import metric_label
 from rankmetrics.io import subject_word
 from rankmetrics.judgments import judged_note as note_on_judgments
-from rankmetrics.metrics import MAIN_METRICS
+from rankmetrics.judgments import rbp_interval_note
+from rankmetrics.metrics import CUTOFF_METRICS, MAIN_METRICS
 from rankmetrics.relevance import RelevanceMapping
 from rankmetrics.report.decision import leaders_by_cutoff
 from rankmetrics.results import EvaluationResults
@@ -84,19 +85,37 @@ def evaluation_of_lists(prepared: Prepared, settings: Settings) -> Evaluation:
     return evaluation(prepared, settings.relevance, settings.conventions, settings.max_cutoff)
 
 
-def curves(prepared: Prepared, settings: Settings) -> dict[str, dict[str, list[float]]]:
-    """Model -> metric -> mean at K = 1..max_cutoff, for the main metrics."""
-    return _means(prepared, settings.relevance, settings.conventions, settings.max_cutoff)
+def accuracy_metrics(prepared: Prepared) -> tuple[str, ...]:
+    """The accuracy metrics the pages offer, the main ones first: every one with a cutoff
+    (R-Precision has none: no curve over K), or those of them a saved evaluation holds."""
+    saved = full_evaluation(prepared)
+    return tuple(metric for metric in CUTOFF_METRICS if saved is None or metric in saved.metrics)
+
+
+def curves(prepared: Prepared, settings: Settings, metrics: tuple[str, ...] = MAIN_METRICS,
+           ) -> dict[str, dict[str, list[float]]]:
+    """Model -> metric -> mean at K = 1..max_cutoff: the main metrics, and any other of
+    ``metrics`` (computed apart, so asking for one more does not compute the main ones
+    again)."""
+    means = _means(prepared, settings.relevance, settings.conventions, settings.max_cutoff,
+                   MAIN_METRICS)
+    others = tuple(metric for metric in metrics if metric not in MAIN_METRICS)
+    if others:
+        more = _means(prepared, settings.relevance, settings.conventions, settings.max_cutoff,
+                      others)
+        means = {model: {**by_metric, **more[model]} for model, by_metric in means.items()}
+    return means
 
 
 @st.cache_data(max_entries=32, ttl=HOUR, show_spinner="Computing every metric at K = 1..K max…",
                hash_funcs=HASH)
 def _means(
-    prepared: Prepared, relevance: RelevanceMapping, conventions: Conventions, max_cutoff: int
+    prepared: Prepared, relevance: RelevanceMapping, conventions: Conventions, max_cutoff: int,
+    metrics: tuple[str, ...],
 ) -> dict[str, dict[str, list[float]]]:
     # Keyed without K: moving the K slider reuses the curves.
     means = (full_evaluation(prepared)
-             or evaluation(prepared, relevance, conventions, max_cutoff)).means(MAIN_METRICS)
+             or evaluation(prepared, relevance, conventions, max_cutoff)).means(metrics)
     return {model: {metric: values.tolist() for metric, values in by_metric.items()}
             for model, by_metric in means.items()}
 
@@ -106,12 +125,14 @@ def user_counts(prepared: Prepared, settings: Settings) -> pd.DataFrame:
     return shown_evaluation(prepared, settings).user_counts()
 
 
-def table_at(prepared: Prepared, settings: Settings) -> pd.DataFrame:
-    """Every main metric at the chosen K: one row per model, plus the users averaged."""
-    values = curves(prepared, settings)
+def table_at(prepared: Prepared, settings: Settings,
+             metrics: tuple[str, ...] = MAIN_METRICS) -> pd.DataFrame:
+    """The metrics at the chosen K (by default the main ones): one row per model, plus the
+    users averaged."""
+    values = curves(prepared, settings, metrics)
     k = settings.cutoff
     rows = {
-        model: {metric_label(metric, k): values[model][metric][k - 1] for metric in MAIN_METRICS}
+        model: {metric_label(metric, k): values[model][metric][k - 1] for metric in metrics}
         for model in prepared.models
     }
     table = pd.DataFrame.from_dict(rows, orient="index")
@@ -129,7 +150,7 @@ def averaged_column(prepared: Prepared) -> str:
 
 def best_first(prepared: Prepared, settings: Settings, metric: str) -> list[str]:
     """The models by their mean of ``metric`` at the chosen K, best first."""
-    means = curves(prepared, settings)
+    means = curves(prepared, settings, (metric,))
     return sorted(prepared.models, key=lambda model: -means[model][metric][settings.cutoff - 1])
 
 
@@ -152,7 +173,7 @@ def leaders_across_k(prepared: Prepared, settings: Settings,
                      metric: str) -> list[tuple[int, tuple[str, ...]]]:
     """The models with the highest mean of ``metric`` at each K checked (from the curves: no
     other pass over the users)."""
-    means = curves(prepared, settings)
+    means = curves(prepared, settings, (metric,))
     return leaders_by_cutoff({model: by_metric[metric] for model, by_metric in means.items()},
                              width=shown_evaluation(prepared, settings).width)
 
@@ -161,3 +182,13 @@ def leaders_across_k(prepared: Prepared, settings: Settings,
 def judged_note(prepared: Prepared, settings: Settings) -> str | None:
     """The sentence saying that little of some model's top K is judged, or None."""
     return note_on_judgments(shown_evaluation(prepared, settings), settings.cutoff)
+
+
+@st.cache_data(max_entries=32, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def rbp_note(prepared: Prepared, settings: Settings) -> str | None:
+    """Each model's RBP at K as an interval with what unjudged items could add; None when
+    the evaluation cannot give it (a saved evaluation without RBP's residual)."""
+    try:
+        return rbp_interval_note(shown_evaluation(prepared, settings), settings.cutoff)
+    except ValueError:
+        return None

@@ -1,6 +1,7 @@
 """The Explained page's values: the users it offers (found, drawn at random, or where two
 models disagree most), and one user's metric written out (NDCG's breakdown and its
-conventions, the binary metrics' arithmetic and relevance choices)."""
+conventions, the binary metrics' arithmetic and relevance choices, ERR's, RBP's, bpref's and
+Judged's ranks and choices)."""
 
 from __future__ import annotations
 
@@ -15,10 +16,13 @@ from dashboard.settings import Settings
 from rankmetrics.explain import (
     MetricArithmetic,
     NdcgBreakdown,
+    StepArithmetic,
     compare_conventions,
     explain_metric,
     explain_ndcg,
+    explain_steps,
     metric_variants,
+    step_variants,
 )
 from rankmetrics.users import Disagreement, largest_disagreement, surprise_user
 
@@ -80,3 +84,28 @@ def metric_choices(prepared: Prepared, settings: Settings, model: str, user: str
     truth, run = user_rows(prepared, model, user)
     return metric_variants(truth, run, user, metric, cutoff=settings.cutoff,
                            relevance=settings.relevance, conventions=settings.conventions)
+
+
+def _max_grade(prepared: Prepared, settings: Settings) -> float:
+    """ERR's g_max as the evaluation uses it: the same for every user."""
+    return evaluation_of_lists(prepared, settings).max_grade
+
+
+@st.cache_data(max_entries=64, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def steps(prepared: Prepared, settings: Settings, model: str, user: str,
+          metric: str) -> StepArithmetic:
+    """One user's ERR, RBP, bpref or Judged at K, rank by rank."""
+    truth, run = user_rows(prepared, model, user)
+    return explain_steps(truth, run, user, metric, cutoff=settings.cutoff,
+                         relevance=settings.relevance, conventions=settings.conventions,
+                         max_grade=_max_grade(prepared, settings))
+
+
+@st.cache_data(max_entries=64, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def step_choices(prepared: Prepared, settings: Settings, model: str, user: str,
+                 metric: str) -> pd.DataFrame:
+    """The user's ERR, RBP or bpref at K under each choice that changes it."""
+    truth, run = user_rows(prepared, model, user)
+    return step_variants(truth, run, user, metric, cutoff=settings.cutoff,
+                         relevance=settings.relevance, conventions=settings.conventions,
+                         max_grade=_max_grade(prepared, settings))
