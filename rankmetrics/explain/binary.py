@@ -21,7 +21,14 @@ import pandas as pd
 
 from rankmetrics.checks import check_choice, check_int
 from rankmetrics.conventions import AP_DENOMINATORS, Conventions
-from rankmetrics.explain.rows import formula_number, four_decimals, ranked_list, user_ratings
+from rankmetrics.explain.rows import (
+    evaluated_value,
+    formula_number,
+    four_decimals,
+    ranked_list,
+    threshold_variants,
+    user_ratings,
+)
 from rankmetrics.metrics import METRICS, judge
 from rankmetrics.relevance import RelevanceMapping
 
@@ -183,7 +190,7 @@ def explain_metric(
         metric=metric, user=str(user), cutoff=cutoff, conventions=conventions,
         relevance=relevance, ranked=ranked, hit_ranks=hit_ranks, n_relevant=n_relevant,
         numerator=numerator, denominator=denominator,
-        value=_evaluated(truth, run, user, metric, cutoff, relevance, conventions),
+        value=evaluated_value(truth, run, user, metric, cutoff, relevance, conventions),
         list_length=len(ranked_items),
     )
 
@@ -218,16 +225,16 @@ def metric_variants(
     relevance = relevance or RelevanceMapping.identity(1)
     conventions = conventions or Conventions()
     rows = []
-    for words, mapping in _threshold_variants(relevance, user_ratings(truth, user)):
+    for words, mapping in threshold_variants(relevance, user_ratings(truth, user)):
         rows.append({"option": "relevant if", "choice": words, "active": mapping == relevance,
-                     "value": _evaluated(truth, run, user, metric, cutoff, mapping,
+                     "value": evaluated_value(truth, run, user, metric, cutoff, mapping,
                                          conventions)})
     if metric == "map":
         for denominator in AP_DENOMINATORS:
             variant = replace(conventions, ap_denominator=denominator)
             rows.append({"option": "AP denominator", "choice": denominator,
                          "active": variant == conventions,
-                         "value": _evaluated(truth, run, user, metric, cutoff, relevance,
+                         "value": evaluated_value(truth, run, user, metric, cutoff, relevance,
                                              variant)})
     return pd.DataFrame(rows, columns=["option", "choice", "value", "active"])
 
@@ -247,29 +254,3 @@ def _fraction(metric: str, ranked: pd.DataFrame, hit_ranks: tuple[int, ...], n_r
     denominator = {"relevant": n_relevant, "min_k_relevant": min(cutoff, n_relevant),
                    "hits": len(hit_ranks)}[ap_denominator]
     return precisions, float(denominator)
-
-
-def _evaluated(truth: pd.DataFrame, run: pd.DataFrame, user: str, metric: str, cutoff: int,
-               relevance: RelevanceMapping, conventions: Conventions) -> float:
-    """The metric of one user from :func:`rankmetrics.evaluate` on that user's rows."""
-    from rankmetrics.evaluation import evaluate
-
-    theirs = truth.loc[truth["user"] == user, ["user", "item", "rating"]]
-    mine = run.loc[run["user"] == user, ["user", "item", "score"]]
-    counted = replace(conventions, empty_users="zero", missing_users="zero")
-    ev = evaluate(theirs, {"model": mine}, relevance=relevance, conventions=counted,
-                  max_cutoff=cutoff)
-    return float(ev.per_user_at("model", metric, cutoff).iloc[0])
-
-
-def _threshold_variants(relevance: RelevanceMapping,
-                        ratings: pd.Series) -> list[tuple[str, RelevanceMapping]]:
-    """The relevance mapping with each threshold the user's ratings make a difference at."""
-    values = ratings.to_numpy(dtype=np.float64)
-    if relevance.kind == "binary":
-        current = float(relevance.table[0][0])
-        ratings_seen = sorted({float(v) for v in values if np.isfinite(v)} | {current})
-        return [(f"rating ≥ {formula_number(t)}", RelevanceMapping.binary(t)) for t in ratings_seen]
-    grades = relevance.grades(values)
-    levels = sorted({float(g) for g in grades if g > 0} | {relevance.threshold})
-    return [(f"grade ≥ {formula_number(t)}", replace(relevance, threshold=t)) for t in levels]

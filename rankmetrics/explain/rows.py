@@ -4,10 +4,14 @@ written-out formulas show them."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 
+from rankmetrics.conventions import Conventions
 from rankmetrics.prepared.ranked_run import rank_order
+from rankmetrics.relevance import RelevanceMapping
 
 
 def user_ratings(truth: pd.DataFrame, user: str) -> pd.Series:
@@ -34,3 +38,29 @@ def formula_number(value: float) -> str:
 def four_decimals(value: float) -> str:
     """A value as the formulas show it: 0.5087."""
     return f"{value:.4f}"
+
+
+def evaluated_value(truth: pd.DataFrame, run: pd.DataFrame, user: str, metric: str, cutoff: int,
+               relevance: RelevanceMapping, conventions: Conventions) -> float:
+    """The metric of one user from :func:`rankmetrics.evaluate` on that user's rows."""
+    from rankmetrics.evaluation import evaluate
+
+    theirs = truth.loc[truth["user"] == user, ["user", "item", "rating"]]
+    mine = run.loc[run["user"] == user, ["user", "item", "score"]]
+    counted = replace(conventions, empty_users="zero", missing_users="zero")
+    ev = evaluate(theirs, {"model": mine}, relevance=relevance, conventions=counted,
+                  max_cutoff=cutoff)
+    return float(ev.per_user_at("model", metric, cutoff).iloc[0])
+
+
+def threshold_variants(relevance: RelevanceMapping,
+                        ratings: pd.Series) -> list[tuple[str, RelevanceMapping]]:
+    """The relevance mapping with each threshold the user's ratings make a difference at."""
+    values = ratings.to_numpy(dtype=np.float64)
+    if relevance.kind == "binary":
+        current = float(relevance.table[0][0])
+        ratings_seen = sorted({float(v) for v in values if np.isfinite(v)} | {current})
+        return [(f"rating ≥ {formula_number(t)}", RelevanceMapping.binary(t)) for t in ratings_seen]
+    grades = relevance.grades(values)
+    levels = sorted({float(g) for g in grades if g > 0} | {relevance.threshold})
+    return [(f"grade ≥ {formula_number(t)}", replace(relevance, threshold=t)) for t in levels]
