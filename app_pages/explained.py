@@ -17,7 +17,7 @@ from dashboard.settings import USER_LIST_LIMIT, Settings
 from dashboard.sidebar import set_convention
 from dashboard.text import literal
 from rankmetrics.conventions import AP_DENOMINATORS, GAINS, IDEALS
-from rankmetrics.explain import STEP_COLUMNS, STEP_METRICS, slipped_discount
+from rankmetrics.explain import HISTORY_METRICS, STEP_COLUMNS, STEP_METRICS, slipped_discount
 from rankmetrics.figures import metric_label, ndcg_contributions
 from rankmetrics.metrics import MAIN_METRICS, plain_label
 
@@ -68,6 +68,24 @@ STEP_PARTS = {
     "rbp": ("= weight if relevant", "Running RBP"),
     "bpref": ("= term / |R|", "Running bpref"),
     "judged": ("", "Share judged so far"),
+}
+#: The columns of serendipity's and miscalibration's tables.
+HISTORY_ROW_COLUMNS = {
+    "similarity": st.column_config.NumberColumn(
+        "Mean similarity to the history", format="%.4f",
+        help="The item's similarity to each item the user has seen, averaged."),
+    "popularity_rank": st.column_config.NumberColumn(
+        "Popularity rank", format="%d", help="1: the most popular item of the catalogue; "
+        "0: outside the catalogue."),
+    "unexpected": st.column_config.NumberColumn("Unexpected", format="%.4f"),
+    "part": st.column_config.NumberColumn("= part if relevant", format="%.4f"),
+    "running": st.column_config.NumberColumn("Parts so far", format="%.4f"),
+    "categories": st.column_config.TextColumn("Categories"),
+    "category": st.column_config.TextColumn("Category"),
+    "history": st.column_config.NumberColumn("Share of the history (p)", format="%.4f"),
+    "top_k": st.column_config.NumberColumn("Share of the top K (q)", format="%.4f"),
+    "smoothed": st.column_config.NumberColumn("Smoothed (1 − α) q + α p", format="%.4f"),
+    "term": st.column_config.NumberColumn("Term p ln(p / smoothed)", format="%.4f"),
 }
 #: What changes ERR, RBP, bpref and Judged, in words.
 STEP_NOTES = {
@@ -156,7 +174,8 @@ def what_if(mine: Settings, settings: Settings, options: tuple[str, ...]) -> str
     return "; ".join(words)
 
 
-EXPLAINED = (*MAIN_METRICS, *STEP_METRICS)
+EXPLAINED = (*MAIN_METRICS, *STEP_METRICS,
+             *cached_explained.history_metrics(prepared, settings))
 ensure_choice(keys.EXPLAIN_METRIC, EXPLAINED, "ndcg")
 metric_column, model_column, user_column = st.columns(3)
 metric_column.selectbox("Metric", EXPLAINED, key=keys.EXPLAIN_METRIC,
@@ -381,6 +400,32 @@ def explain_binary_page(settings: Settings) -> None:
                "set in the sidebar).")
 
 
+def explain_history_page(settings: Settings) -> None:
+    worked = cached_explained.history_steps(prepared, settings, model, user, metric)
+    value, second, third = st.columns(3)
+    value.metric(metric_label(metric, k), f"{worked.value:.4f}")
+    second.metric("Items the user has seen", len(worked.history))
+    if metric == "serendipity":
+        third.metric(f"Relevant in the top {k}", int(worked.ranked["relevant"].sum()))
+    else:
+        third.metric("Smoothing α", f"{worked.alpha:g}")
+    for line in worked.latex():
+        st.latex(line)
+    st.caption(literal(worked.words()))
+    st.markdown(f"**{literal(model)}'s top {k} for user {literal(user)}**")
+    config = {**ROW_COLUMNS, **HISTORY_ROW_COLUMNS}
+    st.dataframe(shown(worked.ranked), hide_index=True, column_config=config,
+                 key="history_rows")
+    download_table(worked.ranked, file_name(metric, "at", k, "of", model, "for user", user,
+                                            suffix=".csv"), "history_rows_csv")
+    if worked.categories is not None:
+        st.markdown(f"**The categories of user {literal(user)}'s history**")
+        st.dataframe(worked.categories, hide_index=True, column_config=config,
+                     key="history_categories")
+    with st.expander(f"The {len(worked.history)} items user {literal(user)} has seen"):
+        st.write(literal(", ".join(worked.history)) or "None.")
+
+
 def explain_steps_page(settings: Settings) -> None:
     steps = cached_explained.steps(prepared, settings, model, user, metric)
     label = metric_label(metric, k)
@@ -432,6 +477,8 @@ def explain_steps_page(settings: Settings) -> None:
 
 if metric == "ndcg":
     explain_ndcg_page(mine)
+elif metric in HISTORY_METRICS:
+    explain_history_page(mine)
 elif metric in STEP_METRICS:
     explain_steps_page(mine)
 else:

@@ -9,8 +9,10 @@ files:
   and every accuracy metric at every cutoff 1..K (``Evaluation.summary``);
 - beyond accuracy: reading the training interactions and the genres, reading each user's
   whole top K (``prepare_beyond``), then every beyond-accuracy metric at every cutoff 1..K:
-  coverage, Gini, entropy, personalization, ARP, APLT, ACLT, novelty, ILD (Jaccard),
-  categories, and recall and NDCG on long-tail items;
+  coverage, Gini, entropy, personalization, ARP, APLT, ACLT, novelty, serendipity, ILD
+  (Jaccard), categories, category entropy, miscalibration, and recall and NDCG on long-tail
+  items (ILD, and serendipity with miscalibration, the two that read each user's training
+  history, are also given apart);
 
 as one evaluation with both kinds of metric runs them (the command line's order); the median
 of three runs.
@@ -28,6 +30,8 @@ accuracy time; with 1,000,000 users and lists of 100, beyond accuracy within 30 
     python bench/bench_beyond.py --users 10000 --list-length 100
     python bench/bench_beyond.py --users 1000000 --list-length 20   # from files
     python bench/bench_beyond.py --users 1000000 --in-memory
+    python bench/bench_beyond.py --users 20000 --histories uniform   # other data shapes
+    python bench/bench_beyond.py --users 20000 --catalogue 200003
 """
 
 from __future__ import annotations
@@ -61,8 +65,14 @@ from rankmetrics.metrics import BEYOND_METRICS, METRICS
 from rankmetrics.runtime import prefer_ordinary_pages
 
 N_ITEMS = 20_011  # a prime: a user's items start + stride * k are distinct
+#: The catalogue sizes offered (primes, as N_ITEMS).
+CATALOGUES = (2_003, 20_011, 200_003)
+#: How training interactions pick their items: Zipf-popular or uniform over the catalogue.
+HISTORIES = "zipf"
 N_GENRES = 20
 RATED, SEEN = 20, 20  # ground-truth rows and training interactions per user
+#: The metrics that read each user's training history.
+HISTORY = ("serendipity", "miscalibration")
 
 
 def write_files(folder: Path, n_users: int, list_length: int, seed: int = 0) -> dict[str, Path]:
@@ -100,9 +110,12 @@ def lists_and_ratings(rng: np.random.Generator, n_users: int, list_length: int
 
 def training(rng: np.random.Generator, users: pa.Array, items: pa.Array, n_users: int,
              seen: int = SEEN) -> pa.Table:
-    """``seen`` training interactions per user, of Zipf-popular items (repeats allowed)."""
+    """``seen`` training interactions per user, of Zipf-popular items (repeats allowed), or
+    of items drawn uniformly (``--histories uniform``)."""
+    drawn = (rng.integers(0, N_ITEMS, n_users * seen) if HISTORIES == "uniform"
+             else (rng.zipf(1.3, n_users * seen) - 1) % N_ITEMS)
     return pa.table({"user": users.take(np.repeat(np.arange(n_users), seen)),
-                     "item": items.take((rng.zipf(1.3, n_users * seen) - 1) % N_ITEMS)})
+                     "item": items.take(drawn)})
 
 
 def genres(rng: np.random.Generator, items: pa.Array) -> pd.DataFrame:
@@ -160,10 +173,11 @@ def time_both(paths: dict[str, Path], max_cutoff: int, distance: str = "auto"
 
     ev = sides.timed("accuracy", accuracy_metrics)
     beyond = ev.beyond
-    others = [metric for metric in BEYOND_METRICS if metric != "ild"]
+    others = [metric for metric in BEYOND_METRICS if metric not in ("ild", *HISTORY)]
     table = sides.timed("beyond", lambda: beyond.summary(others))  # type: ignore[union-attr]
     ild = sides.timed("ild", lambda: beyond.summary(["ild"]))  # type: ignore[union-attr]
-    return sides, pd.concat([table, ild])
+    seen = sides.timed("history", lambda: beyond.summary(list(HISTORY)))  # type: ignore[union-attr]
+    return sides, pd.concat([table, ild, seen])
 
 
 def in_memory(n_users: int, list_length: int, seed: int = 0) -> Evaluation:
@@ -200,7 +214,7 @@ def measure(n_users: int, list_length: int, repeats: int, distance: str = "auto"
         paths = write_files(Path(folder), n_users, list_length)
         reset_peak_rss()
         runs = [time_both(paths, list_length, distance) for _ in range(repeats)]
-    sides = ("accuracy", "beyond", "ild")
+    sides = ("accuracy", "beyond", "ild", "history")
     wall = {side: statistics.median(r.wall[side] for r, _ in runs) for side in sides}
     cpu = {side: statistics.median(r.cpu[side] for r, _ in runs) for side in sides}
     return wall, cpu, runs[-1][1]
@@ -217,6 +231,7 @@ def measure_in_memory(n_users: int, list_length: int) -> tuple[float, float, int
 
 
 def main() -> None:
+    global N_ITEMS, HISTORIES
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--users", type=int)
     parser.add_argument("--list-length", type=int, default=100)
@@ -226,7 +241,12 @@ def main() -> None:
                         help="the metrics alone, on lists held in memory (no file read)")
     parser.add_argument("--distance", choices=DISTANCE, default="auto",
                         help="ILD's distance on the genres: auto (Jaccard) or hamming")
+    parser.add_argument("--catalogue", type=int, choices=CATALOGUES, default=N_ITEMS,
+                        help="the number of items")
+    parser.add_argument("--histories", choices=("zipf", "uniform"), default="zipf",
+                        help="training interactions of Zipf-popular items or uniform ones")
     args = parser.parse_args()
+    N_ITEMS, HISTORIES = args.catalogue, args.histories
     prefer_ordinary_pages()  # as the command line and the dashboard's server do
     if args.users:
         sizes = [(args.users, args.list_length, args.in_memory)]
@@ -243,7 +263,8 @@ def main() -> None:
                          wall_s, 30.0 if n_users >= 1_000_000 else None))
             continue
         wall, cpu, table = measure(n_users, length, args.repeats, args.distance)
-        beyond, accuracy = wall["beyond"] + wall["ild"], wall["accuracy"]
+        beyond = wall["beyond"] + wall["ild"] + wall["history"]
+        accuracy = wall["accuracy"]
         print(f"{label}: {len(table):,} values, peak memory "
               f"{peak_rss_bytes() / 2**30:.1f} GiB")
         rows.append((label, "accuracy (read + every metric at every K)", accuracy, None))
@@ -252,14 +273,18 @@ def main() -> None:
         ild = ("Jaccard, every pair of each list" if args.distance == "auto" else
                "Hamming, running sums along the ranks")
         rows.append((label, f"  of which ILD ({ild})", wall["ild"], None))
-        cpu_rows.append((label, cpu["accuracy"], cpu["beyond"] + cpu["ild"], cpu["ild"],
-                         f"{(cpu['beyond'] + cpu['ild']) / cpu['accuracy']:.2f}x",
+        rows.append((label, "  of which serendipity and miscalibration", wall["history"],
+                     None))
+        total = cpu["beyond"] + cpu["ild"] + cpu["history"]
+        cpu_rows.append((label, cpu["accuracy"], total, cpu["ild"], cpu["history"],
+                         f"{total / cpu['accuracy']:.2f}x",
                          f"{cpu['beyond'] / cpu['accuracy']:.2f}x"))
     print_timings(rows)
     if cpu_rows:
         print()
-        print_table(["data", "CPU s accuracy", "CPU s beyond", "of which ILD", "ratio",
-                     "ratio without ILD"], cpu_rows)
+        print_table(["data", "CPU s accuracy", "CPU s beyond", "of which ILD",
+                     "of which serendipity, miscalibration", "ratio",
+                     "ratio without those three"], cpu_rows)
 
 
 if __name__ == "__main__":

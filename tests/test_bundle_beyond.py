@@ -63,7 +63,7 @@ def test_beyond_results_read_back_equal_to_the_evaluations(saved):
     bundle = load_bundle(folder)
     live = evaluation.beyond
     assert bundle.beyond is not None and live is not None
-    assert bundle.beyond.metrics == live.metrics and len(live.metrics) == 13
+    assert bundle.beyond.metrics == live.metrics and len(live.metrics) == 15
     assert bundle.beyond.per_user_metrics == live.per_user_metrics == LIST_METRICS
     # every metric at every K, exactly: the table the page and the command line show
     pd.testing.assert_frame_equal(bundle.beyond.summary(), live.summary(), check_exact=True)
@@ -344,4 +344,4 @@ def test_the_tradeoff_points_of_a_saved_evaluation_are_the_evaluations(saved):
         np.testing.assert_allclose(live["x_low"], direct["ci_low"], rtol=0, atol=0)
         assert ours[["x_low", "x_high"]].isna().all().all() == (metric == "gini")
     with pytest.raises(ValueError, match="metric"):
-        tradeoff_points(bundle, "ndcg", "serendipity", 7)
+        tradeoff_points(bundle, "ndcg", "surprise", 7)

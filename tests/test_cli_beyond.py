@@ -16,8 +16,8 @@ from rankmetrics.relevance import RelevanceMapping
 from tests.helpers import MOVIES
 
 MODELS = ("popularity", "personalized")
-BEYOND = ("ndcg,coverage,gini,entropy,personalization,arp,aplt,aclt,novelty,ild,categories,"
-          "category_entropy")
+BEYOND = ("ndcg,coverage,gini,entropy,personalization,arp,aplt,aclt,novelty,serendipity,ild,"
+          "categories,category_entropy,miscalibration")
 
 
 def run_cli(capsys, *args: str) -> tuple[int, str, str]:
@@ -45,7 +45,7 @@ def test_the_command_line_gives_the_library_s_values(capsys):
     expected = pd.concat([ev.summary(["ndcg"], [1, 10]),
                           ev.beyond.summary(BEYOND.split(",")[1:], [1, 10])])
     merged = table.merge(expected, on=["model", "metric", "cutoff"])
-    assert len(merged) == len(table) == 2 * 2 * 12
+    assert len(merged) == len(table) == 2 * 2 * len(BEYOND.split(","))
     # (the CSV writes 10 significant digits)
     assert np.allclose(merged["value_x"], merged["value_y"], rtol=1e-9, atol=0)
     popularity = table[(table.model == "popularity") & (table.cutoff == 10)].set_index("metric")

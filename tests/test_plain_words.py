@@ -33,6 +33,7 @@ LABELS = {
     "personalization": "Personalization", "arp": "ARP", "aplt": "APLT", "aclt": "ACLT",
     "novelty": "Novelty", "ild": "ILD", "categories": "Categories",
     "category_entropy": "Category entropy",
+    "serendipity": "Serendipity", "miscalibration": "Miscalibration",
     "recall_long_tail": "Recall (long tail)", "ndcg_long_tail": "NDCG (long tail)",
 }
 

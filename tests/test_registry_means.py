@@ -69,10 +69,11 @@ def evaluated(request):
 
 def test_the_registry_is_covered(evaluated):
     # every metric is checked below, by one of three rules, and every beyond-accuracy metric
-    # is offered by the inputs (categories and category entropy by the genres only)
+    # is offered by the inputs (categories, category entropy and miscalibration by the genres
+    # only)
     assert set(ALL_METRICS) == {*METRICS, *LIST_METRICS, *SYSTEM_METRICS, *LONG_TAIL_METRICS}
     offered = set(evaluated[0][3].beyond.metrics)
-    by_genres = {"categories", "category_entropy"}
+    by_genres = {"categories", "category_entropy", "miscalibration"}
     assert offered == set(BEYOND_METRICS) - (by_genres if "categories" not in offered
                                              else set())
     assert by_genres <= offered or by_genres.isdisjoint(offered)

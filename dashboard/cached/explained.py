@@ -1,23 +1,29 @@
 """The Explained page's values: the users it offers (found, drawn at random, or where two
 models disagree most), and one user's metric written out (NDCG's breakdown and its
 conventions, the binary metrics' arithmetic and relevance choices, ERR's, RBP's, bpref's and
-Judged's ranks and choices)."""
+Judged's ranks and choices, serendipity's and miscalibration's parts against the user's
+history)."""
 
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
+from dashboard.bundles import full_evaluation
 from dashboard.cached import HASH, HOUR
-from dashboard.cached.evaluation import evaluation_of_lists
+from dashboard.cached.beyond import beyond_metrics
+from dashboard.cached.evaluation import beyond_evaluation, evaluation_of_lists
 from dashboard.cached.inputs import user_rows
 from dashboard.prepared import Prepared
 from dashboard.settings import Settings
 from rankmetrics.explain import (
+    HISTORY_METRICS,
+    HistoryArithmetic,
     MetricArithmetic,
     NdcgBreakdown,
     StepArithmetic,
     compare_conventions,
+    explain_history,
     explain_metric,
     explain_ndcg,
     explain_steps,
@@ -109,3 +115,21 @@ def step_choices(prepared: Prepared, settings: Settings, model: str, user: str,
     return step_variants(truth, run, user, metric, cutoff=settings.cutoff,
                          relevance=settings.relevance, conventions=settings.conventions,
                          max_grade=_max_grade(prepared, settings))
+
+
+def history_metrics(prepared: Prepared, settings: Settings) -> tuple[str, ...]:
+    """Serendipity and miscalibration where the data set's files allow them and the lists
+    are here (not for a saved evaluation, which keeps no training history)."""
+    if not prepared.extras or full_evaluation(prepared) is not None:
+        return ()
+    offered = beyond_metrics(prepared, settings)
+    return tuple(metric for metric in HISTORY_METRICS if metric in offered)
+
+
+@st.cache_data(max_entries=64, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def history_steps(prepared: Prepared, settings: Settings, model: str, user: str,
+                  metric: str) -> HistoryArithmetic:
+    """One user's serendipity or miscalibration at K against the user's history."""
+    evaluation = beyond_evaluation(prepared, settings.relevance, settings.conventions,
+                                   settings.max_cutoff)
+    return explain_history(evaluation, model, user, metric, cutoff=settings.cutoff)

@@ -24,13 +24,22 @@ long-tail accuracy and the popularity deciles.
 [2.0, 1.5]
 """
 
+from rankmetrics.beyond._history import History
 from rankmetrics.beyond._inputs import BeyondInputs, prepare_beyond
-from rankmetrics.beyond._items import CATALOGUE, ItemFacts, ItemTraits, Popularity
+from rankmetrics.beyond._items import (
+    CATALOGUE,
+    MOST_CATEGORY_SETS,
+    ItemFacts,
+    ItemTraits,
+    Popularity,
+    jaccard_table,
+)
 from rankmetrics.beyond._options import (
     DISTANCE,
     DISTRIBUTION,
     LONG_TAIL,
     POPULARITY,
+    UNEXPECTEDNESS,
     BeyondOptions,
 )
 
@@ -39,11 +48,15 @@ __all__ = [
     "DISTANCE",
     "DISTRIBUTION",
     "LONG_TAIL",
+    "MOST_CATEGORY_SETS",
     "POPULARITY",
+    "UNEXPECTEDNESS",
     "BeyondInputs",
     "BeyondOptions",
+    "History",
     "ItemFacts",
     "ItemTraits",
     "Popularity",
+    "jaccard_table",
     "prepare_beyond",
 ]

@@ -17,6 +17,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from rankmetrics.beyond._history import History, user_history
 from rankmetrics.beyond._lists import TopItems
 from rankmetrics.beyond._options import BeyondOptions
 from rankmetrics.io import Attributes, LoadedTable, attributes_from_dataframe, truth_codes
@@ -49,6 +50,7 @@ class ItemTraits:
     set_distances: np.ndarray | None = None  # (sets + 1) x (sets + 1); the last: no item
     unit_features: np.ndarray | None = None  # items x features, unit length (or 0)
     binary_features: np.ndarray | None = None  # items x features, 0 or 1
+    category_names: tuple[str, ...] = ()  # category c is bit c of category_bits
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,11 @@ class ItemFacts:
     truth_item_code: np.ndarray
     popularity: Popularity | None
     attributes: ItemTraits | None
+    #: Each ground-truth user's training items (None without training interactions).
+    history: History | None = None
+    #: What makes an item unexpected and miscalibration's smoothing (the options').
+    unexpectedness: str = "cooccurrence"
+    calibration_alpha: float = 0.01
 
     @property
     def catalogue_size(self) -> int:
@@ -101,10 +108,13 @@ def item_facts(
                                      type=pa.large_string()))
     facts_codes = _Coder(ids)
     in_catalogue, source = _catalogue(chosen, listed, seen_items, facts_codes)
-    popularity = None
+    popularity = history = None
     if seen_items is not None and seen_users is not None:
-        popularity = _popularity(seen_users.codes, facts_codes(seen_items.values)[
-            seen_items.codes], len(seen_users.values), in_catalogue, options)
+        seen_codes = facts_codes(seen_items.values)[seen_items.codes]
+        popularity = _popularity(seen_users.codes, seen_codes, len(seen_users.values),
+                                 in_catalogue, options)
+        history = user_history(truth.user_ids, seen_users.values, seen_users.codes,
+                               seen_codes, len(ids))
     return ItemFacts(
         ids=ids,
         in_catalogue=in_catalogue,
@@ -113,6 +123,9 @@ def item_facts(
         popularity=popularity,
         attributes=None if attributes is None else read_attributes_table(
             attributes, facts_codes, options.distance),
+        history=history,
+        unexpectedness=options.unexpectedness,
+        calibration_alpha=options.calibration_alpha,
     )
 
 
@@ -273,7 +286,8 @@ def _categories(attributes: pd.DataFrame, columns: list[str], codes: np.ndarray,
         cells = cells[cells != ""]
         pieces.append(f"{column}=" + cells if len(columns) > 1 else cells)
     found = pd.concat(pieces) if pieces else pd.Series(dtype=str)
-    category, _ = pd.factorize(found, sort=False)
+    category, names = pd.factorize(found, sort=False)
+    named = tuple(str(name) for name in names)
     item = found.index.to_numpy(dtype=np.int64)
     # room for one bit more, which ILD gives the items without a category
     words = (int(category.max(initial=-1)) + 1 + 64) // 64
@@ -281,7 +295,7 @@ def _categories(attributes: pd.DataFrame, columns: list[str], codes: np.ndarray,
     np.bitwise_or.at(bits, (item, category // 64),
                      np.left_shift(np.uint64(1), (category % 64).astype(np.uint64)))
     if words == 1:
-        return ItemTraits("jaccard", tuple(columns), category_bits=bits)
+        return ItemTraits("jaccard", tuple(columns), category_bits=bits, category_names=named)
     distinct, set_of_item = np.unique(bits, axis=0, return_inverse=True)
     if len(distinct) > MOST_CATEGORY_SETS:
         raise ValueError(
@@ -289,16 +303,16 @@ def _categories(attributes: pd.DataFrame, columns: list[str], codes: np.ndarray,
             f"more than 64 categories; ILD by Jaccard distance is then computed for at most "
             f"{MOST_CATEGORY_SETS} sets. Give fewer categories, or numeric features (cosine "
             "distance).")
-    return ItemTraits("jaccard", tuple(columns), category_bits=bits,
+    return ItemTraits("jaccard", tuple(columns), category_bits=bits, category_names=named,
                       set_of_item=set_of_item.reshape(-1).astype(np.int32),
-                      set_distances=_jaccard_table(distinct))
+                      set_distances=jaccard_table(distinct))
 
 
 def _popcount(bits: np.ndarray) -> np.ndarray:
     return np.bitwise_count(bits).sum(axis=-1).astype(np.float64)
 
 
-def _jaccard_table(sets: np.ndarray) -> np.ndarray:
+def jaccard_table(sets: np.ndarray) -> np.ndarray:
     """Jaccard distance between every two category sets (two empty sets: 0), with a last
     row and column of zeros standing for "no item"."""
     size = _popcount(sets)

@@ -11,6 +11,7 @@ POPULARITY = ("interactions", "users")
 LONG_TAIL = ("short_head", "bottom_items")
 DISTRIBUTION = ("catalogue", "recommended")
 DISTANCE = ("auto", "hamming")
+UNEXPECTEDNESS = ("cooccurrence", "attributes", "popularity")
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,21 @@ class BeyondOptions:
         ``hamming``: the share of binary features two items differ on (scipy's and
         scikit-learn's ``hamming``), each category a feature (has it or not) or each numeric
         column one that must hold only 0 and 1.
+    unexpectedness : {"cooccurrence", "attributes", "popularity"}, default "cooccurrence"
+        What makes a recommended item unexpected for serendipity. ``cooccurrence``
+        (Microsoft Recommenders' ``item_cooccurrence_count``): one minus its mean similarity
+        to the items of the user's training history, the similarity of two items being the
+        training users holding both over the square root of the product of each item's users
+        (cosine on co-occurrence; 0 for an item no training user holds). ``attributes``: the
+        same mean with the similarity one minus ILD's distance (cosine on numeric features,
+        as Recommenders' ``item_feature_vector``; Jaccard on categories; Hamming). A user
+        without training history finds every item unexpected. ``popularity`` (Ge et al.,
+        2010): an item is unexpected at cutoff K unless it is one of the K most popular
+        catalogue items, which a primitive popularity model would recommend to everyone.
+    calibration_alpha : float in (0, 1), default 0.01
+        Steck's (2018) smoothing of miscalibration: the list's category shares q are
+        replaced by (1 - alpha) q + alpha p, p the history's, so that the divergence is
+        finite when the list misses a category of the history.
     """
 
     popularity: str = "interactions"
@@ -50,12 +66,16 @@ class BeyondOptions:
     long_tail_share: float = 0.8
     distribution: str = "catalogue"
     distance: str = "auto"
+    unexpectedness: str = "cooccurrence"
+    calibration_alpha: float = 0.01
 
     def __post_init__(self) -> None:
         check_choice("popularity", self.popularity, POPULARITY)
         check_choice("long_tail", self.long_tail, LONG_TAIL)
         check_choice("distribution", self.distribution, DISTRIBUTION)
         check_choice("distance", self.distance, DISTANCE)
+        check_choice("unexpectedness", self.unexpectedness, UNEXPECTEDNESS)
+        check_probability("calibration_alpha", self.calibration_alpha)
         share = check_probability("long_tail_share", self.long_tail_share)
         if not 0.0 < share < 1.0:
             raise ValueError("The 'long_tail_share' argument must be a number in the range "

@@ -14,6 +14,7 @@ from rankmetrics.beyond import (
     DISTRIBUTION,
     LONG_TAIL,
     POPULARITY,
+    UNEXPECTEDNESS,
     BeyondOptions,
 )
 from rankmetrics.cli.options import reading, warn
@@ -25,9 +26,9 @@ def add_beyond_options(ev: argparse.ArgumentParser) -> None:
     """The group "beyond accuracy": its files and choices."""
     beyond = ev.add_argument_group(
         "beyond accuracy", "Inputs and choices of coverage, gini, entropy, personalization "
-        "(need nothing more), arp, aplt, aclt, novelty, recall_long_tail, ndcg_long_tail "
-        "(need --interactions) and ild, categories and category_entropy (need "
-        "--item-attributes)."
+        "(need nothing more), arp, aplt, aclt, novelty, serendipity, recall_long_tail, "
+        "ndcg_long_tail (need --interactions), ild, categories and category_entropy (need "
+        "--item-attributes) and miscalibration (needs both)."
     )
     beyond.add_argument("--interactions", metavar="FILE",
                         help="training interactions: user and item columns (a rating or "
@@ -55,6 +56,15 @@ def add_beyond_options(ev: argparse.ArgumentParser) -> None:
                         help="ILD's distance: auto (default): Jaccard on categories, else "
                         "cosine on numeric features; hamming: the share of binary features "
                         "two items differ on (each category, or numeric columns of 0 and 1)")
+    beyond.add_argument("--unexpectedness", choices=UNEXPECTEDNESS, default="cooccurrence",
+                        help="what makes an item unexpected for serendipity: cooccurrence "
+                        "(default): unlike the user's history, by the cosine of the training "
+                        "users two items share; attributes: unlike it by the item attributes "
+                        "(one minus ILD's distance); popularity: not among the K most popular "
+                        "items")
+    beyond.add_argument("--calibration-alpha", type=float, default=0.01, metavar="ALPHA",
+                        help="miscalibration's smoothing of the list's category mix toward "
+                        "the history's, in (0, 1), default 0.01")
 
 
 def beyond_inputs(args: argparse.Namespace, beyond: tuple[str, ...], limit: int | None,
@@ -67,13 +77,16 @@ def beyond_inputs(args: argparse.Namespace, beyond: tuple[str, ...], limit: int 
     needs = {"interactions": args.interactions, "attributes": args.item_attributes}
     for name in beyond:
         need = BEYOND_METRICS[name].needs
-        if need != "nothing" and not needs[need]:
-            flag = "--interactions" if need == "interactions" else "--item-attributes"
-            raise ValueError(f"--metrics {name} needs {flag} FILE.")
+        missing = [flag for kind, flag in (("interactions", "--interactions"),
+                                           ("attributes", "--item-attributes"))
+                   if kind in need.split(" and ") and not needs[kind]]
+        if need != "nothing" and missing:
+            raise ValueError(f"--metrics {name} needs {' FILE and '.join(missing)} FILE.")
     inputs: dict[str, Any] = {"beyond_options": BeyondOptions(
         popularity=args.popularity, long_tail=args.long_tail,
         long_tail_share=args.long_tail_share, distribution=args.distribution,
-        distance=args.distance)}
+        distance=args.distance, unexpectedness=args.unexpectedness,
+        calibration_alpha=args.calibration_alpha)}
     if args.interactions:
         with reading(f"--interactions {args.interactions}", args.interactions,
                      which="interactions"):

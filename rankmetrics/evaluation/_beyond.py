@@ -58,10 +58,13 @@ class BeyondAccuracy:
         facts = self.facts
         has = {"nothing": True, "interactions": facts.popularity is not None,
                "attributes": facts.attributes is not None}
+        has["interactions and attributes"] = has["interactions"] and has["attributes"]
         offered = [name for name, metric in BEYOND_METRICS.items() if has[metric.needs]]
         if facts.attributes is None or facts.attributes.category_bits is None:
             offered = [name for name in offered
-                       if name not in ("categories", "category_entropy")]
+                       if name not in ("categories", "category_entropy", "miscalibration")]
+        if facts.unexpectedness == "attributes" and facts.attributes is None:
+            offered = [name for name in offered if name != "serendipity"]
         return tuple(offered)
 
     @property

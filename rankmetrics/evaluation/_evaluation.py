@@ -645,7 +645,7 @@ class Evaluation(SharedMethods):
             item_facts=None if self._top_lists is None else self._top_lists.facts,
             n_judged=self.n_judged[start:stop], grade=self.truth_grades[rows],
             max_grade=self.max_grade, judged=self.truth_judged[rows],
-            lengths=run.lengths[start:stop],
+            lengths=run.lengths[start:stop], first_user=start,
         )
         values = {}
         for metric in metrics:

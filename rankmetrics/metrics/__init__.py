@@ -14,8 +14,9 @@ beyond-accuracy metrics (they need whole lists, training interactions or item at
  'rbp_residual', 'r_precision', 'bpref', 'judged']
 >>> MAIN_METRICS
 ('precision', 'recall', 'hit_rate', 'mrr', 'map', 'ndcg')
->>> LIST_METRICS
-('arp', 'aplt', 'aclt', 'novelty', 'ild', 'categories', 'category_entropy')
+>>> LIST_METRICS  # doctest: +NORMALIZE_WHITESPACE
+('arp', 'aplt', 'aclt', 'novelty', 'serendipity', 'ild', 'categories', 'category_entropy',
+ 'miscalibration')
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from rankmetrics.metrics._beyond_kernels import (
     system_curves,
     system_values,
 )
+from rankmetrics.metrics._history_kernels import popularity_ranks
 from rankmetrics.metrics._kernels import (
     JudgedItems,
     Judgments,
@@ -188,6 +190,7 @@ __all__ = [
     "normalized_entropy",
     "number_format",
     "plain_label",
+    "popularity_ranks",
     "rank_sums",
     "safe_divide",
     "system_curves",

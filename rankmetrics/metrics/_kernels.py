@@ -118,6 +118,9 @@ class UserBlock:
         (read only by the beyond-accuracy metrics, with ``item_facts``).
     item_facts : ItemFacts, optional
         What is known about each item code (:func:`rankmetrics.beyond.prepare_beyond`).
+    first_user : int, default 0
+        The ground-truth number of the block's first user (where the block's users are in
+        per-user tables such as the training histories of ``item_facts``).
 
     Examples
     --------
@@ -144,8 +147,10 @@ class UserBlock:
         max_grade: float | None = None,
         judged: np.ndarray | None = None,
         lengths: np.ndarray | None = None,
+        first_user: int = 0,
     ) -> None:
         self.user, self.rank, self.relevant, self.gain = user, rank, relevant, gain
+        self.first_user = first_user
         self.n_relevant = n_relevant
         self.n_users, self.width = len(n_relevant), width
         self._n_judged = n_judged

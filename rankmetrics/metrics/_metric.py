@@ -17,8 +17,9 @@ from rankmetrics.metrics._kernels import JudgedItems, UserBlock
 
 #: What a metric needs besides the ranked lists: ``"ground truth"`` (the accuracy metrics),
 #: ``"nothing"`` (the lists alone), ``"interactions"`` (training interactions, for
-#: popularity) or ``"attributes"`` (item attributes).
-NEEDS = ("ground truth", "nothing", "interactions", "attributes")
+#: popularity, each user's history), ``"attributes"`` (item attributes) or
+#: ``"interactions and attributes"`` (both: the categories of each user's history).
+NEEDS = ("ground truth", "nothing", "interactions", "attributes", "interactions and attributes")
 
 PerUser = Callable[[UserBlock, Conventions], np.ndarray]
 Summed = Callable[[JudgedItems, Conventions], "np.ndarray | None"]
