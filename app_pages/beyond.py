@@ -16,7 +16,12 @@ from dashboard.navigation import PAGES
 from dashboard.session import header, require_data
 from dashboard.text import literal
 from rankmetrics.figures import metric_label, metric_title
-from rankmetrics.figures.beyond import beyond_curves, popularity_deciles, tradeoff
+from rankmetrics.figures.beyond import (
+    beyond_curves,
+    exposure_shares,
+    popularity_deciles,
+    tradeoff,
+)
 from rankmetrics.metrics import (
     BEYOND_METRICS,
     MAIN_METRICS,
@@ -32,6 +37,7 @@ FIRST_SHOWN = ("coverage", "gini", "personalization", "aplt", "novelty", "ild")
 # long-tail items (is the accuracy bought with popular items?), else against the share of the
 # catalogue recommended, which every data set has
 FIRST_TRADEOFF = ("aplt", "coverage", "novelty")
+GROUPINGS = {"popularity": "Popularity", "categories": "Category"}
 
 header(
     "Beyond accuracy",
@@ -130,6 +136,30 @@ if "aplt" in offered:
     st.caption("The catalogue's items are split into ten groups of equal size by training "
                "popularity. A model recommending like the users' own taste would follow the "
                "grey bars; one leaning on popularity piles up in decile 1.")
+
+groupings = cached_beyond.beyond_exposure_groups(prepared, settings)
+if groupings:
+    st.subheader("Who gets the attention")
+    state.setdefault(keys.BEYOND_EXPOSURE_GROUPS, groupings[0])
+    if state[keys.BEYOND_EXPOSURE_GROUPS] not in groupings:
+        state[keys.BEYOND_EXPOSURE_GROUPS] = groupings[0]
+    grouping = st.radio("Group the items by", list(groupings), horizontal=True,
+                        key=keys.BEYOND_EXPOSURE_GROUPS, persist_state="session",
+                        format_func=GROUPINGS.get)
+    shares = cached_beyond.beyond_exposure(prepared, settings, grouping)
+    show_chart(exposure_shares(shares, k, grouping, prepared.colors), "beyond_exposure",
+               name=("exposure by", grouping, "K", k))
+    patience = choices.get("exposure_patience", 0.85)
+    weight = (f"each rank gets {patience:g} times the attention of the one above it"
+              if choices.get("exposure_weight", "geometric") == "geometric" else
+              "each rank gets the attention NDCG's discount gives it, 1 / log2(rank + 1)")
+    split = ("an item of several categories shares its attention between them"
+             if grouping == "categories" else "short head and long tail as for APLT")
+    st.caption(f"A reader looks at the top of a list more than at its bottom: {weight}. "
+               "Each bar is a group's share of all the attention a model's lists give, "
+               "beside the group's share of the catalogue's items (light grey) and of the "
+               f"relevant items (hatched); {split}. A model giving a group less than its "
+               "share of the relevant items hides what users would have liked.")
 
 st.subheader(f"Every beyond-accuracy metric at K = {k}")
 table = cached_beyond.beyond_table_at(prepared, settings)

@@ -162,6 +162,7 @@ BEYOND_FILES = "beyond_files"
 BEYOND_METRICS = "beyond_metrics"
 BEYOND_ACCURACY_METRIC = "beyond_accuracy_metric"
 BEYOND_TRADEOFF_METRIC = "beyond_tradeoff_metric"
+BEYOND_EXPOSURE_GROUPS = "beyond_exposure_groups"
 
 
 def upload_extra(kind: str, nonce: int) -> str:

@@ -112,6 +112,13 @@ class BeyondResults(Protocol):
 
     def popularity_deciles(self, cutoff: int) -> pd.DataFrame: ...
 
+    @property
+    def exposure_groups(self) -> tuple[str, ...]:
+        """How items can be grouped for :meth:`exposure` (popularity, categories)."""
+        ...
+
+    def exposure(self, cutoff: int, groups: str = "popularity") -> pd.DataFrame: ...
+
     def bands(self, metric: str, cutoff: int, *, n_bootstrap: int = 1_000,
               confidence: float = 0.95, seed: int | None = 0) -> pd.DataFrame: ...
 

@@ -75,12 +75,13 @@ def test_the_pills_and_pickers_name_the_metrics_in_words():
     at = start("movies", PAGE)
     pills = [group for group in at.get("button_group") if group.key == "beyond_metrics"][0]
     shown = [option.content for option in pills.proto.options]
-    assert shown[:5] == [
-        "Share of the catalogue recommended (Coverage)", "Inequality of exposure (Gini)",
-        "Evenness of exposure (Entropy)", "Difference between users' lists (Personalization)",
+    assert shown[:6] == [
+        "Share of the catalogue recommended (Coverage)", "Inequality of recommendations (Gini)",
+        "Inequality of attention (Exposure Gini)", "Evenness of recommendations (Entropy)",
+        "Difference between users' lists (Personalization)",
         "Average popularity of recommended items (ARP)"]
     # the pills' help says what each measures and what a higher value means
-    assert ("**Inequality of exposure (Gini)**: How unequally recommendations are spread"
+    assert ("**Inequality of recommendations (Gini)**: How unequally recommendations are spread"
             in pills.proto.help)
     assert "Higher: concentrates recommendations on fewer items." in pills.proto.help
     accuracy, against = (at.selectbox(key="beyond_accuracy_metric"),
@@ -113,14 +114,14 @@ def test_without_interactions_the_trade_off_opens_on_coverage():
 def test_the_curves_and_the_table_say_what_a_higher_value_means():
     at = start("movies", PAGE)
     titles = [a["text"] for a in figure(at, "beyond_chart")["layout"]["annotations"]]
-    assert titles[1].startswith("Inequality of exposure (Gini@K)<br>")
+    assert titles[1].startswith("Inequality of recommendations (Gini@K)<br>")
     assert "Higher: concentrates recommendations on fewer items" in titles[1]
     table = [d for d in at.main.dataframe if str(d.value.columns[0]).startswith("Coverage@")]
     columns = json.loads(table[0].proto.columns)
     assert columns["Gini@10"]["help"] == (
-        "Inequality of exposure (Gini@10): How unequally recommendations are spread over the "
-        "items: 0 when every item is recommended equally often, near 1 when a few items take "
-        "them all. Higher: concentrates recommendations on fewer items.")
+        "Inequality of recommendations (Gini@10): How unequally recommendations are spread "
+        "over the items: 0 when every item is recommended equally often, near 1 when a few "
+        "items take them all. Higher: concentrates recommendations on fewer items.")
     assert columns["APLT@10"]["help"].endswith(
         "Higher: recommends a larger share of long-tail items.")
 
@@ -131,7 +132,7 @@ def test_without_optional_files_the_page_says_which_file_adds_what():
     assert any(t.startswith("**Training interactions**") and "novelty" in t for t in texts)
     assert any(t.startswith("**Item attributes**") and "ILD" in t for t in texts)
     assert list(beyond_table(at).columns) == [
-        "Coverage@5", "Gini@5", "Entropy@5", "Personalization@5"]
+        "Coverage@5", "Gini@5", "Exposure Gini@5", "Entropy@5", "Personalization@5"]
 
 
 def test_uploaded_optional_files_enable_their_metrics_and_can_be_removed():

@@ -71,7 +71,8 @@ def test_catalogue_all_without_interactions():
     ev = evaluate(TRUTH, {"m": RUN}, max_cutoff=3, catalogue="all")
     assert close(list(ev.beyond.curve("m", "coverage"))) == close([2 / 5, 4 / 5, 1.0])
     assert ev.beyond.choices()["catalogue"].startswith("every item in any file")
-    assert ev.beyond.metrics == ("coverage", "gini", "entropy", "personalization")
+    assert ev.beyond.metrics == ("coverage", "gini", "exposure_gini", "entropy",
+                                   "personalization")
 
 
 def test_gini_over_the_catalogue():

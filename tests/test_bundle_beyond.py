@@ -63,7 +63,7 @@ def test_beyond_results_read_back_equal_to_the_evaluations(saved):
     bundle = load_bundle(folder)
     live = evaluation.beyond
     assert bundle.beyond is not None and live is not None
-    assert bundle.beyond.metrics == live.metrics and len(live.metrics) == 15
+    assert bundle.beyond.metrics == live.metrics and len(live.metrics) == 16
     assert bundle.beyond.per_user_metrics == live.per_user_metrics == LIST_METRICS
     # every metric at every K, exactly: the table the page and the command line show
     pd.testing.assert_frame_equal(bundle.beyond.summary(), live.summary(), check_exact=True)
@@ -156,7 +156,8 @@ def test_a_catalogue_alone_saves_the_system_metrics_without_deciles(tmp_path):
     truth, run = random_data(31, n_users=20)
     evaluation = evaluate(truth, {"m": run}, max_cutoff=10, catalogue="all")
     bundle = load_bundle(evaluation.save(tmp_path / "c", sample=5))
-    assert bundle.beyond.metrics == ("coverage", "gini", "entropy", "personalization")
+    assert bundle.beyond.metrics == ("coverage", "gini", "exposure_gini", "entropy",
+                                   "personalization")
     assert bundle.beyond.per_user_metrics == () and bundle.beyond.inputs_read == {}
     # the metrics it was saved with (later versions have more)
     pd.testing.assert_frame_equal(bundle.summary(), evaluation.summary(bundle.metrics),
@@ -245,7 +246,8 @@ def test_a_listed_catalogue_file_is_fingerprinted(tmp_path, capsys):
     assert main(movie_arguments("--catalogue", str(catalogue), "--save",
                                 str(tmp_path / "c.zip"))) == 0
     bundle = load_bundle(tmp_path / "c.zip")
-    assert bundle.beyond.metrics == ("coverage", "gini", "entropy", "personalization")
+    assert bundle.beyond.metrics == ("coverage", "gini", "exposure_gini", "entropy",
+                                   "personalization")
     assert bundle.beyond.choices()["catalogue_items"] == 100
     assert bundle.beyond.inputs_read["catalogue"].rows == 100
     assert bundle.beyond.inputs_read["catalogue"].content_hash == hashlib.sha256(

@@ -29,7 +29,8 @@ LABELS = {
     "map": "MAP", "ndcg": "NDCG", "dcg": "DCG", "r_precision": "R-Precision",
     "err": "ERR", "rbp": "RBP", "rbp_residual": "RBP residual", "bpref": "bpref",
     "judged": "Judged",
-    "coverage": "Coverage", "gini": "Gini", "entropy": "Entropy",
+    "coverage": "Coverage", "gini": "Gini", "exposure_gini": "Exposure Gini",
+    "entropy": "Entropy",
     "personalization": "Personalization", "arp": "ARP", "aplt": "APLT", "aclt": "ACLT",
     "novelty": "Novelty", "ild": "ILD", "categories": "Categories",
     "category_entropy": "Category entropy",
@@ -63,7 +64,7 @@ def test_the_plain_label_takes_the_short_name_shown():
     assert plain_label("ndcg", "NDCG@10") == "Ranking quality (NDCG@10)"
     assert plain_label("arp", "ARP@5") == "Average popularity of recommended items (ARP@5)"
     assert plain_label("ild") == "Diversity within a list (ILD)"
-    assert plain_label("gini") == "Inequality of exposure (Gini)"
+    assert plain_label("gini") == "Inequality of recommendations (Gini)"
     assert plain_label("ndcg_long_tail", "NDCG (long tail)@10") == (
         "Ranking quality on long-tail items: NDCG (long tail)@10")
     with pytest.raises(ValueError, match="'metric' argument must be one of"):

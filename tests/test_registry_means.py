@@ -108,7 +108,8 @@ def top_lists(run: pd.DataFrame, users: pd.Index) -> dict[str, list[str]]:
 
 
 def system_values(lists: list[list[str]], catalogue: set[str], k: int) -> dict[str, float]:
-    """Coverage, Gini, entropy and personalization at K, written out from their definitions
+    """Coverage, Gini, exposure's Gini, entropy and personalization at K, written out from
+    their definitions
     (over the whole catalogue, the default distribution)."""
     tops = [top[:k] for top in lists if top]
     counts = pd.Series([item for top in tops for item in top if item in catalogue]
@@ -119,7 +120,17 @@ def system_values(lists: list[list[str]], catalogue: set[str], k: int) -> dict[s
     shares = c[c > 0] / c.sum()
     pairs = list(combinations(tops, 2))
     overlap = np.mean([len(set(a) & set(b)) / k for a, b in pairs])
+    # exposure: rank r weighs 0.85^(r-1), the default geometric weight
+    exposure = dict.fromkeys(sorted(catalogue), 0.0)
+    for top in tops:
+        for rank, item in enumerate(top, start=1):
+            if item in catalogue:
+                exposure[item] += 0.85 ** (rank - 1)
+    e = np.sort(np.fromiter(exposure.values(), dtype=float))
+    exposure_gini = sum((2 * j - n - 1) * value for j, value in enumerate(e, start=1)) / (
+        n * e.sum())
     return {"coverage": float((c > 0).sum() / n), "gini": gini,
+            "exposure_gini": exposure_gini,
             "entropy": float(-(shares * np.log(shares)).sum() / np.log(n)),
             "personalization": 1 - overlap}
 

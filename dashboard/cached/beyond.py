@@ -100,6 +100,17 @@ def beyond_deciles(prepared: Prepared, settings: Settings) -> pd.DataFrame:
     return _offered(prepared, settings).popularity_deciles(settings.cutoff)
 
 
+def beyond_exposure_groups(prepared: Prepared, settings: Settings) -> tuple[str, ...]:
+    """How the items can be grouped for their share of exposure (none: no such input)."""
+    beyond = _with_beyond(prepared, settings).beyond
+    return beyond.exposure_groups if beyond is not None else ()
+
+
+@st.cache_data(max_entries=16, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def beyond_exposure(prepared: Prepared, settings: Settings, groups: str) -> pd.DataFrame:
+    return _offered(prepared, settings).exposure(settings.cutoff, groups)
+
+
 def beyond_table_at(prepared: Prepared, settings: Settings) -> pd.DataFrame:
     """The beyond-accuracy metrics at the chosen K: one row per model, one column each."""
     metrics = beyond_metrics(prepared, settings)

@@ -37,6 +37,8 @@ from rankmetrics.beyond._items import (
 from rankmetrics.beyond._options import (
     DISTANCE,
     DISTRIBUTION,
+    EXPOSURE_GROUPS,
+    EXPOSURE_WEIGHT,
     LONG_TAIL,
     POPULARITY,
     UNEXPECTEDNESS,
@@ -47,6 +49,8 @@ __all__ = [
     "CATALOGUE",
     "DISTANCE",
     "DISTRIBUTION",
+    "EXPOSURE_GROUPS",
+    "EXPOSURE_WEIGHT",
     "LONG_TAIL",
     "MOST_CATEGORY_SETS",
     "POPULARITY",

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+import numpy as np
+
 from rankmetrics.checks import check_choice, check_probability
 
 POPULARITY = ("interactions", "users")
@@ -12,6 +14,10 @@ LONG_TAIL = ("short_head", "bottom_items")
 DISTRIBUTION = ("catalogue", "recommended")
 DISTANCE = ("auto", "hamming")
 UNEXPECTEDNESS = ("cooccurrence", "attributes", "popularity")
+EXPOSURE_WEIGHT = ("geometric", "log")
+#: How items are grouped for their share of exposure: popularity (the short head and the long
+#: tail, from training interactions) or the categories of the item attributes.
+EXPOSURE_GROUPS = ("popularity", "categories")
 
 
 @dataclass(frozen=True)
@@ -59,6 +65,13 @@ class BeyondOptions:
         Steck's (2018) smoothing of miscalibration: the list's category shares q are
         replaced by (1 - alpha) q + alpha p, p the history's, so that the divergence is
         finite when the list misses a category of the history.
+    exposure_weight : {"geometric", "log"}, default "geometric"
+        How much attention rank k of a list gets, for exposure: ``geometric``, the chance
+        that a reader who goes on to the next rank with probability ``exposure_patience``
+        reaches it, p^(k - 1) (RBP's user model, LensKit's ``GeometricRankWeight``);
+        ``log``, NDCG's discount 1 / log2(k + 1).
+    exposure_patience : float in (0, 1), default 0.85
+        The geometric weight's p (0.85: LensKit's default for ``ExposureGini``).
     """
 
     popularity: str = "interactions"
@@ -68,6 +81,8 @@ class BeyondOptions:
     distance: str = "auto"
     unexpectedness: str = "cooccurrence"
     calibration_alpha: float = 0.01
+    exposure_weight: str = "geometric"
+    exposure_patience: float = 0.85
 
     def __post_init__(self) -> None:
         check_choice("popularity", self.popularity, POPULARITY)
@@ -76,6 +91,11 @@ class BeyondOptions:
         check_choice("distance", self.distance, DISTANCE)
         check_choice("unexpectedness", self.unexpectedness, UNEXPECTEDNESS)
         check_probability("calibration_alpha", self.calibration_alpha)
+        check_choice("exposure_weight", self.exposure_weight, EXPOSURE_WEIGHT)
+        patience = check_probability("exposure_patience", self.exposure_patience)
+        if not 0.0 < patience < 1.0:
+            raise ValueError("The 'exposure_patience' argument must be a number in the range "
+                             f"(0, 1). Got {self.exposure_patience!r} instead.")
         share = check_probability("long_tail_share", self.long_tail_share)
         if not 0.0 < share < 1.0:
             raise ValueError("The 'long_tail_share' argument must be a number in the range "
@@ -83,3 +103,16 @@ class BeyondOptions:
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)
+
+    def rank_weights(self, width: int) -> np.ndarray:
+        """The exposure weight of ranks 1..width (see ``exposure_weight``).
+
+        >>> BeyondOptions(exposure_patience=0.5).rank_weights(3).tolist()
+        [1.0, 0.5, 0.25]
+        >>> BeyondOptions(exposure_weight="log").rank_weights(3).round(4).tolist()
+        [1.0, 0.6309, 0.5]
+        """
+        ranks = np.arange(1, width + 1, dtype=np.float64)
+        if self.exposure_weight == "log":
+            return 1.0 / np.log2(ranks + 1.0)
+        return self.exposure_patience ** (ranks - 1.0)

@@ -18,6 +18,7 @@ same files in one zip archive:
   whose id hashes lowest (:func:`sample_order`). Pages that need raw lists show these users;
 - when the evaluation had beyond-accuracy inputs (training interactions, item attributes, a
   catalogue): ``beyond_means.parquet``, ``beyond_deciles.parquet``,
+  ``beyond_exposure.parquet`` (each item group's share of exposure),
   ``beyond_long_tail.parquet``, ``beyond_activity.parquet`` (each user's training
   interactions, to split users by activity), the per-user beyond-accuracy metrics as more
   ``per_user/`` columns, and their options and inputs in ``evaluation.json``
@@ -31,6 +32,7 @@ an :class:`~rankmetrics.Evaluation` answers, at the saved cutoffs.
 from rankmetrics.bundle._format import (
     BEYOND_ACTIVITY,
     BEYOND_DECILES,
+    BEYOND_EXPOSURE,
     BEYOND_LONG_TAIL,
     BEYOND_MEANS,
     DEFAULT_CUTOFFS,
@@ -59,6 +61,7 @@ from rankmetrics.results import Fingerprint
 __all__ = [
     "BEYOND_ACTIVITY",
     "BEYOND_DECILES",
+    "BEYOND_EXPOSURE",
     "BEYOND_LONG_TAIL",
     "BEYOND_MEANS",
     "DEFAULT_CUTOFFS",

@@ -39,6 +39,9 @@ MAX_ARCHIVE_BYTES = 8 << 30
 BEYOND_MEANS = "beyond_means.parquet"
 BEYOND_DECILES = "beyond_deciles.parquet"
 BEYOND_LONG_TAIL = "beyond_long_tail.parquet"
+#: Each item group's share of exposure at the saved cutoffs (``groups, cutoff, source, group,
+#: share``), as ``BeyondAccuracy.exposure`` gives it.
+BEYOND_EXPOSURE = "beyond_exposure.parquet"
 #: Each ground-truth user's number of training interactions (``user, interactions``).
 BEYOND_ACTIVITY = "beyond_activity.parquet"
 

@@ -16,6 +16,7 @@ import pyarrow.parquet as pq
 from rankmetrics.bundle._format import (
     BEYOND_ACTIVITY,
     BEYOND_DECILES,
+    BEYOND_EXPOSURE,
     BEYOND_LONG_TAIL,
     BEYOND_MEANS,
     FORMAT,
@@ -87,7 +88,8 @@ def read_bundle(path: str | Path | bytes) -> BundleContents:
     beyond_tables = {}
     if "beyond" in info:
         beyond_tables = {name: files.table(name) for name in (BEYOND_MEANS, BEYOND_DECILES,
-                                                              BEYOND_LONG_TAIL, BEYOND_ACTIVITY)
+                                                              BEYOND_LONG_TAIL, BEYOND_ACTIVITY,
+                                                              BEYOND_EXPOSURE)
                          if name == BEYOND_MEANS or files.has(name)}
     return BundleContents(
         info,

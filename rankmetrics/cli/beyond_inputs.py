@@ -6,12 +6,15 @@ takes."""
 from __future__ import annotations
 
 import argparse
+import json
 from typing import Any
 
 from rankmetrics.beyond import (
     CATALOGUE,
     DISTANCE,
     DISTRIBUTION,
+    EXPOSURE_GROUPS,
+    EXPOSURE_WEIGHT,
     LONG_TAIL,
     POPULARITY,
     UNEXPECTEDNESS,
@@ -20,12 +23,14 @@ from rankmetrics.beyond import (
 from rankmetrics.cli.options import reading, warn
 from rankmetrics.io import read_attributes, read_interactions
 from rankmetrics.metrics import BEYOND_METRICS
+from rankmetrics.results import BeyondResults
 
 
 def add_beyond_options(ev: argparse.ArgumentParser) -> None:
     """The group "beyond accuracy": its files and choices."""
     beyond = ev.add_argument_group(
-        "beyond accuracy", "Inputs and choices of coverage, gini, entropy, personalization "
+        "beyond accuracy", "Inputs and choices of coverage, gini, exposure_gini, entropy, "
+        "personalization "
         "(need nothing more), arp, aplt, aclt, novelty, serendipity, recall_long_tail, "
         "ndcg_long_tail (need --interactions), ild, categories and category_entropy (need "
         "--item-attributes) and miscalibration (needs both)."
@@ -65,6 +70,18 @@ def add_beyond_options(ev: argparse.ArgumentParser) -> None:
     beyond.add_argument("--calibration-alpha", type=float, default=0.01, metavar="ALPHA",
                         help="miscalibration's smoothing of the list's category mix toward "
                         "the history's, in (0, 1), default 0.01")
+    beyond.add_argument("--exposure-weight", choices=EXPOSURE_WEIGHT, default="geometric",
+                        help="the attention rank k of a list gets, for exposure_gini and "
+                        "--exposure-by: geometric (default): p^(k-1), p the "
+                        "--exposure-patience; log: NDCG's 1/log2(k+1)")
+    beyond.add_argument("--exposure-patience", type=float, default=0.85, metavar="P",
+                        help="the geometric weight's p, in (0, 1), default 0.85 (LensKit's)")
+    beyond.add_argument("--exposure-by", choices=EXPOSURE_GROUPS, metavar="GROUPS",
+                        help="also give each item group's share of each model's exposure "
+                        "at the decision K next to its share of the catalogue and of the "
+                        "relevant items: popularity (short head and long tail; needs "
+                        "--interactions) or categories (needs --item-attributes); in the "
+                        "table and JSON formats")
 
 
 def beyond_inputs(args: argparse.Namespace, beyond: tuple[str, ...], limit: int | None,
@@ -72,7 +89,7 @@ def beyond_inputs(args: argparse.Namespace, beyond: tuple[str, ...], limit: int 
     """The beyond-accuracy inputs evaluate() takes, read from the files named (none when no
     beyond-accuracy metric is asked for and no evaluation is saved); the training
     interactions' columns as ``--columns interactions:...`` chose them."""
-    if not beyond and not (args.save and beyond_files(args)):
+    if not beyond and not (args.save and beyond_files(args)) and not args.exposure_by:
         return {}
     needs = {"interactions": args.interactions, "attributes": args.item_attributes}
     for name in beyond:
@@ -86,7 +103,8 @@ def beyond_inputs(args: argparse.Namespace, beyond: tuple[str, ...], limit: int 
         popularity=args.popularity, long_tail=args.long_tail,
         long_tail_share=args.long_tail_share, distribution=args.distribution,
         distance=args.distance, unexpectedness=args.unexpectedness,
-        calibration_alpha=args.calibration_alpha)}
+        calibration_alpha=args.calibration_alpha, exposure_weight=args.exposure_weight,
+        exposure_patience=args.exposure_patience)}
     if args.interactions:
         with reading(f"--interactions {args.interactions}", args.interactions,
                      which="interactions"):
@@ -112,3 +130,28 @@ def beyond_files(args: argparse.Namespace) -> list[str]:
     return [flag for flag, given in (("--interactions", args.interactions),
                                      ("--item-attributes", args.item_attributes),
                                      ("--catalogue", args.catalogue != "auto")) if given]
+
+
+def with_exposure(text: str, args: argparse.Namespace, beyond: BeyondResults,
+                  cutoff: int) -> str:
+    """The output with each item group's share of exposure at ``cutoff`` (``--exposure-by``):
+    a table below the values, or an ``exposure`` entry of the JSON document."""
+    shares = beyond.exposure(cutoff, args.exposure_by)
+    if args.format == "json":
+        document = json.loads(text)
+        document["exposure"] = {
+            "groups": args.exposure_by, "cutoff": cutoff,
+            "weight": beyond.options.exposure_weight,
+            **({"patience": beyond.options.exposure_patience}
+               if beyond.options.exposure_weight == "geometric" else {}),
+            "shares": json.loads(shares.to_json(orient="records", double_precision=15))}
+        return json.dumps(document, indent=2) + "\n"
+    wide = shares.pivot(index="group", columns="source", values="share")
+    wide = wide.reindex(index=list(dict.fromkeys(shares["group"])),
+                        columns=list(dict.fromkeys(shares["source"])))
+    weight = ("p^(k-1), p = " f"{beyond.options.exposure_patience:g}"
+              if beyond.options.exposure_weight == "geometric" else "1/log2(k+1)")
+    return (f"{text}\nShare of exposure in the top {cutoff} by {args.exposure_by} "
+            f"(rank k weighs {weight}), beside each group's share of the catalogue and of "
+            f"the relevant items:\n"
+            + wide.to_string(float_format=lambda v: f"{v:.1%}") + "\n")

@@ -16,7 +16,7 @@ import sys
 from functools import partial
 from pathlib import Path
 
-from rankmetrics.cli.beyond_inputs import add_beyond_options, beyond_inputs
+from rankmetrics.cli.beyond_inputs import add_beyond_options, beyond_inputs, with_exposure
 from rankmetrics.cli.options import (
     RELEVANCE_HELP,
     Commands,
@@ -146,6 +146,8 @@ def run_evaluate(args: argparse.Namespace) -> int:
         # The segment table is one metric at one K: the overall table's choices do not apply.
         _ignored_by_segments(args)
         beyond, cutoffs = (), [segment_cutoff(args)]
+    if args.exposure_by is not None:
+        _check_exposure_by(args)
     conventions = read_conventions(args)
     limit = decompressed_size(args)
     overrides = column_overrides(args)
@@ -191,10 +193,26 @@ def run_evaluate(args: argparse.Namespace) -> int:
         text += f"\n{note}\n"
     elif note:
         print(f"rankmetrics: note: {note}", file=sys.stderr)
+    decided_at = DECISION_CUTOFF if DECISION_CUTOFF in cutoffs else max(cutoffs)
     if "rbp" in metrics and args.format == "table" and not args.per_user:
-        text += "\n" + rbp_interval_note(evaluation, DECISION_CUTOFF if DECISION_CUTOFF
-                                         in cutoffs else max(cutoffs)) + "\n"
+        text += "\n" + rbp_interval_note(evaluation, decided_at) + "\n"
+    if args.exposure_by is not None and evaluation.beyond is not None:
+        text = with_exposure(text, args, evaluation.beyond, decided_at)
     return write_output(text, args)
+
+
+def _check_exposure_by(args: argparse.Namespace) -> None:
+    """--exposure-by needs the file its groups come from and a format that holds a table."""
+    needed = {"popularity": ("--interactions", args.interactions),
+              "categories": ("--item-attributes", args.item_attributes)}[args.exposure_by]
+    if not needed[1]:
+        raise ValueError(f"--exposure-by {args.exposure_by} needs {needed[0]} FILE.")
+    if args.per_user or args.segment_by is not None:
+        raise ValueError("--exposure-by adds a table of shares to the table of means: leave "
+                         f"out {'--per-user' if args.per_user else '--segment-by'}.")
+    if args.format not in ("table", "json"):
+        raise ValueError(f"--exposure-by adds a table of shares, which --format {args.format} "
+                         "cannot hold: add --format table or --format json.")
 
 
 def _read_and_check(args: argparse.Namespace, overrides: dict[str, str],

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from rankmetrics.beyond import BeyondInputs
+from rankmetrics.beyond import EXPOSURE_GROUPS, BeyondInputs
 from rankmetrics.checks import check_choice, check_int, check_probability
 from rankmetrics.metrics import (
     BEYOND_METRICS,
@@ -26,6 +26,7 @@ from rankmetrics.metrics import (
     counts_at,
     system_curves,
     system_values,
+    unpacked_bits,
 )
 from rankmetrics.results import Fingerprint
 
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
     from rankmetrics.evaluation._evaluation import Evaluation
 
 DECILES = 10
+NO_CATEGORY = "no category"
 
 
 class BeyondAccuracy:
@@ -215,6 +217,73 @@ class BeyondAccuracy:
             self.evaluation.truth.item_index[relevant]]]))
         return pd.DataFrame(rows, columns=["source", "decile", "share"])
 
+    @property
+    def exposure_groups(self) -> tuple[str, ...]:
+        """The groupings of :meth:`exposure` the inputs allow (of :data:`EXPOSURE_GROUPS`)."""
+        facts = self.facts
+        has = {"popularity": facts.popularity is not None,
+               "categories": facts.attributes is not None
+               and facts.attributes.category_bits is not None}
+        return tuple(name for name in EXPOSURE_GROUPS if has[name])
+
+    def exposure(self, cutoff: int, groups: str = "popularity") -> pd.DataFrame:
+        """Each item group's share of each model's exposure in the top ``cutoff``, next to
+        its share of the catalogue's items and of the relevant ground-truth items.
+
+        Rank k of a list gives its item the weight ``options.rank_weights`` gives k (a
+        reader's attention: geometric by default); a model's exposure of a group is the sum
+        of its catalogue items' weights over the counted users' lists, over the sum for every
+        catalogue item. ``groups``: ``"popularity"`` (``short head`` and ``long tail``, as
+        APLT splits them) or ``"categories"`` (each category of the item attributes; an item
+        of several categories shares its weight equally between them, one of none is in
+        ``no category``).
+
+        Returns ``source`` (a model, ``catalogue`` or ``relevant items``), ``group`` and
+        ``share`` (each source's shares sum to 1).
+        """
+        groups = check_choice("groups", groups, EXPOSURE_GROUPS)
+        if groups not in self.exposure_groups:
+            raise ValueError("Exposure by popularity needs training interactions."
+                             if groups == "popularity" else
+                             "Exposure by category needs item attributes with categories.")
+        cutoff = self.evaluation.check_cutoff(cutoff)
+        names, membership = self._membership(groups)
+        in_catalogue = self.facts.in_catalogue
+        membership = membership * in_catalogue[:, None]
+        rows: list[tuple[str, str, float]] = []
+        n_items = len(self.facts.ids)
+        for model in self.evaluation.models:
+            lists = self.inputs.lists[model][self.evaluation.included(model)]
+            exposure = counts_at(lists, cutoff, n_items, np.ones(len(lists)),
+                                 self.options.rank_weights(lists.shape[1]))
+            rows.extend(_group_shares(model, names, exposure @ membership))
+        rows.extend(_group_shares("catalogue", names, membership.sum(axis=0)))
+        relevant = self.facts.truth_item_code[
+            self.evaluation.truth.item_index[self.evaluation.truth_relevant]]
+        rows.extend(_group_shares("relevant items", names,
+                                  np.bincount(relevant, minlength=n_items) @ membership))
+        return pd.DataFrame(rows, columns=["source", "group", "share"])
+
+    def _membership(self, groups: str) -> tuple[list[str], np.ndarray]:
+        """The groups' names and each item's share in each group (items x groups; each
+        item's row sums to 1)."""
+        facts = self.facts
+        if groups == "popularity":
+            assert facts.popularity is not None
+            tail = facts.popularity.long_tail.astype(np.float64)
+            return ["short head", "long tail"], np.column_stack([1.0 - tail, tail])
+        attributes = facts.attributes
+        assert attributes is not None and attributes.category_bits is not None
+        names = list(attributes.category_names)
+        bits = unpacked_bits(attributes.category_bits)[:, :len(names)].astype(np.float64)
+        held = bits.sum(axis=1)
+        none = held == 0
+        shares = bits / np.maximum(held, 1.0)[:, None]
+        if none.any():
+            names.append(NO_CATEGORY)
+            shares = np.column_stack([shares, none.astype(np.float64)])
+        return names, shares
+
     @cached_property
     def long_tail(self) -> Evaluation:
         """The evaluation of the same runs on the ground truth restricted to long-tail items
@@ -235,8 +304,9 @@ class BeyondAccuracy:
         with self._lock:
             if model not in self._curves:
                 lists = self.inputs.lists[model][self.evaluation.included(model)]
-                self._curves[model] = system_curves(lists, self.facts,
-                                                    self.options.distribution)
+                self._curves[model] = system_curves(
+                    lists, self.facts, self.options.distribution,
+                    self.options.rank_weights(lists.shape[1]))
             return self._curves[model]
 
     def _extend_system(self, metric: str, values: np.ndarray) -> np.ndarray:
@@ -258,18 +328,22 @@ class BeyondAccuracy:
         rng = np.random.default_rng(seed)
         has_list = lists[:, 0] >= 0
         n_items = len(self.facts.ids)
-        step = max(1, COUNT_CELLS // max(n_items, 1))
+        step = max(1, COUNT_CELLS // max(2 * n_items, 1))  # counts and exposure
+        rank_weights = self.options.rank_weights(lists.shape[1])
         parts: dict[str, list[np.ndarray]] = {metric: [] for metric in SYSTEM_METRICS}
         for first in range(0, n_bootstrap, step):
             size = min(step, n_bootstrap - first)
             counts, users = np.empty((size, n_items)), np.empty(size)
+            exposure = np.empty((size, n_items))
             for row in range(size):
                 weights = np.bincount(rng.integers(0, len(lists), len(lists)),
                                       minlength=len(lists)).astype(np.float64)
                 counts[row] = counts_at(lists, cutoff, n_items, weights)
+                exposure[row] = counts_at(lists, cutoff, n_items, weights, rank_weights)
                 users[row] = weights[has_list].sum()
             for metric, values in system_values(counts, np.full(size, cutoff), users,
-                                                self.facts, self.options.distribution).items():
+                                                self.facts, self.options.distribution,
+                                                exposure).items():
                 parts[metric].append(values)
         return {metric: np.concatenate(values) for metric, values in parts.items()}
 
@@ -281,6 +355,13 @@ class BeyondAccuracy:
         decile = np.zeros(len(counts) + 1, dtype=np.int64)
         decile[ranked] = np.arange(len(ranked)) * DECILES // max(len(ranked), 1) + 1
         return decile
+
+
+def _group_shares(source: str, names: list[str], totals: np.ndarray
+                  ) -> list[tuple[str, str, float]]:
+    total = float(totals.sum())
+    return [(source, name, float(value / total) if total else 0.0)
+            for name, value in zip(names, totals, strict=True)]
 
 
 def _shares(source: str, deciles: np.ndarray) -> list[tuple[str, int, float]]:

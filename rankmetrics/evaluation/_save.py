@@ -17,6 +17,7 @@ import pyarrow as pa
 from rankmetrics.bundle import (
     BEYOND_ACTIVITY,
     BEYOND_DECILES,
+    BEYOND_EXPOSURE,
     BEYOND_LONG_TAIL,
     BEYOND_MEANS,
     DEFAULT_CUTOFFS,
@@ -97,6 +98,10 @@ def beyond_tables(beyond: BeyondAccuracy, cutoffs: Sequence[int]) -> dict[str, p
     training interactions) the popularity deciles and the long-tail accuracy's per-user
     values at ``cutoffs``."""
     tables = {BEYOND_MEANS: beyond.summary(beyond.metrics)}
+    if beyond.exposure_groups:
+        tables[BEYOND_EXPOSURE] = pd.concat(
+            [beyond.exposure(cutoff, groups).assign(groups=groups, cutoff=cutoff)
+             for groups in beyond.exposure_groups for cutoff in cutoffs], ignore_index=True)
     if beyond.facts.popularity is None:
         return tables
     activity = beyond.inputs.activity

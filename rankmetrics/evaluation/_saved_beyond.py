@@ -14,8 +14,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from rankmetrics.beyond import BeyondOptions
-from rankmetrics.bundle import BEYOND_ACTIVITY, BEYOND_DECILES, BEYOND_LONG_TAIL, BEYOND_MEANS
+from rankmetrics.beyond import EXPOSURE_GROUPS, BeyondOptions
+from rankmetrics.bundle import (
+    BEYOND_ACTIVITY,
+    BEYOND_DECILES,
+    BEYOND_EXPOSURE,
+    BEYOND_LONG_TAIL,
+    BEYOND_MEANS,
+)
 from rankmetrics.checks import check_choice, check_int
 from rankmetrics.evaluation._bands import band_table
 from rankmetrics.metrics import LONG_TAIL_METRICS
@@ -42,6 +48,7 @@ class SavedBeyond:
         self.cutoffs = list(cutoffs)
         self._means = tables[BEYOND_MEANS].astype({"cutoff": "Int64"})
         self._deciles = tables.get(BEYOND_DECILES)
+        self._exposure = tables.get(BEYOND_EXPOSURE)
         activity = tables.get(BEYOND_ACTIVITY)
         #: Each ground-truth user's number of training interactions (None: not saved), what
         #: splits users by activity or cold start.
@@ -95,6 +102,26 @@ class SavedBeyond:
                              f"{', '.join(map(str, self.cutoffs))}; got cutoff={cutoff!r}.")
         rows = self._deciles[self._deciles["cutoff"] == cutoff]
         return rows.drop(columns="cutoff").reset_index(drop=True)
+
+    @property
+    def exposure_groups(self) -> tuple[str, ...]:
+        """The groupings of :meth:`exposure` saved (none in a bundle written before it)."""
+        if self._exposure is None:
+            return ()
+        saved = set(self._exposure["groups"])
+        return tuple(name for name in EXPOSURE_GROUPS if name in saved)
+
+    def exposure(self, cutoff: int, groups: str = "popularity") -> pd.DataFrame:
+        """As ``BeyondAccuracy.exposure``, at one of the saved cutoffs."""
+        groups = check_choice("groups", groups, EXPOSURE_GROUPS)
+        if groups not in self.exposure_groups or self._exposure is None:
+            raise ValueError(f"This evaluation was saved without exposure by {groups}.")
+        if cutoff not in self.cutoffs:
+            raise ValueError(f"The bundle holds the exposure at K = "
+                             f"{', '.join(map(str, self.cutoffs))}; got cutoff={cutoff!r}.")
+        table = self._exposure
+        rows = table[(table["groups"] == groups) & (table["cutoff"] == cutoff)]
+        return rows[["source", "group", "share"]].reset_index(drop=True)
 
     def long_tail_bands(self, metric: str, cutoff: int, *, n_bootstrap: int = 1_000,
                         confidence: float = 0.95, seed: int | None = 0) -> pd.DataFrame:

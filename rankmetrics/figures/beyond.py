@@ -144,3 +144,39 @@ def popularity_deciles(
     styled(fig, f"Where the top {cutoff} falls by item popularity, against the relevant "
                 "items of the ground truth", height=420)
     return fig
+
+
+#: The bars of what a model's exposure is set against: the catalogue and the relevant items.
+BASELINES = {"catalogue": ("#bdbdbd", ""), "relevant items": (TRUTH_COLOR, "/")}
+
+
+def exposure_shares(
+    shares: pd.DataFrame, cutoff: int, groups: str,
+    colors: Mapping[str, str] | None = None,
+) -> go.Figure:
+    """Each item group's share of each model's exposure in the top K, next to its share of
+    the catalogue's items (light grey) and of the relevant items (grey, hatched).
+
+    ``shares`` is :meth:`rankmetrics.evaluation.BeyondAccuracy.exposure`'s table; ``groups``
+    the grouping it was made with (``popularity`` or ``categories``).
+    """
+    sources = list(dict.fromkeys(shares["source"]))
+    models = [source for source in sources if source not in BASELINES]
+    colors = dict(colors or model_colors(models))
+    fig = go.Figure()
+    for source in sources:
+        part = shares[shares["source"] == source]
+        name = escaped(source)
+        color, pattern = BASELINES.get(source, (colors.get(source, TRUTH_COLOR), ""))
+        what = "of the exposure" if source not in BASELINES else "of the items"
+        fig.add_trace(go.Bar(
+            x=[escaped(group) for group in part["group"]], y=part["share"].tolist(),
+            name=name, marker={"color": color, "pattern": {"shape": pattern}},
+            hovertemplate=f"{name}: %{{y:.1%}} {what} in %{{x}}<extra></extra>",
+        ))
+    fig.update_xaxes(title_text="Popularity" if groups == "popularity" else "Category")
+    fig.update_yaxes(title_text="Share", tickformat=".0%")
+    fig.update_layout(barmode="group")
+    styled(fig, f"Who gets the attention in the top {cutoff}, against the catalogue and the "
+                "relevant items", height=420)
+    return fig

@@ -35,6 +35,7 @@ from rankmetrics.metrics._beyond_kernels import (
     rank_sums,
     system_curves,
     system_values,
+    unpacked_bits,
 )
 from rankmetrics.metrics._history_kernels import popularity_ranks
 from rankmetrics.metrics._kernels import (
@@ -195,5 +196,6 @@ __all__ = [
     "safe_divide",
     "system_curves",
     "system_values",
+    "unpacked_bits",
     "value_text",
 ]

@@ -15,7 +15,7 @@ import numpy as np
 from rankmetrics.beyond import ItemFacts, ItemTraits
 from rankmetrics.metrics._kernels import JudgedItems, UserBlock, safe_divide
 
-SYSTEM_NAMES = ("coverage", "gini", "entropy", "personalization")
+SYSTEM_NAMES = ("coverage", "gini", "exposure_gini", "entropy", "personalization")
 
 
 def padded(values: np.ndarray, fill: float = 0.0) -> np.ndarray:
@@ -325,12 +325,12 @@ def category_entropy(lists: np.ndarray, attributes: ItemTraits) -> np.ndarray:
                          "lists of categories), not only numeric features.")
     # little-endian: bit j of word w is category 64 w + j
     words = padded(bits).astype("<u8", copy=False)
-    used = np.flatnonzero(_unpacked(np.bitwise_or.reduce(words, axis=0, keepdims=True))[0])
+    used = np.flatnonzero(unpacked_bits(np.bitwise_or.reduce(words, axis=0, keepdims=True))[0])
     width = lists.shape[1]
     out = np.zeros(lists.shape)
     if not len(used) or not width:
         return out
-    members = _unpacked(words)[:, used]  # items x used categories, 0 or 1
+    members = unpacked_bits(words)[:, used]  # items x used categories, 0 or 1
     sizes = members.sum(axis=1, dtype=np.float64)
     counts_at = np.arange(width + 1, dtype=np.float64)
     m_log_m = counts_at * np.log2(np.maximum(counts_at, 1.0))
@@ -350,7 +350,7 @@ def category_entropy(lists: np.ndarray, attributes: ItemTraits) -> np.ndarray:
     return out
 
 
-def _unpacked(words: np.ndarray) -> np.ndarray:
+def unpacked_bits(words: np.ndarray) -> np.ndarray:
     """Little-endian uint64 words (..., W) as their bits (..., 64 W), 0 or 1 (uint8)."""
     return np.unpackbits(np.ascontiguousarray(words).view(np.uint8), axis=-1,
                          bitorder="little")
@@ -361,46 +361,54 @@ def _unpacked(words: np.ndarray) -> np.ndarray:
 COUNT_CELLS = 1 << 22
 
 
-def system_curves(lists: np.ndarray, facts: ItemFacts, distribution: str
-                  ) -> dict[str, np.ndarray]:
-    """Coverage, Gini, entropy and personalization at every cutoff 1..K of ``lists``: the
-    counts of each item grow by one rank's ``bincount`` at a time, and the metrics are
+def system_curves(lists: np.ndarray, facts: ItemFacts, distribution: str,
+                  rank_weights: np.ndarray) -> dict[str, np.ndarray]:
+    """Coverage, Gini, exposure's Gini, entropy and personalization at every cutoff 1..K of
+    ``lists``: the counts of each item (and its exposure, each rank k adding
+    ``rank_weights[k - 1]``) grow by one rank's ``bincount`` at a time, and the metrics are
     taken for several cutoffs at once."""
     n_items, width = len(facts.ids), lists.shape[1]
     users = float(np.count_nonzero(lists[:, 0] >= 0)) if width else 0.0
-    running = np.zeros(n_items)
+    running, exposed = np.zeros(n_items), np.zeros(n_items)
     parts: dict[str, list[np.ndarray]] = {name: [] for name in SYSTEM_NAMES}
-    step = max(1, COUNT_CELLS // max(n_items, 1))
+    step = max(1, COUNT_CELLS // max(2 * n_items, 1))  # counts and exposure
     by_rank = np.ascontiguousarray(lists.T)  # one rank's items side by side in memory
     for first in range(0, width, step):
         ranks = range(first, min(width, first + step))
-        counts = np.empty((len(ranks), n_items))
+        counts, exposure = np.empty((len(ranks), n_items)), np.empty((len(ranks), n_items))
         for row, k in enumerate(ranks):
             column = by_rank[k]
-            running += np.bincount(column[column >= 0], minlength=n_items)
-            counts[row] = running
+            added = np.bincount(column[column >= 0], minlength=n_items)
+            running += added
+            exposed += rank_weights[k] * added
+            counts[row], exposure[row] = running, exposed
         cutoffs = np.arange(first + 1, first + len(ranks) + 1)
-        for name, values in system_values(counts, cutoffs, users, facts,
-                                          distribution).items():
+        for name, values in system_values(counts, cutoffs, users, facts, distribution,
+                                          exposure).items():
             parts[name].append(values)
     return {name: np.concatenate(values) if values else np.zeros(0)
             for name, values in parts.items()}
 
 
-def counts_at(lists: np.ndarray, cutoff: int, n_items: int, weights: np.ndarray
-              ) -> np.ndarray:
+def counts_at(lists: np.ndarray, cutoff: int, n_items: int, weights: np.ndarray,
+              rank_weights: np.ndarray | None = None) -> np.ndarray:
     """How many users (each counted ``weights[u]`` times) have each item in their top
-    ``cutoff``."""
+    ``cutoff``; with ``rank_weights``, each user's rank k counts ``rank_weights[k - 1]``
+    times more (the items' exposure)."""
     top = lists[:, :cutoff]
     present = top >= 0
-    return np.bincount(top[present], minlength=n_items,
-                       weights=np.broadcast_to(weights[:, None], top.shape)[present])
+    counted = np.broadcast_to(weights[:, None], top.shape)
+    if rank_weights is not None:
+        counted = counted * rank_weights[None, :top.shape[1]]
+    return np.bincount(top[present], minlength=n_items, weights=counted[present])
 
 
 def system_values(counts: np.ndarray, cutoffs: np.ndarray, users: float | np.ndarray,
-                  facts: ItemFacts, distribution: str) -> dict[str, np.ndarray]:
-    """Coverage, Gini, entropy and personalization from how many users (``users`` of them,
-    with a list) have each item in their top K: one row of ``counts`` per cutoff K (or per
+                  facts: ItemFacts, distribution: str, exposure: np.ndarray
+                  ) -> dict[str, np.ndarray]:
+    """Coverage, Gini, exposure's Gini, entropy and personalization from how many users
+    (``users`` of them, with a list) have each item in their top K and how much exposure
+    each item gets there: one row of ``counts`` and of ``exposure`` per cutoff K (or per
     resample, with one ``users`` each)."""
     catalogue = counts[:, facts.in_catalogue]
     size = catalogue.shape[1]
@@ -411,6 +419,7 @@ def system_values(counts: np.ndarray, cutoffs: np.ndarray, users: float | np.nda
     return {
         "coverage": held / size if size else np.full(len(counts), np.nan),
         "gini": gini(catalogue, spread),
+        "exposure_gini": gini(exposure[:, facts.in_catalogue], spread),
         "entropy": normalized_entropy(catalogue, spread),
         "personalization": np.where(pairs > 0, 1.0 - safe_divide(shared, pairs) / cutoffs,
                                     np.nan),

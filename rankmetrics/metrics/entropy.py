@@ -13,7 +13,7 @@ from rankmetrics.metrics._metric import Metric
 METRIC = Metric(
     name="entropy",
     label="Entropy",
-    plain_name="Evenness of exposure",
+    plain_name="Evenness of recommendations",
     description="Normalized Shannon entropy of how often each item is recommended: 1 when "
     "evenly spread, 0 when one item takes every recommendation.",
     formula=r"H@K = -\frac{1}{\log n} \sum_i p_i \log p_i,\ p_i = \frac{c_i}{\sum_j c_j}",

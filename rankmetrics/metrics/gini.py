@@ -16,7 +16,7 @@ from rankmetrics.metrics._metric import Metric
 METRIC = Metric(
     name="gini",
     label="Gini",
-    plain_name="Inequality of exposure",
+    plain_name="Inequality of recommendations",
     description="How unequally recommendations are spread over the items: 0 when every item is "
     "recommended equally often, near 1 when a few items take them all.",
     formula=r"G@K = \frac{\sum_{j=1}^{n} (2j - n - 1)\, c_{(j)}}{n \sum_j c_j},"
