@@ -299,7 +299,8 @@ def test_the_beyond_page_shows_who_gets_the_attention():
                                                            "relevant items"]
     assert shares["data"][0]["x"] == ["short head", "long tail"]
     assert shares["data"][0]["y"] == pytest.approx([1.0, 0.0])  # popularity: the head only
-    assert "Who gets the attention in the top 10" in shares["layout"]["title"]["text"]
+    assert shares["layout"]["title"]["text"].startswith(
+        "Each group's share of the attention in the top 10")
     at.radio(key="beyond_exposure_groups").set_value("categories").run()
     ok(at)
     shares = figure(at, "beyond_exposure")

@@ -177,6 +177,6 @@ def exposure_shares(
     fig.update_xaxes(title_text="Popularity" if groups == "popularity" else "Category")
     fig.update_yaxes(title_text="Share", tickformat=".0%")
     fig.update_layout(barmode="group")
-    styled(fig, f"Who gets the attention in the top {cutoff}, against the catalogue and the "
-                "relevant items", height=420)
+    styled(fig, f"Each group's share of the attention in the top {cutoff}, against its share "
+                "of the catalogue and of the relevant items", height=420)
     return fig
