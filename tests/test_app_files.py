@@ -137,3 +137,19 @@ def test_trec_files_say_queries_and_name_the_run_without_its_extension():
     assert at.title[0].value == "Queries"
     assert at.subheader[0].value.startswith("Queries a model serves worst at")
     assert frame(at, "users_summary").columns[0] == "Queries"
+
+
+def test_judgments_of_minus_one_as_trec_writes_them_open_with_a_grade_table():
+    """Ratings used as grades with TREC's -1: the sidebar's grade table starts every rating
+    at a grade of 0 or more (a grade table cannot hold -1) and says so; nothing fails."""
+    truth = b"user,item,rating\nq,d1,3\nq,d2,-1\nq,d3,0\nr,d1,2\nr,d2,1\n"
+    run = b"user,item,score\nq,d1,3\nq,d2,2\nr,d1,1\nr,d3,0.5\n"
+    at = start("textbook", DATA)
+    upload(at, 0, "model.csv", content={"model.csv": run})
+    upload(at, 1, "truth.csv", content={"truth.csv": truth})
+    assert not errors(at) and not at.exception
+    reasons = [plain(c) for c in texts(at.sidebar.caption) + texts(at.sidebar.markdown)]
+    assert any("a rating below 0 (-1) has grade 0: judged, not relevant" in reason
+               for reason in reasons), reasons
+    go(at, "app_pages/compare.py")
+    assert not at.exception

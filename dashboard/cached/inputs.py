@@ -149,9 +149,15 @@ def relevance_defaults(truth: FileSpec) -> RelevanceDefaults:
     suggestion = suggest_mapping(values)
     binary_kind = suggestion.recommended.kind == "binary" or set(values) <= {0.0, 1.0}
     graded = suggestion.graded
+    reason = suggestion.reason
     if len(values) <= EDITABLE_RATINGS:
-        table = tuple((float(v), float(g)) for v, g in zip(values, graded.grades(values),
-                                                            strict=True))
+        # a grade table's grades are 0 or more: a rating used as a grade below 0 (TREC's -1)
+        # starts at 0 there, judged and not relevant
+        table = tuple((float(v), max(float(g), 0.0))
+                      for v, g in zip(values, graded.grades(values), strict=True))
+        if values[0] < 0:
+            reason += (f" In the grade table, a rating below 0 ({_below_zero(values)}) has "
+                       "grade 0: judged, not relevant.")
     else:
         table = graded.table
     threshold = suggestion.binary.rating_threshold
@@ -166,8 +172,12 @@ def relevance_defaults(truth: FileSpec) -> RelevanceDefaults:
         table=table,
         grade_threshold=float(graded.threshold),
         ratings=tuple(float(v) for v in values),
-        reason=suggestion.reason,
+        reason=reason,
     )
+
+
+def _below_zero(values: np.ndarray) -> str:
+    return ", ".join(f"{value:g}" for value in values[values < 0])
 
 
 @st.cache_data(max_entries=64, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
