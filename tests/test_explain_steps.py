@@ -9,10 +9,13 @@ import pandas as pd
 import pytest
 
 from rankmetrics import evaluate
+from rankmetrics.bundle import sample_users
 from rankmetrics.conventions import Conventions
+from rankmetrics.evaluation import load_bundle
 from rankmetrics.explain import explain_steps, step_variants
 from rankmetrics.relevance import RelevanceMapping
-from tests.apptest import frame, ok, plain, start
+from tests.apptest import frame, go, ok, plain, start
+from tests.test_app_bundle import open_archive
 
 # q: d1 = 3, d2 = 2, d3 = 0, d4 = 1; the ranking d3, d1, d4, d5 (unjudged), d2
 TRUTH = pd.DataFrame({"user": ["q"] * 4, "item": ["d1", "d2", "d3", "d4"],
@@ -140,3 +143,44 @@ def test_the_metrics_explained_page_works_them_out():
     at.selectbox(key="explain_metric").set_value("judged").run()
     ok(at)
     assert {metric.label: metric.value for metric in at.metric}["Judged in the top 5"] == "4"
+
+
+def test_a_saved_evaluation_keeps_err_s_g_max_of_its_whole_ground_truth(tmp_path):
+    """Ratings used as grades: the highest grade, 4, belongs to a user outside the bundle's
+    sample, whose sampled rows reach only 3. ERR's g_max is the whole ground truth's, so a
+    sampled user's ERR written out from the saved evaluation is its saved value."""
+    truth, run = random_data(2)
+    users = list(dict.fromkeys(truth["user"]))
+    sampled = set(sample_users(users, 5))
+    outside = next(user for user in users if user not in sampled)
+    truth = pd.concat([truth, pd.DataFrame({"user": [outside], "item": ["i_top"],
+                                            "rating": [4]})], ignore_index=True)
+    relevance = RelevanceMapping.identity(1)
+    evaluation = evaluate(truth, {"m": run}, relevance=relevance, max_cutoff=5)
+    saved = load_bundle(evaluation.save(tmp_path / "bundle", sample=5, metrics=["err"]))
+    assert set(saved.sample_truth["user"]) == sampled
+    assert saved.sample_truth["rating"].max() == 3
+    assert saved.max_grade == evaluation.max_grade == 4.0
+    user = next(user for user in sorted(sampled)
+                if saved.per_user_at("m", "err", 5).get(user, 0) > 0)
+    steps = explain_steps(saved.sample_truth, saved.sample_runs[saved.sample_runs["model"] == "m"],
+                          user, "err", cutoff=5, relevance=relevance,
+                          conventions=saved.conventions, max_grade=saved.max_grade)
+    assert steps.max_grade == 4.0
+    assert steps.value == pytest.approx(saved.per_user_at("m", "err", 5)[user], abs=1e-12)
+
+
+def test_the_metrics_explained_page_of_a_saved_evaluation_uses_its_g_max(tmp_path):
+    truth, run = random_data(3)
+    users = list(dict.fromkeys(truth["user"]))
+    outside = next(user for user in users if user not in set(sample_users(users, 5)))
+    truth = pd.concat([truth, pd.DataFrame({"user": [outside], "item": ["i_top"],
+                                            "rating": [4]})], ignore_index=True)
+    evaluation = evaluate(truth, {"m": run, "n": run.assign(score=-run["score"])},
+                          relevance=RelevanceMapping.identity(1), max_cutoff=10)
+    archive = evaluation.save(tmp_path / "graded.zip", sample=5)
+    at = open_archive(archive.read_bytes(), "graded.zip")
+    go(at, "app_pages/explained.py")
+    at.selectbox(key="explain_metric").set_value("err").run()
+    ok(at)
+    assert {metric.label: metric.value for metric in at.metric}["g_max"] == "4"

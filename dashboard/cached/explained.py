@@ -93,7 +93,11 @@ def metric_choices(prepared: Prepared, settings: Settings, model: str, user: str
 
 
 def _max_grade(prepared: Prepared, settings: Settings) -> float:
-    """ERR's g_max as the evaluation uses it: the same for every user."""
+    """ERR's g_max as the evaluation uses it: the same for every user (of a saved
+    evaluation, over its whole ground truth, not only the sampled users' rows)."""
+    saved = full_evaluation(prepared)
+    if saved is not None and saved.max_grade is not None:
+        return saved.max_grade
     return evaluation_of_lists(prepared, settings).max_grade
 
 

@@ -97,9 +97,11 @@ def metadata(
     sample_users: int,
     inputs: Mapping[str, Fingerprint],
     beyond: Mapping[str, object] | None = None,
+    max_grade: float | None = None,
 ) -> dict[str, object]:
     """The content of ``evaluation.json`` (``beyond``: :func:`beyond_metadata`, when the
-    evaluation had beyond-accuracy inputs)."""
+    evaluation had beyond-accuracy inputs; ``max_grade``: ERR's g_max over the whole ground
+    truth, which the sampled users' rows alone may not reach)."""
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
@@ -117,4 +119,5 @@ def metadata(
         "sample_users": int(sample_users),
         "inputs": {name: asdict(fingerprint) for name, fingerprint in inputs.items()},
         **({"beyond": dict(beyond)} if beyond is not None else {}),
+        **({"max_grade": float(max_grade)} if max_grade is not None else {}),
     }

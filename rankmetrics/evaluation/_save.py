@@ -69,7 +69,7 @@ def save_evaluation(
         max_cutoff=evaluation.max_cutoff, cutoffs=chosen,
         user_counts=evaluation.user_counts(), sample_users=sample,
         inputs=dict(inputs) if inputs is not None else evaluation_fingerprints(evaluation),
-        beyond=beyond_info,
+        beyond=beyond_info, max_grade=evaluation.max_grade,
     )
     per_user_metrics = [*metrics, *(beyond.per_user_metrics if beyond is not None else ())]
     files = {

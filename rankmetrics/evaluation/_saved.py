@@ -67,6 +67,10 @@ class SavedEvaluation(SharedMethods):
         self.cutoffs: list[int] = [int(cutoff) for cutoff in info["per_user_cutoffs"]]
         self.relevance = RelevanceMapping.from_dict(info["relevance"])
         self.conventions = Conventions(**info["conventions"])
+        #: ERR's g_max over the whole ground truth when it was saved (None: a bundle written
+        #: without it, whose sampled rows are all that is left to find it).
+        self.max_grade: float | None = (float(info["max_grade"]) if "max_grade" in info
+                                        else None)
         self.engine: str = info["engine"]
         self.inputs = {key: Fingerprint(**value) for key, value in info["inputs"].items()}
         if beyond is not None and beyond.per_user_metrics:  # averaged like accuracy metrics
