@@ -9,7 +9,7 @@ import pytest
 from rankmetrics import evaluate
 from rankmetrics.io import read_attributes, read_interactions, read_run, read_truth
 from rankmetrics.relevance import RelevanceMapping
-from tests.apptest import MOVIE_MODELS, ROOT, go, ok, start
+from tests.apptest import MOVIE_MODELS, ROOT, frame, go, ok, start
 
 MOVIES = ROOT / "data" / "movies"
 PAGE = "app_pages/explained.py"
@@ -63,3 +63,33 @@ def test_without_training_interactions_they_are_not_offered():
     at = start("textbook", PAGE)
     assert "serendipity" not in at.selectbox(key="explain_metric").options
     go(at, "app_pages/compare.py")
+
+
+@pytest.mark.parametrize("metric, label", [("serendipity", "Serendipity@10"),
+                                           ("miscalibration", "Miscalibration@10")])
+def test_the_pages_of_per_user_values_take_them(metric, label, library):
+    at = start("movies", "app_pages/users.py")
+    at.selectbox(key="users_metric").set_value(metric).run()
+    ok(at)
+    summary = frame(at, "users_summary")
+    column = f"Mean {label}"
+    means = summary[column]
+    for model in MOVIE_MODELS:
+        # the mean over the users the page counts is the library's mean
+        assert float(means[model]) == pytest.approx(library.curve(model, metric)[9], abs=1e-9)
+
+    go(at, "app_pages/significance.py")
+    at.selectbox(key="significance_metric").set_value(metric).run()
+    ok(at)
+    assert not at.exception
+    assert f"Every model at {label}" in [header.value for header in at.subheader]
+    models = next(table.value for table in at.main.dataframe
+                  if "mean" in table.value.columns).set_index("Model")
+    for model in MOVIE_MODELS:
+        assert models.loc[model, "mean"] == pytest.approx(library.curve(model, metric)[9],
+                                                          abs=1e-9)
+
+    go(at, "app_pages/head_to_head.py")
+    at.selectbox(key="h2h_metric").set_value(metric).run()
+    ok(at)
+    assert not at.exception
