@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from rankmetrics import evaluate
 from rankmetrics.beyond import BeyondOptions
 from rankmetrics.io import interactions_from_dataframe
-from rankmetrics.metrics import BEYOND_METRICS, LIST_METRICS
+from rankmetrics.metrics import BEYOND_METRICS, LIST_METRICS, declared
 
 # Training: x saw a twice and b; y saw a and c; z saw a and d.
 #   popularity by interactions: a=4, b=1, c=1, d=1 (7 interactions); by users: a=3, b=c=d=1.
@@ -113,6 +113,18 @@ def test_personalization_past_the_longest_list_divides_by_the_larger_k():
     # K=4, 5: the same overlaps, 4/3 on average, over K slots
     assert close(list(ev.beyond.curve("m", "personalization"))[3:]) == close(
         [1 - (4 / 3) / 4, 1 - (4 / 3) / 5])
+
+
+def test_personalization_of_the_same_short_list_for_everyone_is_what_its_help_says():
+    truth = pd.DataFrame({"user": ["u1", "u2", "u3"], "item": ["a"] * 3, "rating": [1] * 3})
+    same = pd.DataFrame({"user": [u for u in ("u1", "u2", "u3") for _ in range(5)],
+                         "item": list("abcde") * 3, "score": [5, 4, 3, 2, 1] * 3})
+    ev = evaluate(truth, {"m": same}, max_cutoff=10, catalogue="all")
+    values = ev.beyond.curve("m", "personalization")
+    assert values[4] == 0.0 and values[9] == 0.5  # the same 5 items: 1 - 5/10 at K = 10
+    description = declared("personalization").description
+    assert "0 when everyone gets the same K items" in description
+    assert "the same 5 items gives 0.5 at K = 10" in description
 
 
 # ----- popularity ---------------------------------------------------------------------------

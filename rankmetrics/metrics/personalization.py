@@ -14,8 +14,9 @@ METRIC = Metric(
     name="personalization",
     label="Personalization",
     plain_name="Difference between users' lists",
-    description="1 minus the mean share of the top K two different users have in common: 0 when "
-    "everyone gets the same list.",
+    description="1 minus the mean share of K that two different users' top K have in common: "
+    "0 when everyone gets the same K items. The share is of K even for shorter lists, so "
+    "everyone getting the same 5 items gives 0.5 at K = 10.",
     formula=r"\mathrm{Pers@K} = 1 - \frac{1}{K} \cdot \frac{\sum_i c_i (c_i - 1)}{U (U - 1)}",
     position=140,
     per_user=None,
