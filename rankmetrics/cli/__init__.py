@@ -27,6 +27,7 @@ from rankmetrics.cli.agreement import add_overlap_parser, run_overlap
 from rankmetrics.cli.evaluate import add_evaluate_parser, run_evaluate
 from rankmetrics.cli.k_report import add_k_report_parser, run_k_report
 from rankmetrics.cli.metrics import add_metrics_parser, run_metrics
+from rankmetrics.cli.options import refuse_own_inputs
 from rankmetrics.cli.report import add_report_parser, run_report
 from rankmetrics.errors import DataError, printable
 from rankmetrics.runtime import keep_freed_memory, prefer_ordinary_pages
@@ -60,6 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "metrics":
         return run_metrics(args)
     try:
+        refuse_own_inputs(args)
         if args.command == "k-report":
             return run_k_report(args)
         if args.command == "report":
@@ -71,6 +73,9 @@ def main(argv: list[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())  # Python's own flush at exit fails quietly
         return 1
+    except KeyboardInterrupt:  # Ctrl+C: stopped as asked, in one line, not a traceback
+        print("rankmetrics: interrupted", file=sys.stderr)
+        return 130
     except (DataError, ValueError, OSError) as error:
         print(f"rankmetrics: error: {printable(str(error))}", file=sys.stderr)
         return 1

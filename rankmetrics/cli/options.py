@@ -387,3 +387,45 @@ def refuse_with_bundle(args: argparse.Namespace, *more: tuple[str, object]) -> N
         raise ValueError(f"--bundle: a saved evaluation keeps its files, relevance, "
                          f"conventions and largest K; leave out {', '.join(given)} (or "
                          "evaluate the files again with --truth and --run).")
+
+
+#: The options naming a file (or folder) a command reads, and what each holds.
+INPUT_OPTIONS = (("truth", "--truth", "the ground truth"), ("run", "--run", "a model's output"),
+                 ("bundle", "--bundle", "the saved evaluation"),
+                 ("interactions", "--interactions", "the training interactions"),
+                 ("item_attributes", "--item-attributes", "the item attributes"),
+                 ("catalogue", "--catalogue", "the catalogue"),
+                 ("segments", "--segments", "the user attributes"))
+#: The options naming what a command writes.
+OUTPUT_OPTIONS = (("output", "--output"), ("save", "--save"), ("output_dir", "--output-dir"))
+#: What --catalogue takes besides a file.
+CATALOGUE_WORDS = ("auto", "interactions", "all")
+
+
+def refuse_own_inputs(args: argparse.Namespace) -> None:
+    """Refuse an output (``--output``, ``--save``) that is one of the command's inputs, or
+    a folder holding one: writing it would replace what is being read."""
+    inputs: list[tuple[str, str, str]] = []
+    for attribute, flag, holds in INPUT_OPTIONS:
+        given = getattr(args, attribute, None)
+        if not given or (attribute == "catalogue" and given in CATALOGUE_WORDS):
+            continue
+        paths = ([run_name_and_path(spec)[1] for spec in given] if attribute == "run"
+                 else [given])
+        inputs.extend((path, flag, holds) for path in paths)
+    for attribute, flag in OUTPUT_OPTIONS:
+        target = getattr(args, attribute, None)
+        if not target:
+            continue
+        out = Path(target)
+        for path, input_flag, holds in inputs:
+            source = Path(path)
+            if not source.exists():
+                continue
+            if out.exists() and out.samefile(source):
+                raise ValueError(f"{flag} {target} is the {input_flag} file, {holds}: writing "
+                                 "there would replace it. Choose another file to write.")
+            if out.is_dir() and source.resolve().is_relative_to(out.resolve()):
+                raise ValueError(f"{flag} {target} is a folder holding the {input_flag} file "
+                                 f"{path} ({holds}): writing there could replace it. Choose "
+                                 "another folder.")

@@ -11,7 +11,9 @@ programs and stay as they are."""
 from __future__ import annotations
 
 import argparse
+import errno
 import json
+import os
 import sys
 from functools import partial
 from pathlib import Path
@@ -195,9 +197,27 @@ def _legend(comparisons: dict[Row, ModelComparison], rows: list[Row], asked: str
 
 
 def write_output(text: str, args: argparse.Namespace) -> int:
-    """Write ``text`` to ``--output``, else to stdout."""
-    if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
-    else:
+    """Write ``text`` to ``--output``, else to stdout. A file is written beside itself and
+    then renamed into place, so a failed or interrupted write leaves the old file (or none)
+    rather than half of the new one; a device (``/dev/null``) is written directly."""
+    if not args.output:
         sys.stdout.write(text)
+        return 0
+    target = Path(args.output)
+    try:
+        if target.exists() and not target.is_file():
+            with open(target, "w", encoding="utf-8") as device:
+                device.write(text)
+            return 0
+        scratch = target.with_name(f".{target.name}.{os.getpid()}.partial")
+        try:
+            scratch.write_text(text, encoding="utf-8")
+            os.replace(scratch, target)
+        finally:
+            scratch.unlink(missing_ok=True)
+    except OSError as error:
+        reason = ("there is no space left on the device: free some space or write "
+                  "elsewhere" if error.errno == errno.ENOSPC else
+                  error.strerror or str(error))
+        raise ValueError(f"Could not write --output {args.output}: {reason}.") from None
     return 0
