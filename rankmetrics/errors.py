@@ -28,6 +28,8 @@ def printable(text: str) -> str:
 
     >>> printable("id '\\x1b[2J' on\\nrow 2")
     "id '\\\\x1b[2J' on\\\\nrow 2"
+    >>> printable("id 'a\\u200bb' and 'a\\u00a0b'")  # a zero-width and a no-break space
+    "id 'a\\\\u200bb' and 'a\\\\u00a0b'"
     >>> len(printable("x" * 10_000)) <= LONGEST_WORD
     True
     """
@@ -37,11 +39,21 @@ def printable(text: str) -> str:
 
 
 def _escape(char: str) -> str:
-    if char in _INVISIBLE:
+    if char in _INVISIBLE or _unseen(char):
         return f"\\u{ord(char):04x}"
     if unicodedata.category(char) == "Cc":
         return {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(char, f"\\x{ord(char):02x}")
     return char
+
+
+def _unseen(char: str) -> bool:
+    """A character that shows as nothing or as a plain space: a format character (the
+    zero-width space, joiners, the byte-order mark) or a space other than ' ' (no-break,
+    ideographic), which would make two different ids look the same in a message."""
+    if char.isascii():
+        return False
+    category = unicodedata.category(char)
+    return category == "Cf" or category == "Zs"
 
 
 def _shorten(text: str, most: int) -> str:

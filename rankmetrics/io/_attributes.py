@@ -49,6 +49,7 @@ from rankmetrics.io._source import (
     decompressed_limit,
     resolve,
 )
+from rankmetrics.io._unicode import composed_ids, decomposed_note
 from rankmetrics.io._validate import (
     DECIMAL_COMMA,
     checked_ids,
@@ -275,7 +276,10 @@ def _finish(raw: RawColumns, key: str, chosen: str | None, display: str, file: s
         warnings.append(f"Skipped {count} empty row{plural_s(count)}.")
         if not keep.any():
             raise DataError("the file has column names but no data rows.", file=file)
-    ids = _key_ids(values[key_column], rows, file, key_column, key, raw.format)
+    ids, changed = composed_ids(_key_ids(values[key_column], rows, file, key_column, key,
+                                         raw.format))
+    if changed:
+        warnings.append(decomposed_note(changed, key))
     if not ids_as_strings:
         ids = distinct(canonical_coded_ids(ids))
     _check_unique(ids, rows, file, key_column, key)

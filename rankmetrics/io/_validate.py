@@ -30,6 +30,7 @@ from rankmetrics.io._ids import (
 )
 from rankmetrics.io._readers import RawTable, Rows
 from rankmetrics.io._table import TableParts
+from rankmetrics.io._unicode import composed_ids, composed_text, decomposed_note
 from rankmetrics.io._wording import (
     EXAMPLES,
     counted,
@@ -117,6 +118,15 @@ def finish(raw: RawTable, kind: str, file: str, ids_as_strings: bool) -> tuple[
     else:
         items = distinct(checked_ids(frame["item"], item_codes, rows, file, column_of["item"],
                                      "item"))
+    users, changed = composed_ids(users)
+    if changed:
+        warnings.append(decomposed_note(changed, "user"))
+    if isinstance(items, Text):
+        items, changed = composed_text(items)
+    else:
+        items, changed = composed_ids(items)
+    if changed:
+        warnings.append(decomposed_note(changed, "item"))
     if not ids_as_strings:
         users = distinct(canonical_coded_ids(users))
         if isinstance(items, Ids):  # (a run's items are text only when kept as written)
