@@ -21,11 +21,12 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import keys
+from dashboard.budget import BUDGET
 from dashboard.files import FileSpec, digest
 from dashboard.prepared import Prepared
 from dashboard.settings import Settings
 from dashboard.text import literal
-from rankmetrics.bundle import Fingerprint, content_sha256
+from rankmetrics.bundle import Fingerprint, bundle_read_memory, content_sha256
 from rankmetrics.errors import DataError
 from rankmetrics.evaluation import SavedEvaluation, load_bundle
 from rankmetrics.io import file_stem
@@ -53,7 +54,11 @@ def open_bundle(source: str | bytes, name: str) -> str | None:
     """Read a bundle (a folder or archive path on the server, or an archive's bytes) and
     make it the active data set; the message saying why not, if it cannot be read."""
     try:
-        saved = load_bundle(source)
+        # what reading it takes, from what its tables declare, must fit beside the sessions'
+        refusal = BUDGET.admit(bundle_read_memory(source), expansion=0)
+        if refusal:
+            return f"{name}: {refusal}"
+        saved = load_bundle(source, max_memory=BUDGET.limit_bytes)
     except DataError as error:
         return str(error)
     missing = [METRICS[metric].label for metric in MAIN_METRICS if metric not in saved.metrics]

@@ -54,8 +54,14 @@ from rankmetrics.bundle._format import (
     sample_order,
     sample_users,
 )
-from rankmetrics.bundle._read import BundleContents, BundleFiles, content_sha256, read_bundle
-from rankmetrics.bundle._write import archive, write_bundle, write_or_archive
+from rankmetrics.bundle._read import (
+    BundleContents,
+    BundleFiles,
+    bundle_read_memory,
+    content_sha256,
+    read_bundle,
+)
+from rankmetrics.bundle._write import archive, saved_in_place, write_bundle, write_or_archive
 from rankmetrics.results import Fingerprint
 
 __all__ = [
@@ -80,12 +86,14 @@ __all__ = [
     "BundleFiles",
     "Fingerprint",
     "archive",
+    "saved_in_place",
     "bundle_cutoffs",
     "content_sha256",
     "metadata",
     "per_user_column",
     "per_user_columns",
     "read_bundle",
+    "bundle_read_memory",
     "sample_order",
     "sample_users",
     "write_bundle",

@@ -1,11 +1,19 @@
-"""Writing a bundle's files into a folder, or into one zip archive."""
+"""Writing a bundle's files into a folder, or into one zip archive.
+
+Either is written beside its place and then moved there (:func:`saved_in_place`), so a
+bundle saved again into the same folder holds the new save's files only, and a save that fails
+or is stopped leaves the earlier bundle as it was (or nothing) rather than a mix of both.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import shutil
 import tempfile
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pandas as pd
@@ -36,7 +44,6 @@ def write_bundle(
     file is copied as it is; the beyond-accuracy tables when given)."""
     folder = Path(directory)
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / METADATA).write_text(json.dumps(metadata, indent=1))
     means.to_parquet(folder / MEANS, index=False)
     if per_user is not None:
         (folder / PER_USER).mkdir(exist_ok=True)
@@ -49,25 +56,78 @@ def write_bundle(
         source = Path(user_attributes)
         (folder / USER_ATTRIBUTES).mkdir(exist_ok=True)
         (folder / USER_ATTRIBUTES / source.name).write_bytes(source.read_bytes())
+    # written last, with the SHA-256 of every other file, which reading checks
+    parts = {path.relative_to(folder).as_posix(): _sha256(path)
+             for path in sorted(folder.rglob("*"))
+             if path.is_file() and not path.name.startswith((".", "_"))
+             and path.name != METADATA}
+    (folder / METADATA).write_text(json.dumps({**metadata, "parts": parts}, indent=1))
     return folder
 
 
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as file:
+        for block in iter(lambda: file.read(1 << 22), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
 def archive(directory: str | Path, target: str | Path) -> Path:
-    """The bundle folder as one zip archive (members stored: Parquet is compressed already)."""
+    """The bundle folder as one zip archive (members stored: Parquet is compressed already),
+    written beside ``target`` and renamed into place."""
     folder, target = Path(directory), Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)  # as a folder bundle's folder is made
-    with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_STORED) as zipped:
-        for path in sorted(folder.rglob("*")):
-            if path.is_file() and not path.name.startswith((".", "_")):
-                zipped.write(path, path.relative_to(folder).as_posix())
+    scratch = target.with_name(f".{target.name}.{os.getpid()}.partial")
+    try:
+        with zipfile.ZipFile(scratch, "w", compression=zipfile.ZIP_STORED) as zipped:
+            for path in sorted(folder.rglob("*")):
+                if path.is_file() and not path.name.startswith((".", "_")):
+                    zipped.write(path, path.relative_to(folder).as_posix())
+        os.replace(scratch, target)
+    finally:
+        scratch.unlink(missing_ok=True)
     return target
 
 
-def write_or_archive(path: str | Path, info: Mapping[str, object], **files) -> Path:
-    """:func:`write_bundle` into ``path``, or into a zip archive when it ends in ``.zip``."""
+def saved_in_place(path: str | Path, write: Callable[[Path], object]) -> Path:
+    """Save a bundle at ``path``: ``write(folder)`` fills a new folder, which becomes the
+    bundle folder at ``path`` or, for a path ending in ``.zip``, its archive.
+
+    A folder already at ``path`` is replaced only when it is a bundle (or empty): a folder
+    of other files is refused, so that saving never deletes them.
+    """
     target = Path(path)
-    if target.suffix.lower() != ".zip":
-        return write_bundle(target, metadata=info, **files)
-    with tempfile.TemporaryDirectory() as scratch:
-        write_bundle(scratch, metadata=info, **files)
-        return archive(scratch, target)
+    zipped = target.suffix.lower() == ".zip"
+    if not zipped and target.exists():
+        _check_replaceable(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".partial",
+                                    dir=target.parent))
+    try:
+        folder = scratch / "bundle"
+        write(folder)
+        if zipped:
+            return archive(folder, target)
+        old = scratch / "replaced"
+        if target.exists():
+            target.rename(old)
+        folder.rename(target)
+        return target
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _check_replaceable(target: Path) -> None:
+    if not target.is_dir():
+        raise ValueError(f"{target} is a file, not a bundle folder: save the evaluation to "
+                         "a folder, or to a path ending in .zip.")
+    if any(target.iterdir()) and not (target / METADATA).is_file():
+        raise ValueError(f"{target} is a folder of other files, not a saved evaluation: "
+                         "saving there would replace them. Save to a new or empty folder.")
+
+
+def write_or_archive(path: str | Path, info: Mapping[str, object], **files) -> Path:
+    """:func:`write_bundle` into a folder at ``path``, or into a zip archive when it ends in
+    ``.zip`` (see :func:`saved_in_place`)."""
+    return saved_in_place(path, lambda folder: write_bundle(folder, metadata=info, **files))

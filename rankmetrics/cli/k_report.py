@@ -123,7 +123,7 @@ def _saved_k_report(args: argparse.Namespace) -> int:
     them refused."""
     refuse_with_bundle(args)
     with reading(f"--bundle {args.bundle}", args.bundle):
-        saved = load_bundle(args.bundle)
+        saved = load_bundle(args.bundle, max_memory=decompressed_size(args))
     chosen = _chosen_cutoff(args.cutoff, saved.max_cutoff)
     table_cutoffs = _table_cutoffs(args.cutoffs, saved.max_cutoff)
     report = k_report(saved, metric=args.metric, cutoff=chosen,

@@ -13,6 +13,7 @@ import pandas as pd
 from rankmetrics.bundle import per_user_column, read_bundle
 from rankmetrics.checks import check_int
 from rankmetrics.conventions import Conventions
+from rankmetrics.errors import DataError
 from rankmetrics.evaluation._bands import band_table
 from rankmetrics.evaluation._evaluate import evaluate
 from rankmetrics.evaluation._evaluation import Evaluation
@@ -23,23 +24,34 @@ from rankmetrics.relevance import RelevanceMapping
 from rankmetrics.results import Fingerprint, ListsAtHand, PairedBlock, SavedFrom
 
 
-def load_bundle(path: str | Path | bytes) -> SavedEvaluation:
+def load_bundle(path: str | Path | bytes, *,
+                max_memory: int | str | None = None) -> SavedEvaluation:
     """Read a bundle: a folder, a zip archive, or the archive's bytes (an upload).
 
     A bundle of a newer or unknown format raises :class:`rankmetrics.DataError` saying which
-    versions this rankmetrics reads and how to get one that reads it.
+    versions this rankmetrics reads and how to get one that reads it; so does one whose
+    tables would take more than ``max_memory`` to read (see
+    :func:`rankmetrics.bundle.read_bundle`).
     """
-    contents = read_bundle(path)
-    return SavedEvaluation(
-        contents.info,
-        means=contents.means,
-        per_user=contents.per_user,
-        sample_truth=contents.sample_truth,
-        sample_runs=contents.sample_runs,
-        name=contents.name,
-        user_attributes=contents.user_attributes,
-        beyond_tables=contents.beyond_tables,
-    )
+    contents = read_bundle(path, max_memory=max_memory)
+    try:
+        return SavedEvaluation(
+            contents.info,
+            means=contents.means,
+            per_user=contents.per_user,
+            sample_truth=contents.sample_truth,
+            sample_runs=contents.sample_runs,
+            name=contents.name,
+            user_attributes=contents.user_attributes,
+            beyond_tables=contents.beyond_tables,
+        )
+    except DataError:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        # a value evaluation.json's schema lets through but this version cannot use
+        what = f"no {error}" if isinstance(error, KeyError) else str(error)
+        raise DataError(f"the saved evaluation could not be read back ({what}): the bundle "
+                        "is damaged. Save the evaluation again.", file=contents.name) from None
 
 
 class SavedEvaluation(SharedMethods):

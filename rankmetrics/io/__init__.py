@@ -76,7 +76,12 @@ from rankmetrics.io._load import (
     truth_codes,
     truth_from_dataframe,
 )
-from rankmetrics.io._source import MAX_DECOMPRESSED_SIZE, Source, parse_size
+from rankmetrics.io._source import (
+    MAX_DECOMPRESSED_SIZE,
+    Source,
+    decompressed_limit,
+    parse_size,
+)
 from rankmetrics.io._table import LoadedTable, rating_values
 
 
@@ -113,4 +118,5 @@ __all__ = [
     "subject_word",
     "truth_codes",
     "truth_from_dataframe",
+    "decompressed_limit",
 ]

@@ -13,7 +13,6 @@ files, so per-user values never pass through the driver.
 from __future__ import annotations
 
 import math
-import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
@@ -29,10 +28,10 @@ from rankmetrics.bundle import (
     DEFAULT_SAMPLE_USERS,
     PER_USER,
     Fingerprint,
-    archive,
     bundle_cutoffs,
     metadata,
     sample_order,
+    saved_in_place,
     write_bundle,
 )
 from rankmetrics.checks import check_int
@@ -191,12 +190,8 @@ class SparkEvaluation:
         saved_cutoffs = bundle_cutoffs(self.max_cutoff, [] if chosen_cutoff is None
                                        else [chosen_cutoff],
                                        DEFAULT_CUTOFFS if cutoffs is None else cutoffs)
-        target = Path(path)
-        if target.suffix.lower() != ".zip":
-            return self._write(target, saved_cutoffs, sample, user_attributes)
-        with tempfile.TemporaryDirectory() as scratch:
-            return archive(self._write(Path(scratch) / "bundle", saved_cutoffs, sample,
-                                       user_attributes), target)
+        return saved_in_place(path, lambda folder: self._write(folder, saved_cutoffs, sample,
+                                                               user_attributes))
 
     def _write(self, folder: Path, cutoffs: list[int], sample: int,
                user_attributes: str | Path | None) -> Path:
