@@ -154,6 +154,12 @@ PER_USER_PARAMS = {"users_metric": keys.USERS_METRIC, "metric": keys.SIGNIFICANC
                    "h2h_metric": keys.H2H_METRIC}
 
 
+#: The longest value a link's setting may hold (a grade table of 100 bands fits); a longer one
+#: is left out unread, so that no link makes each click in its tab costly.
+LONGEST_LINK_VALUE = 2_000
+#: The most bands a link's grade table may have (the sidebar edits up to 20 ratings).
+MOST_GRADE_BANDS = 100
+
 # ----- reading a link ------------------------------------------------------------------------
 
 
@@ -169,6 +175,10 @@ def read_link() -> None:
         params.pop(WORKSPACE_PARAM, None)
         if state.get(keys.WORKSPACE) and "data" not in params:
             params["data"] = UPLOADED
+    for name in [name for name, value in params.items() if len(value) > LONGEST_LINK_VALUE]:
+        notice(f"the link's setting {_quoted(name)} was left out: its value is "
+               f"{len(params.pop(name)):,} characters long, more than the "
+               f"{LONGEST_LINK_VALUE:,} a setting may hold")
     later = {name: params.pop(name) for name in PER_USER_PARAMS
              if params.get(name) in ALL_METRICS and params[name] not in MAIN_METRICS}
     for param in SETTINGS:
@@ -361,6 +371,9 @@ def _relevance(text: str, grade_text: str | None, ratings: Sequence[float]
     except ValueError:
         raise ValueError("it should read binary:RATING or graded:RATING=GRADE,... with "
                          "numbers.") from None
+    if len(table) > MOST_GRADE_BANDS:
+        raise ValueError(f"its grade table has {len(table):,} bands, more than the "
+                         f"{MOST_GRADE_BANDS} a grade table may have.")
     numbers = [threshold, grade_threshold, *(x for band in table for x in band)]
     if not all(math.isfinite(x) for x in numbers):
         raise ValueError("every number must be finite.")
