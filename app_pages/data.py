@@ -154,6 +154,10 @@ def workspace_box() -> None:
     limits = f"This server keeps {store.limits.describe()}."
     if state.get(keys.WORKSPACE_NOTE):
         st.warning(literal(state[keys.WORKSPACE_NOTE]), icon=":material/cloud_off:")
+    if state.get(keys.WORKSPACE_MERGED):
+        st.info(literal(state[keys.WORKSPACE_MERGED]), icon=":material/merge:")
+    for problem in state.get(keys.WORKSPACE_DAMAGED) or []:
+        st.error(literal(problem), icon=":material/broken_image:")
     if not state.get(keys.WORKSPACE):
         st.caption(f"Files you upload are kept on this server in a workspace of your own, "
                    f"which this page's link reopens. {limits}")
@@ -164,8 +168,8 @@ def workspace_box() -> None:
         text_column, button_column = st.columns([3, 1], vertical_alignment="center")
         text_column.markdown(
             f"**Your workspace** holds {size} of files on this server. Anyone with "
-            f"this page's link (sidebar › Share) can open it; nobody can find it without the "
-            f"link. {limits}")
+            f"this page's link (sidebar › Share) can open it, change its files and delete "
+            f"it; nobody can find it without the link. {limits}")
         button_column.button("Delete this workspace", icon=":material/delete_forever:",
                              key="delete_workspace", on_click=uploads.delete_workspace,
                              help="Removes your uploaded files and their settings from the "

@@ -107,12 +107,13 @@ class MemoryBudget:
     def held_bytes(self) -> int:
         """The objects kept and the files the open sessions uploaded."""
         with self._lock:
-            return self.kept_bytes() + sum(lease.nbytes for lease in list(self._leases))
+            return self.kept_bytes() + _leased_bytes(list(self._leases))
 
     def in_use_bytes(self) -> int:
-        """The objects open sessions use and the files they uploaded."""
+        """The objects open sessions use and the files they uploaded (a file several
+        sessions hold as one object counted once)."""
         return (sum(entry.nbytes for entry in self._entries.values() if entry.in_use())
-                + sum(lease.nbytes for lease in list(self._leases) if lease.is_open()))
+                + _leased_bytes([lease for lease in list(self._leases) if lease.is_open()]))
 
     def lease(self, holding: Holding | None = None,
               is_open: Callable[[], bool] | None = None) -> Lease:
@@ -192,10 +193,11 @@ class MemoryBudget:
 
     # ----- uploads and time ----------------------------------------------------------------
 
-    def admit(self, nbytes: int) -> str | None:
-        """Room for a new upload of ``nbytes`` (and what reading it makes), made by dropping
-        objects no open session uses; the message for the user when there is none."""
-        needed = nbytes * (1 + READ_EXPANSION)
+    def admit(self, nbytes: int, expansion: int = READ_EXPANSION) -> str | None:
+        """Room for a new upload of ``nbytes`` (and ``expansion`` times as much for what
+        reading it makes), made by dropping objects no open session uses; the message for
+        the user when there is none."""
+        needed = nbytes * (1 + expansion)
         with self._lock:
             in_use = self.in_use_bytes()
             if in_use + needed > self.limit_bytes:
@@ -235,6 +237,23 @@ class MemoryBudget:
         if dropped:
             give_back_memory()
         return dropped
+
+
+def _leased_bytes(leases: list[Lease]) -> int:
+    """The bytes the leases' sessions hold: each file's bytes once, however many sessions
+    hold that one object (:func:`dashboard.files.shared_content`)."""
+    seen: set[int] = set()
+    total = 0
+    for lease in leases:
+        buffers = getattr(lease.holding, "buffers", None)
+        if buffers is None:
+            total += lease.nbytes
+            continue
+        for data in buffers():
+            if id(data) not in seen:
+                seen.add(id(data))
+                total += len(data)
+    return total
 
 
 def busy_message(in_use: int, needed: int, limit: int) -> str:

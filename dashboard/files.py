@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+import sys
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 
@@ -28,6 +31,28 @@ class FileSpec:
     @property
     def token(self) -> str:
         return f"{self.kind}|{self.file_name}|{self.digest}|{self.columns}|{self.format}"
+
+
+#: One copy of each file's bytes for the whole server, by digest: sessions opening the same
+#: workspace (or uploading the same file) hold one object between them. A copy no session
+#: holds any more is forgotten at the next call.
+_SHARED: dict[str, bytes] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_content(content_digest: str, data: bytes | Callable[[], bytes]) -> bytes:
+    """The server's one copy of the content ``content_digest`` names: the copy held already,
+    else ``data`` (or what ``data()`` reads), kept as that copy."""
+    with _SHARED_LOCK:
+        # a copy only this dict holds: its reference and the call's
+        for key in [key for key in _SHARED if sys.getrefcount(_SHARED[key]) <= 2]:
+            del _SHARED[key]
+        held = _SHARED.get(content_digest)
+        if held is not None:
+            return held
+    value = data if isinstance(data, bytes) else data()
+    with _SHARED_LOCK:
+        return _SHARED.setdefault(content_digest, value)
 
 
 def digest(data: bytes) -> str:

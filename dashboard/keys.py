@@ -246,6 +246,12 @@ CHOOSING_K_CUTOFFS = "choosing_k_cutoffs"
 WORKSPACE = "workspace"
 #: Why the uploads are not kept on the server (the server keeps as many workspaces as it may).
 WORKSPACE_NOTE = "_workspace_note"
+#: What the last opened workspace held that could not be read (one message per file).
+WORKSPACE_DAMAGED = "_workspace_damaged"
+#: The ids of the workspace's files this tab last saw (what it saves is merged with the rest).
+WORKSPACE_BASE = "_workspace_base"
+#: The files another tab saved in the workspace, which this tab's save kept (a message).
+WORKSPACE_MERGED = "_workspace_merged"
 #: What the page's link asked for, read when the session started: settings that need the data
 #: (relevance, cutoffs, models, users) wait here until the data set is prepared.
 LINK_PENDING = "_link_pending"

@@ -13,6 +13,15 @@ only way in is the id.
   model name, read options, order) and settings, and each content's size.
 - Limits (environment variables, shown on the Data page): the bytes one workspace may hold,
   how many workspaces the server keeps, and the days a workspace is kept without use.
+- Every content is checked against its SHA-256 when it is read: a missing or damaged one is
+  :class:`DamagedFile` (the page reports that file, the others stay loaded), and uploading
+  the same content again writes it afresh.
+- Writing a content and indexing it happen inside one SQLite write transaction, which holds
+  SQLite's own lock across processes: two servers sharing the folder never delete a content
+  the other has just stored. A full disk is one :class:`StoreUnavailable` message and leaves
+  the store usable; an index that is not a database is moved aside and a new one begun.
+- Leftovers of writes that were killed (``*.partial`` files, contents never indexed) are
+  removed by the sweep once an hour old.
 - Workspaces past their days are removed by a sweep that needs nobody to open them: the
   first session after the server starts sweeps, then a new session at most once an hour
   (``sweep``: a look at the clock when no sweep is due).
@@ -22,13 +31,16 @@ The folder is ``RANKMETRICS_WORKSPACES`` or ``data/workspaces`` (ignored by git)
 
 from __future__ import annotations
 
+import dataclasses
+import errno
+import hashlib
 import json
 import os
 import secrets
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,7 +50,11 @@ DEFAULT_ROOT = Path(__file__).resolve().parent.parent / "data" / "workspaces"
 SIZE_VARIABLE = "RANKMETRICS_WORKSPACE_MB"
 COUNT_VARIABLE = "RANKMETRICS_MAX_WORKSPACES"
 EXPIRY_VARIABLE = "RANKMETRICS_WORKSPACE_DAYS"
+TOTAL_VARIABLE = "RANKMETRICS_WORKSPACES_TOTAL_MB"
 DEFAULT_SIZE_MB, DEFAULT_COUNT, DEFAULT_EXPIRY_DAYS = 2_000.0, 200, 30.0
+#: What every workspace together may hold on the server's disk (a file two workspaces share
+#: counts once).
+DEFAULT_TOTAL_MB = 20_000.0
 MB, DAY = 1_000_000, 86_400
 #: Id length in random bytes (``token_urlsafe`` gives 4 characters per 3 bytes).
 ID_BYTES = 18
@@ -81,6 +97,19 @@ CREATE TABLE IF NOT EXISTS files (
 """
 
 
+class StoreUnavailable(Exception):
+    """The server's disk cannot take the write (full, or not writable): the message says so;
+    nothing was changed."""
+
+
+class DamagedFile(Exception):
+    """A stored content is missing or no longer what was stored (its SHA-256 differs)."""
+
+    def __init__(self, content_digest: str, missing: bool) -> None:
+        super().__init__(content_digest)
+        self.digest, self.missing = content_digest, missing
+
+
 class WorkspaceFull(Exception):
     """An upload or a new workspace the limits do not allow; the message says which limit."""
 
@@ -107,11 +136,13 @@ class StoredFile:
 
 @dataclass(frozen=True)
 class Limits:
-    """What the server keeps: bytes per workspace, number of workspaces, days without use."""
+    """What the server keeps: bytes per workspace, number of workspaces, days without use,
+    and bytes of every workspace together."""
 
     workspace_bytes: int
     workspaces: int
     expiry_seconds: float
+    total_bytes: int = int(DEFAULT_TOTAL_MB * MB)
 
     @classmethod
     def from_environment(cls) -> Limits:
@@ -119,13 +150,15 @@ class Limits:
             workspace_bytes=int(_number(SIZE_VARIABLE, DEFAULT_SIZE_MB) * MB),
             workspaces=int(_number(COUNT_VARIABLE, DEFAULT_COUNT)),
             expiry_seconds=_number(EXPIRY_VARIABLE, DEFAULT_EXPIRY_DAYS) * DAY,
+            total_bytes=int(_number(TOTAL_VARIABLE, DEFAULT_TOTAL_MB) * MB),
         )
 
     def describe(self) -> str:
         days = self.expiry_seconds / DAY
         return (f"up to {self.workspace_bytes / MB:,.0f} MB per workspace, "
                 f"{self.workspaces:,} workspaces on this server, each kept "
-                f"{days:g} day{'s' if days != 1 else ''} after its last use")
+                f"{days:g} day{'s' if days != 1 else ''} after its last use, and "
+                f"{self.total_bytes / MB:,.0f} MB in all")
 
 
 def _number(variable: str, default: float) -> float:
@@ -152,21 +185,45 @@ class WorkspaceStore:
         (self.root / "blobs").mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()
         self._last_sweep: float | None = None
-        self._db = sqlite3.connect(self.root / "index.sqlite3", check_same_thread=False,
-                                   isolation_level=None)
-        self._db.execute("PRAGMA foreign_keys = ON")
-        self._db.executescript(SCHEMA)
+        self._db = self._connect()
+
+    def _connect(self) -> sqlite3.Connection:
+        """The index, made when missing; one that is not a database (damaged, or another
+        file) is moved aside as ``index.sqlite3.damaged-<time>`` and a new one begun, so the
+        server keeps working (the workspaces it listed are lost; their contents are swept)."""
+        path = self.root / "index.sqlite3"
+        for attempt in range(2):
+            db = sqlite3.connect(path, check_same_thread=False, isolation_level=None,
+                                 timeout=30)
+            try:
+                db.execute("PRAGMA foreign_keys = ON")
+                db.executescript(SCHEMA)
+                db.execute("SELECT COUNT(*) FROM workspaces").fetchone()
+                return db
+            except sqlite3.DatabaseError:
+                db.close()
+                if attempt:
+                    raise
+                path.rename(path.with_name(f"{path.name}.damaged-{int(self.clock())}"))
+        raise AssertionError("unreachable")
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction (SQLite's write lock, held across processes); a failed
+        statement or commit rolls back what SQLite has not (a full disk may roll it back
+        itself), so the next transaction starts clean."""
         with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
+            db = self._db
             try:
-                yield self._db
-            except BaseException:
-                self._db.execute("ROLLBACK")
+                db.execute("BEGIN IMMEDIATE")
+                yield db
+                db.execute("COMMIT")
+            except BaseException as error:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                if isinstance(error, sqlite3.OperationalError) and _full(error):
+                    raise StoreUnavailable(DISK_FULL) from None
                 raise
-            self._db.execute("COMMIT")
 
     # ----- workspaces ----------------------------------------------------------------------
 
@@ -224,6 +281,7 @@ class WorkspaceStore:
             if self._last_sweep is not None and now - self._last_sweep < SWEEP_SECONDS:
                 return 0
             self._last_sweep = now
+        self.sweep_leftovers()
         return self.expire()
 
     def count(self) -> int:
@@ -245,13 +303,20 @@ class WorkspaceStore:
                 for file_id, kind, file_name, name, content, columns, fmt, slot in rows]
 
     def content(self, workspace: str, content_digest: str) -> bytes:
-        """A file's content, if the workspace holds it (KeyError otherwise)."""
+        """A file's content, if the workspace holds it (KeyError otherwise), checked against
+        its SHA-256 (DamagedFile when it is missing or differs)."""
         with self._lock:
             held = self._db.execute("SELECT 1 FROM files WHERE workspace = ? AND digest = ?",
                                     (workspace, content_digest)).fetchone()
         if held is None:
             raise KeyError(content_digest)
-        return self._blob_path(content_digest).read_bytes()
+        try:
+            data = self._blob_path(content_digest).read_bytes()
+        except FileNotFoundError:
+            raise DamagedFile(content_digest, missing=True) from None
+        if hashlib.sha256(data).hexdigest() != content_digest:
+            raise DamagedFile(content_digest, missing=False)
+        return data
 
     def size(self, workspace: str) -> int:
         """The bytes of the distinct contents the workspace holds."""
@@ -262,45 +327,99 @@ class WorkspaceStore:
         return int(total)
 
     def save_files(self, workspace: str, files: Sequence[StoredFile],
-                   contents: dict[str, bytes]) -> None:
+                   contents: dict[str, bytes], *,
+                   base: Collection[str] | None = None) -> list[StoredFile]:
         """Make ``files`` the workspace's files, in this order. ``contents`` holds, by
         digest, the content of every file not stored yet (its digest made by
         :func:`dashboard.files.digest` when the file came in: it is not hashed again here,
         which would cost a tenth of a second per 100 MB on every save). WorkspaceFull when the
-        files would take more than a workspace may hold (nothing changes then)."""
+        files would take more than a workspace may hold (nothing changes then).
+
+        ``base``: the file ids the saver last saw in the workspace (another tab on the same
+        link may have saved since). The files saved meanwhile by others, not in ``base``, are
+        kept after ``files`` (a model, or a file of a kind ``files`` has none of), so no
+        tab's save drops another's; a file in ``base`` left out of ``files`` is removed.
+        Returns the workspace's files as saved."""
         for stored in files:
             if stored.kind not in KINDS:
                 raise ValueError(f"Unknown kind of file {stored.kind!r}; the kinds are "
                                  f"{', '.join(KINDS)}.")
-        sizes = {stored.digest: self._size_of(stored.digest, contents) for stored in files}
-        total = sum(sizes.values())
-        if total > self.limits.workspace_bytes:
-            raise FilesTooLarge(
-                f"These files take {total / MB:,.1f} MB; a workspace on this server holds at "
-                f"most {self.limits.workspace_bytes / MB:,.0f} MB ({SIZE_VARIABLE}). Remove a "
-                "file first.")
-        with self._lock:  # no other thread drops a content between writing and indexing it
+        # one write transaction (SQLite's lock, across processes): what others saved is read
+        # and kept in the same transaction, and no thread or process drops a content between
+        # writing and indexing it
+        with self._transaction() as db:
+            files = list(files)
+            if base is not None:
+                files = files + self._others(workspace, files, set(base))
+            sizes = {stored.digest: self._size_of(stored.digest, contents) for stored in files}
+            total = sum(sizes.values())
+            if total > self.limits.workspace_bytes:
+                raise FilesTooLarge(
+                    f"These files take {total / MB:,.1f} MB; a workspace on this server holds "
+                    f"at most {self.limits.workspace_bytes / MB:,.0f} MB ({SIZE_VARIABLE}). "
+                    "Remove a file first.")
+            self._check_total(db, sizes)
             for content_digest in sizes:
                 if content_digest in contents:
                     self._write_blob(content_digest, contents[content_digest])
-            self._index(workspace, files, sizes)
+            self._index(db, workspace, files, sizes)
         self._drop_unused_blobs()
+        return files
 
-    def _index(self, workspace: str, files: Sequence[StoredFile], sizes: dict[str, int]) -> None:
-        with self._transaction() as db:
-            if not db.execute("SELECT 1 FROM workspaces WHERE id = ?", (workspace,)).fetchone():
-                raise KeyError(workspace)
-            for content_digest, size in sizes.items():
-                db.execute("INSERT OR IGNORE INTO blobs (digest, size) VALUES (?, ?)",
-                           (content_digest, size))
-            db.execute("DELETE FROM files WHERE workspace = ?", (workspace,))
-            db.executemany(
-                "INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [(workspace, stored.file_id, position, stored.kind, stored.slot,
-                  stored.file_name, stored.name, stored.digest, json.dumps(stored.columns),
-                  stored.format) for position, stored in enumerate(files)])
-            db.execute("UPDATE workspaces SET last_used = ? WHERE id = ?",
-                       (self.clock(), workspace))
+    def _others(self, workspace: str, files: Sequence[StoredFile], base: set[str]
+                ) -> list[StoredFile]:
+        """The workspace's files saved by others since ``base`` that ``files`` does not
+        replace: models (renamed when a model of ``files`` has their name), and files of a
+        kind and slot ``files`` holds none of."""
+        mine = {stored.file_id for stored in files}
+        held = {(stored.kind, stored.slot) for stored in files}
+        names = [stored.name for stored in files if stored.kind == "run"]
+        kept = []
+        for other in self.files(workspace):
+            if other.file_id in base or other.file_id in mine:
+                continue
+            if other.kind == "run":
+                name = other.name
+                number = 2
+                while name in names:
+                    name, number = f"{other.name} ({number})", number + 1
+                names.append(name)
+                kept.append(dataclasses.replace(other, name=name))
+            elif (other.kind, other.slot) not in held:
+                kept.append(other)
+        return kept
+
+    def _check_total(self, db: sqlite3.Connection, sizes: dict[str, int]) -> None:
+        """WorkspaceFull when the new contents would take every workspace together past the
+        server's total."""
+        (held,) = db.execute("SELECT COALESCE(SUM(size), 0) FROM blobs").fetchone()
+        known = {row[0] for row in db.execute(
+            f"SELECT digest FROM blobs WHERE digest IN ({','.join('?' * len(sizes))})",
+            list(sizes))} if sizes else set()
+        adding = sum(size for content_digest, size in sizes.items()
+                     if content_digest not in known)
+        if adding and held + adding > self.limits.total_bytes:
+            raise WorkspaceFull(
+                f"This server's workspaces already hold {held / MB:,.0f} MB together, and "
+                f"these files would take them past {self.limits.total_bytes / MB:,.0f} MB, "
+                f"its limit ({TOTAL_VARIABLE}); your files are used in this browser tab only "
+                "and will not be kept. Ask whoever runs the server to raise the limit.")
+
+    def _index(self, db: sqlite3.Connection, workspace: str, files: Sequence[StoredFile],
+               sizes: dict[str, int]) -> None:
+        if not db.execute("SELECT 1 FROM workspaces WHERE id = ?", (workspace,)).fetchone():
+            raise KeyError(workspace)
+        for content_digest, size in sizes.items():
+            db.execute("INSERT OR IGNORE INTO blobs (digest, size) VALUES (?, ?)",
+                       (content_digest, size))
+        db.execute("DELETE FROM files WHERE workspace = ?", (workspace,))
+        db.executemany(
+            "INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(workspace, stored.file_id, position, stored.kind, stored.slot,
+              stored.file_name, stored.name, stored.digest, json.dumps(stored.columns),
+              stored.format) for position, stored in enumerate(files)])
+        db.execute("UPDATE workspaces SET last_used = ? WHERE id = ?",
+                   (self.clock(), workspace))
 
     # ----- settings ------------------------------------------------------------------------
 
@@ -333,13 +452,40 @@ class WorkspaceStore:
         return int(row[0])
 
     def _write_blob(self, content_digest: str, data: bytes) -> None:
+        """Store a content; one already there is kept only when it is intact (a damaged or
+        cut one is written afresh)."""
         path = self._blob_path(content_digest)
-        if path.exists():
+        if path.exists() and _sha256_of(path) == content_digest:
             return
-        path.parent.mkdir(exist_ok=True)
         partial = path.with_name(f"{path.name}.{secrets.token_hex(4)}.partial")
-        partial.write_bytes(data)
-        os.replace(partial, path)
+        try:
+            path.parent.mkdir(exist_ok=True)
+            partial.write_bytes(data)
+            os.replace(partial, path)
+        except OSError as error:
+            partial.unlink(missing_ok=True)
+            if error.errno in (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES):
+                raise StoreUnavailable(DISK_FULL if error.errno in (errno.ENOSPC, errno.EDQUOT)
+                                       else DISK_READ_ONLY) from None
+            raise
+
+    def sweep_leftovers(self, older_than: float = SWEEP_SECONDS) -> int:
+        """Remove what killed writes left: ``*.partial`` files, and contents no workspace
+        lists, once ``older_than`` seconds old; how many files went."""
+        cutoff = time.time() - older_than
+        removed = 0
+        with self._transaction() as db:  # no content is being written meanwhile
+            known = {row[0] for row in db.execute("SELECT digest FROM blobs")}
+            for path in (self.root / "blobs").glob("*/*"):
+                try:
+                    if path.stat().st_mtime > cutoff:
+                        continue
+                    if path.name.endswith(".partial") or path.name not in known:
+                        path.unlink()
+                        removed += 1
+                except FileNotFoundError:
+                    continue
+        return removed
 
     def _drop_unused_blobs(self) -> None:
         with self._lock, self._transaction() as db:
@@ -348,6 +494,24 @@ class WorkspaceStore:
             db.executemany("DELETE FROM blobs WHERE digest = ?", [(d,) for d in unused])
             for content_digest in unused:
                 self._blob_path(content_digest).unlink(missing_ok=True)
+
+
+DISK_FULL = ("The server's disk is full: the file was not kept in the workspace (it stays "
+             "loaded in this tab). Ask whoever runs the server to free some space.")
+DISK_READ_ONLY = ("The server cannot write to its workspace folder: the file was not kept "
+                  "in the workspace (it stays loaded in this tab).")
+
+
+def _full(error: sqlite3.OperationalError) -> bool:
+    return "full" in str(error).lower()
+
+
+def _sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as file:
+        for block in iter(lambda: file.read(1 << 22), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 _STORE: WorkspaceStore | None = None

@@ -8,8 +8,10 @@ move what the widgets say into it, and keep it in the session's workspace on the
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import PurePath
 
 import streamlit as st
@@ -17,10 +19,12 @@ import streamlit as st
 from dashboard import keys
 from dashboard.budget import BUDGET
 from dashboard.cached import inputs as cached_inputs
-from dashboard.files import FileSpec, digest
+from dashboard.files import FileSpec, digest, shared_content
 from dashboard.store import (
+    DamagedFile,
     FilesTooLarge,
     StoredFile,
+    StoreUnavailable,
     WorkspaceFull,
     WorkspaceStore,
     workspace_store,
@@ -54,8 +58,12 @@ class Uploads:
     @property
     def nbytes(self) -> int:
         """The bytes of the uploaded files this session holds."""
+        return sum(len(data) for data in self.buffers())
+
+    def buffers(self) -> list[bytes]:
+        """The uploaded files' bytes this session holds (objects other sessions may share)."""
         specs = [*self.runs, self.truth, self.truth_candidate]
-        return sum(len(spec.data or b"") for spec in specs if spec is not None)
+        return [spec.data for spec in specs if spec is not None and spec.data is not None]
 
     def accept_truth(self) -> None:
         self.truth, self.truth_candidate = self.truth_candidate, None
@@ -85,8 +93,9 @@ class Uploads:
                 restored.truth_candidate = spec
             elif stored.kind == "truth":
                 restored.truth = spec
-        numbers = [int(s.file_id.removeprefix("upload")) for s in files
-                   if s.file_id.removeprefix("upload").isdigit()]
+        numbers = [int(number) for number in
+                   (s.file_id.removeprefix("upload").split("-")[0] for s in files)
+                   if number.isdigit()]
         restored.next_id = max(numbers, default=0) + 1
         return restored
 
@@ -134,11 +143,15 @@ class Uploads:
 
     def _new(self, kind: str, file_name: str, data: bytes) -> FileSpec:
         file_name = PurePath(file_name).name
+        content_digest = digest(data)
         return FileSpec(id=self._next_id(), kind=kind, file_name=file_name,
-                        name=file_stem(file_name), digest=digest(data), data=data)
+                        name=file_stem(file_name), digest=content_digest,
+                        data=shared_content(content_digest, data))
 
     def _next_id(self) -> str:
-        file_id = f"upload{self.next_id}"
+        # numbered, and with a random part: two tabs on one workspace never give two files
+        # one id
+        file_id = f"upload{self.next_id}-{secrets.token_hex(3)}"
         self.next_id += 1
         return file_id
 
@@ -225,13 +238,27 @@ def save_in_workspace() -> NotSaved | None:
     try:
         if state.get(keys.WORKSPACE) is not None:
             try:
-                store.save_files(state[keys.WORKSPACE], files, contents)
+                # what another tab on the same link saved since this one last looked is kept
+                saved = store.save_files(state[keys.WORKSPACE], files, contents,
+                                         base=state.get(keys.WORKSPACE_BASE, ()))
+                state[keys.WORKSPACE_BASE] = [stored.file_id for stored in files]
+                others = saved[len(files):]
+                state[keys.WORKSPACE_MERGED] = None
+                if others:
+                    names = ", ".join(stored.file_name for stored in others)
+                    state[keys.WORKSPACE_MERGED] = (
+                        f"This workspace also holds {names}, saved from another tab or by "
+                        "someone else with its link; they are kept. Open the link again to "
+                        "see them here.")
                 return None
             except KeyError:  # deleted or expired meanwhile: start a new one
                 del state[keys.WORKSPACE]
         state[keys.WORKSPACE] = _new_workspace(store, files, contents)
+        state[keys.WORKSPACE_BASE] = [stored.file_id for stored in files]
     except WorkspaceFull as full:
         return NotSaved(str(full), too_large=isinstance(full, FilesTooLarge))
+    except StoreUnavailable as unavailable:
+        return NotSaved(str(unavailable), too_large=False)
     return None
 
 
@@ -241,18 +268,37 @@ def _new_workspace(store: WorkspaceStore, files: list[StoredFile],
     workspace = store.create()
     try:
         store.save_files(workspace, files, contents)
-    except WorkspaceFull:
+    except (WorkspaceFull, StoreUnavailable):
         store.delete(workspace)
         raise
     return workspace
 
 
 def restore(files: Sequence[StoredFile], content: Callable[[str], bytes]) -> None:
-    """Take a workspace's files into the session: the uploads and the optional files."""
-    uploads().take(Uploads.from_stored(files, content))
+    """Take a workspace's files into the session: the uploads and the optional files. A file
+    whose stored copy is missing or damaged is left out and said to be (the others are
+    taken); uploading it again stores it afresh."""
+    read: dict[str, bytes] = {}
+    damaged: list[str] = []
+    kept = []
     for stored in files:
+        try:
+            if stored.digest not in read:  # one copy of the bytes for every tab on the link
+                read[stored.digest] = shared_content(stored.digest,
+                                                     partial(content, stored.digest))
+            kept.append(stored)
+        except DamagedFile as problem:
+            what = "is missing" if problem.missing else "is damaged (not what was uploaded)"
+            damaged.append(f"{stored.file_name}: the server's copy of this file {what}, so it "
+                           "was not loaded; the workspace's other files are. Upload it "
+                           "again to keep it.")
+    st.session_state[keys.WORKSPACE_DAMAGED] = damaged
+    # every file the workspace held: one this tab then leaves out is removed by its next save
+    st.session_state[keys.WORKSPACE_BASE] = [stored.file_id for stored in files]
+    uploads().take(Uploads.from_stored(kept, read.__getitem__))
+    for stored in kept:
         if stored.kind in OPTIONAL_FILES:
-            set_optional_file(stored.kind, as_spec(stored, content))
+            set_optional_file(stored.kind, as_spec(stored, read.__getitem__))
 
 
 def runs_uploader_key() -> str:

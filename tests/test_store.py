@@ -172,8 +172,11 @@ def test_limits_from_the_environment(monkeypatch):
     monkeypatch.setenv("RANKMETRICS_MAX_WORKSPACES", "3")
     monkeypatch.setenv("RANKMETRICS_WORKSPACE_DAYS", "0.5")
     limits = Limits.from_environment()
-    assert limits == Limits(5 * MB, 3, 0.5 * DAY)
+    monkeypatch.setenv("RANKMETRICS_WORKSPACES_TOTAL_MB", "12")
+    limits = Limits.from_environment()
+    assert limits == Limits(5 * MB, 3, 0.5 * DAY, 12 * MB)
     assert "5 MB per workspace, 3 workspaces" in limits.describe()
+    assert limits.describe().endswith("and 12 MB in all")
     monkeypatch.setenv("RANKMETRICS_MAX_WORKSPACES", "many")
     with pytest.raises(ValueError, match="RANKMETRICS_MAX_WORKSPACES must be a positive"):
         Limits.from_environment()

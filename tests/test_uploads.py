@@ -10,7 +10,12 @@ def test_models_are_named_after_their_files_and_kept_unique():
     files = Uploads()
     files.add([("als.csv.gz", b"a"), ("als.parquet", b"b"), ("pop.tsv", b"c")], None)
     assert [spec.name for spec in files.runs] == ["als", "als (2)", "pop"]
-    assert [spec.id for spec in files.runs] == ["upload1", "upload2", "upload3"]
+    ids = [spec.id for spec in files.runs]
+    assert [file_id.split("-")[0] for file_id in ids] == ["upload1", "upload2", "upload3"]
+    # a random part too: two tabs on one workspace never number two files alike
+    other = Uploads()
+    other.add([("als.csv.gz", b"z")], None)
+    assert other.runs[0].id != ids[0]
     assert files.runs[0].digest != files.runs[1].digest
     assert files.truth is None and files.truth_candidate is None
 
