@@ -12,12 +12,18 @@ from the first round).
 Printed: each session's seconds from its upload to its curves; each round's total (one after
 another: the sum of the sessions' times; all at once: from the first upload to the last
 curves, every session uploading as soon as all are on the Data page); the ratio concurrent /
-sequential; the server's resident memory (its peak, and after every browser closed: at each
-of ``--after-close`` seconds). The target is a ratio of at most 1.5.
+sequential; the server's resident memory (idle: started and one visit to the demo, then its
+peak, and after every browser closed: at each of ``--after-close`` seconds, with whether it
+came back to within 100 MiB of idle). The targets: a ratio of at most 1.5, and memory back
+within 100 MiB of idle once Streamlit has forgotten the closed sessions (two minutes) and the
+server has dropped what they held (a minute later).
+
+Each session's models carry its own names (``strong-s3``); every session checks that its Data
+page and its curves show its own models and nobody else's.
 
     python bench/bench_server.py                        # 5 sessions, 2,000 users (200k rows)
     python bench/bench_server.py --users 10000          # 1M-row model files
-    python bench/bench_server.py --after-close 60,200   # memory 60 s and 200 s after closing
+    python bench/bench_server.py --sessions 10 --users 10000 --after-close 60,200,300
     python bench/bench_server.py --keep /tmp/uploads    # keep (and reuse) the generated files
 
 Needs Playwright and Chromium (``/usr/bin/chromium`` or ``$CHROMIUM``). Everything stays on
@@ -39,7 +45,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from common import GIB, MODELS, ROOT, print_table, write_upload
+from common import MODELS, ROOT, print_table, write_upload
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 LAUNCH_ARGS = [
@@ -52,6 +58,8 @@ CONNECTED = '[data-testid="stApp"][data-test-connection-state="CONNECTED"]'
 UPLOADER = '[data-testid="stFileUploader"] input[type="file"]'
 LEGEND = ".js-plotly-plot .legendtext"
 TARGET_RATIO = 1.5
+MIB = 2**20
+RETURN_TARGET = 100 * MIB  # memory back within this of idle
 SHOTS = ROOT / "artifacts" / "screenshots"
 
 
@@ -65,10 +73,10 @@ def main() -> None:
                          for i in range(options.sessions)]
                   for name, first in (("one after another", 0), ("all at once", 1000))}
         with Server(Path(options.app_dir), Path(scratch) / "streamlit.log") as server:
-            results = asyncio.run(run_rounds(server, rounds, options))
+            idle, results = asyncio.run(run_rounds(server, rounds, options))
             memory = memory_after_close(server, options.after_close)
             peak = server.peak_rss()
-    report(results, memory, peak)
+    report(results, idle, memory, peak)
 
 
 def parse_args() -> argparse.Namespace:
@@ -80,9 +88,9 @@ def parse_args() -> argparse.Namespace:
                              "(default 2000; 10000 gives 1M-row files)")
     parser.add_argument("--same-files", action="store_true",
                         help="every session of a round uploads the same files")
-    parser.add_argument("--after-close", default="10",
+    parser.add_argument("--after-close", default="10,200",
                         help="seconds after the browsers closed at which to read the server's "
-                             "memory, comma-separated (default 10; e.g. 60,200)")
+                             "memory, comma-separated (default 10,200)")
     parser.add_argument("--timeout", type=float, default=600,
                         help="seconds each browser step may take (default 600)")
     parser.add_argument("--keep", help="folder for the generated files (kept and reused)")
@@ -92,8 +100,20 @@ def parse_args() -> argparse.Namespace:
 
 
 def upload_files(folder: Path, options: argparse.Namespace, seed: int) -> dict[str, Path]:
-    seed = seed - seed % 1000 if options.same_files else seed
-    return write_upload(folder / f"users{options.users}_seed{seed}", options.users, seed=seed)
+    """One session's files: a ground truth and the models of ``MODELS``, named for the
+    session (``strong-s3``) unless every session uploads the same files."""
+    if options.same_files:
+        seed = seed - seed % 1000
+        models = MODELS
+    else:
+        models = {f"{name}-s{seed}": weight for name, weight in MODELS.items()}
+    return write_upload(folder / f"users{options.users}_seed{seed}", options.users, seed=seed,
+                        models=models)
+
+
+def model_names(files: dict[str, Path]) -> list[str]:
+    """The model names of one session's files."""
+    return [name for name in files if name != "truth"]
 
 
 # ----- the server ---------------------------------------------------------------------------
@@ -178,13 +198,19 @@ def free_port() -> int:
 
 
 async def run_rounds(server: Server, rounds: dict[str, list[dict[str, Path]]],
-                     options: argparse.Namespace) -> dict[str, tuple[float, list[float]]]:
-    """Round name -> (wall seconds, each session's seconds)."""
+                     options: argparse.Namespace
+                     ) -> tuple[int, dict[str, tuple[float, list[float]]]]:
+    """The server's idle memory in bytes, and round name -> (wall seconds, each session's
+    seconds)."""
     from playwright.async_api import async_playwright
 
     results = {}
     async with async_playwright() as playwright:
         browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+        await visit_demo(browser, server.url, options.timeout)
+        await asyncio.sleep(5)
+        idle = server.rss()
+        print(f"Idle (started, the demo visited once): {idle / MIB:,.0f} MiB", flush=True)
         await one_session(browser, server.url, rounds["one after another"][0], options.timeout)
         print("Warmed up (the first session's imports); timing now.", flush=True)
         for name, uploads in rounds.items():
@@ -201,7 +227,22 @@ async def run_rounds(server: Server, rounds: dict[str, list[dict[str, Path]]],
             results[name] = (total, [end - start for start, end in spans])
             print(f"{name}: {results[name][0]:.1f} s", flush=True)
         await browser.close()
-    return results
+    return idle, results
+
+
+async def visit_demo(browser, url: str, timeout: float) -> None:
+    """Open the app on its demo data and Compare models once, then close the tab."""
+    context = await browser.new_context(viewport={"width": 1400, "height": 1400})
+    page = await context.new_page()
+    page.set_default_timeout(timeout * 1000)
+    try:
+        await page.goto(url)
+        await page.wait_for_selector(CONNECTED)
+        await wait_idle(page)
+        await go_to(page, "Compare models")
+        await page.locator(LEGEND).first.wait_for()
+    finally:
+        await context.close()
 
 
 async def one_session(browser, url: str, files: dict[str, Path], timeout: float,
@@ -219,8 +260,9 @@ async def one_session(browser, url: str, files: dict[str, Path], timeout: float,
         if ready is not None:
             await ready.wait()
         started = time.perf_counter()
-        await page.locator(UPLOADER).nth(0).set_input_files([files[name] for name in MODELS])
-        for name in MODELS:
+        names = model_names(files)
+        await page.locator(UPLOADER).nth(0).set_input_files([files[name] for name in names])
+        for name in names:
             await page.get_by_text(f"Model: {name}").wait_for()
         await wait_idle(page)
         await page.locator(UPLOADER).nth(1).set_input_files(files["truth"])
@@ -230,10 +272,14 @@ async def one_session(browser, url: str, files: dict[str, Path], timeout: float,
         await page.wait_for_function(
             "names => { const shown = [...document.querySelectorAll('.js-plotly-plot "
             ".legendtext')].map(e => e.textContent); "
-            "return names.every(n => shown.includes(n)); }", arg=list(MODELS))
+            "return names.every(n => shown.includes(n)); }", arg=names)
         finished = time.perf_counter()
         if await page.locator('[data-testid="stException"]').count():
             raise RuntimeError("the app showed an exception")
+        shown = set(await page.locator(LEGEND).all_text_contents())
+        foreign = sorted(name for name in shown if name not in names and "-s" in name)
+        if foreign:
+            raise RuntimeError(f"a session saw another session's models: {foreign}")
         return started, finished
     except Exception:
         await page.screenshot(path=str(SHOTS / "bench_server_failed.png"))
@@ -268,8 +314,8 @@ def memory_after_close(server: Server, after: str) -> list[tuple[str, int]]:
     return readings
 
 
-def report(results: dict[str, tuple[float, list[float]]], memory: list[tuple[str, int]],
-           peak: int) -> None:
+def report(results: dict[str, tuple[float, list[float]]], idle: int,
+           memory: list[tuple[str, int]], peak: int) -> None:
     print()
     print_table(["round", "total s", *[f"session {i + 1} s" for i in
                                       range(len(next(iter(results.values()))[1]))]],
@@ -280,9 +326,17 @@ def report(results: dict[str, tuple[float, list[float]]], memory: list[tuple[str
     print(f"\nall at once / one after another: {ratio:.2f} "
           f"(target <= {TARGET_RATIO}: {'yes' if ratio <= TARGET_RATIO else 'NO'})")
     print()
-    print_table(["server memory", "GiB"],
-                [("peak", f"{peak / GIB:.2f}"),
-                 *[(label, f"{rss / GIB:.2f}") for label, rss in memory]])
+    print_table(["server memory", "MiB", "above idle (MiB)"],
+                [("idle", f"{idle / MIB:,.0f}", ""),
+                 ("peak", f"{peak / MIB:,.0f}", f"{(peak - idle) / MIB:,.0f}"),
+                 *[(label, f"{rss / MIB:,.0f}", f"{(rss - idle) / MIB:,.0f}")
+                   for label, rss in memory]])
+    if memory:
+        label, last = memory[-1]
+        back = last - idle <= RETURN_TARGET
+        print(f"\nmemory {label}: {(last - idle) / MIB:,.0f} MiB above idle (target <= "
+              f"{RETURN_TARGET / MIB:.0f} MiB: {'yes' if back else 'NO'})")
+    print("no session saw another's models")
 
 
 if __name__ == "__main__":
