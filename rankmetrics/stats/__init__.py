@@ -14,7 +14,9 @@ of a pair are compared through the per-user differences ``d_u = value_B(u) - val
 - :func:`significance_groups` is the compact letter display ("a", "ab", "b");
 - :func:`compare_models` puts it all together for one metric and cutoff (every model's mean
   and interval, letters and every pair's test) from a single bootstrap;
-- :func:`describe_pair` and :func:`comparison_warnings` put results and caveats into words.
+- :func:`describe_pair` and :func:`comparison_warnings` put results and caveats into words;
+- :func:`effect_size`, :func:`paired_power`, :func:`users_needed`, :func:`detectable_effect`
+  and :func:`plan_pair` say how big a difference is and how many users it takes to see one.
 
 Randomness comes from :func:`numpy.random.default_rng` seeded by the ``seed`` argument, so the
 same inputs and seed give the same numbers. Large random matrices are generated in chunks of at
@@ -32,7 +34,8 @@ when two of its numbers are equal), :mod:`~rankmetrics.stats.corrections`,
 :mod:`~rankmetrics.stats.randomization` (the sign-flip test's p-values),
 :mod:`~rankmetrics.stats.paired` (the paired tests of every pair),
 :mod:`~rankmetrics.stats.groups` (the letters), :mod:`~rankmetrics.stats.comparison`
-(:func:`compare_models`) and :mod:`~rankmetrics.stats.words`. Every public name is imported
+(:func:`compare_models` and the rank intervals), :mod:`~rankmetrics.stats.power` (effect
+sizes, power and sample size) and :mod:`~rankmetrics.stats.words`. Every public name is imported
 here.
 """
 
@@ -53,6 +56,17 @@ from rankmetrics.stats.paired import (
     TESTS,
     paired_comparison,
 )
+from rankmetrics.stats.power import (
+    EFFECT_SIZE_WORDS,
+    EffectSize,
+    PairPlan,
+    detectable_effect,
+    effect_size,
+    effect_size_words,
+    paired_power,
+    plan_pair,
+    users_needed,
+)
 from rankmetrics.stats.randomization import randomization_pvalues
 from rankmetrics.stats.values import (
     EQUALITY_PRECISION,
@@ -65,7 +79,9 @@ from rankmetrics.stats.words import (
     MIN_USERS_T,
     TableValue,
     comparison_warnings,
+    describe_effect,
     describe_pair,
+    describe_plan,
     p_text,
 )
 
@@ -74,10 +90,13 @@ __all__ = [
     "CORRECTIONS",
     "CORRECTION_HELP",
     "CORRECTION_NAMES",
+    "EFFECT_SIZE_WORDS",
     "EQUALITY_PRECISION",
+    "EffectSize",
     "MIN_USERS",
     "MIN_USERS_T",
     "ModelComparison",
+    "PairPlan",
     "TESTS",
     "TEST_HELP",
     "TEST_NAMES",
@@ -88,12 +107,20 @@ __all__ = [
     "comparison_warnings",
     "confidence_bands",
     "correct_pvalues",
+    "describe_effect",
     "describe_pair",
+    "describe_plan",
+    "detectable_effect",
+    "effect_size",
+    "effect_size_words",
     "equality_tolerance",
     "p_text",
     "paired_comparison",
     "paired_differences",
+    "paired_power",
+    "plan_pair",
     "randomization_pvalues",
     "restore_ties",
     "significance_groups",
+    "users_needed",
 ]

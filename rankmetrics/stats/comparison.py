@@ -30,7 +30,11 @@ class ModelComparison:
         1e-12 of the largest, in the column order): ``model``, ``mean``, ``ci_low`` and
         ``ci_high`` (percentile bootstrap interval of the mean), ``group`` (letters of
         :func:`significance_groups`: models sharing a letter are not significantly
-        different) and ``users``.
+        different), ``users``, and ``rank``, ``rank_low``, ``rank_high``: the model's rank
+        by its mean (1 for the highest; equal means share the better rank) and the
+        percentile interval of its rank over the same bootstrap resamples, at the same
+        level, widened to hold the observed rank ("ranked 1-2 of 4": see
+        :meth:`rank_text`).
     pairs : pandas.DataFrame
         The table of :func:`paired_comparison`, one row per pair in column order.
     test : str
@@ -63,12 +67,14 @@ class ModelComparison:
         """The models that share the top spot, and whether a single model is best.
 
         The model with the highest mean is *significantly best* when its paired test against
-        every other model is significant (after this comparison's correction) and it has the
-        higher mean in each. Otherwise the leaders are the highest-mean model and every model
-        not significantly different from it or with the same mean: a group the data cannot
-        tell apart, highest mean first. Means equal to a relative precision of 1e-12 of the
-        largest are the same mean (the pair's ``difference`` is then exactly 0), as are the
-        per-user values behind the tests (see :func:`paired_comparison`).
+        every other model is significant (after this comparison's correction), it has the
+        higher mean in each, and no other model's rank interval reaches first place.
+        Otherwise the leaders are the highest-mean model and every model not significantly
+        different from it, with the same mean or whose rank interval reaches first place: a
+        group the data cannot tell apart ("tied for first"), highest mean first. Means equal
+        to a relative precision of 1e-12 of the largest are the same mean (the pair's
+        ``difference`` is then exactly 0), as are the per-user values behind the tests (see
+        :func:`paired_comparison`).
 
         Returns
         -------
@@ -90,7 +96,34 @@ class ModelComparison:
             row = self.pair(best, other)
             if not bool(row["significant"]) or float(row["difference"]) >= 0:
                 tied.append(other)
+        reach_first = set(self.tied_for_first())
+        tied = [model for model in self.models["model"]
+                if model in tied or model in reach_first]
         return tied, len(tied) == 1 and len(self.models) > 1
+
+    def rank_text(self, model: object) -> str:
+        """The model's rank interval in words: "ranked 1 of 4", "ranked 1-2 of 4".
+
+        >>> values = pd.DataFrame({"A": np.linspace(0, 0.5, 40),
+        ...                        "B": np.linspace(0.3, 0.8, 40),
+        ...                        "C": np.linspace(0.3, 0.8, 40)[::-1] + 0.01})
+        >>> found = compare_models(values, test="t", n_bootstrap=200)
+        >>> [found.rank_text(model) for model in "ABC"]
+        ['ranked 3 of 3', 'ranked 1-2 of 3', 'ranked 1-2 of 3']
+        """
+        rows = self.models.loc[self.models["model"] == model]
+        if rows.empty:
+            raise ValueError(f"No model {model!r} in this comparison; the models are "
+                             f"{', '.join(map(repr, self.models['model']))}.")
+        row = rows.iloc[0]
+        low, high = int(row["rank_low"]), int(row["rank_high"])
+        span = f"{low}" if low == high else f"{low}-{high}"
+        return f"ranked {span} of {len(self.models)}"
+
+    def tied_for_first(self) -> list[Hashable]:
+        """The models whose rank interval reaches first place, best mean first: more than
+        one means the data cannot say which is first."""
+        return list(self.models.loc[self.models["rank_low"] == 1, "model"])
 
     def pair(self, model_a: object, model_b: object) -> pd.Series:
         """The row comparing ``model_b`` with ``model_a`` (``difference = mean_b - mean_a``,
@@ -117,6 +150,7 @@ class ModelComparison:
         flipped["difference"] = -row["difference"]
         flipped["ci_low"], flipped["ci_high"] = -row["ci_high"], -row["ci_low"]
         flipped["effect_size"] = -row["effect_size"]
+        flipped["effect_low"], flipped["effect_high"] = -row["effect_high"], -row["effect_low"]
         if self.test != "wilcoxon":
             flipped["statistic"] = -row["statistic"]
         flipped["wins"], flipped["losses"] = row["losses"], row["wins"]
@@ -247,6 +281,7 @@ def _compare_models(
     low, high = np.quantile(boot, [alpha / 2, 1 - alpha / 2], axis=0)
     means = values.to_numpy(dtype=np.float64).mean(axis=0)
     order = np.argsort(-restore_ties(means), kind="stable")
+    rank, rank_low, rank_high = rank_intervals(means, boot, float(confidence))
     models = pd.DataFrame({
         "model": [values.columns[i] for i in order],
         "mean": means[order],
@@ -254,6 +289,9 @@ def _compare_models(
         "ci_high": high[order],
         "group": "",
         "users": len(values),
+        "rank": rank[order],
+        "rank_low": rank_low[order],
+        "rank_high": rank_high[order],
     })
     models["group"] = _letters(models, pairs)
     return ModelComparison(models, pairs, test, correction, float(confidence),
@@ -265,3 +303,28 @@ def _letters(models: pd.DataFrame, pairs: pd.DataFrame) -> list[str]:
     groups = significance_groups(pd.Series(models["mean"].to_numpy(), index=models["model"]),
                                  pairs)
     return groups.reindex(models["model"]).tolist()
+
+
+def ranks(means: np.ndarray) -> np.ndarray:
+    """Each column's rank by its mean along the last axis, 1 for the highest: one plus the
+    number of columns with a higher mean, so equal means (to a relative precision of 1e-12
+    of the largest, as everywhere) share the better rank."""
+    means = np.asarray(means, dtype=np.float64)
+    scale = np.abs(means).max(axis=-1, keepdims=True)
+    tolerance = 1e-12 * np.where(scale > 0, scale, 1.0)
+    higher = means[..., None, :] > means[..., :, None] + tolerance[..., None]
+    return 1 + higher.sum(axis=-1)
+
+
+def rank_intervals(means: np.ndarray, boot: np.ndarray, confidence: float
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each model's rank, and the percentile interval of its rank over the bootstrap
+    resamples (``boot``: the resamples' means, one column per model), widened to hold the
+    observed rank: ``(rank, rank_low, rank_high)``, integers, 1 for the best."""
+    observed = ranks(means)
+    resampled = ranks(boot)
+    alpha = 1.0 - confidence
+    low = np.quantile(resampled, alpha / 2, axis=0, method="inverted_cdf").astype(np.int64)
+    high = np.quantile(resampled, 1 - alpha / 2, axis=0,
+                       method="inverted_cdf").astype(np.int64)
+    return observed, np.minimum(low, observed), np.maximum(high, observed)

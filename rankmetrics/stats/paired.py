@@ -13,6 +13,7 @@ import pandas as pd
 from rankmetrics.checks import check_choice, check_int, check_optional_int, check_probability
 from rankmetrics.stats.bootstrap import seeded_bootstrap_means
 from rankmetrics.stats.corrections import CORRECTIONS, correct_pvalues
+from rankmetrics.stats.power import effect_size
 from rankmetrics.stats.randomization import randomization_pvalues
 from rankmetrics.stats.values import paired_differences, per_user_array, restore_ties
 
@@ -33,7 +34,8 @@ TEST_HELP = {
 
 COMPARISON_COLUMNS = (
     "model_a", "model_b", "mean_a", "mean_b", "difference", "ci_low", "ci_high",
-    "effect_size", "statistic", "p_value", "p_corrected", "significant",
+    "effect_size", "effect_low", "effect_high", "statistic", "p_value", "p_corrected",
+    "significant",
     "wins", "ties", "losses", "users",
 )
 
@@ -66,6 +68,9 @@ def paired_comparison(
     - ``effect_size`` :math:`\bar d / s_d` with :math:`s_d` the sample standard deviation
       (ddof = 1) of the differences (Cohen's :math:`d_z`); 0 when :math:`s_d = 0` up to
       rounding (all users differ by the same amount) and when every difference is 0;
+      ``effect_low``, ``effect_high``: its interval at level ``confidence``
+      (:func:`~rankmetrics.stats.power.effect_size`: the delta method's standard error,
+      which allows for skewed and heavy-tailed differences);
     - ``statistic`` and ``p_value`` of the two-sided ``test``:
 
       * ``"t"``: paired t-test, ``scipy.stats.ttest_rel(x_B, x_A)``;
@@ -212,11 +217,13 @@ def compare_pairs(
     statistics[all_zero] = 0.0
     p_values[all_zero] = 1.0
 
-    sd = diffs.std(axis=0, ddof=1)
     effect = np.zeros(len(pairs))
+    effect_low = np.zeros(len(pairs))
+    effect_high = np.zeros(len(pairs))
     for i in range(len(pairs)):
-        if not all_zero[i] and not standard_deviation_is_zero(diffs[:, i], sd[i]):
-            effect[i] = diffs[:, i].mean() / sd[i]
+        if not all_zero[i]:
+            found = effect_size(diffs[:, i], confidence)
+            effect[i], effect_low[i], effect_high[i] = found.value, found.ci_low, found.ci_high
 
     table = pd.DataFrame(
         {
@@ -229,6 +236,8 @@ def compare_pairs(
             "ci_low": ci_low,
             "ci_high": ci_high,
             "effect_size": effect,
+            "effect_low": effect_low,
+            "effect_high": effect_high,
             "statistic": statistics,
             "p_value": p_values,
             "p_corrected": np.nan,

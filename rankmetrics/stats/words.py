@@ -205,3 +205,102 @@ def comparison_warnings(values: pd.DataFrame) -> list[str]:
                 "effect size is reported as 0."
             )
     return messages
+
+
+def describe_effect(row: Mapping[str, TableValue] | pd.Series) -> str:
+    """How big a pair's difference is, in a unit that compares across metrics: the effect
+    size of a row of :func:`paired_comparison` (``effect_size``, ``effect_low``,
+    ``effect_high``, the models), in words.
+
+    >>> print(describe_effect({"model_a": "A", "model_b": "B", "effect_size": 0.12,
+    ...                        "effect_low": 0.08, "effect_high": 0.16}))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    How big: B's gain over A is 0.12 of the spread of the users' differences (interval 0.08
+    to 0.16), a negligible effect by the usual yardstick (0.2 is small, 0.5 medium, 0.8
+    large).
+    """
+    from rankmetrics.stats.power import effect_size_words
+
+    value = float(row["effect_size"])
+    low, high = float(row["effect_low"]), float(row["effect_high"])
+    if value == 0 and low == high == 0:
+        return (f"How big: {row['model_b']} and {row['model_a']} differ by the same amount "
+                "for every user, or not at all, so there is no spread to measure the "
+                "difference against.")
+    winner, loser = ((row["model_b"], row["model_a"]) if value >= 0
+                     else (row["model_a"], row["model_b"]))
+    if value < 0:
+        value, low, high = -value, -high, -low
+    return (f"How big: {winner}'s gain over {loser} is {value:.2f} of the spread of the "
+            f"users' differences (interval {low:.2f} to {high:.2f}), a "
+            f"{effect_size_words(value)} effect by the usual yardstick (0.2 is small, 0.5 "
+            "medium, 0.8 large).")
+
+
+def describe_plan(plan: object, metric_label: str, model_a: str, model_b: str,
+                  lift: float) -> list[str]:
+    """A :class:`~rankmetrics.stats.PairPlan` in sentences: the smallest difference these
+    users detect, the power at the observed difference, and the users needed for a lift of
+    ``lift`` (0.01 for 1%) of model A's mean.
+
+    >>> import numpy as np
+    >>> from rankmetrics.stats.power import plan_pair
+    >>> rng = np.random.default_rng(0)
+    >>> a = rng.uniform(size=400)
+    >>> for line in describe_plan(plan_pair(a, a + rng.normal(0.02, 0.1, size=400)),
+    ...                           "NDCG@10", "A", "B", 0.01):
+    ...     print(line)  # doctest: +NORMALIZE_WHITESPACE
+    With these 400 users, the smallest difference in NDCG@10 a paired t-test at level 5%
+    detects 80% of the time is 0.014 (a 2.7% lift over A).
+    The observed difference, 0.020, would be detected 97% of the time.
+    To detect a 1% lift over A (0.0053) 80% of the time, you would need about 2,819 users.
+    """
+    from rankmetrics.stats.power import MOST_USERS, PairPlan
+
+    if not isinstance(plan, PairPlan):
+        raise TypeError(f"describe_plan needs a PairPlan; got {type(plan).__name__}.")
+    level = _percent(plan.alpha)
+    if plan.pairs > 1:
+        level += f" ({_percent(plan.alpha * plan.pairs)} shared by {plan.pairs} pairs)"
+    places = _decimals(plan.detectable, plan.difference)
+    lines = []
+    if plan.sd == 0:
+        lines.append(f"{model_b} and {model_a} differ by the same amount for all "
+                     f"{_users(plan.users)}: there is no spread, and any difference is "
+                     "certain.")
+        return lines
+    detectable = f"{plan.detectable:.{places}f}"
+    if plan.mean_a:
+        detectable += f" (a {plan.detectable_lift:.1%} lift over {model_a})"
+    lines.append(f"With these {_users(plan.users)}, the smallest difference in "
+                 f"{metric_label} a paired t-test at level {level} detects "
+                 f"{plan.power:.0%} of the time is {detectable}.")
+    lines.append(f"The observed difference, {abs(plan.difference):.{places}f}, would be "
+                 f"detected {_share_of_the_time(plan.observed_power)}.")
+    if plan.mean_a:
+        needed = plan.users_for_lift(lift)
+        count = ("more than a trillion users" if needed > MOST_USERS
+                 else f"about {needed:,} users")
+        lines.append(f"To detect a {_percent(lift)} lift over {model_a} "
+                     f"({lift * plan.mean_a:.{_decimals(lift * plan.mean_a)}f}) "
+                     f"{plan.power:.0%} of the time, you "
+                     f"would need {count}.")
+    return lines
+
+
+def _percent(share: float) -> str:
+    """A share as a percentage with no more decimals than it needs: "5%", "0.83%"."""
+    for places in range(4):
+        text = f"{share:.{places}%}"
+        if math.isclose(float(text[:-1]) / 100, share, rel_tol=1e-9) or places == 2:
+            return text
+    return f"{share:.2%}"
+
+
+def _share_of_the_time(share: float) -> str:
+    """How often, in words that do not round a near-certainty up to "100%"."""
+    if share >= 0.9995:
+        return "more than 99.9% of the time"
+    if share < 0.0005:
+        return "less than 0.1% of the time"
+    return f"{share:.0%} of the time"
