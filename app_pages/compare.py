@@ -230,4 +230,6 @@ else:
     st.caption(f"Each model's mean minus {literal(base)}'s (the baseline, chosen in the sidebar), "
                f"and the same as a share of {literal(base)}'s mean (lift). The interval is the "
                f"{tested.confidence:.0%} bootstrap interval of the difference; a difference "
-               "is significant when its corrected p-value is below the significance level.")
+               "is significant when its corrected p-value is below the significance level. "
+               f"**Rank:** the places the model takes in {tested.confidence:.0%} of the "
+               "resamples of the users (\"1-2 of 4\": first or second).")

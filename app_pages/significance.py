@@ -31,8 +31,15 @@ from rankmetrics.stats import (
     TEST_HELP,
     TEST_NAMES,
     TESTS,
+    describe_effect,
     describe_pair,
+    describe_plan,
 )
+
+#: The powers the sample-size panel offers, and the lift it starts from (in %).
+POWERS = (0.5, 0.8, 0.9, 0.95)
+DEFAULT_POWER = 0.8
+DEFAULT_LIFT_PERCENT = 1.0
 
 PAIR_COLUMNS = {
     "model_a": st.column_config.TextColumn("Model A"),
@@ -46,6 +53,8 @@ PAIR_COLUMNS = {
         "Effect size", format="%+.3f",
         help="The mean difference divided by the spread of the per-user differences "
         "(Cohen's d_z): about 0.2 is small, 0.5 medium, 0.8 large."),
+    "effect_low": st.column_config.NumberColumn("Effect size: low", format="%+.3f"),
+    "effect_high": st.column_config.NumberColumn("Effect size: high", format="%+.3f"),
     "statistic": st.column_config.NumberColumn("Test statistic", format="%.4g"),
     "p_value": st.column_config.NumberColumn("p", format="%.4f"),
     "p_corrected": st.column_config.NumberColumn("Corrected p", format="%.4f"),
@@ -155,6 +164,9 @@ else:
 base = baseline(prepared)
 models_table = result.models.rename(columns={"model": "Model", "group": "Group",
                                              "users": "Users"})
+models_table.insert(1, "Rank", [result.rank_text(model).removeprefix("ranked ")
+                                for model in result.models["model"]])
+models_table = models_table.drop(columns=["rank", "rank_low", "rank_high"])
 models_table = models_table.join(difference_columns(result, base), on="Model")
 st.dataframe(
     models_table, hide_index=True, key="significance_models",
@@ -166,13 +178,22 @@ st.dataframe(
                                                 format="%.4f"),
         "ci_high": st.column_config.NumberColumn(f"{confidence:.0%} interval: high",
                                                  format="%.4f"),
+        "Rank": st.column_config.TextColumn(
+            "Rank", help="Where the model places when the users are resampled: \"1-2 of 4\" "
+            "means first or second in most resamples."),
         "Group": st.column_config.TextColumn(
             "Group", help="Models sharing a letter are not significantly different."),
         "Users": st.column_config.NumberColumn("Users", format="localized"),
     },
 )
 download_table(models_table, f"models_{metric}_at_{k}.csv", "significance_models_csv")
-st.caption(f"**Group:** models sharing a letter are not significantly different "
+first = result.tied_for_first()
+if len(first) > 1:
+    st.markdown(f":material/info: **Tied for first:** {literal(', '.join(map(str, first)))}. "
+                "With another sample of users like these, each of them could come first.")
+st.caption(f"**Rank:** the places the model takes in {confidence:.0%} of {n_bootstrap:,} "
+           "resamples of the users (\"1-2 of 4\": first or second). "
+           f"**Group:** models sharing a letter are not significantly different "
            f"({TEST_NAMES[test]}, {CORRECTION_NAMES[correction]} correction, significance "
            f"level {1 - confidence:.0%}). **Interval:** where the mean would fall "
            f"{confidence:.0%} of the time with another sample of users like these. "
@@ -201,7 +222,8 @@ pair_column.selectbox("In words", pairs, key=keys.SIGNIFICANCE_PAIR,
                       format_func=lambda pair: f"{pair[1]} vs {pair[0]}", persist_state="session",
                       help="Pairs listed with the model with the higher mean first.")
 model_a, model_b = state[keys.SIGNIFICANCE_PAIR]
-st.info(literal(describe_pair(result.pair(model_a, model_b), label, correction)))
+row = result.pair(model_a, model_b)
+st.info(literal(describe_pair(row, label, correction)) + "\n\n" + literal(describe_effect(row)))
 if open_column.button("See this pair user by user", icon=":material/compare_arrows:",
                       help="Open the two models on the Head-to-head page."):
     open_head_to_head(model_a, model_b, metric)
@@ -212,3 +234,31 @@ with st.expander("Every pair as a table"):
     download_table(result.pairs, f"pairs_{metric}_at_{k}.csv", "significance_pairs_csv")
     st.caption("Interval: the bootstrap confidence interval of the difference B − A. B better, "
                "Same, A better: users for whom B's value is higher, equal or lower.")
+
+st.subheader("How many users would it take?")
+power_column, lift_column = st.columns(2)
+state.setdefault(keys.SIGNIFICANCE_POWER, DEFAULT_POWER)
+power_column.select_slider(
+    "Power", POWERS, key=keys.SIGNIFICANCE_POWER, format_func="{:.0%}".format,
+    persist_state="session",
+    help="How often a real difference of the size asked about should come out significant.")
+state.setdefault(keys.SIGNIFICANCE_LIFT, DEFAULT_LIFT_PERCENT)
+lift_column.number_input(
+    f"Lift of {model_a}'s mean to detect (%)", min_value=0.1, max_value=100.0, step=0.5,
+    key=keys.SIGNIFICANCE_LIFT, format="%.1f",
+    help="The relative improvement you would like to be able to see, e.g. 1% of the "
+    "lower-mean model's mean.")
+power = float(state[keys.SIGNIFICANCE_POWER])
+lift = float(state[keys.SIGNIFICANCE_LIFT]) / 100
+plan = cached_significance.pair_plan(prepared, settings, metric, model_a, model_b, power,
+                                     confidence, n_pairs)
+st.markdown("  \n".join(literal(line) for line in
+                        describe_plan(plan, label, model_a, model_b, lift)))
+st.caption(f"For {literal(model_b)} vs {literal(model_a)}, from the spread of these users' "
+           "differences, for a paired t-test; the randomization test has about the same power "
+           f"with many users. With {n_pairs} pairs, each is tested at the strictest level "
+           f"the {CORRECTION_NAMES[correction]} correction can apply, "
+           f"{1 - confidence:.0%} / {n_pairs}." if n_pairs > 1 else
+           f"For {literal(model_b)} vs {literal(model_a)}, from the spread of these users' "
+           "differences, for a paired t-test; the randomization test has about the same power "
+           "with many users.")

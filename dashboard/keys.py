@@ -62,6 +62,8 @@ SIGNIFICANCE_CORRECTION = "significance_correction"
 SIGNIFICANCE_PERMUTATIONS = "significance_permutations"
 SIGNIFICANCE_BOOTSTRAP = "significance_bootstrap"
 SIGNIFICANCE_PAIR = "significance_pair"
+SIGNIFICANCE_POWER = "significance_power"
+SIGNIFICANCE_LIFT = "significance_lift"
 
 # Head-to-head
 H2H_A = "h2h_a"

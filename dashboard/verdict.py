@@ -48,6 +48,9 @@ DIFFERENCE_COLUMNS = {
     "Difference: high": st.column_config.NumberColumn(
         "Difference: high", format="%+.4f", help="The high end of the difference's interval."),
     "Corrected p": st.column_config.NumberColumn("Corrected p", format="%.4f"),
+    "Rank": st.column_config.TextColumn(
+        "Rank", help="Where the model places among all the models when the users are "
+        "resampled: \"1-2 of 4\" means first or second in most resamples."),
     "Verdict": st.column_config.TextColumn(
         "Verdict", help="better / worse: significantly; otherwise the difference may be "
         "chance."),
@@ -171,13 +174,16 @@ def baseline_differences(results: dict[str, ModelComparison | None], base: str,
             continue
         table = differences_from(result, base)
         table = table.loc[table["model"] != base]
-        rows.append(table.assign(metric=metric_label(metric, cutoff)))
+        rows.append(table.assign(
+            metric=metric_label(metric, cutoff),
+            rank=[result.rank_text(model).removeprefix("ranked ") for model in table["model"]]))
+    columns = ["Metric", "Model", "Rank", *DIFFERENCE_NAMES.values(), "Corrected p"]
     if not rows:
-        return pd.DataFrame(columns=["Metric", "Model", *DIFFERENCE_NAMES.values(),
-                                     "Corrected p"])
+        return pd.DataFrame(columns=columns)
     return pd.concat(rows, ignore_index=True).rename(columns={
-        "metric": "Metric", "model": "Model", "p_corrected": "Corrected p", **DIFFERENCE_NAMES,
-    })[["Metric", "Model", *DIFFERENCE_NAMES.values(), "Corrected p"]]
+        "metric": "Metric", "model": "Model", "rank": "Rank", "p_corrected": "Corrected p",
+        **DIFFERENCE_NAMES,
+    })[columns]
 
 
 def mark_leaders(styled: Styler, verdict: LeaderVerdict, column: str) -> Styler:

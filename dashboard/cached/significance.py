@@ -11,7 +11,13 @@ from dashboard.prepared import Prepared
 from dashboard.settings import Settings
 from rankmetrics.conventions import Conventions
 from rankmetrics.relevance import RelevanceMapping
-from rankmetrics.stats import ModelComparison, compare_models, compare_models_together
+from rankmetrics.stats import (
+    ModelComparison,
+    PairPlan,
+    compare_models,
+    compare_models_together,
+    plan_pair,
+)
 
 # Values at one K do not depend on the largest K for curves: what is computed from them is
 # keyed on the relevance, the conventions and K (``_settings``, not hashed, only gives the
@@ -94,3 +100,19 @@ def _comparisons(prepared: Prepared, relevance: RelevanceMapping, conventions: C
         tables, test=test,
         correction="holm", n_permutations=n_permutations, n_bootstrap=n_bootstrap,
         confidence=confidence)
+
+
+def pair_plan(prepared: Prepared, settings: Settings, metric: str, model_a: str, model_b: str,
+              power: float, confidence: float, pairs: int) -> PairPlan:
+    """Power and sample size of one pair on the users every model counts."""
+    return _pair_plan(prepared, settings.relevance, settings.conventions, settings.cutoff,
+                      metric, model_a, model_b, power, confidence, pairs, settings)
+
+
+@st.cache_data(max_entries=32, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def _pair_plan(prepared: Prepared, relevance: RelevanceMapping, conventions: Conventions,
+               cutoff: int, metric: str, model_a: str, model_b: str, power: float,
+               confidence: float, pairs: int, _settings: Settings) -> PairPlan:
+    values = shown_evaluation(prepared, _settings).paired(metric, cutoff)
+    return plan_pair(values[model_a].to_numpy(), values[model_b].to_numpy(), power=power,
+                     confidence=confidence, pairs=pairs)
