@@ -72,8 +72,8 @@ def test_other_metrics_that_end_the_same_way_share_a_clause():
                  decided("precision", "winner", ("A",)), decided("dcg", "tie", ("B", "C"))]
     decisions[1] = decided("map", "not_significant", ("C", "B"))  # the same two, C higher
     assert headline(decisions) == (
-        "A is best on 2 of 6 metrics at K = 10; on MRR it ties with C; on Recall and MAP the "
-        "data cannot tell B and C apart; on DCG, B and C are tied.")
+        "A is best on 2 of 6 metrics at K = 10; on MRR it ties with C; on Recall and MAP, B "
+        "and C are tied for first; on DCG, B and C are tied.")
 
 
 def test_ties():
@@ -88,10 +88,10 @@ def test_ties():
 
 def test_nothing_separable():
     apart = [decided(metric, "not_significant", ("A", "B"), low=-0.01) for metric in METRICS6]
-    assert headline(apart) == ("No model is clearly best at K = 10: on all 6 metrics the data "
-                               "cannot tell A and B apart.")
-    assert headline(apart[-1:]) == ("No model is clearly best at K = 10: on NDCG the data "
-                                    "cannot tell A and B apart.")
+    assert headline(apart) == ("No model is clearly best at K = 10: on all 6 metrics, A and B "
+                               "are tied for first.")
+    assert headline(apart[-1:]) == ("No model is clearly best at K = 10: on NDCG, A and B are "
+                                    "tied for first.")
 
 
 def test_several_models_best_on_as_many_metrics():
@@ -100,7 +100,7 @@ def test_several_models_best_on_as_many_metrics():
                  decided("map", "not_significant", ("A", "B"))]
     assert headline(decisions) == (
         "No single model is best at K = 10: B is best on Precision and Recall; A is best on "
-        "MRR and NDCG; on MAP the data cannot tell A and B apart.")
+        "MRR and NDCG; on MAP, A and B are tied for first.")
 
 
 def test_a_leader_that_changes_with_k():
@@ -142,8 +142,7 @@ def test_known_winners():
     # a: rank 1 for users 0-20; b: for users 1-19 and 39: 21 against 20, not separable
     ev = evaluated(a={u: 1 for u in USERS[:21]}, b={u: 1 for u in [*USERS[1:20], USERS[39]]})
     assert headline(decisions_of(ev, ["hit_rate", "mrr"], 1)) == (
-        "No model is clearly best at K = 1: on both metrics the data cannot tell a and b "
-        "apart.")
+        "No model is clearly best at K = 1: on both metrics, a and b are tied for first.")
     same = {u: 2 for u in USERS[::2]}
     ev = evaluated(first=same, second=same)
     assert headline(decisions_of(ev, ["mrr", "ndcg"], 5)) == (

@@ -214,3 +214,27 @@ def test_a_report_of_a_saved_evaluation_takes_its_archive_alone(saved_movies):
         build_report(saved, [archive, archive], cutoff=5, test="t")
     with pytest.raises(ValueError, match="must be one of them, got 4"):
         build_report(saved, [archive], cutoff=4, test="t")
+
+
+def test_the_report_says_each_rank_how_big_and_how_many_users():
+    # first: the hit at rank 1 for 30 of 40 users, at rank 3 for the rest; second: at rank
+    # 2 for the first 20 and rank 1 for the next 20, so their NDCG@3 differ user by user
+    ev = evaluated(3, first={u: 1 if i < 30 else 3 for i, u in enumerate(USERS)},
+                   second={u: 2 if i < 20 else 1 for i, u in enumerate(USERS)},
+                   third={u: 3 for u in USERS})
+    inputs = [fingerprint("ground truth", "truth.csv", b"t", 40, 40),
+              *(fingerprint(name, f"{name}.csv", name.encode(), 120, 40)
+                for name in ("first", "second", "third"))]
+    text = html.unescape(build_report(ev, inputs, cutoff=3, test="t", n_bootstrap=200))
+    ranks = re.search(r"Ranks when the users are resampled \(95% intervals\): (.*?)\.</p>", text)
+    assert ranks, "no ranks"
+    # first's mean is 0.06 above second's with a standard error of about 0.056: second comes
+    # first in about one resample in seven
+    assert ranks.group(1) == "first ranked 1-2 of 3; second ranked 1-2 of 3; third ranked 3 of 3"
+    assert re.search(r"How big: first's gain over second is [\d.]+ of the spread of the "
+                     r"users' differences \(interval [-\d.]+ to [\d.]+\), a \w+ effect", text)
+    assert re.search(r"With these 40 users, the smallest difference in NDCG@3 a paired t-test "
+                     r"at level 1.67% \(5% shared by 3 pairs\) detects 80% of the time is "
+                     r"[\d.]+", text)
+    assert re.search(r"To detect a 1% lift over second \([\d.]+\) 80% of the time, you would "
+                     r"need about [\d,]+ users", text)

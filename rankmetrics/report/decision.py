@@ -129,15 +129,16 @@ def headline(decisions: Sequence[MetricDecision]) -> str:
        some: "A is best on 4 of 6 metrics at K = 10" (on one of them: "A is best on NDCG at
        K = 10"), then the other metrics, A's first:
        "on Recall it cannot be told apart from B" (not significant), "on MRR it ties with B"
-       (equal means), then "B is best on Precision", "on MAP the data cannot tell B and C
-       apart", "on DCG, B and C are tied".
+       (equal means), then "B is best on Precision", "on MAP, B and C are tied for first"
+       (the data cannot tell them apart: not significantly different, or each comes first in
+       enough resamples of the users), "on DCG, B and C are tied" (equal means).
     2. Several models are best on the same, largest number of metrics: "No single model is
        best at K = 10: A is best on MRR and NDCG; B is best on Precision and Recall", then
        the other metrics as in 1.
     3. No model is best anywhere and the same models tie on every metric: "A and B are tied
        on all 6 metrics at K = 10."
     4. No model is best anywhere otherwise: "No model is clearly best at K = 10: on all 6
-       metrics the data cannot tell A and B apart" (metrics with the same leaders together).
+       metrics, A and B are tied for first" (metrics with the same leaders together).
     5. Then, when the model with the highest mean changes with K on some metric (at the K
        checked, means only): "; the leader changes with K on Precision and HitRate" ("on all
        6 metrics"; with one metric, "; the leader changes with K").
@@ -231,7 +232,7 @@ def _other_metrics(verdicts: Sequence[Verdict], lead: str | None, count: int) ->
         elif kind == "tie":
             clauses.append(f"on {names}, {others} are tied")
         else:
-            clauses.append(f"on {names} the data cannot tell {others} apart")
+            clauses.append(f"on {names}, {others} are tied for first")
     return clauses
 
 

@@ -60,7 +60,15 @@ from rankmetrics.segments import (
     compare_segments,
     segment_users,
 )
-from rankmetrics.stats import CORRECTION_NAMES, TEST_NAMES, compare_models
+from rankmetrics.stats import (
+    CORRECTION_NAMES,
+    TEST_NAMES,
+    ModelComparison,
+    compare_models,
+    describe_effect,
+    describe_plan,
+    plan_pair,
+)
 from rankmetrics.version import __version__
 
 #: Charts in the report: drawn by the plotly.js inside the file, saved from it as PNG.
@@ -313,7 +321,9 @@ def build_report(
                  + _paragraph(f"{TEST_NAMES[test].capitalize()}, {CORRECTION_NAMES[correction]}"
                               f" correction, significance level {1 - confidence:.2g}, on the "
                               f"{len(evaluation.paired(metric, metric_cutoff)):,} users every "
-                              "model counts. Each cell: the row's model minus the column's.")),
+                              "model counts. Each cell: the row's model minus the column's.")
+                 + _how_sure(comparison, evaluation.paired(metric, metric_cutoff),
+                             label(metric, metric_cutoff))),
         _section(f"{label(metric, metric_cutoff)} by segment: {split.name}",
                  _segment_table(by_segment)),
         *([_section(f"Beyond accuracy at K = {cutoff}", _beyond_table(evaluation, cutoff))]
@@ -327,6 +337,23 @@ def build_report(
 
 
 # ----- pieces of the page --------------------------------------------------------------------
+
+
+def _how_sure(comparison: ModelComparison, values: pd.DataFrame, metric_label: str) -> str:
+    """Each model's rank interval, and how big the top two models' difference is and how
+    many users it would take to see a 1% lift (the paired t-test's power)."""
+    order = [str(model) for model in comparison.models["model"]]
+    ranked = "; ".join(f"{model} {comparison.rank_text(model)}" for model in order)
+    text = _paragraph(f"Ranks when the users are resampled ({comparison.confidence:.0%} "
+                      f"intervals): {ranked}.")
+    best, runner_up = order[0], order[1]
+    text += _paragraph(describe_effect(comparison.pair(runner_up, best)))
+    pairs = len(order) * (len(order) - 1) // 2
+    plan = plan_pair(values[runner_up].to_numpy(), values[best].to_numpy(),
+                     confidence=comparison.confidence, pairs=pairs)
+    return text + _paragraph(" ".join(describe_plan(plan, metric_label, runner_up, best,
+                                                    0.01)))
+
 
 
 def _safe(text: object) -> str:
