@@ -345,9 +345,10 @@ def parse_cutoffs(text: str, max_cutoff: int) -> tuple[int, ...]:
 
 def cutoffs_tested(ev: EvaluationResults, test: str, chosen: int) -> list[int]:
     """The cutoffs the tests run at: every K for the t-test and Wilcoxon, a spread
-    (:func:`~rankmetrics.choosing_k.order.sampled_cutoffs`) for the randomization test; where
+    (:func:`~rankmetrics.choosing_k.order.sampled_cutoffs`) for the randomization and the
+    randomized Tukey tests; where
     per-user values exist at a few cutoffs only (a saved evaluation), every one of them."""
-    return _where_tested(ev, chosen, spread=test == "randomization")
+    return _where_tested(ev, chosen, spread=test in ("randomization", "tukey"))
 
 
 def map_cutoffs(ev: EvaluationResults, test: str, chosen: int) -> list[int]:

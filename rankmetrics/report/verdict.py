@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from rankmetrics.stats import CORRECTION_NAMES, TEST_NAMES, ModelComparison
+from rankmetrics.stats import TEST_NAMES, ModelComparison, correction_text
 
 #: The mark of the significantly best model in a table, and of leaders the data cannot tell
 #: apart.
@@ -87,12 +87,13 @@ def leader_marks(verdict: LeaderVerdict) -> dict[Hashable, str]:
 
 def quick_test(test: str, n_users: int, n_permutations: int) -> str:
     """The test a table of every metric runs: ``test``, or the paired t-test in place of the
-    randomization test past ``QUICK_FLIPS`` user-flips (with that many users the two agree).
+    randomization test (or the randomized Tukey test) past ``QUICK_FLIPS`` user-flips (with
+    that many users the paired tests agree).
 
     >>> quick_test("randomization", 1_940, 10_000), quick_test("randomization", 100_000, 10_000)
     ('randomization', 't')
     """
-    if test == "randomization" and n_users * n_permutations > QUICK_FLIPS:
+    if test in ("randomization", "tukey") and n_users * n_permutations > QUICK_FLIPS:
         return "t"
     return test
 
@@ -110,8 +111,9 @@ def quick_resamples(n_bootstrap: int, n_users: int) -> int:
 def how_tested(comparison: ModelComparison) -> str:
     """The test behind a verdict in words, e.g. "randomization test, Holm correction, 5%
     significance level"."""
-    return (f"{TEST_NAMES[comparison.test]}, {CORRECTION_NAMES[comparison.correction]} "
-            f"correction, {1 - comparison.confidence:.0%} significance level")
+    return (f"{TEST_NAMES[comparison.test]}, "
+            f"{correction_text(comparison.test, comparison.correction)}, "
+            f"{1 - comparison.confidence:.0%} significance level")
 
 
 def differences_from(comparison: ModelComparison, baseline: Hashable) -> pd.DataFrame:

@@ -51,6 +51,7 @@ from rankmetrics.stats.corrections import (
 from rankmetrics.stats.groups import significance_groups
 from rankmetrics.stats.paired import (
     COMPARISON_COLUMNS,
+    FAMILY_TESTS,
     TEST_HELP,
     TEST_NAMES,
     TESTS,
@@ -79,6 +80,7 @@ from rankmetrics.stats.words import (
     MIN_USERS_T,
     TableValue,
     comparison_warnings,
+    correction_text,
     describe_effect,
     describe_pair,
     describe_plan,
@@ -93,6 +95,7 @@ __all__ = [
     "EFFECT_SIZE_WORDS",
     "EQUALITY_PRECISION",
     "EffectSize",
+    "FAMILY_TESTS",
     "MIN_USERS",
     "MIN_USERS_T",
     "ModelComparison",
@@ -107,6 +110,7 @@ __all__ = [
     "comparison_warnings",
     "confidence_bands",
     "correct_pvalues",
+    "correction_text",
     "describe_effect",
     "describe_pair",
     "describe_plan",

@@ -59,7 +59,7 @@ class ModelComparison:
         p-values do not depend on the correction, only ``p_corrected``, ``significant`` and
         the letters change."""
         correction = check_choice("correction", correction, CORRECTIONS)
-        pairs = with_corrected_pvalues(self.pairs, correction, self.confidence)
+        pairs = with_corrected_pvalues(self.pairs, correction, self.confidence, self.test)
         models = self.models.assign(group=_letters(self.models, pairs))
         return replace(self, models=models, pairs=pairs, correction=correction)
 

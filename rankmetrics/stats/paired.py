@@ -15,11 +15,17 @@ from rankmetrics.stats.bootstrap import seeded_bootstrap_means
 from rankmetrics.stats.corrections import CORRECTIONS, correct_pvalues
 from rankmetrics.stats.power import effect_size
 from rankmetrics.stats.randomization import randomization_pvalues
+from rankmetrics.stats.tukey import randomized_tukey_pvalues, unpaired_tukey_pvalues
 from rankmetrics.stats.values import paired_differences, per_user_array, restore_ties
 
-TESTS = ("t", "wilcoxon", "randomization")
+TESTS = ("t", "wilcoxon", "randomization", "tukey", "tukey_unpaired")
 TEST_NAMES = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test",
-              "randomization": "randomization test"}
+              "randomization": "randomization test",
+              "tukey": "randomized Tukey HSD test",
+              "tukey_unpaired": "Tukey HSD test (unpaired, as ranx)"}
+#: The tests of every pair at once: they bound the chance of any false "significant" among
+#: all the pairs themselves, so no correction is applied to their p-values.
+FAMILY_TESTS = ("tukey", "tukey_unpaired")
 #: What each test does, in one sentence for a reader who is not a statistician.
 TEST_HELP = {
     "randomization": "Flips, at random and many times, which of the two models each user's "
@@ -30,6 +36,12 @@ TEST_HELP = {
     "wilcoxon": "Ranks the per-user differences by size and compares the ranks of gains with "
     "those of losses; it ignores users with no difference and is about the typical user "
     "rather than the mean.",
+    "tukey": "Tests every pair at once: shuffles, many times, each user's values among the "
+    "models, and counts how often chance alone spreads the models' means as far apart as a "
+    "pair's real difference. It needs no correction for many pairs.",
+    "tukey_unpaired": "Tests every pair at once on the spread of the means, treating the "
+    "models' values as unrelated groups (it ignores that the same users rate every model), "
+    "as ranx does. It needs no correction for many pairs.",
 }
 
 COMPARISON_COLUMNS = (
@@ -95,6 +107,16 @@ def paired_comparison(
         float64 when close to the observed one, and sums equal to it up to rounding count as
         "as extreme", so exact ties (common for metrics on a grid, e.g. precision@10) count.
 
+      * ``"tukey"``: randomized Tukey HSD test of every pair at once
+        (:func:`~rankmetrics.stats.tukey.randomized_tukey_pvalues`): each of
+        ``n_permutations`` shuffles reorders every user's values among the models; a pair's
+        p-value is the share of shuffles whose range of means reaches the pair's difference.
+        Statistic: :math:`\bar d`;
+      * ``"tukey_unpaired"``: the classic Tukey-Kramer test with the models as independent
+        groups, ``scipy.stats.tukey_hsd`` (ranx's ``"tukey"``). Statistic: :math:`\bar d`.
+
+      The Tukey tests bound the chance of any false "significant" among all the pairs
+      themselves: their ``p_corrected`` is the p-value, whatever the correction.
       When all differences are 0 the statistic is 0 and the p-value 1 for every test.
     - ``p_corrected``: ``p_value`` adjusted over all the pairs of the table with
       :func:`correct_pvalues`; ``significant``: ``p_corrected < 1 - confidence``;
@@ -116,12 +138,13 @@ def paired_comparison(
     ----------
     values : pandas.DataFrame
         Index: user ids; one float column per model (at least 2), no NaN.
-    test : {"t", "wilcoxon", "randomization"}
-        The paired test.
+    test : {"t", "wilcoxon", "randomization", "tukey", "tukey_unpaired"}
+        The test.
     correction : {"holm", "bonferroni", "bh"}
         Multiple-comparison correction over the pairs.
     n_permutations : int
-        Random sign flips of the randomization test (ignored by the others).
+        Random sign flips of the randomization test, or shuffles of the randomized Tukey
+        test (ignored by the others).
     n_bootstrap : int
         Bootstrap resamples of the confidence interval.
     confidence : float
@@ -199,6 +222,13 @@ def compare_pairs(
             diffs, n_permutations, np.random.default_rng(stream)
         )
         statistics = diffs.mean(axis=0)
+    elif test == "tukey":
+        stream = np.random.SeedSequence(seed).spawn(1)[0]
+        p_values = randomized_tukey_pvalues(array, n_permutations,
+                                            np.random.default_rng(stream))
+        statistics = diffs.mean(axis=0)
+    elif test == "tukey_unpaired":
+        statistics, p_values = unpaired_tukey_pvalues(array)
     else:
         p_values = np.empty(len(pairs))
         statistics = np.empty(len(pairs))
@@ -249,10 +279,14 @@ def compare_pairs(
         },
         columns=list(COMPARISON_COLUMNS),
     )
-    return with_corrected_pvalues(table, correction, confidence), boot
+    return with_corrected_pvalues(table, correction, confidence, test), boot
 
 
-def with_corrected_pvalues(table: pd.DataFrame, correction: str, confidence: float) -> pd.DataFrame:
-    """The comparison table with ``p_corrected`` and ``significant`` for ``correction``."""
-    p_corrected = correct_pvalues(table["p_value"].to_numpy(dtype=np.float64), correction)
+def with_corrected_pvalues(table: pd.DataFrame, correction: str, confidence: float,
+                           test: str | None = None) -> pd.DataFrame:
+    """The comparison table with ``p_corrected`` and ``significant`` for ``correction`` (for
+    a test of every pair at once, ``FAMILY_TESTS``, ``p_corrected`` is the p-value)."""
+    p_values = table["p_value"].to_numpy(dtype=np.float64)
+    p_corrected = (p_values.copy() if test in FAMILY_TESTS
+                   else correct_pvalues(p_values, correction))
     return table.assign(p_corrected=p_corrected, significant=p_corrected < 1.0 - confidence)

@@ -45,6 +45,7 @@ def describe_pair(
     row: Mapping[str, TableValue] | pd.Series,
     metric_label: str = "NDCG@10",
     correction: str = "holm",
+    test: str | None = None,
 ) -> str:
     """Plain-language sentences summing up a row of :func:`paired_comparison`.
 
@@ -67,6 +68,9 @@ def describe_pair(
         The metric as shown to the reader, e.g. "NDCG@10".
     correction : {"holm", "bonferroni", "bh"}
         The correction the table was computed with.
+    test : str, optional
+        The test; a test of every pair at once (Tukey's) is named instead of the correction,
+        which does not apply to it.
 
     Examples
     --------
@@ -96,11 +100,17 @@ def describe_pair(
     diff, low, high = float(row["difference"]), float(row["ci_low"]), float(row["ci_high"])
     wins, ties, losses = int(row["wins"]), int(row["ties"]), int(row["losses"])
     p = f"{p_text(float(row['p_corrected']))}"
-    name = CORRECTION_NAMES[correction]
+    from rankmetrics.stats.paired import FAMILY_TESTS
+
+    if test in FAMILY_TESTS:
+        after, by = "in Tukey's HSD test of every pair at once", "Tukey's HSD test"
+    else:
+        name = CORRECTION_NAMES[correction]
+        after, by = f"after {name} correction", f"{name} correction"
     if wins == 0 and losses == 0:
         return (
             f"{row['model_b']} and {row['model_a']} give the same {metric_label} for all "
-            f"{_users(ties)}; there is no difference to test ({p} after {name} correction)."
+            f"{_users(ties)}; there is no difference to test ({p} {after})."
         )
     # The model with the higher mean first; the difference is higher minus lower.
     if diff >= 0:
@@ -114,18 +124,18 @@ def describe_pair(
               f"({_users(ties)} the same).")
     if diff == 0:
         return (f"No real difference between {high_model} and {low_model} on {metric_label}: "
-                f"their means are equal ({p} after {name} correction). {served}")
+                f"their means are equal ({p} {after}). {served}")
     if not bool(row["significant"]):
         fewer_served = "Higher mean, fewer users served better: " if more < fewer else ""
         return (f"No real difference between {high_model} and {low_model} on {metric_label}: "
-                f"{high_model} has the higher mean, by {gap}, which is not significant after "
-                f"{name} correction ({p}). {fewer_served}{served}")
+                f"{high_model} has the higher mean, by {gap}, which is not significant "
+                f"{after} ({p}). {fewer_served}{served}")
     if more < fewer:
         return (f"{high_model} has a significantly higher mean {metric_label} than "
-                f"{low_model}, by {gap} ({name} correction, {p}), but serves fewer users "
+                f"{low_model}, by {gap} ({by}, {p}), but serves fewer users "
                 f"better: its lead comes from large gains for fewer users. {served}")
     return (f"{high_model} is better than {low_model} on {metric_label}: its mean is higher "
-            f"by {gap}, significant after {name} correction ({p}). {served}")
+            f"by {gap}, significant {after} ({p}). {served}")
 
 
 def comparison_warnings(values: pd.DataFrame) -> list[str]:
@@ -304,3 +314,17 @@ def _share_of_the_time(share: float) -> str:
     if share < 0.0005:
         return "less than 0.1% of the time"
     return f"{share:.0%} of the time"
+
+
+def correction_text(test: str, correction: str) -> str:
+    """The correction in force, as captions name it: "Holm correction", or, for a test of
+    every pair at once, that none applies.
+
+    >>> correction_text("randomization", "holm"), correction_text("tukey", "holm")
+    ('Holm correction', "no correction (Tukey's test covers every pair at once)")
+    """
+    from rankmetrics.stats.paired import FAMILY_TESTS
+
+    if test in FAMILY_TESTS:
+        return "no correction (Tukey's test covers every pair at once)"
+    return f"{CORRECTION_NAMES[correction]} correction"
