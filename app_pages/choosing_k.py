@@ -24,7 +24,7 @@ from rankmetrics.figures.choosing_k import (
     winner_map_figure,
 )
 from rankmetrics.metrics import MAIN_METRICS, METRICS
-from rankmetrics.stats import CORRECTION_NAMES, CORRECTIONS, TEST_NAMES, TESTS
+from rankmetrics.stats import CORRECTION_NAMES, CORRECTIONS, TEST_NAMES, TESTS, correction_text
 
 PERMUTATIONS = (200, 500, 1_000, 2_000, 5_000)
 PANEL_TITLES = {
@@ -75,7 +75,8 @@ with st.expander("Confidence level, random flips, relevance thresholds"):
     state.setdefault(keys.CHOOSING_K_PERMUTATIONS, 1_000)
     flips_column.select_slider("Random sign flips (randomization test)", PERMUTATIONS,
                                key=keys.CHOOSING_K_PERMUTATIONS, format_func="{:,}".format,
-                               disabled=test != "randomization", persist_state="session")
+                               disabled=test not in ("randomization", "tukey"),
+                               persist_state="session")
     st.multiselect("Relevance thresholds to compare", every_threshold,
                    key=keys.CHOOSING_K_THRESHOLDS,
                    help="The rows of the winner map over relevance: the sidebar's mapping "
@@ -272,7 +273,7 @@ if cutoffs:
     download_table(wide, "metrics_at_cutoffs.csv", "k_cutoff_table_csv")
     untested = [str(c) for c in cutoffs if saved is not None and c not in saved.cutoffs]
     st.caption(f"Green: significantly best in its column ({TEST_NAMES[test]}, "
-               f"{CORRECTION_NAMES[correction]} correction, on the users every model "
+               f"{correction_text(test, correction)}, on the users every model "
                "counts); a column without green has no single best model. The values are "
                "each model's mean over its own users, as on the Compare page."
                + ("" if not untested else

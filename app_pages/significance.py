@@ -27,10 +27,12 @@ from rankmetrics.stats import (
     CORRECTION_HELP,
     CORRECTION_NAMES,
     CORRECTIONS,
+    FAMILY_TESTS,
     MIN_USERS,
     TEST_HELP,
     TEST_NAMES,
     TESTS,
+    correction_text,
     describe_effect,
     describe_pair,
     describe_plan,
@@ -114,8 +116,10 @@ elif (higher := higher_says(metric)) is not None:  # the share judged, RBP's res
     st.info(f"{label} describes the judgments, not the model's quality: below, the best model "
             f"is the one whose list {higher}, which is not better in itself. The tests say "
             "whether the models differ.", icon=":material/info:")
-st.caption(f"**{TEST_NAMES[test].capitalize()}:** {TEST_HELP[test]}  \n"
-           f"**{CORRECTION_NAMES[correction]} correction:** {CORRECTION_HELP[correction]}")
+st.caption(f"**{TEST_NAMES[test].capitalize()}:** {TEST_HELP[test]}  \n" + (
+    "**Correction:** none is needed: Tukey's test covers every pair at once, so the "
+    "correction chosen is not applied." if test in FAMILY_TESTS else
+    f"**{CORRECTION_NAMES[correction]} correction:** {CORRECTION_HELP[correction]}"))
 
 with st.expander("Precision: confidence level, random flips, bootstrap resamples"):
     level_column, flips_column, resamples_column = st.columns(3)
@@ -124,8 +128,9 @@ with st.expander("Precision: confidence level, random flips, bootstrap resamples
     flips_column.select_slider(
         "Random sign flips (randomization test)", PERMUTATIONS,
         key=keys.SIGNIFICANCE_PERMUTATIONS, format_func="{:,}".format, persist_state="session",
-        disabled=test != "randomization",
-        help="More flips make the p-value more precise and take longer.",
+        disabled=test not in ("randomization", "tukey"),
+        help="More flips (or shuffles, for the randomized Tukey test) make the p-value more "
+        "precise and take longer.",
     )
     state.setdefault(keys.SIGNIFICANCE_BOOTSTRAP, N_BOOTSTRAP)
     resamples_column.select_slider(
@@ -145,7 +150,9 @@ if n_users < 2:
 
 n_pairs = len(prepared.models) * (len(prepared.models) - 1) // 2
 work = (f"{n_permutations:,} random sign flips for each of {n_pairs} pair(s)"
-        if test == "randomization" else f"the {TEST_NAMES[test]} on {n_pairs} pair(s)")
+        if test == "randomization" else
+        f"{n_permutations:,} shuffles of every user's values for the {TEST_NAMES[test]}"
+        if test == "tukey" else f"the {TEST_NAMES[test]} on {n_pairs} pair(s)")
 with st.spinner(f"Running {work} and resampling {n_users:,} users {n_bootstrap:,} times for "
                 "the intervals…", show_time=True):
     result = cached_significance.comparison(prepared, settings, metric, test, n_permutations,
@@ -194,7 +201,7 @@ if len(first) > 1:
 st.caption(f"**Rank:** the places the model takes in {confidence:.0%} of {n_bootstrap:,} "
            "resamples of the users (\"1-2 of 4\": first or second). "
            f"**Group:** models sharing a letter are not significantly different "
-           f"({TEST_NAMES[test]}, {CORRECTION_NAMES[correction]} correction, significance "
+           f"({TEST_NAMES[test]}, {correction_text(test, correction)}, significance "
            f"level {1 - confidence:.0%}). **Interval:** where the mean would fall "
            f"{confidence:.0%} of the time with another sample of users like these. "
            f"**Difference, Lift:** the model's mean minus {literal(base)}'s, the baseline chosen "
@@ -223,7 +230,8 @@ pair_column.selectbox("In words", pairs, key=keys.SIGNIFICANCE_PAIR,
                       help="Pairs listed with the model with the higher mean first.")
 model_a, model_b = state[keys.SIGNIFICANCE_PAIR]
 row = result.pair(model_a, model_b)
-st.info(literal(describe_pair(row, label, correction)) + "\n\n" + literal(describe_effect(row)))
+st.info(literal(describe_pair(row, label, correction, test)) + "\n\n"
+        + literal(describe_effect(row)))
 if open_column.button("See this pair user by user", icon=":material/compare_arrows:",
                       help="Open the two models on the Head-to-head page."):
     open_head_to_head(model_a, model_b, metric)
@@ -257,8 +265,8 @@ st.markdown("  \n".join(literal(line) for line in
 st.caption(f"For {literal(model_b)} vs {literal(model_a)}, from the spread of these users' "
            "differences, for a paired t-test; the randomization test has about the same power "
            f"with many users. With {n_pairs} pairs, each is tested at the strictest level "
-           f"the {CORRECTION_NAMES[correction]} correction can apply, "
-           f"{1 - confidence:.0%} / {n_pairs}." if n_pairs > 1 else
+           f"a correction for {n_pairs} pairs can apply, {1 - confidence:.0%} / {n_pairs}."
+           if n_pairs > 1 else
            f"For {literal(model_b)} vs {literal(model_a)}, from the spread of these users' "
            "differences, for a paired t-test; the randomization test has about the same power "
            "with many users.")

@@ -64,3 +64,21 @@ def test_two_identical_models_are_tied_for_first():
     assert models.loc["als_copy", "Rank"].startswith("1")
     assert any("Tied for first" in m.value and "als_model" in plain(m.value)
                and "als_copy" in plain(m.value) for m in at.markdown)
+
+
+def test_tukeys_test_on_the_significance_page():
+    at = start("movies", "app_pages/significance.py")
+    at.selectbox(key="significance_test").set_value("tukey").run()
+    ok(at)
+    pairs = frame(at, "significance_pairs")
+    assert (pairs["p_corrected"] == pairs["p_value"]).all()
+    assert (pairs["p_value"] == 1 / 10_001).all()  # no shuffle spreads the means that far
+    assert any("none is needed: Tukey's test covers every pair at once" in c.value
+               for c in at.caption)
+    assert "significant in Tukey's HSD test of every pair at once" in plain(at.info[0].value)
+    assert frame(at, "significance_models")["Group"].tolist() == ["a", "b", "c", "d"]
+    at.selectbox(key="significance_test").set_value("tukey_unpaired").run()
+    ok(at)
+    unpaired = frame(at, "significance_pairs")
+    assert (unpaired["p_corrected"] == unpaired["p_value"]).all()
+    assert (unpaired["p_value"] != pairs["p_value"]).any()
