@@ -16,10 +16,13 @@ cutoffs, from the per-user values it holds:
   approximation computed for every cutoff at once for more);
 - randomization: every pair at every cutoff is one column of the same random sign flips,
   drawn from the stream :func:`~rankmetrics.stats.paired_comparison` draws from with the same
-  seed, so each p-value is exactly the single-K one.
+  seed, so each p-value is exactly the single-K one;
+- Tukey's HSD, randomized or unpaired (:func:`~rankmetrics.stats.tukey.tukey_by_column`):
+  each cutoff on its own, from the same stream, so each p-value is the single-K one.
 
 The multiple-comparison correction is applied at each K over that K's pairs, as on the
-Significance page. "Significantly best" follows :meth:`ModelComparison.leaders
+Significance page (not to Tukey's tests, which cover every pair at once). The module is
+longer than 600 lines because the five tests share one pass over the users and one table. "Significantly best" follows :meth:`ModelComparison.leaders
 <rankmetrics.stats.ModelComparison.leaders>` at each K.
 
 Equal values are equal as in :func:`~rankmetrics.stats.paired_comparison`: per-user
@@ -52,7 +55,7 @@ from rankmetrics.stats import (
     randomization_pvalues,
     restore_ties,
 )
-from rankmetrics.stats.tukey import randomized_tukey_pvalues, unpaired_tukey_pvalues
+from rankmetrics.stats.tukey import tukey_by_column
 
 TEST_COLUMNS = ["cutoff", "model_a", "model_b", "mean_a", "mean_b", "difference", "statistic",
                 "p_value", "p_corrected", "significant", "users"]
@@ -246,27 +249,6 @@ def _randomization(values: dict[str, np.ndarray], models: Sequence[str], n_permu
             p_value.reshape(len(pairs), n_cutoffs))
 
 
-def _tukey(values: dict[str, np.ndarray], models: Sequence[str], test: str,
-           n_permutations: int, seed: int | None) -> tuple[np.ndarray, np.ndarray]:
-    """Tukey's HSD of every pair at each cutoff; the randomized test draws each cutoff's
-    shuffles from paired_comparison's stream afresh, so each cutoff's p-values are those of
-    paired_comparison at that K."""
-    pairs = _pairs(models)
-    n_cutoffs = values[models[0]].shape[1]
-    statistic = np.empty((len(pairs), n_cutoffs))
-    p_value = np.empty((len(pairs), n_cutoffs))
-    for k in range(n_cutoffs):
-        x = np.column_stack([values[model][:, k] for model in models])
-        statistic[:, k] = [x[:, b].mean() - x[:, a].mean() for a, b in pairs]
-        if test == "tukey":
-            stream = np.random.SeedSequence(seed).spawn(1)[0]  # paired_comparison's stream
-            p_value[:, k] = randomized_tukey_pvalues(x, n_permutations,
-                                                     np.random.default_rng(stream))
-        else:
-            _, p_value[:, k] = unpaired_tukey_pvalues(x)
-    return statistic, p_value
-
-
 def significance_over_k(
     ev: EvaluationResults,
     metric: str,
@@ -341,12 +323,13 @@ def significance_by_metric(
         if test == "wilcoxon":
             statistic, p_value = _wilcoxon(values, ev.models)
         elif test in FAMILY_TESTS:
-            statistic, p_value = _tukey(values, ev.models, test, n_permutations, seed)
+            statistic, p_value = tukey_by_column([values[m] for m in ev.models], test,
+                                                 n_permutations, seed)
         else:
             statistic, p_value = _randomization(values, ev.models, n_permutations, seed)
         tables[metric] = _finished(ev.models, pairs, chosen, means, statistic, p_value,
-                                   all_zero, n, correction, confidence,
-                                   family=test in FAMILY_TESTS)
+                                   all_zero, n, None if test in FAMILY_TESTS else correction,
+                                   confidence)
     return tables
 
 
@@ -369,24 +352,21 @@ def _check_users(n: int) -> None:
 
 def _finished(models: Sequence[str], pairs: list[tuple[int, int]], cutoffs: list[int],
               means: np.ndarray, statistic: np.ndarray, p_value: np.ndarray,
-              all_zero: np.ndarray, n: int, correction: str, confidence: float,
-              family: bool = False) -> pd.DataFrame:
+              all_zero: np.ndarray, n: int, correction: str | None, confidence: float
+              ) -> pd.DataFrame:
     """The table, with statistic 0 and p-value 1 where every user's difference is 0 (as
     :func:`rankmetrics.stats.paired_comparison` reports them, to the same precision)."""
     return _table(models, pairs, cutoffs, means, np.where(all_zero, 0.0, statistic),
-                  np.where(all_zero, 1.0, p_value), n, correction, confidence, family)
+                  np.where(all_zero, 1.0, p_value), n, correction, confidence)
 
 
 def _table(models: Sequence[str], pairs: list[tuple[int, int]], cutoffs: list[int],
            means: np.ndarray, statistic: np.ndarray, p_value: np.ndarray, n: int,
-           correction: str, confidence: float, family: bool = False) -> pd.DataFrame:
-    """The table of every pair at every cutoff; a test of every pair at once
-    (``family``) is not corrected."""
+           correction: str | None, confidence: float) -> pd.DataFrame:
     first = np.array([a for a, _ in pairs])
     second = np.array([b for _, b in pairs])
-    corrected = (p_value.copy() if family else
-                 np.column_stack([correct_pvalues(p_value[:, k], correction)
-                                  for k in range(len(cutoffs))]))
+    corrected = p_value.copy() if correction is None else np.column_stack(  # None: Tukey's
+        [correct_pvalues(p_value[:, k], correction) for k in range(len(cutoffs))])
     n_pairs, n_cutoffs = len(pairs), len(cutoffs)
     tied = restore_ties(means)  # models x cutoffs: each cutoff's means compared
     difference = np.where(tied[second] == tied[first], 0.0, means[second] - means[first])

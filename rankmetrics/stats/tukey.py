@@ -16,6 +16,7 @@ further correction applies to their p-values.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import combinations, permutations
 
 import numpy as np
@@ -91,3 +92,29 @@ def unpaired_tukey_pvalues(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     statistic = np.array([result.statistic[b, a] for a, b in pairs])
     p_values = np.array([result.pvalue[a, b] for a, b in pairs])
     return statistic, p_values
+
+
+def tukey_by_column(by_model: Sequence[np.ndarray], test: str, n_permutations: int,
+                    seed: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """Tukey's HSD of every pair of models at each column (a cutoff, say): ``by_model`` holds
+    each model's values (users x columns); the differences of the means (b minus a) and the
+    p-values, pairs x columns. The randomized test (``test="tukey"``) draws each column's shuffles
+    afresh from the stream :func:`~rankmetrics.stats.paired_comparison` uses, so each
+    column's p-values are that function's on the column alone; ``"tukey_unpaired"`` is
+    :func:`unpaired_tukey_pvalues`."""
+    values = np.stack(list(by_model), axis=1)  # users x models x columns
+    n_models, n_columns = values.shape[1], values.shape[2]
+    pairs = pair_indices(n_models)
+    statistic = np.empty((len(pairs), n_columns))
+    p_value = np.empty((len(pairs), n_columns))
+    for k in range(n_columns):
+        x = values[:, :, k]
+        means = x.mean(axis=0)
+        statistic[:, k] = [means[b] - means[a] for a, b in pairs]
+        if test == "tukey":
+            stream = np.random.SeedSequence(seed).spawn(1)[0]
+            p_value[:, k] = randomized_tukey_pvalues(x, n_permutations,
+                                                     np.random.default_rng(stream))
+        else:
+            _, p_value[:, k] = unpaired_tukey_pvalues(x)
+    return statistic, p_value
