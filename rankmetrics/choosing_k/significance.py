@@ -22,7 +22,8 @@ cutoffs, from the per-user values it holds:
 
 The multiple-comparison correction is applied at each K over that K's pairs, as on the
 Significance page (not to Tukey's tests, which cover every pair at once). The module is
-longer than 600 lines because the five tests share one pass over the users and one table. "Significantly best" follows :meth:`ModelComparison.leaders
+longer than 600 lines because the five tests share one pass over the users and one table.
+"Significantly best" follows :meth:`ModelComparison.leaders
 <rankmetrics.stats.ModelComparison.leaders>` at each K.
 
 Equal values are equal as in :func:`~rankmetrics.stats.paired_comparison`: per-user
