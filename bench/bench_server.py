@@ -230,15 +230,26 @@ async def run_rounds(server: Server, rounds: dict[str, list[dict[str, Path]]],
     return idle, results
 
 
-async def visit_demo(browser, url: str, timeout: float) -> None:
-    """Open the app on its demo data and Compare models once, then close the tab."""
+async def new_tab(browser, timeout: float):
+    """A fresh browser context (a session of its own) and its page."""
     context = await browser.new_context(viewport={"width": 1400, "height": 1400})
     page = await context.new_page()
     page.set_default_timeout(timeout * 1000)
+    return context, page
+
+
+async def open_app(page, url: str) -> None:
+    """Open the app and wait until it is connected and idle."""
+    await page.goto(url)
+    await page.wait_for_selector(CONNECTED)
+    await wait_idle(page)
+
+
+async def visit_demo(browser, url: str, timeout: float) -> None:
+    """Open the app on its demo data and Compare models once, then close the tab."""
+    context, page = await new_tab(browser, timeout)
     try:
-        await page.goto(url)
-        await page.wait_for_selector(CONNECTED)
-        await wait_idle(page)
+        await open_app(page, url)
         await go_to(page, "Compare models")
         await page.locator(LEGEND).first.wait_for()
     finally:
@@ -249,13 +260,9 @@ async def one_session(browser, url: str, files: dict[str, Path], timeout: float,
                       ready: asyncio.Barrier | None = None) -> tuple[float, float]:
     """When the upload on the Data page started and when every model's curve was drawn on
     Compare models (after every session of ``ready`` reached the Data page)."""
-    context = await browser.new_context(viewport={"width": 1400, "height": 1400})
-    page = await context.new_page()
-    page.set_default_timeout(timeout * 1000)
+    context, page = await new_tab(browser, timeout)
     try:
-        await page.goto(url)
-        await page.wait_for_selector(CONNECTED)
-        await wait_idle(page)
+        await open_app(page, url)
         await go_to(page, "Data")
         if ready is not None:
             await ready.wait()

@@ -45,6 +45,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from rankmetrics.io import file_sha256
+
 ROOT_VARIABLE = "RANKMETRICS_WORKSPACES"
 DEFAULT_ROOT = Path(__file__).resolve().parent.parent / "data" / "workspaces"
 SIZE_VARIABLE = "RANKMETRICS_WORKSPACE_MB"
@@ -455,7 +457,7 @@ class WorkspaceStore:
         """Store a content; one already there is kept only when it is intact (a damaged or
         cut one is written afresh)."""
         path = self._blob_path(content_digest)
-        if path.exists() and _sha256_of(path) == content_digest:
+        if path.exists() and file_sha256(path) == content_digest:
             return
         partial = path.with_name(f"{path.name}.{secrets.token_hex(4)}.partial")
         try:
@@ -505,13 +507,6 @@ DISK_READ_ONLY = ("The server cannot write to its workspace folder: the file was
 def _full(error: sqlite3.OperationalError) -> bool:
     return "full" in str(error).lower()
 
-
-def _sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as file:
-        for block in iter(lambda: file.read(1 << 22), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 _STORE: WorkspaceStore | None = None

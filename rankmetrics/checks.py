@@ -14,9 +14,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from numbers import Integral, Real
-from typing import NoReturn
+from typing import NoReturn, TypeVar
 
 import numpy as np
+
+T = TypeVar("T")
 
 
 def check_int(name: str, value: object, *, low: int = 1, high: int | None = None) -> int:
@@ -119,6 +121,22 @@ def check_instance(name: str, value: object, kind: type, *, hint: str = "") -> N
         message = (f"The '{name}' argument must be a {kind.__name__}. "
                    f"Got {type(value).__name__} instead.")
         raise TypeError(f"{message} {hint}".rstrip())
+
+
+def needed(value: T | None, message: str) -> T:
+    """``value``, which the caller needs; when it is None, ValueError with ``message`` (what
+    is missing and what to give).
+
+    >>> needed(3, "unused")
+    3
+    >>> needed(None, "Exposure by category needs item attributes with categories.")
+    Traceback (most recent call last):
+    ...
+    ValueError: Exposure by category needs item attributes with categories.
+    """
+    if value is None:
+        raise ValueError(message)
+    return value
 
 
 def plain(value: object) -> object:

@@ -20,6 +20,7 @@ import pyarrow.compute as pc
 from rankmetrics.beyond._history import History, user_history
 from rankmetrics.beyond._lists import TopItems
 from rankmetrics.beyond._options import BeyondOptions
+from rankmetrics.checks import needed
 from rankmetrics.io import Attributes, LoadedTable, attributes_from_dataframe, truth_codes
 from rankmetrics.prepared.ground_truth import GroundTruth
 
@@ -245,8 +246,7 @@ def read_attributes_table(attributes: Attributes, coder: _Coder, distance: str =
 
 def _binary_categories(traits: ItemTraits) -> ItemTraits:
     """The categories as binary features: one per category, 1 where an item has it."""
-    bits = traits.category_bits
-    assert bits is not None
+    bits = needed(traits.category_bits, "The item attributes have no categories.")
     # category c is bit c % 64 of word c // 64: in little-endian bytes, bit c of the row
     unpacked = np.unpackbits(bits.astype("<u8").view(np.uint8), axis=1, bitorder="little")
     held = np.flatnonzero(unpacked.any(axis=0))

@@ -233,10 +233,11 @@ class BundleFiles:
             try:
                 if self.folder is not None:
                     meta = pq.read_metadata(self.folder / member)
-                else:
-                    assert self.zipped is not None
+                elif self.zipped is not None:
                     with self.zipped.open(member) as opened:
                         meta = pq.ParquetFile(opened).metadata
+                else:
+                    continue
             except DAMAGED as error:
                 raise DataError(f"{member} could not be read ({_reason(error)}): the bundle "
                                 "is damaged. Save the evaluation again.",

@@ -7,7 +7,6 @@ or is stopped leaves the earlier bundle as it was (or nothing) rather than a mix
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -26,6 +25,7 @@ from rankmetrics.bundle._format import (
     SAMPLE_TRUTH,
     USER_ATTRIBUTES,
 )
+from rankmetrics.io import file_sha256
 
 
 def write_bundle(
@@ -57,20 +57,13 @@ def write_bundle(
         (folder / USER_ATTRIBUTES).mkdir(exist_ok=True)
         (folder / USER_ATTRIBUTES / source.name).write_bytes(source.read_bytes())
     # written last, with the SHA-256 of every other file, which reading checks
-    parts = {path.relative_to(folder).as_posix(): _sha256(path)
+    parts = {path.relative_to(folder).as_posix(): file_sha256(path)
              for path in sorted(folder.rglob("*"))
              if path.is_file() and not path.name.startswith((".", "_"))
              and path.name != METADATA}
     (folder / METADATA).write_text(json.dumps({**metadata, "parts": parts}, indent=1))
     return folder
 
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as file:
-        for block in iter(lambda: file.read(1 << 22), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def archive(directory: str | Path, target: str | Path) -> Path:

@@ -16,9 +16,7 @@ from rankmetrics.cli.options import (
     MAX_CURVE_CUTOFF,
     Commands,
     add_confidence_option,
-    add_conventions_options,
-    add_decompressed_size_option,
-    add_relevance_options,
+    add_reading_options,
     add_significance_options,
     cutoff,
     decompressed_size,
@@ -84,12 +82,7 @@ def add_k_report_parser(commands: Commands) -> None:
                         help="relevance thresholds of the winner map (ratings with "
                         "--binary, grades otherwise), such as 3,4,5 (default: around the "
                         "current one)")
-    add_conventions_options(report)
-    add_relevance_options(report, {"threshold": "grade >= T is relevant",
-                                   "grades": 'graded mapping such as "5=3,4=2"',
-                                   "binary": "rating >= R is relevant"})
-    add_decompressed_size_option(report,
-                                 "the most a .gz or .zip input may hold once decompressed")
+    add_reading_options(report)
 
 
 def run_k_report(args: argparse.Namespace) -> int:

@@ -308,6 +308,21 @@ def add_decompressed_size_option(options: Options, text: str) -> None:
     options.add_argument("--max-decompressed-size", metavar="SIZE", help=text)
 
 
+#: The relevance options' help of a command that describes them briefly.
+SHORT_RELEVANCE_HELP = {"threshold": "grade >= T is relevant",
+                        "grades": 'graded mapping such as "5=3,4=2"',
+                        "binary": "rating >= R is relevant"}
+
+
+def add_reading_options(parser: argparse.ArgumentParser) -> None:
+    """The conventions, the relevance (briefly described) and ``--max-decompressed-size``:
+    the options of a command that reads a ground truth and models' files."""
+    add_conventions_options(parser)
+    add_relevance_options(parser, SHORT_RELEVANCE_HELP)
+    add_decompressed_size_option(parser,
+                                 "the most a .gz or .zip input may hold once decompressed")
+
+
 def decompressed_size(args: argparse.Namespace) -> int | None:
     """The bytes of ``--max-decompressed-size`` (None: the default limit)."""
     if args.max_decompressed_size is None:

@@ -19,9 +19,7 @@ from rankmetrics.cli.options import (
     MAX_CURVE_CUTOFF,
     Commands,
     add_confidence_option,
-    add_conventions_options,
-    add_decompressed_size_option,
-    add_relevance_options,
+    add_reading_options,
     cutoff,
     decompressed_size,
     read_conventions,
@@ -76,13 +74,8 @@ def add_plan_parser(commands: Commands) -> None:
     add_confidence_option(plan)
     plan.add_argument("--csv", action="store_true",
                       help="print one CSV row per pair instead of sentences")
-    add_conventions_options(plan)
-    add_relevance_options(plan, {"threshold": "grade >= T is relevant",
-                                 "grades": 'graded mapping such as "5=3,4=2"',
-                                 "binary": "rating >= R is relevant"})
     plan.add_argument("--max-cutoff", metavar="K", help=argparse.SUPPRESS)
-    add_decompressed_size_option(plan,
-                                 "the most a .gz or .zip input may hold once decompressed")
+    add_reading_options(plan)
 
 
 def run_plan(args: argparse.Namespace) -> int:

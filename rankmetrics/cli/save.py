@@ -5,13 +5,13 @@ file, which the dashboard and ``report --bundle`` show. Both engines save throug
 from __future__ import annotations
 
 import argparse
-import hashlib
 from collections.abc import Sequence
 from typing import Any
 
 from rankmetrics.beyond import CATALOGUE
 from rankmetrics.bundle import Fingerprint
 from rankmetrics.cli.options import DEFAULT_CUTOFFS, run_name_and_path
+from rankmetrics.io import file_sha256
 from rankmetrics.metrics import MAIN_METRICS
 
 
@@ -33,7 +33,7 @@ def file_fingerprints(truth_path: str, truth, runs: dict, specs: list[str]
     paths = {"ground_truth": (truth_path, truth)}
     for spec, (name, run) in zip(specs, runs.items(), strict=True):
         paths[name] = (run_name_and_path(spec)[1], run)
-    return {name: Fingerprint(table.n_rows, table.n_users, _sha256(path), "sha256 of the file")
+    return {name: Fingerprint(table.n_rows, table.n_users, file_sha256(path), "sha256 of the file")
             for name, (path, table) in paths.items()}
 
 
@@ -52,13 +52,6 @@ def beyond_file_fingerprints(args: argparse.Namespace, inputs: dict[str, Any]
         rows, users = ((read.n_rows, read.n_users) if name == "interactions" else
                        (len(read.table), None) if name == "item_attributes" else
                        (len(read), None))
-        prints[name] = Fingerprint(rows, users, _sha256(path), "sha256 of the file")
+        prints[name] = Fingerprint(rows, users, file_sha256(path), "sha256 of the file")
     return prints or None
 
-
-def _sha256(path: str) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as file:
-        for block in iter(lambda: file.read(1 << 22), b""):
-            digest.update(block)
-    return digest.hexdigest()

@@ -269,11 +269,13 @@ class BeyondAccuracy:
         item's row sums to 1)."""
         facts = self.facts
         if groups == "popularity":
-            assert facts.popularity is not None
+            if facts.popularity is None:
+                raise ValueError("Exposure by popularity needs training interactions.")
             tail = facts.popularity.long_tail.astype(np.float64)
             return ["short head", "long tail"], np.column_stack([1.0 - tail, tail])
         attributes = facts.attributes
-        assert attributes is not None and attributes.category_bits is not None
+        if attributes is None or attributes.category_bits is None:
+            raise ValueError("Exposure by category needs item attributes with categories.")
         names = list(attributes.category_names)
         bits = unpacked_bits(attributes.category_bits)[:, :len(names)].astype(np.float64)
         held = bits.sum(axis=1)

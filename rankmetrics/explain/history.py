@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from rankmetrics.beyond import ItemFacts
-from rankmetrics.checks import check_choice, check_int
+from rankmetrics.checks import check_choice, check_int, needed
 from rankmetrics.explain.ndcg import TERMS_PER_LINE
 from rankmetrics.explain.rows import four_decimals
 from rankmetrics.metrics import ALL_METRICS, popularity_ranks
@@ -113,10 +113,10 @@ class HistoryArithmetic:
             return [ALL_METRICS[self.metric].formula,
                     _lines(rf"{left}", rf"\tfrac{{1}}{{{self.listed}}} \big(", parts,
                            r"\big)", TERMS_PER_LINE, self.value)]
-        assert self.categories is not None
+        categories = needed(self.categories, "Miscalibration needs item categories.")
         terms = [rf"{four_decimals(p)} \ln \frac{{{four_decimals(p)}}}{{{four_decimals(q)}}}"
-                 for p, q in zip(self.categories["history"].tolist(),
-                                 self.categories["smoothed"].tolist(), strict=True)]
+                 for p, q in zip(categories["history"].tolist(),
+                                 categories["smoothed"].tolist(), strict=True)]
         if not terms:
             return [ALL_METRICS[self.metric].formula, rf"{left} = 0"]
         return [ALL_METRICS[self.metric].formula,
@@ -169,8 +169,7 @@ def explain_history(evaluation: Evaluation, model: str, user: str, metric: str, 
     check_int("cutoff", cutoff, low=1, high=evaluation.max_cutoff)
     at = users.tolist().index(user)
     facts = inputs.facts
-    history = facts.history
-    assert history is not None  # the metric is offered
+    history = needed(facts.history, f"{metric} needs training interactions.")
     codes = inputs.lists[model][at, :cutoff]
     codes = codes[codes >= 0]
     ids = facts.ids.to_numpy(zero_copy_only=False)
@@ -233,25 +232,22 @@ def _mean_similarity(item: int, seen: np.ndarray, facts: ItemFacts) -> float:
 def _similarity(one: int, other: int, facts: ItemFacts) -> float:
     """Two items' similarity from its definition (see BeyondOptions.unexpectedness)."""
     if facts.unexpectedness == "cooccurrence":
-        history = facts.history
-        assert history is not None
+        history = needed(facts.history, "Co-occurrence similarity needs training interactions.")
         holders_one = set(history.pairs_user[history.pairs_item == one].tolist())
         holders_other = set(history.pairs_user[history.pairs_item == other].tolist())
         if not holders_one or not holders_other:
             return 0.0
         return len(holders_one & holders_other) / math.sqrt(len(holders_one)
                                                             * len(holders_other))
-    traits = facts.attributes
-    assert traits is not None
+    traits = needed(facts.attributes, "Similarity by item attributes needs item attributes.")
     if traits.distance == "cosine":
-        assert traits.unit_features is not None
-        return float(traits.unit_features[one] @ traits.unit_features[other])
+        unit = needed(traits.unit_features, "Cosine distance needs numeric item features.")
+        return float(unit[one] @ unit[other])
     if traits.distance == "hamming":
-        binary = traits.binary_features
-        assert binary is not None
+        binary = needed(traits.binary_features, "Hamming distance needs binary item features.")
         return 1.0 - float(np.abs(binary[one] - binary[other]).sum()) / max(binary.shape[1], 1)
-    assert traits.category_bits is not None
-    bits_one, bits_other = traits.category_bits[one], traits.category_bits[other]
+    category_bits = needed(traits.category_bits, "Jaccard similarity needs item categories.")
+    bits_one, bits_other = category_bits[one], category_bits[other]
     union = int(np.bitwise_count(bits_one | bits_other).sum())
     if union == 0:
         return 1.0  # two items without categories are alike, as ILD has it
@@ -264,9 +260,8 @@ def _category_names(facts: ItemFacts) -> list[str]:
 
 
 def _item_categories(code: int, facts: ItemFacts, names: list[str]) -> list[str]:
-    traits = facts.attributes
-    assert traits is not None and traits.category_bits is not None
-    bits = traits.category_bits[code]
+    traits = needed(facts.attributes, "Item categories need item attributes.")
+    bits = needed(traits.category_bits, "The item attributes have no categories.")[code]
     held = np.unpackbits(bits.astype("<u8").view(np.uint8), bitorder="little")
     return [names[c] for c in np.flatnonzero(held) if c < len(names)]
 

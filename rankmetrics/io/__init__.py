@@ -80,6 +80,7 @@ from rankmetrics.io._source import (
     MAX_DECOMPRESSED_SIZE,
     Source,
     decompressed_limit,
+    file_sha256,
     parse_size,
 )
 from rankmetrics.io._table import LoadedTable, rating_values
@@ -98,6 +99,7 @@ __all__ = [
     "HashedIds",
     "LoadedTable",
     "argsort_lists",
+    "file_sha256",
     "attributes_from_dataframe",
     "check_against_truth",
     "file_stem",

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import codecs
 import gzip
+import hashlib
 import io
 import os
 import re
@@ -427,3 +428,12 @@ def find_bad_line(src: Source) -> DataError:
             except UnicodeDecodeError as exc:
                 return not_utf8(src, number, raw_line, raw_line[exc.start])
     return DataError("the file is not UTF-8 text.", file=src.file)
+
+
+def file_sha256(path: str | Path) -> str:
+    """The SHA-256 of a file's bytes (hex), read in 4 MiB blocks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as file:
+        for block in iter(lambda: file.read(1 << 22), b""):
+            digest.update(block)
+    return digest.hexdigest()

@@ -15,6 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from rankmetrics.beyond import MOST_CATEGORY_SETS, History, ItemFacts, jaccard_table
+from rankmetrics.checks import needed
 from rankmetrics.metrics._kernels import UserBlock, safe_divide
 
 #: Most list entries x categories held at once by miscalibration.
@@ -146,12 +147,10 @@ def _attribute_similarity(lists: np.ndarray, held: sp.csr_matrix, sizes: np.ndar
                          "or choose unexpectedness='cooccurrence'.")
     codes = np.where(lists < 0, 0, lists)
     if traits.distance == "cosine":
-        assert traits.unit_features is not None
-        unit = traits.unit_features
+        unit = needed(traits.unit_features, "Cosine distance needs numeric item features.")
         return np.einsum("ukd,ud->uk", unit[codes], held @ unit)
     if traits.distance == "hamming":
-        assert traits.binary_features is not None
-        binary = traits.binary_features
+        binary = needed(traits.binary_features, "Hamming distance needs binary item features.")
         width = max(binary.shape[1], 1)
         ones = binary.sum(axis=1)
         totals = held @ binary  # users x features: the history's items having each
