@@ -16,7 +16,9 @@ of a pair are compared through the per-user differences ``d_u = value_B(u) - val
   and interval, letters and every pair's test) from a single bootstrap;
 - :func:`describe_pair` and :func:`comparison_warnings` put results and caveats into words;
 - :func:`effect_size`, :func:`paired_power`, :func:`users_needed`, :func:`detectable_effect`
-  and :func:`plan_pair` say how big a difference is and how many users it takes to see one.
+  and :func:`plan_pair` say how big a difference is and how many users it takes to see one;
+- :func:`run_groups`, :func:`run_summary`, :func:`run_curves` and :func:`compare_runs` treat
+  several runs (seeds) of one model as one model with the runs' spread.
 
 Randomness comes from :func:`numpy.random.default_rng` seeded by the ``seed`` argument, so the
 same inputs and seed give the same numbers. Large random matrices are generated in chunks of at
@@ -35,8 +37,8 @@ when two of its numbers are equal), :mod:`~rankmetrics.stats.corrections`,
 :mod:`~rankmetrics.stats.paired` (the paired tests of every pair),
 :mod:`~rankmetrics.stats.groups` (the letters), :mod:`~rankmetrics.stats.comparison`
 (:func:`compare_models` and the rank intervals), :mod:`~rankmetrics.stats.power` (effect
-sizes, power and sample size) and :mod:`~rankmetrics.stats.words`. Every public name is imported
-here.
+sizes, power and sample size), :mod:`~rankmetrics.stats.runs` (several runs of a model) and
+:mod:`~rankmetrics.stats.words`. Every public name is imported here.
 """
 
 
@@ -69,6 +71,18 @@ from rankmetrics.stats.power import (
     users_needed,
 )
 from rankmetrics.stats.randomization import randomization_pvalues
+from rankmetrics.stats.runs import (
+    RUN_SEPARATOR,
+    RunComparison,
+    compare_runs,
+    describe_runs_pair,
+    has_runs,
+    run_curves,
+    run_groups,
+    run_name,
+    run_summary,
+    runs_method_text,
+)
 from rankmetrics.stats.values import (
     EQUALITY_PRECISION,
     equality_tolerance,
@@ -100,6 +114,8 @@ __all__ = [
     "MIN_USERS_T",
     "ModelComparison",
     "PairPlan",
+    "RUN_SEPARATOR",
+    "RunComparison",
     "TESTS",
     "TEST_HELP",
     "TEST_NAMES",
@@ -107,6 +123,7 @@ __all__ = [
     "bootstrap_ci",
     "compare_models",
     "compare_models_together",
+    "compare_runs",
     "comparison_warnings",
     "confidence_bands",
     "correct_pvalues",
@@ -114,10 +131,12 @@ __all__ = [
     "describe_effect",
     "describe_pair",
     "describe_plan",
+    "describe_runs_pair",
     "detectable_effect",
     "effect_size",
     "effect_size_words",
     "equality_tolerance",
+    "has_runs",
     "p_text",
     "paired_comparison",
     "paired_differences",
@@ -125,6 +144,11 @@ __all__ = [
     "plan_pair",
     "randomization_pvalues",
     "restore_ties",
+    "run_curves",
+    "run_groups",
+    "run_name",
+    "run_summary",
+    "runs_method_text",
     "significance_groups",
     "users_needed",
 ]

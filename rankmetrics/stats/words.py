@@ -30,7 +30,8 @@ def p_text(p: float) -> str:
     return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
 
 
-def _decimals(*numbers: float) -> int:
+def difference_decimals(*numbers: float) -> int:
+    """The decimals that show the largest of ``numbers``: 3, more below 0.01 (at most 8)."""
     largest = max(abs(x) for x in numbers)
     if largest == 0 or largest >= 0.01:
         return 3
@@ -118,7 +119,7 @@ def describe_pair(
     else:
         high_model, low_model, more, fewer = row["model_a"], row["model_b"], losses, wins
         diff, low, high = -diff, -high, -low
-    places = _decimals(diff, low, high)
+    places = difference_decimals(diff, low, high)
     gap = f"{fixed(diff, places)} [{fixed(low, places)}, {fixed(high, places)}]"
     served = (f"{high_model} serves {_users(more)} better, {low_model} {fewer:,} "
               f"({_users(ties)} the same).")
@@ -272,7 +273,7 @@ def describe_plan(plan: object, metric_label: str, model_a: str, model_b: str,
     level = _percent(plan.alpha)
     if plan.pairs > 1:
         level += f" ({_percent(plan.alpha * plan.pairs)} shared by {plan.pairs} pairs)"
-    places = _decimals(plan.detectable, plan.difference)
+    places = difference_decimals(plan.detectable, plan.difference)
     lines = []
     if plan.sd == 0:
         lines.append(f"{model_b} and {model_a} differ by the same amount for all "
@@ -292,7 +293,7 @@ def describe_plan(plan: object, metric_label: str, model_a: str, model_b: str,
         count = ("more than a trillion users" if needed > MOST_USERS
                  else f"about {needed:,} users")
         lines.append(f"To detect a {_percent(lift)} lift over {model_a} "
-                     f"({lift * plan.mean_a:.{_decimals(lift * plan.mean_a)}f}) "
+                     f"({lift * plan.mean_a:.{difference_decimals(lift * plan.mean_a)}f}) "
                      f"{plan.power:.0%} of the time, you "
                      f"would need {count}.")
     return lines
