@@ -6,7 +6,7 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
-from dashboard import bundles, keys
+from dashboard import bundles, keys, runs
 from dashboard.cached import beyond as cached_beyond
 from dashboard.cached import evaluation as cached_evaluation
 from dashboard.charts import show_chart
@@ -55,6 +55,7 @@ header(
 prepared, settings = require_data()
 k = settings.cutoff
 decision_area = st.container()
+runs.runs_note(prepared)
 
 offered = cached_evaluation.accuracy_metrics(prepared)  # the main ones, then the others
 state = st.session_state
@@ -233,3 +234,5 @@ else:
                "is significant when its corrected p-value is below the significance level. "
                f"**Rank:** the places the model takes in {tested.confidence:.0%} of the "
                "resamples of the users (\"1-2 of 4\": first or second).")
+
+runs.compare_section(prepared, settings, metrics)

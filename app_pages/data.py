@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from dashboard import bundles, keys, uploads
+from dashboard import bundles, keys, runs, uploads
 from dashboard.cached import inputs as cached_inputs
 from dashboard.controls import download_table, file_name
 from dashboard.demos import DEMOS
@@ -181,7 +181,7 @@ left, right = st.columns(2)
 left.file_uploader(
     "Model outputs: one file per model, several at once", accept_multiple_files=True,
     key=uploads.runs_uploader_key(), on_change=uploads.take_uploads,
-    help="Each model is named after its file; rename it below.",
+    help="Each model is named after its file; rename it below. " + runs.NAMING_HELP,
 )
 right.file_uploader(
     "Ground truth: one file", key=uploads.truth_uploader_key(), on_change=uploads.take_uploads,
@@ -244,6 +244,7 @@ for spec in run_specs:
         problem = prepared.problems.get(spec.name)
     file_card(spec, editable=showing_uploads, problem=problem,
               checks=[w for w in warnings if w not in shared])
+runs.data_note(prepared)
 
 
 def extra_card(kind: str, spec: FileSpec, *, removable: bool) -> None:

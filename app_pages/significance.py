@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from dashboard import keys
+from dashboard import keys, runs
 from dashboard.cached import beyond as cached_beyond
 from dashboard.cached import evaluation as cached_evaluation
 from dashboard.cached import significance as cached_significance
@@ -83,6 +83,7 @@ if len(prepared.models) < 2:
             "output on the Data page.")
     st.stop()
 
+runs.runs_note(prepared)
 metric_column, test_column, correction_column = st.columns(3)
 offered = cached_beyond.per_user_metrics(prepared, settings)
 ensure_choice(keys.SIGNIFICANCE_METRIC, offered, default="ndcg")
@@ -242,6 +243,9 @@ with st.expander("Every pair as a table"):
     download_table(result.pairs, f"pairs_{metric}_at_{k}.csv", "significance_pairs_csv")
     st.caption("Interval: the bootstrap confidence interval of the difference B − A. B better, "
                "Same, A better: users for whom B's value is higher, equal or lower.")
+
+runs.significance_section(prepared, settings, metric, test, correction, n_permutations,
+                          n_bootstrap, confidence)
 
 st.subheader("How many users would it take?")
 power_column, lift_column = st.columns(2)

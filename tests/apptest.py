@@ -72,6 +72,9 @@ TABLE_COLUMNS = {
     "significance_models": "Group",
     "significance_pairs": "p_corrected",
     "h2h_truth": "rank_a",
+    "runs_table": "Runs",
+    "runs_models": "SD across runs",
+    "runs_pairs": "runs_p_corrected",
 }
 
 

@@ -14,8 +14,10 @@ from rankmetrics.relevance import RelevanceMapping
 from rankmetrics.stats import (
     ModelComparison,
     PairPlan,
+    RunComparison,
     compare_models,
     compare_models_together,
+    compare_runs,
     plan_pair,
 )
 
@@ -116,3 +118,25 @@ def _pair_plan(prepared: Prepared, relevance: RelevanceMapping, conventions: Con
     values = shown_evaluation(prepared, _settings).paired(metric, cutoff)
     return plan_pair(values[model_a].to_numpy(), values[model_b].to_numpy(), power=power,
                      confidence=confidence, pairs=pairs)
+
+
+def run_comparison(prepared: Prepared, settings: Settings, metric: str, test: str,
+                   correction: str, n_permutations: int, n_bootstrap: int, confidence: float,
+                   groups: tuple[tuple[str, tuple[str, ...]], ...]) -> RunComparison:
+    """The models of several runs compared over users and over runs, on the users every
+    model counts (``groups``: each model and its runs)."""
+    return _run_comparison(prepared, settings.relevance, settings.conventions, settings.cutoff,
+                           metric, test, correction, n_permutations, n_bootstrap, confidence,
+                           groups, settings)
+
+
+@st.cache_data(max_entries=32, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def _run_comparison(prepared: Prepared, relevance: RelevanceMapping, conventions: Conventions,
+                    cutoff: int, metric: str, test: str, correction: str, n_permutations: int,
+                    n_bootstrap: int, confidence: float,
+                    groups: tuple[tuple[str, tuple[str, ...]], ...],
+                    _settings: Settings) -> RunComparison:
+    values = shown_evaluation(prepared, _settings).paired(metric, cutoff)
+    return compare_runs(values, {model: list(runs) for model, runs in groups}, test=test,
+                        correction=correction, n_permutations=n_permutations,
+                        n_bootstrap=n_bootstrap, confidence=confidence)

@@ -48,6 +48,7 @@ def metric_curves(
     bands: pd.DataFrame | None = None,
     confidence: float = 0.95,
     list_end: int | None = None,
+    band_name: str | None = None,
 ) -> go.Figure:
     """One panel per metric, one line per model over K = 1..K_max, a marker at ``cutoff``,
     and optionally each model's confidence band as a shaded area in its colour.
@@ -66,6 +67,8 @@ def metric_curves(
         :meth:`rankmetrics.evaluation.Evaluation.confidence_bands`), or None for no bands;
         bands at some cutoffs only are joined by straight lines
     confidence : the bands' level, named in the title
+    band_name : what the bands are, for the title when they are not confidence bands (such
+        as "the runs' range"); default ``"{confidence:.0%} confidence band"``
     list_end : the length of the longest list; when the curves go further, a dashed line
         marks it (beyond it the curves stay flat, Precision falls as 1/K)
 
@@ -142,7 +145,8 @@ def metric_curves(
     fig.update_layout(shapes=shapes, **axes)
     for label in labels:
         fig.add_annotation(label)
-    shaded = f"; shaded: {confidence:.0%} confidence band" if bands is not None else ""
+    shaded = (f"; shaded: {band_name or f'{confidence:.0%} confidence band'}"
+              if bands is not None else "")
     styled(fig, f"Mean over users at K = 1..{max_cutoff}{shaded}; dotted line: K = {cutoff}",
            height=height)
     # The legend goes under the panels, where Plotly makes room for as many rows as a narrow
