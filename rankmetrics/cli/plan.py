@@ -15,25 +15,11 @@ from itertools import combinations
 import pandas as pd
 
 from rankmetrics.checks import check_probability
-from rankmetrics.cli.options import (
-    MAX_CURVE_CUTOFF,
-    Commands,
-    add_confidence_option,
-    add_reading_options,
-    cutoff,
-    decompressed_size,
-    read_conventions,
-    read_truth_and_runs,
-    reading,
-    refuse_with_bundle,
-    relevance_mapping,
-)
-from rankmetrics.evaluation import Evaluation, SavedEvaluation, evaluate, load_bundle
-from rankmetrics.metrics import METRICS
+from rankmetrics.cli.options import Commands, add_confidence_option, add_reading_options
+from rankmetrics.cli.paired_inputs import add_paired_inputs, read_paired_values
 from rankmetrics.stats import CORRECTION_NAMES, CORRECTIONS, describe_plan, plan_pair
 from rankmetrics.stats.power import MOST_USERS
 
-DEFAULT_CUTOFF = 10
 DEFAULT_LIFT_PERCENT = 1.0
 CSV_COLUMNS = ("model_a", "model_b", "users", "mean_a", "difference", "sd", "alpha", "power",
                "detectable", "detectable_lift", "observed_power", "lift", "users_needed")
@@ -52,15 +38,7 @@ def add_plan_parser(commands: Commands) -> None:
         "strictest level the correction can apply (the significance level divided by the "
         "number of pairs).",
     )
-    plan.add_argument("--truth", metavar="FILE", help="the ground truth")
-    plan.add_argument("--run", action="append", metavar="[NAME=]FILE",
-                      help="a model's output (repeat: at least two)")
-    plan.add_argument("--bundle", metavar="PATH",
-                      help="a saved evaluation (.zip or folder) instead of --truth and --run")
-    plan.add_argument("--metric", choices=list(METRICS), default="ndcg",
-                      help="the metric (default: %(default)s)")
-    plan.add_argument("--cutoff", metavar="K",
-                      help=f"the K (default: {DEFAULT_CUTOFF}, or the largest K when smaller)")
+    add_paired_inputs(plan, "a model's output (repeat: at least two)")
     plan.add_argument("--power", type=float, default=0.8,
                       help="the chance of detecting a real difference (default: %(default)s)")
     plan.add_argument("--lift", type=float, default=DEFAULT_LIFT_PERCENT, metavar="PERCENT",
@@ -74,7 +52,6 @@ def add_plan_parser(commands: Commands) -> None:
     add_confidence_option(plan)
     plan.add_argument("--csv", action="store_true",
                       help="print one CSV row per pair instead of sentences")
-    plan.add_argument("--max-cutoff", metavar="K", help=argparse.SUPPRESS)
     add_reading_options(plan)
 
 
@@ -89,36 +66,7 @@ def run_plan(args: argparse.Namespace) -> int:
         raise ValueError(f"--lift is a percentage above 0 (such as 1 for 1%); got {args.lift}.")
     if args.difference is not None and not args.difference > 0:
         raise ValueError(f"--difference must be above 0; got {args.difference}.")
-    metric_cutoff: int | None
-    evaluation: Evaluation | SavedEvaluation
-    if args.bundle is not None:
-        refuse_with_bundle(args)
-        with reading(f"--bundle {args.bundle}", args.bundle):
-            evaluation = load_bundle(args.bundle, max_memory=decompressed_size(args))
-        highest = evaluation.max_cutoff
-    else:
-        if args.truth is None or not args.run or len(args.run) < 2:
-            raise ValueError("plan needs --truth FILE and at least two --run FILE, or "
-                             "--bundle PATH (a saved evaluation).")
-        highest = MAX_CURVE_CUTOFF
-    chosen = (min(DEFAULT_CUTOFF, highest) if args.cutoff is None
-              else cutoff("--cutoff", args.cutoff, highest))
-    metric_cutoff = chosen if METRICS[args.metric].has_cutoff else None
-    if args.bundle is None:
-        truth, runs = read_truth_and_runs(args, decompressed_size(args))
-        mapping = relevance_mapping(args, truth.numbers())
-        evaluation = evaluate(truth, runs, relevance=mapping, conventions=read_conventions(args),
-                              max_cutoff=chosen)
-    if metric_cutoff is not None and metric_cutoff not in evaluation.per_user_cutoffs:
-        raise ValueError(f"--cutoff: the saved evaluation holds every user's values at K = "
-                         f"{', '.join(map(str, evaluation.per_user_cutoffs))}; choose one of "
-                         "them.")
-    values = evaluation.paired(args.metric, metric_cutoff)
-    if len(values.columns) < 2 or len(values) < 2:
-        raise ValueError("plan compares at least two models on at least two users every "
-                         f"model counts; there are {len(values.columns)} model(s) and "
-                         f"{len(values)} user(s).")
-    label = METRICS[args.metric].label + (f"@{metric_cutoff}" if metric_cutoff else "")
+    values, label = read_paired_values(args, "plan")
     means = values.mean()
     pairs = [(a, b) if means[a] <= means[b] else (b, a)
              for a, b in combinations(values.columns, 2)]

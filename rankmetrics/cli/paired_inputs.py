@@ -1,0 +1,76 @@
+"""The inputs of the commands that test pairs of models at one metric and K (``plan``,
+``runs``): the ground truth and models' files, or a saved evaluation, read into the per-user
+values every model counts."""
+
+from __future__ import annotations
+
+import argparse
+
+import pandas as pd
+
+from rankmetrics.cli.options import (
+    MAX_CURVE_CUTOFF,
+    cutoff,
+    decompressed_size,
+    read_conventions,
+    read_truth_and_runs,
+    reading,
+    refuse_with_bundle,
+    relevance_mapping,
+)
+from rankmetrics.evaluation import Evaluation, SavedEvaluation, evaluate, load_bundle
+from rankmetrics.metrics import METRICS
+
+#: The K when the command line does not say (or the largest K of a saved evaluation).
+DEFAULT_CUTOFF = 10
+
+
+def add_paired_inputs(parser: argparse.ArgumentParser, run_help: str) -> None:
+    """``--truth``, ``--run``, ``--bundle``, ``--metric`` and ``--cutoff`` (the caller adds
+    :func:`~rankmetrics.cli.options.add_reading_options` after its own options)."""
+    parser.add_argument("--truth", metavar="FILE", help="the ground truth")
+    parser.add_argument("--run", action="append", metavar="[NAME=]FILE", help=run_help)
+    parser.add_argument("--bundle", metavar="PATH",
+                        help="a saved evaluation (.zip or folder) instead of --truth and --run")
+    parser.add_argument("--metric", choices=list(METRICS), default="ndcg",
+                        help="the metric (default: %(default)s)")
+    parser.add_argument("--cutoff", metavar="K",
+                        help=f"the K (default: {DEFAULT_CUTOFF}, or the largest K when "
+                        "smaller)")
+    parser.add_argument("--max-cutoff", metavar="K", help=argparse.SUPPRESS)
+
+
+def read_paired_values(args: argparse.Namespace, command: str
+                       ) -> tuple[pd.DataFrame, str]:
+    """The per-user values at ``--metric`` and ``--cutoff`` of the users every model counts
+    (one column per model), and the metric's label (``NDCG@10``)."""
+    evaluation: Evaluation | SavedEvaluation
+    if args.bundle is not None:
+        refuse_with_bundle(args)
+        with reading(f"--bundle {args.bundle}", args.bundle):
+            evaluation = load_bundle(args.bundle, max_memory=decompressed_size(args))
+        highest = evaluation.max_cutoff
+    else:
+        if args.truth is None or not args.run or len(args.run) < 2:
+            raise ValueError(f"{command} needs --truth FILE and at least two --run FILE, or "
+                             "--bundle PATH (a saved evaluation).")
+        highest = MAX_CURVE_CUTOFF
+    chosen = (min(DEFAULT_CUTOFF, highest) if args.cutoff is None
+              else cutoff("--cutoff", args.cutoff, highest))
+    metric_cutoff = chosen if METRICS[args.metric].has_cutoff else None
+    if args.bundle is None:
+        truth, runs = read_truth_and_runs(args, decompressed_size(args))
+        mapping = relevance_mapping(args, truth.numbers())
+        evaluation = evaluate(truth, runs, relevance=mapping, conventions=read_conventions(args),
+                              max_cutoff=chosen)
+    if metric_cutoff is not None and metric_cutoff not in evaluation.per_user_cutoffs:
+        raise ValueError(f"--cutoff: the saved evaluation holds every user's values at K = "
+                         f"{', '.join(map(str, evaluation.per_user_cutoffs))}; choose one of "
+                         "them.")
+    values = evaluation.paired(args.metric, metric_cutoff)
+    if len(values.columns) < 2 or len(values) < 2:
+        raise ValueError(f"{command} compares at least two models on at least two users every "
+                         f"model counts; there are {len(values.columns)} model(s) and "
+                         f"{len(values)} user(s).")
+    label = METRICS[args.metric].label + (f"@{metric_cutoff}" if metric_cutoff else "")
+    return values, label
