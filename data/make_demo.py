@@ -17,6 +17,10 @@ Usage::
 ``simpson/``
     A teaching example of Simpson's paradox: a model that wins overall and loses in every
     segment, because it leaves out the hard users.
+``seeds/``
+    Three training runs (seeds) of each of two models of the movies' users, ``personalized``
+    and a slightly better ``tuned``: their 20-item lists, for telling a real difference from
+    the seeds' own spread.
 
 Only numpy, pandas and pyarrow are used. See ``data/README.md`` for what each file holds.
 """
@@ -418,14 +422,44 @@ def _simpson_list(user: str, target: str, hit: bool) -> list[tuple[str, str, int
     return [(user, film, rank) for rank, film in enumerate(films, start=1)]
 
 
+# --------------------------------------------------------------------------------------------
+# Several runs (seeds) of two models of the movies' users
+# --------------------------------------------------------------------------------------------
+
+SEED_RUNS = 3
+SEED_LIST_LENGTH = 20
+#: Each model's noise on the users' tastes, as personalized has it; tuned knows them better.
+SEED_MODELS = (("personalized", TASTE_NOISE), ("tuned", 0.055))
+#: What a training run gets wrong about every film's genres, drawn anew for each seed: shared
+#: by all users, so it moves the run's mean (unlike the users' own noise, which averages out).
+SEED_ITEM_NOISE = 0.07
+
+
+def make_seeds(out: Path) -> None:
+    """Runs ``model@seedN`` of two models of the movies' world, each seed its own draws."""
+    popularity, genres, taste = _movie_world(np.random.default_rng(SEED))
+    log_pop = np.log(popularity)[None, :]
+    user_ids, item_ids = _ids("u", N_USERS), _ids("m", N_ITEMS)
+    for index, (model, noise) in enumerate(SEED_MODELS):
+        for run in range(1, SEED_RUNS + 1):
+            rng = np.random.default_rng([SEED, index, run])
+            noisy_taste = taste + rng.normal(0.0, noise, taste.shape)
+            learned = genres + rng.normal(0.0, SEED_ITEM_NOISE, genres.shape)
+            scores = (WATCH_TASTE + 2.0) * (noisy_taste @ learned.T) + WATCH_POPULARITY * log_pop
+            top = _top_k(scores, SEED_LIST_LENGTH)
+            frame = _ranked_frame(user_ids, item_ids, np.arange(N_USERS), top,
+                                  np.take_along_axis(scores, top, axis=1))
+            write_parquet(frame, out / "seeds" / f"{model}@seed{run}.parquet")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument(
         "--out",
         type=Path,
         default=Path(__file__).resolve().parent,
-        help="folder to write textbook/, movies/ and simpson/ into (default: this script's "
-        "folder)",
+        help="folder to write textbook/, movies/, simpson/ and seeds/ into (default: this "
+        "script's folder)",
     )
     args = parser.parse_args(argv)
     make_textbook(args.out)
@@ -433,6 +467,7 @@ def main(argv: list[str] | None = None) -> None:
     make_movie_users(args.out)
     make_simpson(args.out)
     make_movie_history(args.out)
+    make_seeds(args.out)
 
 
 if __name__ == "__main__":

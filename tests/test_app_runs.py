@@ -111,3 +111,22 @@ def test_significance_tests_over_users_and_over_runs(uploaded):
     assert models.loc["als", "Mean NDCG@10"] == pytest.approx(run_means["als"].mean(),
                                                               rel=1e-12)
     assert any("Welch's t-test on the runs' means" in plain(c.value) for c in at.caption)
+
+
+def test_the_seeds_demo_tells_a_users_difference_from_the_seeds_spread():
+    at = start("seeds", "app_pages/significance.py")
+    at.selectbox(key="significance_test").set_value("t").run()
+    ok(at)
+    models = frame(at, "runs_models")
+    assert models.index.tolist() == ["personalized", "tuned", "popularity"]
+    assert models["Runs"].tolist() == [3, 3, 1]
+    pairs = frame(at, "runs_pairs").set_index(["model_a", "model_b"])
+    pair = pairs.loc[("personalized", "tuned")]
+    assert pair["difference"] > 0 and pair["p_corrected"] < 0.05 <= pair["runs_p_corrected"]
+    said = " ".join(plain(m.value) for m in at.markdown)
+    assert ("tuned is ahead of personalized by" in said
+            and "Over users, the difference is more than chance" in said
+            and "Over runs, it is not clearly larger than the seeds' own spread" in said)
+    go(at, "app_pages/compare.py")
+    summary = frame(at, "runs_table")
+    assert summary.loc["tuned", "Runs"] == 3 and " ± " in summary.loc["tuned", "NDCG@10"]

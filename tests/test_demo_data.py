@@ -32,11 +32,11 @@ def _load_make_demo():
 
 
 def _data_files(root: Path) -> list[str]:
-    """Relative paths of the generated files (everything under textbook/, movies/ and
-    simpson/)."""
+    """Relative paths of the generated files (everything under textbook/, movies/, simpson/
+    and seeds/)."""
     return sorted(
         p.relative_to(root).as_posix()
-        for folder in ("textbook", "movies", "simpson")
+        for folder in ("textbook", "movies", "simpson", "seeds")
         for p in (root / folder).rglob("*")
         if p.is_file()
     )
@@ -67,7 +67,8 @@ def runs() -> dict[str, pd.DataFrame]:
 def test_regeneration_is_byte_identical(regenerated: Path) -> None:
     committed = _data_files(DATA)
     assert committed == _data_files(regenerated)
-    assert len(committed) == 17  # 5 textbook, 8 movies (users, train, items), 4 simpson
+    # 5 textbook, 8 movies (users, train, items), 4 simpson, 6 seeds
+    assert len(committed) == 23
     for rel in committed:
         old, new = (DATA / rel).read_bytes(), (regenerated / rel).read_bytes()
         if rel.endswith(".parquet"):
@@ -168,6 +169,27 @@ def test_models_behave_as_designed(runs: dict[str, pd.DataFrame], truth: pd.Data
         for other in ("popularity", "random"):
             assert m["personalized", k][0] > m[other, k][0]
             assert m["personalized", k][1] > m[other, k][1]
+
+
+SEED_RUNS = [f"{model}@seed{run}" for model in ("personalized", "tuned") for run in (1, 2, 3)]
+
+
+def test_the_seeds_are_runs_of_two_models_that_differ_by_about_their_spread(
+        truth: pd.DataFrame) -> None:
+    precision = {}
+    for name in SEED_RUNS:
+        run = pd.read_parquet(DATA / "seeds" / f"{name}.parquet")
+        assert list(run.columns) == ["user", "item", "score"]
+        assert set(run["user"]) == USERS and (run.groupby("user").size() == 20).all()
+        assert (run.groupby("user")["score"].diff().dropna() < 0).all()  # best first
+        precision[name] = _precision_recall(run, truth, 10)[0]
+    personalized = np.array([precision[f"personalized@seed{r}"] for r in (1, 2, 3)])
+    tuned = np.array([precision[f"tuned@seed{r}"] for r in (1, 2, 3)])
+    assert tuned.mean() > personalized.mean()
+    # every seed moves the mean: the runs differ by about as much as the two models
+    assert personalized.std(ddof=1) > 0 and tuned.std(ddof=1) > 0
+    assert tuned.mean() - personalized.mean() < 4 * max(tuned.std(ddof=1),
+                                                         personalized.std(ddof=1))
 
 
 # --------------------------------------------------------------------------------------------

@@ -238,3 +238,29 @@ def test_the_report_says_each_rank_how_big_and_how_many_users():
                      r"[\d.]+", text)
     assert re.search(r"To detect a 1% lift over second \([\d.]+\) 80% of the time, you would "
                      r"need about [\d,]+ users", text)
+
+
+def test_the_report_compares_models_of_several_runs_over_users_and_over_runs():
+    # a@1..a@3: the hit at rank 1 for 30, 32 and 34 of 40 users, else at rank 3; b@1, b@2: at
+    # rank 1 for 20 and 22 users; c: at rank 2 for everyone
+    runs = {f"a@{i}": {u: 1 if j < hits else 3 for j, u in enumerate(USERS)}
+            for i, hits in ((1, 30), (2, 32), (3, 34))}
+    runs |= {f"b@{i}": {u: 1 if j < hits else 3 for j, u in enumerate(USERS)}
+             for i, hits in ((1, 20), (2, 22))}
+    ev = evaluated(3, **runs, c={u: 2 for u in USERS})
+    inputs = [fingerprint("ground truth", "truth.csv", b"t", 40, 40),
+              *(fingerprint(name, f"{name}.csv", name.encode(), 120, 40) for name in ev.models)]
+    text = html.unescape(build_report(ev, inputs, cutoff=3, test="t", n_bootstrap=200))
+    assert "<h2>Several runs of one model</h2>" in text
+    section = text.split("<h2>Several runs of one model</h2>")[1].split("</section>")[0]
+    values = ev.paired("ndcg", 3)
+    a = values[["a@1", "a@2", "a@3"]].mean()
+    assert f"<th>a</th><td>3</td><td>{a.mean():.4f}</td><td>{a.std(ddof=1):.4f}</td>" in section
+    assert "<th>c</th><td>1</td>" in section and "<td>one run</td>" in section
+    assert "Averaged over their runs (3 runs and 2 runs), a is ahead of b by" in section
+    assert "Welch's t-test on the runs' means" in section
+    plain_models = evaluated(3, first={u: 1 for u in USERS}, second={u: 2 for u in USERS})
+    assert "Several runs of one model" not in build_report(
+        plain_models, [fingerprint("ground truth", "t.csv", b"t", 40, 40),
+                       *(fingerprint(n, f"{n}.csv", n.encode(), 120, 40)
+                         for n in ("first", "second"))], cutoff=3, test="t", n_bootstrap=200)

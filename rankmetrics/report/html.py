@@ -65,9 +65,14 @@ from rankmetrics.stats import (
     TEST_NAMES,
     ModelComparison,
     compare_models,
+    compare_runs,
     describe_effect,
     describe_plan,
+    describe_runs_pair,
+    has_runs,
     plan_pair,
+    run_groups,
+    runs_method_text,
 )
 from rankmetrics.version import __version__
 
@@ -324,6 +329,10 @@ def build_report(
                               "model counts. Each cell: the row's model minus the column's.")
                  + _how_sure(comparison, evaluation.paired(metric, metric_cutoff),
                              label(metric, metric_cutoff))),
+        *([_section("Several runs of one model",
+                    _runs(evaluation.paired(metric, metric_cutoff), label(metric, metric_cutoff),
+                          test, correction, confidence, n_permutations, n_bootstrap))]
+          if has_runs(run_groups(evaluation.models)) else []),
         _section(f"{label(metric, metric_cutoff)} by segment: {split.name}",
                  _segment_table(by_segment)),
         *([_section(f"Beyond accuracy at K = {cutoff}", _beyond_table(evaluation, cutoff))]
@@ -354,6 +363,27 @@ def _how_sure(comparison: ModelComparison, values: pd.DataFrame, metric_label: s
     return text + _paragraph(" ".join(describe_plan(plan, metric_label, runner_up, best,
                                                     0.01)))
 
+
+
+def _runs(values: pd.DataFrame, metric_label: str, test: str, correction: str,
+          confidence: float, n_permutations: int, n_bootstrap: int) -> str:
+    """Each model's mean and SD across its runs, and every pair tested over users and over
+    runs (:func:`rankmetrics.stats.compare_runs`)."""
+    result = compare_runs(values, run_groups(list(values.columns)), test=test,
+                          correction=correction, confidence=confidence,
+                          n_permutations=n_permutations, n_bootstrap=n_bootstrap)
+    body = ""
+    for model, row in result.models.iterrows():
+        spread = "one run" if pd.isna(row["sd"]) else f"{row['sd']:.4f}"
+        body += (f"<tr><th>{_safe(model)}</th><td>{int(row['runs'])}</td>"
+                 f"<td>{row['mean']:.4f}</td><td>{spread}</td><td>{row['lowest']:.4f}</td>"
+                 f"<td>{row['highest']:.4f}</td></tr>")
+    table = (f"<table><thead><tr><th>Model</th><th>Runs</th><th>Mean {_safe(metric_label)}"
+             "</th><th>SD across runs</th><th>Lowest run</th><th>Highest run</th></tr>"
+             f"</thead><tbody>{body}</tbody></table>")
+    pairs = "".join(_paragraph(describe_runs_pair(row, metric_label))
+                    for _, row in result.pairs.iterrows())
+    return table + pairs + _paragraph(runs_method_text(result))
 
 
 def _safe(text: object) -> str:
