@@ -9,13 +9,16 @@ naming the file, the row and the problem, and exit code 1; never a traceback.
 (:mod:`rankmetrics.choosing_k.report`). ``rankmetrics overlap`` says how much two models'
 lists have in common (:mod:`rankmetrics.agreement`). ``rankmetrics plan`` says how many users
 it takes to see a difference between two models (:mod:`rankmetrics.stats.power`).
-``rankmetrics runs`` compares models trained with several seeds (:mod:`rankmetrics.stats.runs`).
+``rankmetrics significance`` prints the paired tests, intervals, ranks and effect sizes of
+every pair (:func:`rankmetrics.stats.compare_models`); ``rankmetrics runs`` compares models
+trained with several seeds (:mod:`rankmetrics.stats.runs`).
 ``python -m rankmetrics`` is the same command.
 
 Each command is a module of this package (:mod:`~rankmetrics.cli.evaluate`,
 :mod:`~rankmetrics.cli.report`, :mod:`~rankmetrics.cli.metrics`,
 :mod:`~rankmetrics.cli.k_report`, :mod:`~rankmetrics.cli.agreement`,
-:mod:`~rankmetrics.cli.plan`, :mod:`~rankmetrics.cli.runs`) that adds its parser
+:mod:`~rankmetrics.cli.plan`, :mod:`~rankmetrics.cli.significance`,
+:mod:`~rankmetrics.cli.runs`) that adds its parser
 and runs it; the options several commands take, and their readers, are declared once in
 :mod:`rankmetrics.cli.options`.
 """
@@ -34,6 +37,7 @@ from rankmetrics.cli.options import refuse_own_inputs
 from rankmetrics.cli.plan import add_plan_parser, run_plan
 from rankmetrics.cli.report import add_report_parser, run_report
 from rankmetrics.cli.runs import add_runs_parser, run_runs
+from rankmetrics.cli.significance import add_significance_parser, run_significance
 from rankmetrics.errors import DataError, printable
 from rankmetrics.runtime import keep_freed_memory, prefer_ordinary_pages
 
@@ -50,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_k_report_parser(commands)
     add_overlap_parser(commands)
     add_plan_parser(commands)
+    add_significance_parser(commands)
     add_runs_parser(commands)
     return parser
 
@@ -79,6 +84,8 @@ def main(argv: list[str] | None = None) -> int:
             return run_plan(args)
         if args.command == "runs":
             return run_runs(args)
+        if args.command == "significance":
+            return run_significance(args)
         return run_evaluate(args)
     except BrokenPipeError:  # the reader stopped early (``| head``): nothing to say
         devnull = os.open(os.devnull, os.O_WRONLY)
