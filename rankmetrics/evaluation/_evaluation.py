@@ -165,6 +165,18 @@ class Evaluation(SharedMethods):
             return self
         return Evaluation(self.truth, self.runs, relevance, self.conventions, self.max_cutoff)
 
+    def with_conventions(self, conventions: Conventions) -> Evaluation:
+        """The same ranked lists and relevance under other conventions (nothing is read or
+        ranked again). The lists were ranked with this evaluation's tie rule: other
+        conventions must keep it (evaluate the files again for another)."""
+        if conventions == self.conventions:
+            return self
+        if conventions.ties != self.conventions.ties:
+            raise ValueError(f"The lists were ranked with ties={self.conventions.ties!r}; "
+                             f"conventions with ties={conventions.ties!r} need the models' "
+                             "files evaluated again.")
+        return Evaluation(self.truth, self.runs, self.relevance, conventions, self.max_cutoff)
+
     # ----- which users count -------------------------------------------------------------
 
     def included(self, model: str) -> np.ndarray:
