@@ -11,14 +11,15 @@ lists have in common (:mod:`rankmetrics.agreement`). ``rankmetrics plan`` says h
 it takes to see a difference between two models (:mod:`rankmetrics.stats.power`).
 ``rankmetrics significance`` prints the paired tests, intervals, ranks and effect sizes of
 every pair (:func:`rankmetrics.stats.compare_models`); ``rankmetrics runs`` compares models
-trained with several seeds (:mod:`rankmetrics.stats.runs`).
+trained with several seeds (:mod:`rankmetrics.stats.runs`); ``rankmetrics conventions`` says
+why the presets (each a library's conventions) disagree (:mod:`rankmetrics.disagreement`).
 ``python -m rankmetrics`` is the same command.
 
 Each command is a module of this package (:mod:`~rankmetrics.cli.evaluate`,
 :mod:`~rankmetrics.cli.report`, :mod:`~rankmetrics.cli.metrics`,
 :mod:`~rankmetrics.cli.k_report`, :mod:`~rankmetrics.cli.agreement`,
 :mod:`~rankmetrics.cli.plan`, :mod:`~rankmetrics.cli.significance`,
-:mod:`~rankmetrics.cli.runs`) that adds its parser
+:mod:`~rankmetrics.cli.runs`, :mod:`~rankmetrics.cli.conventions`) that adds its parser
 and runs it; the options several commands take, and their readers, are declared once in
 :mod:`rankmetrics.cli.options`.
 """
@@ -30,6 +31,7 @@ import os
 import sys
 
 from rankmetrics.cli.agreement import add_overlap_parser, run_overlap
+from rankmetrics.cli.conventions import add_conventions_parser, run_conventions
 from rankmetrics.cli.evaluate import add_evaluate_parser, run_evaluate
 from rankmetrics.cli.k_report import add_k_report_parser, run_k_report
 from rankmetrics.cli.metrics import add_metrics_parser, run_metrics
@@ -56,6 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_plan_parser(commands)
     add_significance_parser(commands)
     add_runs_parser(commands)
+    add_conventions_parser(commands)
     return parser
 
 
@@ -86,6 +89,8 @@ def main(argv: list[str] | None = None) -> int:
             return run_runs(args)
         if args.command == "significance":
             return run_significance(args)
+        if args.command == "conventions":
+            return run_conventions(args)
         return run_evaluate(args)
     except BrokenPipeError:  # the reader stopped early (``| head``): nothing to say
         devnull = os.open(os.devnull, os.O_WRONLY)

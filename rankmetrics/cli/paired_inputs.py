@@ -25,13 +25,16 @@ from rankmetrics.metrics import METRICS
 DEFAULT_CUTOFF = 10
 
 
-def add_paired_inputs(parser: argparse.ArgumentParser, run_help: str) -> None:
+def add_paired_inputs(parser: argparse.ArgumentParser, run_help: str, *,
+                      bundle: bool = True) -> None:
     """``--truth``, ``--run``, ``--bundle``, ``--metric`` and ``--cutoff`` (the caller adds
     :func:`~rankmetrics.cli.options.add_reading_options` after its own options)."""
     parser.add_argument("--truth", metavar="FILE", help="the ground truth")
     parser.add_argument("--run", action="append", metavar="[NAME=]FILE", help=run_help)
-    parser.add_argument("--bundle", metavar="PATH",
-                        help="a saved evaluation (.zip or folder) instead of --truth and --run")
+    if bundle:
+        parser.add_argument("--bundle", metavar="PATH",
+                            help="a saved evaluation (.zip or folder) instead of --truth and "
+                            "--run")
     parser.add_argument("--metric", choices=list(METRICS), default="ndcg",
                         help="the metric (default: %(default)s)")
     parser.add_argument("--cutoff", metavar="K",
@@ -40,25 +43,27 @@ def add_paired_inputs(parser: argparse.ArgumentParser, run_help: str) -> None:
     parser.add_argument("--max-cutoff", metavar="K", help=argparse.SUPPRESS)
 
 
-def read_paired_values(args: argparse.Namespace, command: str
-                       ) -> tuple[pd.DataFrame, str]:
-    """The per-user values at ``--metric`` and ``--cutoff`` of the users every model counts
-    (one column per model), and the metric's label (``NDCG@10``)."""
+def read_evaluation(args: argparse.Namespace, command: str, *, fewest: int = 2
+                    ) -> tuple[Evaluation | SavedEvaluation, int | None]:
+    """The evaluation of the files (or the saved evaluation) and the cutoff of ``--metric``
+    (None for a metric without one); ``fewest``: the ``--run`` files the command needs."""
     evaluation: Evaluation | SavedEvaluation
-    if args.bundle is not None:
+    if getattr(args, "bundle", None) is not None:
         refuse_with_bundle(args)
         with reading(f"--bundle {args.bundle}", args.bundle):
             evaluation = load_bundle(args.bundle, max_memory=decompressed_size(args))
         highest = evaluation.max_cutoff
     else:
-        if args.truth is None or not args.run or len(args.run) < 2:
-            raise ValueError(f"{command} needs --truth FILE and at least two --run FILE, or "
-                             "--bundle PATH (a saved evaluation).")
+        if args.truth is None or not args.run or len(args.run) < fewest:
+            needed = "at least two --run FILE" if fewest > 1 else "at least one --run FILE"
+            raise ValueError(f"{command} needs --truth FILE and {needed}"
+                             + (", or --bundle PATH (a saved evaluation)."
+                                if hasattr(args, "bundle") else "."))
         highest = MAX_CURVE_CUTOFF
     chosen = (min(DEFAULT_CUTOFF, highest) if args.cutoff is None
               else cutoff("--cutoff", args.cutoff, highest))
     metric_cutoff = chosen if METRICS[args.metric].has_cutoff else None
-    if args.bundle is None:
+    if getattr(args, "bundle", None) is None:
         truth, runs = read_truth_and_runs(args, decompressed_size(args))
         mapping = relevance_mapping(args, truth.numbers())
         evaluation = evaluate(truth, runs, relevance=mapping, conventions=read_conventions(args),
@@ -67,6 +72,14 @@ def read_paired_values(args: argparse.Namespace, command: str
         raise ValueError(f"--cutoff: the saved evaluation holds every user's values at K = "
                          f"{', '.join(map(str, evaluation.per_user_cutoffs))}; choose one of "
                          "them.")
+    return evaluation, metric_cutoff
+
+
+def read_paired_values(args: argparse.Namespace, command: str
+                       ) -> tuple[pd.DataFrame, str]:
+    """The per-user values at ``--metric`` and ``--cutoff`` of the users every model counts
+    (one column per model), and the metric's label (``NDCG@10``)."""
+    evaluation, metric_cutoff = read_evaluation(args, command)
     values = evaluation.paired(args.metric, metric_cutoff)
     if len(values.columns) < 2 or len(values) < 2:
         raise ValueError(f"{command} compares at least two models on at least two users every "
