@@ -15,7 +15,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "command-line.md"
-COMMANDS = ["", "evaluate", "report", "k-report", "metrics", "overlap", "plan", "significance", "runs", "conventions"]
+COMMANDS = ["", "evaluate", "report", "k-report", "metrics", "overlap", "plan", "significance",
+            "runs", "conventions"]
 
 
 def shown_help() -> dict[str, str]:
