@@ -48,6 +48,8 @@ pages = {
                           url_path="playground"),
     "choosing_k": st.Page(PAGES["choosing_k"], title="Choosing K", icon=":material/tune:",
                           url_path="choosing-k"),
+    "conventions": st.Page(PAGES["conventions"], title="Why do they differ?",
+                           icon=":material/rule:", url_path="why-they-differ"),
 }
 navigation = st.navigation([
     *pages.values(),

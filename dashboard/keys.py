@@ -65,6 +65,11 @@ SIGNIFICANCE_PAIR = "significance_pair"
 SIGNIFICANCE_POWER = "significance_power"
 SIGNIFICANCE_LIFT = "significance_lift"
 
+# Why do they differ?
+CONVENTIONS_METRIC = "conventions_metric"
+CONVENTIONS_PAIR = "conventions_pair"
+CONVENTIONS_MODEL = "conventions_model"
+
 # Head-to-head
 H2H_A = "h2h_a"
 H2H_B = "h2h_b"

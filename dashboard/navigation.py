@@ -19,6 +19,7 @@ PAGES = {
     "explained": "app_pages/explained.py",
     "playground": "app_pages/playground.py",
     "choosing_k": "app_pages/choosing_k.py",
+    "conventions": "app_pages/conventions.py",
 }
 
 

@@ -84,10 +84,10 @@ class PresetComparison:
 
     def users_moved(self, preset_a: str, preset_b: str, model: str,
                     n: int = 10) -> pd.DataFrame:
-        """The ``n`` users whose value of ``model`` moves most from ``preset_a`` to
-        ``preset_b`` (largest change first; a user counted under one preset only comes
-        after those counted under both, with the other value empty). Columns ``user``,
-        ``value_a``, ``value_b``, ``move``."""
+        """At most ``n`` users whose value of ``model`` changes from ``preset_a`` to
+        ``preset_b``: those counted under both, largest change first, then those counted
+        under one preset only (the other value empty), in the users' order. Columns
+        ``user``, ``value_a``, ``value_b``, ``move``."""
         n = check_int("n", n)
         if model not in self.values.columns:
             raise ValueError(f"No model {model!r}; the models are "
@@ -98,10 +98,13 @@ class PresetComparison:
                                                                         self.cutoff)
         table = pd.DataFrame({"value_a": a, "value_b": b})
         table["move"] = table["value_b"] - table["value_a"]
-        table["size"] = table["move"].abs().fillna(-1.0)
-        table = table.sort_values(["size"], ascending=False, kind="stable").head(n)
-        table.index.name = "user"
-        return table.drop(columns="size").reset_index()
+        both = table.dropna()
+        moved = both[both["move"] != 0]
+        moved = moved.iloc[np.argsort(-moved["move"].abs().to_numpy(), kind="stable")]
+        one_only = table[table["value_a"].isna() != table["value_b"].isna()]
+        listed = pd.concat([moved, one_only]).head(n)
+        listed.index.name = "user"
+        return listed.reset_index()
 
     # ----- helpers ---------------------------------------------------------------------
 

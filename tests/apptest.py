@@ -75,6 +75,9 @@ TABLE_COLUMNS = {
     "runs_table": "Runs",
     "runs_models": "SD across runs",
     "runs_pairs": "runs_p_corrected",
+    "conventions_means": "Reproduces",
+    "conventions_steps": "Change",
+    "conventions_users": "Move",
 }
 
 

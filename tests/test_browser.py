@@ -418,6 +418,7 @@ LINKS = {
     "metrics-explained": "Metrics explained",
     "playground": "Playground",
     "choosing-k": "Choosing K",
+    "why-they-differ": "Why do they differ?",
 }
 # Addresses that moved, and the page they lead to (bookmarks and shared links keep working).
 MOVED = {"ndcg-explained": "Metrics explained"}

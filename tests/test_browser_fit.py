@@ -27,6 +27,7 @@ PAGES = {
     "metrics-explained": "Metrics explained",
     "playground": "Playground",
     "choosing-k": "Choosing K",
+    "why-they-differ": "Why do they differ?",
 }
 
 #: What is cut short in an area of the page: a button whose text is wider than the button (or

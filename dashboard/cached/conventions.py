@@ -1,0 +1,70 @@
+"""Why the presets disagree: the metric under every preset, each setting's move and the users
+moved most (:func:`rankmetrics.disagreement.compare_presets`)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from dashboard.cached import HASH, HOUR, shared
+from dashboard.cached.evaluation import evaluation_of_lists
+from dashboard.prepared import Prepared
+from dashboard.settings import Settings
+from rankmetrics.conventions import Conventions
+from rankmetrics.disagreement import PresetComparison, compare_presets
+from rankmetrics.metrics import METRICS
+from rankmetrics.relevance import RelevanceMapping
+
+
+def comparison(prepared: Prepared, settings: Settings, metric: str) -> PresetComparison:
+    """The models under every preset at the sidebar's K, kept in the server's budget (its
+    evaluations under each set of conventions with it). The lists are those at hand, ranked
+    with the sidebar's tie rule."""
+    cutoff = settings.cutoff if METRICS[metric].has_cutoff else None
+    return shared(
+        ("presets", prepared.key, settings.relevance, settings.conventions.ties,
+         settings.max_cutoff, metric, cutoff),
+        lambda: compare_presets(evaluation_of_lists(prepared, settings), metric, cutoff))
+
+
+def means(prepared: Prepared, settings: Settings, metric: str
+          ) -> tuple[pd.DataFrame, list[tuple[str, str]]]:
+    """Each preset's means (presets x models) and the pairs of presets that disagree."""
+    return _means(prepared, settings.relevance, settings.conventions, settings.cutoff,
+                  settings.max_cutoff, metric, settings)
+
+
+@st.cache_data(max_entries=32, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def _means(prepared: Prepared, relevance: RelevanceMapping, conventions: Conventions,
+           cutoff: int, max_cutoff: int, metric: str, _settings: Settings,
+           ) -> tuple[pd.DataFrame, list[tuple[str, str]]]:
+    compared = comparison(prepared, _settings, metric)
+    return compared.values, compared.disagreeing_pairs()
+
+
+def steps(prepared: Prepared, settings: Settings, metric: str, preset_a: str,
+          preset_b: str) -> pd.DataFrame:
+    """From ``preset_a``, each differing setting changed alone, then all of them."""
+    return _steps(prepared, settings.relevance, settings.conventions, settings.cutoff,
+                  settings.max_cutoff, metric, preset_a, preset_b, settings)
+
+
+@st.cache_data(max_entries=32, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def _steps(prepared: Prepared, relevance: RelevanceMapping, conventions: Conventions,
+           cutoff: int, max_cutoff: int, metric: str, preset_a: str, preset_b: str,
+           _settings: Settings) -> pd.DataFrame:
+    return comparison(prepared, _settings, metric).steps(preset_a, preset_b)
+
+
+def users_moved(prepared: Prepared, settings: Settings, metric: str, preset_a: str,
+                preset_b: str, model: str, n: int) -> pd.DataFrame:
+    """The users whose value of ``model`` moves most between the two presets."""
+    return _users_moved(prepared, settings.relevance, settings.conventions, settings.cutoff,
+                        settings.max_cutoff, metric, preset_a, preset_b, model, n, settings)
+
+
+@st.cache_data(max_entries=32, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def _users_moved(prepared: Prepared, relevance: RelevanceMapping, conventions: Conventions,
+                 cutoff: int, max_cutoff: int, metric: str, preset_a: str, preset_b: str,
+                 model: str, n: int, _settings: Settings) -> pd.DataFrame:
+    return comparison(prepared, _settings, metric).users_moved(preset_a, preset_b, model, n)

@@ -1,0 +1,65 @@
+"""Why do they differ? The demo under every preset, the steps between two presets (all of them
+giving the second preset's value) and the users moved most, one click from their arithmetic."""
+
+from __future__ import annotations
+
+import pytest
+
+from rankmetrics import evaluate
+from rankmetrics.conventions import PRESET_NAMES, PRESETS
+from rankmetrics.io import read_run, read_truth
+from rankmetrics.relevance import suggest_mapping
+from tests.apptest import MOVIE_MODELS, frame, ok, plain, start
+from tests.helpers import MOVIES
+
+PAGE = "app_pages/conventions.py"
+
+
+def _page():
+    return start("movies", PAGE)
+
+
+def test_every_preset_on_the_demo_is_that_preset_evaluated_alone():
+    at = _page()
+    means = frame(at, "conventions_means")
+    assert [name.removesuffix(" (in the sidebar)") for name in means.index] == [
+        PRESET_NAMES[name] for name in PRESETS]
+    assert means.index[0].endswith("(in the sidebar)")
+    truth = read_truth(MOVIES / "ground_truth.csv")
+    runs = {name: read_run(MOVIES / f"{name}.parquet") for name in MOVIE_MODELS}
+    relevance = suggest_mapping(truth.numbers()).recommended
+    for row, name in zip(means.index, PRESETS, strict=True):
+        alone = evaluate(truth, runs, relevance=relevance, conventions=PRESETS[name],
+                         max_cutoff=10).means(["ndcg"])
+        for model in MOVIE_MODELS:
+            assert means.at[row, model] == pytest.approx(alone[model]["ndcg"][9], abs=1e-12)
+
+
+def test_the_steps_end_at_the_second_preset_and_say_what_moves_most():
+    at = _page()
+    means = frame(at, "conventions_means")
+    at.selectbox(key="conventions_pair").set_value("default → trec_eval").run()
+    ok(at)
+    steps = frame(at, "conventions_steps")
+    assert steps.index.tolist() == ["Gain", "Empty users", "All of them"]
+    assert steps.at["Gain", "Change"] == "exponential gain (2^g − 1) → linear gain (g)"
+    for model in MOVIE_MODELS:
+        assert steps.at["All of them", model] == pytest.approx(
+            means.iloc[1][model] - means.iloc[0][model], abs=1e-12)
+    said = " ".join(plain(m.value) for m in at.markdown)
+    assert "From default to trec_eval, gain moves NDCG@10 most on its own" in said
+
+
+def test_the_users_moved_most_lead_to_their_arithmetic():
+    at = _page()
+    at.selectbox(key="conventions_pair").set_value("default → retrieved_ideal").run()
+    ok(at)
+    users = frame(at, "conventions_users")
+    moves = users["Move"].abs().to_numpy()
+    assert len(users) == 10 and (moves[:-1] >= moves[1:]).all()
+    first = users.iloc[0]
+    assert first["retrieved_ideal"] - first["default"] == pytest.approx(first["Move"])
+    at.button(key="conventions_explain").click().run()
+    ok(at)
+    assert at.session_state["explain_user"] == first.iloc[0]
+    assert at.session_state["explain_model"] == at.session_state["conventions_model"]
