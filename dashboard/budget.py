@@ -12,7 +12,10 @@ uploads could hold gigabytes long after their browsers closed. They are kept her
 - each session holds a :class:`Lease` in its state; an object remembers the leases that used
   it. A lease lapses when its browser is no longer connected (or when Streamlit forgets the
   session); an object no open session holds is dropped once unused for ``ORPHAN_SECONDS``,
-  any object once unused for an hour;
+  any object once unused for an hour. While a browser has left, each sweep drops the sessions
+  Streamlit keeps past their time to live (:func:`forget_expired_sessions`), collects the
+  reference cycles their state waits in, and gives the memory back to the system once the
+  session is gone;
 - sessions asking at once for the same missing object wait for one computation of it;
 - a new upload is refused, with a message saying what the server holds and how to raise the
   limit, when it would not fit next to what the open sessions use.
@@ -20,6 +23,7 @@ uploads could hold gigabytes long after their browsers closed. They are kept her
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import gc
 import os
@@ -223,9 +227,14 @@ class MemoryBudget:
         many were dropped."""
         now = self.clock()
         with self._lock:
-            if any(entry.in_use() and now - entry.last_used > self.orphan_seconds
-                   for entry in self._entries.values()):
-                gc.collect()  # a closed session's state can wait in a reference cycle
+            leases = len(self._leases)
+            # A closed session's state (its uploads, its tables) can wait in a reference
+            # cycle after Streamlit forgets the session: collect while a browser has left.
+            if any(not lease.is_open() for lease in list(self._leases)) or any(
+                    entry.in_use() and now - entry.last_used > self.orphan_seconds
+                    for entry in self._entries.values()):
+                gc.collect()
+            forgotten = leases - len(self._leases)
             stale = [key for key, entry in self._entries.items()
                      if now - entry.last_used > self.ttl_seconds
                      or (not entry.in_use() and now - entry.last_used > self.orphan_seconds)]
@@ -234,8 +243,8 @@ class MemoryBudget:
             for entry in self._entries.values():
                 entry.nbytes = self._size(entry.value)
             dropped = len(stale) + self._make_room(0)
-        if dropped:
-            give_back_memory()
+        if dropped or forgotten:
+            give_back_memory()  # what they held goes back to the system
         return dropped
 
 
@@ -328,9 +337,26 @@ def limit_from_environment() -> int:
     return int(gib * GIB)
 
 
+def forget_expired_sessions() -> int:
+    """Drop the closed sessions Streamlit no longer serves but still stores: its session
+    store only removes a disconnected session past its time to live when the store is next
+    written to, so on a quiet server their state (uploads, tables) would stay. How many were
+    dropped (0 where there is no server, or its store is not the in-memory one)."""
+    from streamlit import runtime
+
+    if not runtime.exists():
+        return 0
+    manager = getattr(runtime.get_instance(), "_session_mgr", None)
+    storage = getattr(manager, "_session_storage", None)
+    expire = getattr(getattr(storage, "_cache", None), "expire", None)
+    return len(expire()) if callable(expire) else 0
+
+
 def _sweep_forever(budget: MemoryBudget) -> None:
     while True:
         time.sleep(SWEEP_SECONDS)
+        with contextlib.suppress(Exception):  # a change in Streamlit must not stop the sweeps
+            forget_expired_sessions()
         budget.sweep()
 
 

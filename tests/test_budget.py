@@ -100,6 +100,61 @@ def test_objects_of_a_session_whose_browser_left_are_dropped_after_a_while():
     assert budget.sweep() == 1 and budget.kept_bytes() == 0
 
 
+def test_a_forgotten_sessions_state_in_a_reference_cycle_is_freed_and_given_back(
+        monkeypatch):
+    """Streamlit forgets a closed session; its state waits in a reference cycle until the
+    collector runs: the sweep runs it while a browser has left, and gives the memory back."""
+    given_back = []
+    monkeypatch.setattr(budget_module, "give_back_memory", lambda: given_back.append(1))
+    budget = MemoryBudget(limit_bytes=10_000)
+
+    class State:  # a session's state that refers to itself, as Streamlit's does
+        def __init__(self) -> None:
+            self.me = self
+            self.upload = array(800)
+
+    connected = {"open": True}
+    state = State()
+    state.lease = budget.lease(is_open=lambda: connected["open"])
+    upload = weakref.ref(state.upload)
+    gc.disable()
+    try:
+        del state  # forgotten, but alive in its cycle
+        assert upload() is not None and budget.sweep() == 0
+        assert not given_back and upload() is not None  # every browser open: no collection
+        connected["open"] = False
+        assert budget.sweep() == 0
+    finally:
+        gc.enable()
+    assert upload() is None and given_back == [1]
+    assert budget.sweep() == 0 and given_back == [1]  # nothing more to give back
+
+
+def test_sessions_past_their_time_to_live_are_dropped_from_streamlits_store(monkeypatch):
+    """Streamlit's session store drops a disconnected session past its time to live only when
+    it is next written to; the sweep drops it on a quiet server too."""
+    from types import SimpleNamespace
+
+    from streamlit import runtime
+    from streamlit.runtime.caching.ttl_cache import TTLCache
+
+    clock = Clock()
+    store = TTLCache(maxsize=128, ttl=120, timer=clock)
+    store["closed"], store["open"] = "state of a closed tab", "state of an open tab"
+    server = SimpleNamespace(_session_mgr=SimpleNamespace(
+        _session_storage=SimpleNamespace(_cache=store)))
+    monkeypatch.setattr(runtime, "exists", lambda: True)
+    monkeypatch.setattr(runtime, "get_instance", lambda: server)
+    assert budget_module.forget_expired_sessions() == 0
+    clock.now = 100
+    store["open"] = "state of an open tab"  # saved again: its time to live starts again
+    clock.now = 121
+    assert budget_module.forget_expired_sessions() == 1
+    assert list(store) == ["open"]
+    monkeypatch.setattr(runtime, "exists", lambda: False)
+    assert budget_module.forget_expired_sessions() == 0
+
+
 def test_objects_no_session_uses_are_dropped_after_a_while_the_others_after_an_hour():
     clock = Clock()
     budget = MemoryBudget(limit_bytes=10_000, orphan_seconds=60, ttl_seconds=3_600,
