@@ -7,6 +7,7 @@ from dashboard.cached import beyond as cached_beyond
 from dashboard.cached import evaluation as cached_evaluation
 from dashboard.cached import significance as cached_significance
 from dashboard.charts import show_chart
+from dashboard.columns import PAIR_COLUMNS
 from dashboard.controls import confidence_control, download_table, ensure_choice
 from dashboard.navigation import open_head_to_head
 from dashboard.segment_choice import segment_filter
@@ -42,31 +43,6 @@ from rankmetrics.stats import (
 POWERS = (0.5, 0.8, 0.9, 0.95)
 DEFAULT_POWER = 0.8
 DEFAULT_LIFT_PERCENT = 1.0
-
-PAIR_COLUMNS = {
-    "model_a": st.column_config.TextColumn("Model A"),
-    "model_b": st.column_config.TextColumn("Model B"),
-    "mean_a": st.column_config.NumberColumn("Mean A", format="%.4f"),
-    "mean_b": st.column_config.NumberColumn("Mean B", format="%.4f"),
-    "difference": st.column_config.NumberColumn("Difference B − A", format="%+.4f"),
-    "ci_low": st.column_config.NumberColumn("Interval: low", format="%+.4f"),
-    "ci_high": st.column_config.NumberColumn("Interval: high", format="%+.4f"),
-    "effect_size": st.column_config.NumberColumn(
-        "Effect size", format="%+.3f",
-        help="The mean difference divided by the spread of the per-user differences "
-        "(Cohen's d_z): about 0.2 is small, 0.5 medium, 0.8 large."),
-    "effect_low": st.column_config.NumberColumn("Effect size: low", format="%+.3f"),
-    "effect_high": st.column_config.NumberColumn("Effect size: high", format="%+.3f"),
-    "statistic": st.column_config.NumberColumn("Test statistic", format="%.4g"),
-    "p_value": st.column_config.NumberColumn("p", format="%.4f"),
-    "p_corrected": st.column_config.NumberColumn("Corrected p", format="%.4f"),
-    "significant": st.column_config.CheckboxColumn("Significant"),
-    "wins": st.column_config.NumberColumn("B better", format="localized",
-                                          help="Users for whom B's value is higher."),
-    "ties": st.column_config.NumberColumn("Same", format="localized"),
-    "losses": st.column_config.NumberColumn("A better", format="localized"),
-    "users": st.column_config.NumberColumn("Users", format="localized"),
-}
 
 header(
     "Significance",

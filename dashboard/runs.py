@@ -15,6 +15,7 @@ import streamlit as st
 from dashboard.cached import evaluation as cached_evaluation
 from dashboard.cached import significance as cached_significance
 from dashboard.charts import show_chart
+from dashboard.columns import PAIR_COLUMNS
 from dashboard.controls import download_table
 from dashboard.prepared import Prepared
 from dashboard.settings import Settings
@@ -39,12 +40,10 @@ NAMING_HELP = (f"Several runs of one model (trained with other seeds): name the 
                f"als{RUN_SEPARATOR}seed2.csv (or rename the models below), and the pages "
                "compare the models with the runs' spread.")
 
-PAIR_COLUMNS = {
-    "model_a": st.column_config.TextColumn("Model A"),
-    "model_b": st.column_config.TextColumn("Model B"),
-    "mean_a": st.column_config.NumberColumn("Mean A", format="%.4f"),
-    "mean_b": st.column_config.NumberColumn("Mean B", format="%.4f"),
-    "difference": st.column_config.NumberColumn("Difference B − A", format="%+.4f"),
+#: The columns of the pairs over users and over runs.
+RUN_PAIR_COLUMNS = {
+    **{column: PAIR_COLUMNS[column]
+       for column in ("model_a", "model_b", "mean_a", "mean_b", "difference")},
     "p_corrected": st.column_config.NumberColumn(
         "p over users", format="%.4f",
         help="The paired test on each user's value averaged over the runs, corrected."),
@@ -58,7 +57,7 @@ PAIR_COLUMNS = {
         help="The difference is no larger than the runs' SD: another seed could reverse it."),
     "runs_a": st.column_config.NumberColumn("Runs of A"),
     "runs_b": st.column_config.NumberColumn("Runs of B"),
-    "users": st.column_config.NumberColumn("Users", format="localized"),
+    "users": PAIR_COLUMNS["users"],
 }
 
 
@@ -166,7 +165,7 @@ def significance_section(prepared: Prepared, settings: Settings, metric: str, te
         else:
             st.markdown(f"- {text}")
     with st.expander("Every pair over users and over runs, as a table"):
-        table = pd.DataFrame(result.pairs[list(PAIR_COLUMNS)])
-        st.dataframe(table, hide_index=True, key="runs_pairs", column_config=PAIR_COLUMNS)
+        table = pd.DataFrame(result.pairs[list(RUN_PAIR_COLUMNS)])
+        st.dataframe(table, hide_index=True, key="runs_pairs", column_config=RUN_PAIR_COLUMNS)
         download_table(result.pairs, f"runs_pairs_{metric}_at_{settings.cutoff}.csv",
                        "runs_pairs_csv")

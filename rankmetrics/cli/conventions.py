@@ -10,13 +10,12 @@ moves most (:func:`rankmetrics.disagreement.compare_presets`). In words, or as C
 from __future__ import annotations
 
 import argparse
-import sys
 
 import numpy as np
 import pandas as pd
 
 from rankmetrics.cli.options import Commands, add_reading_options
-from rankmetrics.cli.paired_inputs import add_paired_inputs, read_evaluation
+from rankmetrics.cli.paired_inputs import add_paired_inputs, print_tables, read_evaluation
 from rankmetrics.conventions import PRESET_HELP, PRESETS
 from rankmetrics.disagreement import AGREEMENT, ALL_SETTINGS, compare_presets
 from rankmetrics.evaluation import Evaluation
@@ -61,14 +60,11 @@ def run_conventions(args: argparse.Namespace) -> int:
     compared = compare_presets(evaluation, args.metric, metric_cutoff, presets)
     pairs = compared.disagreeing_pairs()
     if args.csv:
-        compared.values.reset_index().to_csv(sys.stdout, index=False, float_format="%.12g",
-                                             lineterminator="\n")
-        print()
         every = [compared.steps(a, b).assign(preset_a=a, preset_b=b) for a, b in pairs]
         columns = ["preset_a", "preset_b", "setting", "from", "to", "model", "value", "move"]
         table = (pd.concat(every, ignore_index=True)[columns] if every
                  else pd.DataFrame(columns=columns))
-        table.to_csv(sys.stdout, index=False, float_format="%.12g", lineterminator="\n")
+        print_tables(compared.values.reset_index(), table)
         return 0
     print(f"{compared.label} under each preset ({len(evaluation.users):,} users in the ground "
           f"truth; equal scores ordered as --ties {evaluation.conventions.ties}):")

@@ -5,11 +5,15 @@ values every model counts."""
 from __future__ import annotations
 
 import argparse
+import sys
+from collections.abc import Mapping
 
 import pandas as pd
 
 from rankmetrics.cli.options import (
     MAX_CURVE_CUTOFF,
+    add_confidence_option,
+    add_significance_options,
     cutoff,
     decompressed_size,
     read_conventions,
@@ -87,3 +91,38 @@ def read_paired_values(args: argparse.Namespace, command: str
                          f"{len(values)} user(s).")
     label = METRICS[args.metric].label + (f"@{metric_cutoff}" if metric_cutoff else "")
     return values, label
+
+
+def add_pair_test_options(parser: argparse.ArgumentParser, texts: Mapping[str, str], *,
+                          test_default: str = "randomization", bootstrap: bool = False) -> None:
+    """The test (``texts`` describe ``--test`` and ``--correction``), ``--confidence``,
+    ``--permutations``, ``--bootstrap`` when asked, ``--seed`` and ``--csv``."""
+    add_significance_options(parser, texts, test_default=test_default)
+    add_confidence_option(parser)
+    parser.add_argument("--permutations", type=int, default=10_000,
+                        help="random sign flips (or shuffles) of the randomization and "
+                        "randomized Tukey tests (default: %(default)s)")
+    if bootstrap:
+        parser.add_argument("--bootstrap", type=int, default=1_000,
+                            help="bootstrap resamples of the intervals and ranks "
+                            "(default: %(default)s)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random draws")
+    parser.add_argument("--csv", action="store_true",
+                        help="print the models' and the pairs' tables as CSV instead of "
+                        "sentences")
+
+
+def check_draws(args: argparse.Namespace) -> None:
+    """``--permutations`` (and ``--bootstrap``, where there is one) are at least 1."""
+    for option in ("permutations", "bootstrap"):
+        value = getattr(args, option, None)
+        if value is not None and value < 1:
+            raise ValueError(f"--{option} must be at least 1; got {value}.")
+
+
+def print_tables(*tables: pd.DataFrame) -> None:
+    """The tables as CSV on stdout, a blank line between two."""
+    for index, table in enumerate(tables):
+        if index:
+            print()
+        table.to_csv(sys.stdout, index=False, float_format="%.12g", lineterminator="\n")

@@ -10,17 +10,17 @@ the two tables as CSV with ``--csv`` (the models, a blank line, the pairs).
 from __future__ import annotations
 
 import argparse
-import sys
 
 import pandas as pd
 
-from rankmetrics.cli.options import (
-    Commands,
-    add_confidence_option,
-    add_reading_options,
-    add_significance_options,
+from rankmetrics.cli.options import Commands, add_reading_options
+from rankmetrics.cli.paired_inputs import (
+    add_pair_test_options,
+    add_paired_inputs,
+    check_draws,
+    print_tables,
+    read_paired_values,
 )
-from rankmetrics.cli.paired_inputs import add_paired_inputs, read_paired_values
 from rankmetrics.stats import (
     RUN_SEPARATOR,
     compare_runs,
@@ -51,24 +51,15 @@ def add_runs_parser(commands: Commands) -> None:
     )
     add_paired_inputs(runs, f"a model's output, as NAME{RUN_SEPARATOR}RUN=FILE for a run "
                       "(repeat)")
-    add_significance_options(runs, {
+    add_pair_test_options(runs, {
         "test": "paired test over users (default: %(default)s)",
         "correction": "multiple-comparison correction over the pairs"}, test_default="t")
-    add_confidence_option(runs)
-    runs.add_argument("--permutations", type=int, default=10_000,
-                      help="random sign flips (or shuffles) of the randomization and "
-                      "randomized Tukey tests (default: %(default)s)")
-    runs.add_argument("--seed", type=int, default=0, help="seed of the random draws")
-    runs.add_argument("--csv", action="store_true",
-                      help="print the models' and the pairs' tables as CSV instead of "
-                      "sentences")
     add_reading_options(runs)
 
 
 def run_runs(args: argparse.Namespace) -> int:
     """Read the files (or the saved evaluation), group the runs and print the comparison."""
-    if args.permutations < 1:
-        raise ValueError(f"--permutations must be at least 1; got {args.permutations}.")
+    check_draws(args)
     values, label = read_paired_values(args, "runs")
     groups = run_groups(list(values.columns))
     if not has_runs(groups):
@@ -83,11 +74,8 @@ def run_runs(args: argparse.Namespace) -> int:
                           confidence=args.confidence, n_permutations=args.permutations,
                           seed=args.seed)
     if args.csv:
-        result.models.reset_index().to_csv(sys.stdout, index=False, float_format="%.12g",
-                                           lineterminator="\n")
-        print()
-        pd.DataFrame(result.pairs[list(PAIR_CSV_COLUMNS)]).to_csv(
-            sys.stdout, index=False, float_format="%.12g", lineterminator="\n")
+        print_tables(result.models.reset_index(),
+                     pd.DataFrame(result.pairs[list(PAIR_CSV_COLUMNS)]))
         return 0
     print(f"{label} on the {len(values):,} users every run counts:")
     for model, row in result.models.iterrows():

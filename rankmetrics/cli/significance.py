@@ -11,15 +11,15 @@ tables as CSV with ``--csv`` (the models, a blank line, the pairs).
 from __future__ import annotations
 
 import argparse
-import sys
 
-from rankmetrics.cli.options import (
-    Commands,
-    add_confidence_option,
-    add_reading_options,
-    add_significance_options,
+from rankmetrics.cli.options import Commands, add_reading_options
+from rankmetrics.cli.paired_inputs import (
+    add_pair_test_options,
+    add_paired_inputs,
+    check_draws,
+    print_tables,
+    read_paired_values,
 )
-from rankmetrics.cli.paired_inputs import add_paired_inputs, read_paired_values
 from rankmetrics.stats import (
     COMPARISON_COLUMNS,
     TEST_NAMES,
@@ -47,39 +47,23 @@ def add_significance_parser(commands: Commands) -> None:
         "once).",
     )
     add_paired_inputs(significance, "a model's output (repeat: at least two)")
-    add_significance_options(significance, {
+    add_pair_test_options(significance, {
         "test": "the test (default: %(default)s)",
-        "correction": "multiple-comparison correction over the pairs (default: %(default)s)"})
-    add_confidence_option(significance)
-    significance.add_argument("--permutations", type=int, default=10_000,
-                              help="random sign flips (or shuffles) of the randomization "
-                              "and randomized Tukey tests (default: %(default)s)")
-    significance.add_argument("--bootstrap", type=int, default=1_000,
-                              help="bootstrap resamples of the intervals and ranks "
-                              "(default: %(default)s)")
-    significance.add_argument("--seed", type=int, default=0, help="seed of the random draws")
-    significance.add_argument("--csv", action="store_true",
-                              help="print the models' and the pairs' tables as CSV instead "
-                              "of sentences")
+        "correction": "multiple-comparison correction over the pairs (default: %(default)s)"},
+        bootstrap=True)
     add_reading_options(significance)
 
 
 def run_significance(args: argparse.Namespace) -> int:
     """Read the files (or the saved evaluation) and print the comparison."""
-    for option, value in (("--permutations", args.permutations),
-                          ("--bootstrap", args.bootstrap)):
-        if value < 1:
-            raise ValueError(f"{option} must be at least 1; got {value}.")
+    check_draws(args)
     values, label = read_paired_values(args, "significance")
     result = compare_models(values, test=args.test, correction=args.correction,
                             n_permutations=args.permutations, n_bootstrap=args.bootstrap,
                             confidence=args.confidence, seed=args.seed)
     if args.csv:
-        result.models[list(MODEL_CSV_COLUMNS)].to_csv(
-            sys.stdout, index=False, float_format="%.12g", lineterminator="\n")
-        print()
-        result.pairs[list(COMPARISON_COLUMNS)].to_csv(
-            sys.stdout, index=False, float_format="%.12g", lineterminator="\n")
+        print_tables(result.models[list(MODEL_CSV_COLUMNS)],
+                     result.pairs[list(COMPARISON_COLUMNS)])
         return 0
     level = f"{result.confidence:.0%}"
     print(f"{label} on the {len(values):,} users every model counts ({level} intervals):")
