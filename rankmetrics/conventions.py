@@ -247,6 +247,14 @@ PRESETS: dict[str, Conventions] = {
         gain="exponential", ideal="retrieved", ap_denominator="relevant",
         empty_users="skip", missing_users="zero",
     ),
+    "spark_mllib": Conventions(
+        gain="linear", ideal="ground_truth", ap_denominator="min_k_relevant",
+        empty_users="zero", missing_users="zero",
+    ),
+    "recommenders": Conventions(
+        gain="exponential", ideal="ground_truth", ap_denominator="min_k_relevant",
+        empty_users="skip", missing_users="skip",
+    ),
 }
 
 #: Each preset as a summary names it.
@@ -255,6 +263,8 @@ PRESET_NAMES: dict[str, str] = {
     "trec_eval": "trec_eval's conventions",
     "ranx_burges": "ranx's ndcg_burges conventions",
     "retrieved_ideal": "Textbook conventions",
+    "spark_mllib": "Spark MLlib's RankingMetrics conventions",
+    "recommenders": "Microsoft Recommenders' conventions",
 }
 
 PRESET_HELP: dict[str, str] = {
@@ -267,4 +277,12 @@ PRESET_HELP: dict[str, str] = {
     "retrieved_ideal": "Reproduces the textbook examples and, with linear gain, scikit-learn's "
     "ndcg_score fed each user's top-K recommended rows: the ideal is the model's own top-K "
     "list re-sorted.",
+    "spark_mllib": "Reproduces Spark MLlib's RankingMetrics (precisionAt, recallAt, ndcgAt, "
+    "meanAveragePrecisionAt) given every ground-truth user's relevant items: AP@K divided by "
+    "the smaller of K and the relevant items, every user counted. Its NDCG is binary: with a "
+    "graded mapping, use a threshold to compare.",
+    "recommenders": "Reproduces Microsoft Recommenders' python evaluation (precision_at_k, "
+    "recall_at_k, ndcg_at_k, map_at_k) given the relevant rows as rating_true: AP@K divided "
+    "by the smaller of K and the relevant items, only users with relevant items and a list "
+    "counted. Its default NDCG is binary: with a graded mapping, use a threshold to compare.",
 }

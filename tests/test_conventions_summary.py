@@ -30,6 +30,8 @@ def test_the_defaults_are_named_as_such():
     ("trec_eval", "trec_eval's conventions"),
     ("ranx_burges", "ranx's ndcg_burges conventions"),
     ("retrieved_ideal", "Textbook conventions"),
+    ("spark_mllib", "Spark MLlib's RankingMetrics conventions"),
+    ("recommenders", "Microsoft Recommenders' conventions"),
 ])
 def test_each_preset_is_named_by_its_summary(preset, summary):
     assert Conventions.preset(preset).summary() == summary

@@ -1,0 +1,117 @@
+"""The ``spark_mllib`` and ``recommenders`` presets against the libraries they reproduce.
+
+- Spark MLlib 4's ``RankingMetrics`` on a local session: every ground-truth user is a row
+  (their ranked list, empty where the model returned nothing, and their relevant items, none for
+  a user without relevant items). precisionAt, recallAt, ndcgAt and meanAveragePrecisionAt
+  divide AP@K by min(|R|, K) and count every row, 0 for a user without relevant items.
+- Microsoft Recommenders 1.2.1's pandas evaluation (``python_evaluation``) given the relevant
+  ground-truth rows as ``rating_true``: precision_at_k, recall_at_k and map_at_k average over
+  the users in both tables; ndcg_at_k averages over every user of ``rating_true``, so a user the
+  model returned nothing for counts as 0 there (``missing_users="zero"``).
+
+Both libraries' NDCG is binary by default, so the data is judged with a threshold; the graded
+NDCG of Microsoft Recommenders (``score_type="raw"`` and ``"exp"``) is checked against the
+ratings used as grades. The means are compared, each to 1e-12.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from recommenders.evaluation.python_evaluation import (
+    map_at_k,
+    ndcg_at_k,
+    precision_at_k,
+    recall_at_k,
+)
+
+from rankmetrics import Conventions, RelevanceMapping, evaluate
+from tests.helpers import random_data
+
+BINARY = RelevanceMapping.binary(1)
+CUTOFFS = (1, 2, 3, 5, 10, 20, 30)
+MAX_CUTOFF = 30
+
+
+def _ranked(run: pd.DataFrame) -> dict[str, list[str]]:
+    """Each user's items, best score first (the data is tie-free)."""
+    ordered = run.sort_values(["user", "score"], ascending=[True, False], kind="stable")
+    return {user: list(rows["item"]) for user, rows in ordered.groupby("user", sort=False)}
+
+
+def _ms_tables(truth: pd.DataFrame, run: pd.DataFrame):
+    relevant = truth[truth["rating"] >= 1].rename(columns={"user": "userID", "item": "itemID"})
+    predicted = run.rename(columns={"user": "userID", "item": "itemID", "score": "prediction"})
+    return relevant, predicted
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_recommenders_preset_matches_its_precision_recall_and_map(seed):
+    truth, run = random_data(900 + seed, tie_free=True)
+    evaluation = evaluate(truth, {"model": run}, relevance=BINARY,
+                          conventions=Conventions.preset("recommenders"), max_cutoff=MAX_CUTOFF)
+    relevant, predicted = _ms_tables(truth, run)
+    for metric, reference in (("precision", precision_at_k), ("recall", recall_at_k),
+                              ("map", map_at_k)):
+        means = evaluation.curve("model", metric)
+        for cutoff in CUTOFFS:
+            expected = reference(relevant, predicted, k=cutoff)
+            assert means[cutoff - 1] == pytest.approx(expected, rel=0, abs=1e-12), (
+                metric, cutoff)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_recommenders_ndcg_counts_users_without_a_list_as_zero(seed):
+    truth, run = random_data(910 + seed, tie_free=True)
+    relevant, predicted = _ms_tables(truth, run)
+    counted = evaluate(truth, {"model": run}, relevance=BINARY, max_cutoff=MAX_CUTOFF,
+                       conventions=Conventions.preset("recommenders", missing_users="zero"))
+    left_out = evaluate(truth, {"model": run}, relevance=BINARY, max_cutoff=MAX_CUTOFF,
+                        conventions=Conventions.preset("recommenders"))
+    for cutoff in CUTOFFS:
+        expected = ndcg_at_k(relevant, predicted, k=cutoff)
+        assert counted.curve("model", "ndcg")[cutoff - 1] == pytest.approx(
+            expected, rel=0, abs=1e-12), cutoff
+        # the data has users without a list (random_data leaves one in six out), so the
+        # preset's own mean, which leaves them out as the library's other metrics do, differs
+        assert abs(left_out.curve("model", "ndcg")[cutoff - 1] - expected) > 1e-3
+
+
+@pytest.mark.parametrize(("score_type", "gain"), [("raw", "linear"), ("exp", "exponential")])
+def test_recommenders_graded_ndcg_is_the_ratings_as_grades(score_type, gain):
+    truth, run = random_data(920, tie_free=True)
+    relevant, predicted = _ms_tables(truth, run)
+    evaluation = evaluate(truth, {"model": run}, relevance=RelevanceMapping.identity(1),
+                          max_cutoff=MAX_CUTOFF,
+                          conventions=Conventions.preset("recommenders", gain=gain,
+                                                         missing_users="zero"))
+    for cutoff in CUTOFFS:
+        expected = ndcg_at_k(relevant, predicted, k=cutoff, score_type=score_type)
+        assert evaluation.curve("model", "ndcg")[cutoff - 1] == pytest.approx(
+            expected, rel=0, abs=1e-12), cutoff
+
+
+@pytest.mark.filterwarnings("ignore:Deprecated in 3.0.0:FutureWarning")
+@pytest.mark.parametrize("seed", range(3))
+def test_spark_mllib_preset_matches_ranking_metrics(spark, seed):
+    from pyspark.mllib.evaluation import RankingMetrics
+
+    truth, run = random_data(930 + seed, tie_free=True)
+    evaluation = evaluate(truth, {"model": run}, relevance=BINARY,
+                          conventions=Conventions.preset("spark_mllib"), max_cutoff=MAX_CUTOFF)
+    ranked = _ranked(run)
+    relevant = truth[truth["rating"] >= 1].groupby("user")["item"].agg(list)
+    rows = [(ranked.get(user, []), relevant.get(user, [])) for user in truth["user"].unique()]
+    assert any(not labels for _, labels in rows) and any(not ranking for ranking, _ in rows)
+    metrics = RankingMetrics(spark.sparkContext.parallelize(rows, 2))
+    for metric, reference in (("precision", metrics.precisionAt), ("recall", metrics.recallAt),
+                              ("ndcg", metrics.ndcgAt),
+                              ("map", metrics.meanAveragePrecisionAt)):
+        means = evaluation.curve("model", metric)
+        for cutoff in CUTOFFS:
+            assert means[cutoff - 1] == pytest.approx(reference(cutoff), rel=0, abs=1e-12), (
+                metric, cutoff)
+    # no list is longer than 30 and no user has more than 15 relevant items: MAP@30 is the
+    # uncut MAP, which Spark divides by |R|
+    assert evaluation.curve("model", "map")[MAX_CUTOFF - 1] == pytest.approx(
+        metrics.meanAveragePrecision, rel=0, abs=1e-12)
