@@ -60,6 +60,8 @@ widest = spread.index[0]
 st.caption(f"Equal scores are ordered as the sidebar says ({settings.conventions.ties}) under "
            f"every preset; the relevance is the sidebar's. {literal(widest)}'s {label} goes "
            f"from {means[widest].min():.4f} to {means[widest].max():.4f} across the presets.")
+if means_note := cached_conventions.grades_note(prepared, settings, metric):
+    st.info(means_note, icon=":material/info:")
 
 if not pairs:
     st.success(f"Every preset gives the same {label} here: the choices they differ on do not "

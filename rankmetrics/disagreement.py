@@ -21,7 +21,14 @@ import numpy as np
 import pandas as pd
 
 from rankmetrics.checks import check_choice, check_int
-from rankmetrics.conventions import CHOICE_WORDS, NUMBER_OPTIONS, PRESETS, Conventions, number_words
+from rankmetrics.conventions import (
+    CHOICE_WORDS,
+    NUMBER_OPTIONS,
+    PRESET_NAMES,
+    PRESETS,
+    Conventions,
+    number_words,
+)
 from rankmetrics.evaluation import Evaluation
 from rankmetrics.metrics import METRICS
 
@@ -29,6 +36,9 @@ from rankmetrics.metrics import METRICS
 AGREEMENT = 1e-12
 #: The step of :meth:`PresetComparison.steps` with every differing setting changed.
 ALL_SETTINGS = "all of them"
+#: The presets whose library gives every relevant item the same NDCG gain, 1, whatever its
+#: grade: under a graded mapping the preset's NDCG uses the grades and the library's does not.
+BINARY_NDCG_PRESETS = ("spark_mllib", "recommenders")
 
 
 @dataclass(frozen=True)
@@ -41,6 +51,8 @@ class PresetComparison:
     values: pd.DataFrame
     conventions: dict[str, Conventions]
     _evaluations: dict[Conventions, Evaluation] = field(repr=False)
+    #: Where a preset's library would not compute this metric on these grades, why, in words.
+    grades_note: str | None = None
 
     @property
     def label(self) -> str:
@@ -150,7 +162,19 @@ def compare_presets(evaluation: Evaluation, metric: str, cutoff: int | None,
     rows = {name: comparison._means(chosen) for name, chosen in conventions.items()}
     values = pd.DataFrame.from_dict(rows, orient="index")[evaluation.models]
     values.index.name = "preset"
-    return dataclasses.replace(comparison, values=values)
+    return dataclasses.replace(comparison, values=values,
+                               grades_note=_grades_note(evaluation, metric, names))
+
+
+def _grades_note(evaluation: Evaluation, metric: str, names: Sequence[str]) -> str | None:
+    """Words for the presets whose library's NDCG ignores grades, when the grades matter."""
+    binary = [PRESET_NAMES[name] for name in names if name in BINARY_NDCG_PRESETS]
+    if metric != "ndcg" or evaluation.relevance.kind == "binary" or not binary:
+        return None
+    return (f"{' and '.join(binary)} compute NDCG as these libraries do on relevant / not "
+            "relevant items, and here with the grades: the libraries themselves give every "
+            "relevant item a gain of 1, so their own NDCG equals these rows only when the "
+            "ratings become relevant / not (or every relevant item has grade 1).")
 
 
 def _same(a: np.ndarray, b: np.ndarray) -> bool:

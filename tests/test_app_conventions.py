@@ -33,6 +33,9 @@ def test_every_preset_on_the_demo_is_that_preset_evaluated_alone():
                          max_cutoff=10).means(["ndcg"])
         for model in MOVIE_MODELS:
             assert means.at[row, model] == pytest.approx(alone[model]["ndcg"][9], abs=1e-12)
+    # the demo's ratings become grades: the page says which libraries ignore them in NDCG
+    notes = [plain(info.value) for info in at.info]
+    assert any("Spark MLlib" in note and "gain of 1" in note for note in notes), notes
 
 
 def test_the_steps_end_at_the_second_preset_and_say_what_moves_most():

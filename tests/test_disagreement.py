@@ -131,3 +131,14 @@ def test_a_metric_without_a_cutoff(data):
     assert compared.values.at["trec_eval", "model"] == pytest.approx(
         float(np.asarray(alone["model"]["r_precision"]).ravel()[0]), abs=1e-12)
     assert isinstance(compared.values, pd.DataFrame)
+
+
+def test_the_presets_with_a_binary_ndcg_are_named_only_when_grades_matter():
+    truth, run = random_data(77, ratings="stars")
+    graded = evaluate(truth, {"model": run}, relevance=STARS, max_cutoff=10)
+    binary = evaluate(truth, {"model": run}, relevance=RelevanceMapping.binary(4), max_cutoff=10)
+    note = compare_presets(graded, "ndcg", 10).grades_note
+    assert note is not None and "Spark MLlib" in note and "Microsoft Recommenders" in note
+    assert compare_presets(binary, "ndcg", 10).grades_note is None
+    assert compare_presets(graded, "precision", 10).grades_note is None
+    assert compare_presets(graded, "ndcg", 10, ["default", "trec_eval"]).grades_note is None

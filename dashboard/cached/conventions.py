@@ -68,3 +68,8 @@ def _users_moved(prepared: Prepared, relevance: RelevanceMapping, conventions: C
                  cutoff: int, max_cutoff: int, metric: str, preset_a: str, preset_b: str,
                  model: str, n: int, _settings: Settings) -> pd.DataFrame:
     return comparison(prepared, _settings, metric).users_moved(preset_a, preset_b, model, n)
+
+
+def grades_note(prepared: Prepared, settings: Settings, metric: str) -> str | None:
+    """Why a preset's library would not give its row's value on these grades, if it would not."""
+    return comparison(prepared, settings, metric).grades_note

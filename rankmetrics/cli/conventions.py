@@ -94,6 +94,8 @@ def run_conventions(args: argparse.Namespace) -> int:
                     moved["user"], moved["value_a"].to_numpy(float),
                     moved["value_b"].to_numpy(float), strict=True))
             print(f"  users moved most ({model}): {listed}")
+    if compared.grades_note:
+        print(compared.grades_note)
     print("The presets: " + " ".join(f"{name}: {PRESET_HELP[name]}" for name in presets))
     return 0
 
