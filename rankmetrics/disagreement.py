@@ -24,7 +24,6 @@ from rankmetrics.checks import check_choice, check_int
 from rankmetrics.conventions import (
     CHOICE_WORDS,
     NUMBER_OPTIONS,
-    PRESET_NAMES,
     PRESETS,
     Conventions,
     number_words,
@@ -37,8 +36,9 @@ AGREEMENT = 1e-12
 #: The step of :meth:`PresetComparison.steps` with every differing setting changed.
 ALL_SETTINGS = "all of them"
 #: The presets whose library gives every relevant item the same NDCG gain, 1, whatever its
-#: grade: under a graded mapping the preset's NDCG uses the grades and the library's does not.
-BINARY_NDCG_PRESETS = ("spark_mllib", "recommenders")
+#: grade (under a graded mapping the preset's NDCG uses the grades and the library's does not),
+#: and the library's name.
+BINARY_NDCG_PRESETS = {"spark_mllib": "Spark MLlib", "recommenders": "Microsoft Recommenders"}
 
 
 @dataclass(frozen=True)
@@ -168,13 +168,12 @@ def compare_presets(evaluation: Evaluation, metric: str, cutoff: int | None,
 
 def _grades_note(evaluation: Evaluation, metric: str, names: Sequence[str]) -> str | None:
     """Words for the presets whose library's NDCG ignores grades, when the grades matter."""
-    binary = [PRESET_NAMES[name] for name in names if name in BINARY_NDCG_PRESETS]
+    binary = [BINARY_NDCG_PRESETS[name] for name in names if name in BINARY_NDCG_PRESETS]
     if metric != "ndcg" or evaluation.relevance.kind == "binary" or not binary:
         return None
-    return (f"{' and '.join(binary)} compute NDCG as these libraries do on relevant / not "
-            "relevant items, and here with the grades: the libraries themselves give every "
-            "relevant item a gain of 1, so their own NDCG equals these rows only when the "
-            "ratings become relevant / not (or every relevant item has grade 1).")
+    return (f"{' and '.join(binary)} give every relevant item an NDCG gain of 1, whatever its "
+            "grade. Their rows here use the grades, as every other row does: for those "
+            "libraries' own NDCG, make the ratings relevant / not.")
 
 
 def _same(a: np.ndarray, b: np.ndarray) -> bool:
