@@ -6,17 +6,76 @@ import streamlit as st
 
 from dashboard import bundles, keys
 from dashboard.cached import beyond as cached_beyond
+from dashboard.cached import choosing_k as cached_choosing_k
 from dashboard.cached import conventions as cached_conventions
 from dashboard.cached import evaluation as cached_evaluation
 from dashboard.controls import download_table, ensure_choice
 from dashboard.navigation import explain_user, explained_metric
 from dashboard.session import header, require_data, subject
 from dashboard.text import literal
-from rankmetrics.conventions import OPTION_LABELS, PRESET_HELP, PRESET_NAMES, PRESETS
+from rankmetrics.choosing_k.ties import tie_flags
+from rankmetrics.conventions import (
+    LIBRARY_TIES,
+    OPTION_LABELS,
+    PRESET_HELP,
+    PRESET_NAMES,
+    PRESETS,
+)
 from rankmetrics.disagreement import AGREEMENT, ALL_SETTINGS
 from rankmetrics.figures import metric_label, metric_title
+from rankmetrics.metrics import MAIN_METRICS
 
 USERS_SHOWN = 10
+
+
+def equal_scores() -> None:
+    """How much the order of equal scores moves the metric, and how each library orders them."""
+    st.subheader("Equal scores")
+    bounds = (cached_choosing_k.k_tie_bounds(prepared, settings) if metric in MAIN_METRICS
+              else None)
+    ties = settings.conventions.ties
+    if metric not in MAIN_METRICS:
+        st.caption(f"How far the order of equal scores can move {label} is worked out for "
+                   "Precision, Recall, HitRate, MRR, MAP and NDCG.")
+    elif bounds is None:
+        st.caption(f"The {many}' scores are not at hand here (a saved evaluation keeps ranked "
+                   "lists), so how far the order of equal scores can move the value is not "
+                   "known.")
+    else:
+        at = bounds.loc[(bounds["metric"] == metric) & (bounds["cutoff"] == k)]
+        if not (at["tied_share"] > 0).any():
+            st.caption(f"No list has equal scores across K = {k}: every library puts the same "
+                       f"items in the top {k}, so ties explain none of the differences above.")
+        else:
+            flags = tie_flags(bounds, metric, k).set_index("model")
+            shares = at.set_index("model")["tied_share"]
+            table = pd.DataFrame({
+                "Lowest": flags["low"], f"In force ({ties})": flags["active"],
+                "Highest": flags["high"], f"{one.capitalize()}s with ties across K":
+                shares.reindex(flags.index)})
+            table.index.name = "Model"
+            st.dataframe(table, key="conventions_ties", column_config={
+                **{name: st.column_config.NumberColumn(name, format="%.4f")
+                   for name in table.columns[:3]},
+                str(table.columns[3]): st.column_config.NumberColumn(
+                    str(table.columns[3]), format="percent")})
+            widest = str(flags["range"].idxmax())
+            low, high = flags.loc[widest, ["low", "high"]].to_numpy(float)
+            st.markdown(
+                f"Equal scores decide part of the top {k}: {literal(widest)}'s {label} lies "
+                f"between {low:.4f} and {high:.4f} "
+                "depending on their order, under every preset alike. "
+                + ("That is more than its gap to the nearest model, so the tie rule could "
+                   "change the order of the models." if flags.at[widest, "flagged"] else
+                   "That is less than its gap to the nearest model: the order of the models "
+                   "stands."))
+    libraries = pd.DataFrame(
+        [(library, order, rule or "none") for library, order, rule in LIBRARY_TIES],
+        columns=["Library", "Orders equal scores", "Tie rule that matches"])
+    st.dataframe(libraries, hide_index=True, key="conventions_library_ties")
+    st.caption("Where no tie rule matches, the library's value lies between the lowest and "
+               "highest above. The tie rule is in the sidebar, under Advanced.")
+
 
 one, many = subject(), subject(plural=True)
 header(
@@ -66,6 +125,7 @@ if means_note := cached_conventions.grades_note(prepared, settings, metric):
 if not pairs:
     st.success(f"Every preset gives the same {label} here: the choices they differ on do not "
                "matter for this data and metric.", icon=":material/check_circle:")
+    equal_scores()
     st.stop()
 
 st.subheader("What moves the number")
@@ -129,3 +189,5 @@ else:
     if st.button(f"Explain {literal(user)}'s {metric_label(explained_metric(metric), k)}",
                  icon=":material/calculate:", key="conventions_explain"):
         explain_user(model, user, metric)
+
+equal_scores()

@@ -267,6 +267,17 @@ PRESET_NAMES: dict[str, str] = {
     "recommenders": "Microsoft Recommenders' conventions",
 }
 
+#: How each library orders items with equal scores: the library, its order in words, and the
+#: tie rule (``Conventions.ties``) that gives the same order, or None where none does.
+LIBRARY_TIES: tuple[tuple[str, str, str | None], ...] = (
+    ("trec_eval, pytrec_eval, ir_measures", "by item id, descending", "item_desc"),
+    ("ranx", "an unstable sort: no fixed order", None),
+    ("scikit-learn ndcg_score", "the average over every order of the tied items", None),
+    ("Spark MLlib RankingMetrics", "the order of the lists it is given (it takes no scores)",
+     "input"),
+    ("Microsoft Recommenders", "a sort by score that fixes no order for equal scores", None),
+)
+
 PRESET_HELP: dict[str, str] = {
     "default": "The project's defaults: exponential gain, ideal from all ground truth, "
     "users without relevant items skipped.",

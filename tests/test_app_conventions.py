@@ -66,3 +66,11 @@ def test_the_users_moved_most_lead_to_their_arithmetic():
     ok(at)
     assert at.session_state["explain_user"] == first.iloc[0]
     assert at.session_state["explain_model"] == at.session_state["conventions_model"]
+
+
+def test_equal_scores_are_checked_and_each_library_tie_order_listed():
+    at = _page()
+    captions = [plain(c.value) for c in at.caption]
+    assert any("No list has equal scores across K = 10" in c for c in captions), captions
+    libraries = [d.value for d in at.dataframe if "Orders equal scores" in d.value.columns]
+    assert len(libraries) == 1 and len(libraries[0]) == 5
