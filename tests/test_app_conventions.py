@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from rankmetrics import evaluate
-from rankmetrics.conventions import PRESET_NAMES, PRESETS
+from rankmetrics.conventions import PRESET_NAMES, PRESETS, Conventions
 from rankmetrics.io import read_run, read_truth
 from rankmetrics.relevance import suggest_mapping
 from tests.apptest import MOVIE_MODELS, frame, ok, plain, start
@@ -74,3 +74,40 @@ def test_equal_scores_are_checked_and_each_library_tie_order_listed():
     assert any("No list has equal scores across K = 10" in c for c in captions), captions
     libraries = [d.value for d in at.dataframe if "Orders equal scores" in d.value.columns]
     assert len(libraries) == 1 and len(libraries[0]) == 5
+
+
+def test_equal_scores_in_an_upload_bound_every_tie_rule(tmp_path):
+    import pandas as pd
+
+    from tests.apptest import UPLOADS, go, upload
+
+    als = pd.read_csv(UPLOADS / "als_model.csv")
+    als["prediction"] = als["prediction"].round(0)  # whole numbers: many equal scores
+    tied = als.to_csv(index=False).encode()
+    at = start("movies", "app_pages/data.py")
+    upload(at, 1, "ratings.csv")
+    upload(at, 0, "rounded.csv", "popular_items.tsv", content={"rounded.csv": tied})
+    go(at, PAGE)
+    table = next(d.value for d in at.main.dataframe if "Lowest" in d.value.columns)
+    assert sorted(table.index) == ["popular_items", "rounded"]
+    low, high = table.at["rounded", "Lowest"], table.at["rounded", "Highest"]
+    assert low < high
+    shares = table.filter(like="with ties across K")
+    assert shares.at["rounded", shares.columns[0]] > 0
+    assert shares.at["popular_items", shares.columns[0]] == 0  # ranks, no ties
+    # every tie rule's value lies within the bounds, and the one in force is the table's
+    (tmp_path / "rounded.csv").write_bytes(tied)
+    truth = read_truth(UPLOADS / "ratings.csv")
+    run = read_run(tmp_path / "rounded.csv")
+    relevance = suggest_mapping(truth.numbers()).recommended
+    values = {}
+    for rule in ("item_desc", "item_asc", "input"):
+        conventions = Conventions(ties=rule)
+        values[rule] = evaluate(truth, {"rounded": run}, relevance=relevance,
+                                conventions=conventions, max_cutoff=10).means(["ndcg"])[
+            "rounded"]["ndcg"][9]
+        assert low - 1e-12 <= values[rule] <= high + 1e-12
+    in_force = next(c for c in table.columns if c.startswith("In force"))
+    assert table.at["rounded", in_force] == pytest.approx(values["item_desc"], abs=1e-12)
+    said = " ".join(plain(m.value) for m in at.markdown)
+    assert f"rounded's NDCG@10 lies between {low:.4f} and {high:.4f}" in said

@@ -94,3 +94,35 @@ def test_the_files_are_needed(capsys):
     assert main(["conventions", "--truth", str(MOVIES / "ground_truth.csv")]) == 1
     assert "conventions needs --truth FILE and at least one --run FILE." in (
         capsys.readouterr().err)
+
+
+def test_equal_scores_give_bounds_that_hold_pytrec_evals_value(capsys, tmp_path):
+    import re
+
+    run = pd.read_parquet(MOVIES / "personalized.parquet")
+    run["score"] = run["score"].round(1)  # coarse scores: many ties across K
+    run.to_csv(tmp_path / "coarse.csv", index=False)
+    files = ["--truth", str(MOVIES / "ground_truth.csv"), "--binary", "4",
+             "--run", str(tmp_path / "coarse.csv"), "--preset", "trec_eval", "--users", "0"]
+    assert main(["conventions", *files]) == 0
+    out = capsys.readouterr().out
+    found = re.search(r"coarse: (\d\.\d{4}) to (\d\.\d{4}) \(in force (\d\.\d{4}); (\d+)% of "
+                      r"users with ties across K\)", out)
+    assert found, out
+    low, high, active, share = (float(g) for g in found.groups())
+    assert low < active < high and share > 0
+    truth = pd.read_csv(MOVIES / "ground_truth.csv", dtype={"user": str, "item": str})
+    qrels = {user: dict(zip(group["item"], (group["rating"] >= 4).astype(int).tolist(),
+                            strict=True)) for user, group in truth.groupby("user")}
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10"})
+    scored = {user: dict(zip(group["item"].astype(str), group["score"].tolist(), strict=True))
+              for user, group in run.groupby("user")}
+    mean = sum(v["ndcg_cut_10"] for v in evaluator.evaluate(scored).values()) / len(qrels)
+    assert mean == pytest.approx(active, abs=6e-5)  # trec_eval's own tie order is in force
+    assert low - 1e-4 <= mean <= high + 1e-4
+    assert "ranx: an unstable sort" in out
+
+
+def test_a_model_without_equal_scores_says_so(capsys):
+    assert main(["conventions", *FILES, "--users", "0"]) == 0
+    assert "no list has equal scores across K = 10" in capsys.readouterr().out

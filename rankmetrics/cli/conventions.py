@@ -14,11 +14,18 @@ import argparse
 import numpy as np
 import pandas as pd
 
+from rankmetrics.choosing_k.ties import tie_bounds, tie_flags
 from rankmetrics.cli.options import Commands, add_reading_options
-from rankmetrics.cli.paired_inputs import add_paired_inputs, print_tables, read_evaluation
-from rankmetrics.conventions import PRESET_HELP, PRESETS
+from rankmetrics.cli.paired_inputs import (
+    add_paired_inputs,
+    print_tables,
+    read_evaluation_and_runs,
+)
+from rankmetrics.conventions import LIBRARY_TIES, PRESET_HELP, PRESETS
 from rankmetrics.disagreement import AGREEMENT, ALL_SETTINGS, compare_presets
 from rankmetrics.evaluation import Evaluation
+from rankmetrics.io import LoadedTable
+from rankmetrics.metrics import MAIN_METRICS
 
 DEFAULT_USERS = 3
 
@@ -53,7 +60,7 @@ def run_conventions(args: argparse.Namespace) -> int:
     presets = _presets(args.presets)
     if args.users < 0:
         raise ValueError(f"--users must be 0 or more; got {args.users}.")
-    evaluation, metric_cutoff = read_evaluation(args, "conventions", fewest=1)
+    evaluation, runs, metric_cutoff = read_evaluation_and_runs(args, "conventions", fewest=1)
     if not isinstance(evaluation, Evaluation):  # pragma: no cover - --bundle is not offered
         raise ValueError("conventions needs the files: a saved evaluation keeps one set of "
                          "conventions.")
@@ -96,8 +103,38 @@ def run_conventions(args: argparse.Namespace) -> int:
             print(f"  users moved most ({model}): {listed}")
     if compared.grades_note:
         print(compared.grades_note)
+    if args.metric in MAIN_METRICS and metric_cutoff is not None:
+        print(_equal_scores(evaluation, runs, args.metric, metric_cutoff, compared.label))
     print("The presets: " + " ".join(f"{name}: {PRESET_HELP[name]}" for name in presets))
     return 0
+
+
+def _equal_scores(evaluation: Evaluation, runs: dict[str, LoadedTable], metric: str, k: int,
+                  label: str) -> str:
+    """How far the order of equal scores moves each model's mean, and how each library
+    orders them."""
+    bounds = tie_bounds(evaluation, runs, [metric])
+    at = bounds.loc[(bounds["metric"] == metric) & (bounds["cutoff"] == k)]
+    libraries = "; ".join(f"{library}: {order}" for library, order, _ in LIBRARY_TIES)
+    if not (at["tied_share"] > 0).any():
+        return (f"Equal scores: no list has equal scores across K = {k}, so every library puts "
+                f"the same items in the top {k} and ties explain none of the differences.")
+    shares = dict(zip(at["model"].astype(str), at["tied_share"].astype(float), strict=True))
+    lines = [f"Equal scores decide part of the top {k}. {label} over every order of the tied "
+             f"items (the same under every preset), with --ties {evaluation.conventions.ties} "
+             "in force:"]
+    for row in tie_flags(bounds, metric, k).itertuples():
+        share = shares[str(row.model)]
+        if share == 0:
+            lines.append(f"  {row.model}: {row.active:.4f}, no equal scores across K")
+            continue
+        lines.append(f"  {row.model}: {row.low:.4f} to {row.high:.4f} (in force {row.active:.4f}; "
+                     f"{share:.0%} of users with ties across K)"
+                     + ("; wider than its gap to the nearest model, so the tie rule could "
+                        "change the order of the models" if row.flagged else ""))
+    lines.append("How each library orders equal scores: " + libraries + ". A library that "
+                 "fixes no order, or averages over the orders, lands between the two values.")
+    return "\n".join(lines)
 
 
 def _presets(text: str | None) -> list[str]:

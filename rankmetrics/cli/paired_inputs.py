@@ -23,6 +23,7 @@ from rankmetrics.cli.options import (
     relevance_mapping,
 )
 from rankmetrics.evaluation import Evaluation, SavedEvaluation, evaluate, load_bundle
+from rankmetrics.io import LoadedTable
 from rankmetrics.metrics import METRICS
 
 #: The K when the command line does not say (or the largest K of a saved evaluation).
@@ -51,7 +52,17 @@ def read_evaluation(args: argparse.Namespace, command: str, *, fewest: int = 2
                     ) -> tuple[Evaluation | SavedEvaluation, int | None]:
     """The evaluation of the files (or the saved evaluation) and the cutoff of ``--metric``
     (None for a metric without one); ``fewest``: the ``--run`` files the command needs."""
+    evaluation, _, metric_cutoff = read_evaluation_and_runs(args, command, fewest=fewest)
+    return evaluation, metric_cutoff
+
+
+def read_evaluation_and_runs(args: argparse.Namespace, command: str, *, fewest: int = 2
+                             ) -> tuple[Evaluation | SavedEvaluation, dict[str, LoadedTable],
+                                        int | None]:
+    """As :func:`read_evaluation`, with the models' files as read (none for a saved
+    evaluation): what needs their scores, such as the bounds over orders of equal scores."""
     evaluation: Evaluation | SavedEvaluation
+    runs: dict[str, LoadedTable] = {}
     if getattr(args, "bundle", None) is not None:
         refuse_with_bundle(args)
         with reading(f"--bundle {args.bundle}", args.bundle):
@@ -76,7 +87,7 @@ def read_evaluation(args: argparse.Namespace, command: str, *, fewest: int = 2
         raise ValueError(f"--cutoff: the saved evaluation holds every user's values at K = "
                          f"{', '.join(map(str, evaluation.per_user_cutoffs))}; choose one of "
                          "them.")
-    return evaluation, metric_cutoff
+    return evaluation, runs, metric_cutoff
 
 
 def read_paired_values(args: argparse.Namespace, command: str
