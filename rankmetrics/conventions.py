@@ -275,7 +275,7 @@ LIBRARY_TIES: tuple[tuple[str, str, str | None], ...] = (
     ("scikit-learn ndcg_score", "the average over every order of the tied items", None),
     ("Spark MLlib RankingMetrics", "the order of the lists it is given (it takes no scores)",
      "input"),
-    ("Microsoft Recommenders", "a sort by score that fixes no order for equal scores", None),
+    ("Microsoft Recommenders", "the order of its rows (a stable sort by score)", "input"),
 )
 
 PRESET_HELP: dict[str, str] = {
@@ -295,5 +295,6 @@ PRESET_HELP: dict[str, str] = {
     "recommenders": "Reproduces Microsoft Recommenders' python evaluation (precision_at_k, "
     "recall_at_k, ndcg_at_k, map_at_k) given the relevant rows as rating_true: AP@K divided "
     "by the smaller of K and the relevant items, only users with relevant items and a list "
-    "counted. Its default NDCG is binary: with a graded mapping, use a threshold to compare.",
+    "counted. Its default NDCG is binary: with a graded mapping, use a threshold to compare. It "
+    "keeps equal scores in the order of its rows: on tied scores, add the input tie rule.",
 }

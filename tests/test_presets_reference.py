@@ -11,7 +11,8 @@
 
 Both libraries' NDCG is binary by default, so the data is judged with a threshold; the graded
 NDCG of Microsoft Recommenders (``score_type="raw"`` and ``"exp"``) is checked against the
-ratings used as grades. The means are compared, each to 1e-12.
+ratings used as grades, and its order of equal scores (the order of its rows) on tied data. The
+means are compared, each to 1e-12.
 """
 
 from __future__ import annotations
@@ -89,6 +90,27 @@ def test_recommenders_graded_ndcg_is_the_ratings_as_grades(score_type, gain):
         expected = ndcg_at_k(relevant, predicted, k=cutoff, score_type=score_type)
         assert evaluation.curve("model", "ndcg")[cutoff - 1] == pytest.approx(
             expected, rel=0, abs=1e-12), cutoff
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_recommenders_keeps_equal_scores_in_the_order_of_its_rows(seed):
+    """Its top K comes from a sort by user and score over several columns, which pandas does
+    stably: equal scores keep the order of the rows, the ``input`` tie rule."""
+    truth, run = random_data(940 + seed)  # scores rounded to 0.1: many ties across K
+    relevant, predicted = _ms_tables(truth, run)
+    kept = evaluate(truth, {"model": run}, relevance=BINARY, max_cutoff=MAX_CUTOFF,
+                    conventions=Conventions.preset("recommenders", ties="input"))
+    by_id = evaluate(truth, {"model": run}, relevance=BINARY, max_cutoff=MAX_CUTOFF,
+                     conventions=Conventions.preset("recommenders"))
+    differs = False
+    for metric, reference in (("precision", precision_at_k), ("recall", recall_at_k),
+                              ("map", map_at_k)):
+        for cutoff in CUTOFFS:
+            expected = reference(relevant, predicted, k=cutoff)
+            assert kept.curve("model", metric)[cutoff - 1] == pytest.approx(
+                expected, rel=0, abs=1e-12), (metric, cutoff)
+            differs |= abs(by_id.curve("model", metric)[cutoff - 1] - expected) > 1e-9
+    assert differs  # the data's ties do decide the top K somewhere
 
 
 @pytest.mark.filterwarnings("ignore:Deprecated in 3.0.0:FutureWarning")
