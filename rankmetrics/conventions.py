@@ -255,6 +255,10 @@ PRESETS: dict[str, Conventions] = {
         gain="exponential", ideal="ground_truth", ap_denominator="min_k_relevant",
         empty_users="skip", missing_users="skip",
     ),
+    "sklearn": Conventions(
+        gain="linear", ideal="retrieved", ap_denominator="relevant",
+        empty_users="zero", missing_users="skip",
+    ),
 }
 
 #: Each preset as a summary names it.
@@ -265,6 +269,7 @@ PRESET_NAMES: dict[str, str] = {
     "retrieved_ideal": "Textbook conventions",
     "spark_mllib": "Spark MLlib's RankingMetrics conventions",
     "recommenders": "Microsoft Recommenders' conventions",
+    "sklearn": "scikit-learn's ndcg_score conventions",
 }
 
 #: How each library orders items with equal scores: the library, its order in words, and the
@@ -273,6 +278,7 @@ LIBRARY_TIES: tuple[tuple[str, str, str | None], ...] = (
     ("trec_eval, pytrec_eval, ir_measures", "by item id, descending", "item_desc"),
     ("ranx", "an unstable sort: no fixed order", None),
     ("scikit-learn ndcg_score", "the average over every order of the tied items", None),
+    ("RecBole", "torch.topk on the scores: no fixed order", None),
     ("Spark MLlib RankingMetrics", "the order of the lists it is given (it takes no scores)",
      "input"),
     ("Microsoft Recommenders", "the order of its rows (a stable sort by score)", "input"),
@@ -285,16 +291,20 @@ PRESET_HELP: dict[str, str] = {
     "linear gain, every ground-truth user counted.",
     "ranx_burges": "Reproduces ranx's ndcg_burges: exponential gain, ideal from all ground "
     "truth, every user counted.",
-    "retrieved_ideal": "Reproduces the textbook examples and, with linear gain, scikit-learn's "
-    "ndcg_score fed each user's top-K recommended rows: the ideal is the model's own top-K "
-    "list re-sorted.",
+    "retrieved_ideal": "Reproduces the worked examples of NDCG tutorials: exponential gain, the "
+    "ideal is the model's own top-K list re-sorted.",
     "spark_mllib": "Reproduces Spark MLlib's RankingMetrics (precisionAt, recallAt, ndcgAt, "
-    "meanAveragePrecisionAt) given every ground-truth user's relevant items: AP@K divided by "
-    "the smaller of K and the relevant items, every user counted. Its NDCG is binary: with a "
-    "graded mapping, use a threshold to compare.",
+    "meanAveragePrecisionAt) given every ground-truth user's relevant items, and RecBole's "
+    "top-K metrics (Precision, Recall, MAP, NDCG, MRR, Hit): AP@K divided by the smaller of K "
+    "and the relevant items, every user counted. Their NDCG is binary: with a graded mapping, "
+    "use a threshold to compare.",
     "recommenders": "Reproduces Microsoft Recommenders' python evaluation (precision_at_k, "
     "recall_at_k, ndcg_at_k, map_at_k) given the relevant rows as rating_true: AP@K divided "
     "by the smaller of K and the relevant items, only users with relevant items and a list "
     "counted. Its default NDCG is binary: with a graded mapping, use a threshold to compare. It "
     "keeps equal scores in the order of its rows: on tied scores, add the input tie rule.",
+    "sklearn": "Reproduces scikit-learn's ndcg_score and dcg_score fed each user's top-K "
+    "recommended rows (it needs two rows or more): linear gain, the ideal is the model's own "
+    "top-K list re-sorted, users without relevant items counted as 0, users without a list "
+    "left out. It averages over the orders of equal scores, which no tie rule does.",
 }

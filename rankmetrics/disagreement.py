@@ -38,7 +38,8 @@ ALL_SETTINGS = "all of them"
 #: The presets whose library gives every relevant item the same NDCG gain, 1, whatever its
 #: grade (under a graded mapping the preset's NDCG uses the grades and the library's does not),
 #: and the library's name.
-BINARY_NDCG_PRESETS = {"spark_mllib": "Spark MLlib", "recommenders": "Microsoft Recommenders"}
+BINARY_NDCG_PRESETS = {"spark_mllib": ("Spark MLlib", "RecBole"),
+                       "recommenders": ("Microsoft Recommenders",)}
 
 
 @dataclass(frozen=True)
@@ -168,10 +169,11 @@ def compare_presets(evaluation: Evaluation, metric: str, cutoff: int | None,
 
 def _grades_note(evaluation: Evaluation, metric: str, names: Sequence[str]) -> str | None:
     """Words for the presets whose library's NDCG ignores grades, when the grades matter."""
-    binary = [BINARY_NDCG_PRESETS[name] for name in names if name in BINARY_NDCG_PRESETS]
+    binary = [library for name in names for library in BINARY_NDCG_PRESETS.get(name, ())]
     if metric != "ndcg" or evaluation.relevance.kind == "binary" or not binary:
         return None
-    return (f"{' and '.join(binary)} give every relevant item an NDCG gain of 1, whatever its "
+    libraries = ", ".join(binary[:-1]) + " and " + binary[-1] if len(binary) > 1 else binary[0]
+    return (f"{libraries} give every relevant item an NDCG gain of 1, whatever its "
             "grade. Their rows here use the grades, as every other row does: for those "
             "libraries' own NDCG, make the ratings relevant / not.")
 

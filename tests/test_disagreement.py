@@ -116,7 +116,7 @@ def test_agreeing_presets_share_nothing_to_explain_and_bad_names_are_named(data)
     with pytest.raises(ValueError, match="No model 'missing'"):
         compared.users_moved("trec_eval", "ranx_burges", "missing")
     with pytest.raises(ValueError, match="'presets' argument"):
-        compare_presets(binary, "ndcg", 5, presets=["sklearn"])
+        compare_presets(binary, "ndcg", 5, presets=["scikit_learn"])
     with pytest.raises(ValueError, match="need the models' files evaluated again"):
         binary.with_conventions(Conventions(ties="input"))
 

@@ -90,7 +90,7 @@ def test_a_session_without_the_link_sees_none_of_the_uploads():
     ({"ws": "../../etc/passwd"}, "workspace does not exist on this server"),
     ({"ws": "A" * 24}, "workspace does not exist on this server"),
     ({"data": "nothing"}, "data = “nothing” was not used"),
-    ({"preset": "sklearn"}, "preset = “sklearn” was not used"),
+    ({"preset": "scikit"}, "preset = “scikit” was not used"),
     ({"confidence": "2"}, "confidence = “2” was not used"),
     ({"colour": "red"}, "setting “colour” = “red” is unknown"),
     ({"segment_by": "planet"}, "segment_by = “planet” was not used"),

@@ -17,6 +17,7 @@ means are compared, each to 1e-12.
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 from recommenders.evaluation.python_evaluation import (
@@ -30,6 +31,7 @@ from rankmetrics import Conventions, RelevanceMapping, evaluate
 from tests.helpers import random_data
 
 BINARY = RelevanceMapping.binary(1)
+STARS = RelevanceMapping.graded({5: 3, 4: 2, 3: 1})
 CUTOFFS = (1, 2, 3, 5, 10, 20, 30)
 MAX_CUTOFF = 30
 
@@ -137,3 +139,87 @@ def test_spark_mllib_preset_matches_ranking_metrics(spark, seed):
     # uncut MAP, which Spark divides by |R|
     assert evaluation.curve("model", "map")[MAX_CUTOFF - 1] == pytest.approx(
         metrics.meanAveragePrecision, rel=0, abs=1e-12)
+
+
+# RecBole 1.2's own expected values, from its tests/metrics/test_topk_metrics.py
+# (RUCAIBox/RecBole): four users' hits at ranks 1..3 (pos_idx) and relevant-item counts
+# (pos_len), and each metric's value per user at K = 1, 2, 3 (metric_info). RecBole reports
+# the mean over users.
+RECBOLE_HITS = [[0, 0, 0], [1, 1, 1], [1, 0, 1], [0, 0, 1]]
+RECBOLE_RELEVANT = [1, 3, 4, 2]
+_L2 = np.log2
+RECBOLE_EXPECTED = {
+    "hit_rate": [[0, 0, 0], [1, 1, 1], [1, 1, 1], [0, 0, 1]],
+    "ndcg": [[0, 0, 0], [1, 1, 1],
+             [1, (1 / _L2(2)) / (1 / _L2(2) + 1 / _L2(3)),
+              (1 / _L2(2) + 1 / _L2(4)) / (1 / _L2(2) + 1 / _L2(3) + 1 / _L2(4))],
+             [0, 0, (1 / _L2(4)) / (1 / _L2(2) + 1 / _L2(3))]],
+    "mrr": [[0, 0, 0], [1, 1, 1], [1, 1, 1], [0, 0, 1 / 3]],
+    "map": [[0, 0, 0], [1, 1, 1], [1, 1 / 2, (1 / 3) * (1 / 1 + 2 / 3)], [0, 0, (1 / 3) * (1 / 2)]],
+    "recall": [[0, 0, 0], [1 / 3, 2 / 3, 3 / 3], [1 / 4, 1 / 4, 2 / 4], [0, 0, 1 / 2]],
+    "precision": [[0, 0, 0], [1, 2 / 2, 3 / 3], [1, 1 / 2, 2 / 3], [0, 0, 1 / 3]],
+}
+
+
+def _recbole_data() -> tuple[pd.DataFrame, pd.DataFrame]:
+    """RecBole's test case as files would hold it: each user's three ranked items, relevant
+    where pos_idx says, and relevant items the list missed to make up pos_len."""
+    truth, run = [], []
+    for number, (hits, relevant) in enumerate(zip(RECBOLE_HITS, RECBOLE_RELEVANT, strict=True)):
+        user = f"u{number}"
+        for rank, hit in enumerate(hits):
+            run.append((user, f"{user}-ranked{rank}", 3.0 - rank))
+            if hit:
+                truth.append((user, f"{user}-ranked{rank}", 1))
+        truth += [(user, f"{user}-unranked{extra}", 1)
+                  for extra in range(relevant - sum(hits))]
+    return (pd.DataFrame(truth, columns=["user", "item", "rating"]),
+            pd.DataFrame(run, columns=["user", "item", "score"]))
+
+
+def test_recbole_top_k_metrics_are_the_spark_mllib_preset():
+    """RecBole divides AP@K by min(K, |R|), takes the NDCG ideal from min(K, |R|) relevant
+    items and gives each a gain of 1: the spark_mllib preset, per user and on average."""
+    truth, run = _recbole_data()
+    evaluation = evaluate(truth, {"model": run}, relevance=BINARY,
+                          conventions=Conventions.preset("spark_mllib"), max_cutoff=3)
+    means = evaluation.means(list(RECBOLE_EXPECTED))["model"]
+    for metric, expected in RECBOLE_EXPECTED.items():
+        table = np.array(expected, dtype=float)
+        for cutoff in (1, 2, 3):
+            per_user = evaluation.per_user_at("model", metric, cutoff)
+            assert per_user.to_numpy() == pytest.approx(table[:, cutoff - 1], abs=1e-12), (
+                metric, cutoff)
+            assert means[metric][cutoff - 1] == pytest.approx(table[:, cutoff - 1].mean(),
+                                                              abs=1e-12), (metric, cutoff)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_sklearn_preset_is_ndcg_scores_mean(seed):
+    """scikit-learn's ndcg_score fed each user's top K rows of the model, as one matrix per
+    length fed (its own mean over the users of the matrix): the mean over every user with a
+    list, 0 where the top K holds no relevant item. It needs two rows or more, so the lists
+    here have two or more items; users unknown to the ground truth are not fed."""
+    from sklearn.metrics import ndcg_score
+
+    truth, run = random_data(960 + seed, ratings="stars", tie_free=True)
+    sizes = run.groupby("user")["item"].transform("size")
+    run = run[(sizes >= 2) & run["user"].isin(truth["user"])].reset_index(drop=True)
+    grades = STARS.grades(truth["rating"].to_numpy()).astype(float)
+    lists = (run.merge(truth.assign(grade=grades), on=["user", "item"], how="left")
+             .fillna({"grade": 0.0})
+             .sort_values(["user", "score"], ascending=[True, False]))
+    evaluation = evaluate(truth, {"model": run}, relevance=STARS,
+                          conventions=Conventions.preset("sklearn"), max_cutoff=MAX_CUTOFF)
+    for cutoff in CUTOFFS[1:]:
+        top = lists.groupby("user").head(cutoff)
+        fed = top.groupby("user")["grade"].transform("size")
+        total, users = 0.0, 0
+        for length, rows in top.groupby(fed):
+            y_true = rows["grade"].to_numpy().reshape(-1, length)
+            y_score = rows["score"].to_numpy().reshape(-1, length)
+            total += ndcg_score(y_true, y_score, k=cutoff) * len(y_true)
+            users += len(y_true)
+        assert evaluation.curve("model", "ndcg")[cutoff - 1] == pytest.approx(
+            total / users, rel=0, abs=1e-12), cutoff
+        assert evaluation.user_counts()["users"].iloc[0] == users
