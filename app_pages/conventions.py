@@ -119,6 +119,11 @@ widest = spread.index[0]
 st.caption(f"Equal scores are ordered as the sidebar says ({settings.conventions.ties}) under "
            f"every preset; the relevance is the sidebar's. {literal(widest)}'s {label} goes "
            f"from {means[widest].min():.4f} to {means[widest].max():.4f} across the presets.")
+if not cached_conventions.identical_ids_as_preset(prepared, settings, metric):
+    kept = settings.conventions.identical_ids == "keep"
+    st.caption(f"Items whose id is the {one}'s id are {'kept' if kept else 'dropped'} under "
+               f"every preset, as the sidebar says: the {many}' files are not at hand to rank "
+               "their lists again.")
 if means_note := cached_conventions.grades_note(prepared, settings, metric):
     st.info(means_note, icon=":material/info:")
 

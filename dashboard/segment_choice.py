@@ -215,7 +215,8 @@ def _segment_data(prepared: Prepared, settings: Settings, spec: FileSpec | None,
             problems[name] = f"it recommends nothing to the users of {by} = {label}"
             continue
         run = run_from_dataframe(kept, name=name)
-        runs[name] = RankedRun.from_loaded(run, ground_truth, ties=settings.conventions.ties)
+        runs[name] = RankedRun.from_loaded(run, ground_truth, ties=settings.conventions.ties,
+                                           identical_ids=settings.conventions.identical_ids)
     key = digest(f"{prepared.key}|{spec.token if spec else ''}|{by}|{buckets}|{label}".encode())
     return replace(prepared, key=key, truth=truth, ground_truth=ground_truth, runs=runs,
                    problems=problems)

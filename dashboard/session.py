@@ -82,12 +82,14 @@ def prepare_active(status_area) -> Prepared | str:
         return ("No ground truth yet. Upload a ground truth (which items each user liked or "
                 "rated) and at least one model's output on the **Data** page to start.")
     ties = st.session_state[keys.convention("ties")]
+    identical = st.session_state.get(keys.convention("identical_ids"), "keep")
     seen = st.session_state.setdefault(keys.PREPARED_TOKENS, set())
-    todo = {truth_spec.token} | {(spec.token, truth_spec.token, ties) for spec in run_specs}
+    todo = {truth_spec.token} | {(spec.token, truth_spec.token, ties, identical)
+                                 for spec in run_specs}
     fresh = not todo <= seen
     context = status_area.status("Preparing the data…", expanded=True) if fresh else nullcontext()
     with context as status:
-        prepared = _prepare(truth_spec, run_specs, ties, status)
+        prepared = _prepare(truth_spec, run_specs, ties, identical, status)
         if status is not None:
             label = (_ready(prepared) if isinstance(prepared, Prepared)
                      else "Files read; see the Data page")
@@ -96,7 +98,7 @@ def prepare_active(status_area) -> Prepared | str:
     return prepared
 
 
-def _prepare(truth_spec: FileSpec, run_specs: list[FileSpec], ties: str,
+def _prepare(truth_spec: FileSpec, run_specs: list[FileSpec], ties: str, identical: str,
              status) -> Prepared | str:
     def say(text: str) -> None:
         if status is not None:
@@ -116,7 +118,7 @@ def _prepare(truth_spec: FileSpec, run_specs: list[FileSpec], ties: str,
             problems[spec.name] = loaded.error or "could not be read"
             continue
         say(f"Ranking {literal(spec.name)}'s lists and matching them with the ground truth…")
-        ranked = cached_inputs.ranked_run(spec, truth_spec, ties)
+        ranked = cached_inputs.ranked_run(spec, truth_spec, ties, identical)
         if isinstance(ranked, str):
             problems[spec.name] = ranked
         else:
@@ -137,7 +139,7 @@ def _prepare(truth_spec: FileSpec, run_specs: list[FileSpec], ties: str,
         return ("None of the model files can be evaluated; see the messages next to them on "
                 "the **Data** page.")
     extras = extra_specs()
-    key = digest("\n".join([truth_spec.token, ties]
+    key = digest("\n".join([truth_spec.token, ties, identical]
                            + [f"{spec.name}={spec.token}" for spec in run_specs
                               if spec.name in runs]
                            + [spec.token for spec in extras.values()]).encode())

@@ -22,6 +22,7 @@ EMPTY_USERS = ("skip", "zero")
 MISSING_USERS = ("zero", "skip")
 TIES = ("item_desc", "item_asc", "input")
 RBP_GAINS = ("binary", "graded")
+IDENTICAL_IDS = ("keep", "drop")
 
 OPTION_CHOICES: dict[str, tuple[str, ...]] = {
     "gain": GAINS,
@@ -31,6 +32,7 @@ OPTION_CHOICES: dict[str, tuple[str, ...]] = {
     "missing_users": MISSING_USERS,
     "ties": TIES,
     "rbp_gain": RBP_GAINS,
+    "identical_ids": IDENTICAL_IDS,
 }
 
 OPTION_HELP: dict[str, str] = {
@@ -55,12 +57,16 @@ OPTION_HELP: dict[str, str] = {
     "the ground truth); gdeval, and so ir_measures' ERR, uses 4.",
     "rbp_gain": "What an item adds to RBP: 1 if relevant (binary, as ranx on 0/1 labels and "
     "ir_measures' RBP with rel=), or its grade over the highest grade (graded).",
+    "identical_ids": "An item whose id is the user's (the query's) own id: kept in the list "
+    "(keep), or dropped from it before the metrics, the items below moving up (drop, as "
+    "BEIR's ignore_identical_ids does where the corpus holds the queries themselves).",
 }
 
 #: Each option as a control names it.
 OPTION_LABELS: dict[str, str] = {
     **{option: option.replace("_", " ").capitalize() for option in OPTION_CHOICES},
     "ap_denominator": "AP denominator", "rbp_gain": "RBP gain",
+    "identical_ids": "Items with the user's id",
 }
 
 #: The options that are numbers, not choices: the parameters of RBP and ERR.
@@ -85,6 +91,8 @@ CHOICE_WORDS: dict[str, dict[object, str]] = {
              "input": "equal scores kept in the file's order"},
     "rbp_gain": {"binary": "RBP counts each relevant item as 1",
                  "graded": "RBP counts each item's grade over the highest grade"},
+    "identical_ids": {"keep": "items whose id is the user's id kept",
+                      "drop": "items whose id is the user's id dropped"},
 }
 
 
@@ -115,6 +123,9 @@ class Conventions:
         g_max of ERR and graded RBP; None: the highest grade of the relevance mapping.
     rbp_gain : {"binary", "graded"}
         What an item adds to RBP: 1 if relevant, or its grade / g_max.
+    identical_ids : {"keep", "drop"}
+        An item whose id equals the user's id: kept, or dropped from the list (the items
+        below it move up one rank) when the lists are ranked.
 
     Examples
     --------
@@ -134,6 +145,7 @@ class Conventions:
     rbp_persistence: float = 0.8
     max_grade: float | None = None
     rbp_gain: str = "binary"
+    identical_ids: str = "keep"
 
     def __post_init__(self) -> None:
         for name, choices in OPTION_CHOICES.items():
@@ -187,6 +199,8 @@ class Conventions:
             parts.append(f"g_max = {self.max_grade:g}")
         if self.rbp_gain != "binary":
             parts.append(f"RBP gain {self.rbp_gain}")
+        if self.identical_ids != "keep":
+            parts.append("items with the user's id dropped")
         prefix = f"preset {name}: " if name else "custom: "
         return prefix + "; ".join(parts)
 
@@ -259,6 +273,10 @@ PRESETS: dict[str, Conventions] = {
         gain="linear", ideal="retrieved", ap_denominator="relevant",
         empty_users="zero", missing_users="skip",
     ),
+    "beir": Conventions(
+        gain="linear", ideal="ground_truth", ap_denominator="relevant",
+        empty_users="zero", missing_users="skip", identical_ids="drop",
+    ),
 }
 
 #: Each preset as a summary names it.
@@ -270,6 +288,7 @@ PRESET_NAMES: dict[str, str] = {
     "spark_mllib": "Spark MLlib's RankingMetrics conventions",
     "recommenders": "Microsoft Recommenders' conventions",
     "sklearn": "scikit-learn's ndcg_score conventions",
+    "beir": "BEIR's conventions",
 }
 
 #: How each library orders items with equal scores: the library, its order in words, and the
@@ -307,4 +326,8 @@ PRESET_HELP: dict[str, str] = {
     "recommended rows (it needs two rows or more): linear gain, the ideal is the model's own "
     "top-K list re-sorted, users without relevant items counted as 0, users without a list "
     "left out. It averages over the orders of equal scores, which no tie rule does.",
+    "beir": "Reproduces BEIR's EvaluateRetrieval.evaluate (NDCG@K, MAP@K, Recall@K, P@K through "
+    "pytrec_eval): trec_eval's conventions, but only users with a list counted and, as its "
+    "ignore_identical_ids does by default, an item whose id is the user's id dropped from "
+    "the list.",
 }

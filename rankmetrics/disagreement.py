@@ -13,7 +13,7 @@ value. :meth:`PresetComparison.users_moved` lists the users whose value moves mo
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 
@@ -29,6 +29,7 @@ from rankmetrics.conventions import (
     number_words,
 )
 from rankmetrics.evaluation import Evaluation
+from rankmetrics.io import LoadedTable
 from rankmetrics.metrics import METRICS
 
 #: Presets that disagree by less than this (relative to the larger mean) agree.
@@ -54,6 +55,10 @@ class PresetComparison:
     _evaluations: dict[Conventions, Evaluation] = field(repr=False)
     #: Where a preset's library would not compute this metric on these grades, why, in words.
     grades_note: str | None = None
+    #: Whether each preset keeps or drops items whose id is the user's id as it says (False:
+    #: the lists could not be ranked again, and every preset follows the evaluation's rule).
+    identical_ids_as_preset: bool = True
+    _tables: Mapping[str, pd.DataFrame | LoadedTable] | None = field(default=None, repr=False)
 
     @property
     def label(self) -> str:
@@ -131,7 +136,7 @@ class PresetComparison:
         found = self._evaluations.get(conventions)
         if found is None:
             base = next(iter(self._evaluations.values()))
-            found = base.with_conventions(conventions)
+            found = base.with_conventions(conventions, self._tables)
             self._evaluations[conventions] = found
         return found
 
@@ -143,13 +148,19 @@ class PresetComparison:
 
 
 def compare_presets(evaluation: Evaluation, metric: str, cutoff: int | None,
-                    presets: Sequence[str] | None = None) -> PresetComparison:
+                    presets: Sequence[str] | None = None, *,
+                    tables: Mapping[str, pd.DataFrame | LoadedTable] | None = None,
+                    ) -> PresetComparison:
     """The mean of ``metric`` at ``cutoff`` for every model under each preset (every preset
     when ``presets`` is None), as :class:`PresetComparison`.
 
     ``evaluation`` is a :class:`~rankmetrics.evaluation.Evaluation` (its ranked lists and
     relevance are reused; each preset is applied with the evaluation's own tie rule, since the
     lists were ranked with it). ``cutoff`` is None for a metric without one (R-Precision).
+    A preset that keeps or drops items whose id is the user's id (``identical_ids``) other
+    than the evaluation ranks the lists of the models that hold one again, from ``tables``
+    (each model's output) or from the tables the evaluation was given; where neither is at
+    hand, every preset follows the evaluation's rule (``identical_ids_as_preset`` False).
     """
     metric = check_choice("metric", metric, list(METRICS))
     cutoff = evaluation.check_cutoff(cutoff) if METRICS[metric].has_cutoff else None
@@ -157,9 +168,13 @@ def compare_presets(evaluation: Evaluation, metric: str, cutoff: int | None,
     for name in names:
         check_choice("presets", name, list(PRESETS))
     ties = evaluation.conventions.ties
-    conventions = {name: dataclasses.replace(PRESETS[name], ties=ties) for name in names}
+    as_preset = evaluation.can_rank_again(tables)
+    conventions = {name: dataclasses.replace(
+        PRESETS[name], ties=ties, identical_ids=PRESETS[name].identical_ids if as_preset
+        else evaluation.conventions.identical_ids) for name in names}
     evaluations: dict[Conventions, Evaluation] = {evaluation.conventions: evaluation}
-    comparison = PresetComparison(metric, cutoff, pd.DataFrame(), conventions, evaluations)
+    comparison = PresetComparison(metric, cutoff, pd.DataFrame(), conventions, evaluations,
+                                  identical_ids_as_preset=as_preset, _tables=tables)
     rows = {name: comparison._means(chosen) for name, chosen in conventions.items()}
     values = pd.DataFrame.from_dict(rows, orient="index")[evaluation.models]
     values.index.name = "preset"

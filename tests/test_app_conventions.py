@@ -111,3 +111,36 @@ def test_equal_scores_in_an_upload_bound_every_tie_rule(tmp_path):
     assert table.at["rounded", in_force] == pytest.approx(values["item_desc"], abs=1e-12)
     said = " ".join(plain(m.value) for m in at.markdown)
     assert f"rounded's NDCG@10 lies between {low:.4f} and {high:.4f}" in said
+
+
+def test_items_named_like_the_user_are_dropped_for_beir_and_by_the_sidebar(tmp_path):
+    import pandas as pd
+
+    from tests.apptest import UPLOADS, curves, go, upload
+
+    als = pd.read_csv(UPLOADS / "als_model.csv")
+    users = als["user"].drop_duplicates().iloc[::2]  # every other user: its own id on top
+    own = pd.DataFrame({"user": users, "item": users, "prediction": 99.0})
+    named = pd.concat([own, als], ignore_index=True).to_csv(index=False).encode()
+    (tmp_path / "named.csv").write_bytes(named)
+    at = start("movies", "app_pages/data.py")
+    upload(at, 1, "ratings.csv")
+    upload(at, 0, "named.csv", content={"named.csv": named})
+    go(at, PAGE)
+    means = frame(at, "conventions_means")
+    truth, run = read_truth(UPLOADS / "ratings.csv"), read_run(tmp_path / "named.csv")
+    relevance = suggest_mapping(truth.numbers()).recommended
+
+    def mean(conventions):
+        return evaluate(truth, {"named": run}, relevance=relevance, conventions=conventions,
+                        max_cutoff=20).means(["ndcg"])["named"]["ndcg"][9]
+
+    beir = mean(PRESETS["beir"])
+    assert means.at[PRESET_NAMES["beir"], "named"] == pytest.approx(beir, abs=1e-12)
+    assert abs(beir - mean(Conventions.preset("beir", identical_ids="keep"))) > 1e-3
+    # the sidebar's rule: every page drops them
+    at.sidebar.selectbox(key="conv_identical_ids").set_value("drop").run()
+    ok(at)
+    go(at, "app_pages/compare.py")
+    shown = curves(at)[("named", "ndcg")]["y"][9]
+    assert shown == pytest.approx(mean(Conventions(identical_ids="drop")), abs=1e-12)

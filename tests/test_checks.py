@@ -117,7 +117,7 @@ RUN = pd.DataFrame({"user": ["u"] * 3, "item": list("abc"), "score": [3.0, 2.0, 
      _message("threshold_gains", "True or False", "'yes'")),
     (lambda: Conventions.preset("trec"),
      _message("name", "one of 'default', 'trec_eval', 'ranx_burges', 'retrieved_ideal', "
-              "'spark_mllib', 'recommenders', 'sklearn'",
+              "'spark_mllib', 'recommenders', 'sklearn', 'beir'",
               "'trec'")),
     (lambda: RelevanceMapping("stars"),
      _message("kind", "one of 'identity', 'binary', 'graded'", "'stars'")),

@@ -8,10 +8,12 @@ import streamlit as st
 
 from dashboard.cached import HASH, HOUR, shared
 from dashboard.cached.evaluation import evaluation_of_lists
+from dashboard.cached.inputs import read_file
 from dashboard.prepared import Prepared
 from dashboard.settings import Settings
 from rankmetrics.conventions import Conventions
 from rankmetrics.disagreement import PresetComparison, compare_presets
+from rankmetrics.io import LoadedTable
 from rankmetrics.metrics import METRICS
 from rankmetrics.relevance import RelevanceMapping
 
@@ -23,8 +25,18 @@ def comparison(prepared: Prepared, settings: Settings, metric: str) -> PresetCom
     cutoff = settings.cutoff if METRICS[metric].has_cutoff else None
     return shared(
         ("presets", prepared.key, settings.relevance, settings.conventions.ties,
-         settings.max_cutoff, metric, cutoff),
-        lambda: compare_presets(evaluation_of_lists(prepared, settings), metric, cutoff))
+         settings.conventions.identical_ids, settings.max_cutoff, metric, cutoff),
+        lambda: compare_presets(evaluation_of_lists(prepared, settings), metric, cutoff,
+                                tables=_tables(prepared)))
+
+
+def _tables(prepared: Prepared) -> dict[str, LoadedTable] | None:
+    """Each model's file as read, to rank its lists again for the presets that keep or drop
+    items with the user's id (None when a model's file is not at hand)."""
+    tables = {model: read_file(prepared.specs[model]).table for model in prepared.models}
+    if any(table is None for table in tables.values()):
+        return None
+    return {model: table for model, table in tables.items() if table is not None}
 
 
 def means(prepared: Prepared, settings: Settings, metric: str
@@ -68,6 +80,12 @@ def _users_moved(prepared: Prepared, relevance: RelevanceMapping, conventions: C
                  cutoff: int, max_cutoff: int, metric: str, preset_a: str, preset_b: str,
                  model: str, n: int, _settings: Settings) -> pd.DataFrame:
     return comparison(prepared, _settings, metric).users_moved(preset_a, preset_b, model, n)
+
+
+def identical_ids_as_preset(prepared: Prepared, settings: Settings, metric: str) -> bool:
+    """Whether each preset keeps or drops items with the user's id as it says (False: the
+    models' files are not at hand, and every preset follows the sidebar)."""
+    return comparison(prepared, settings, metric).identical_ids_as_preset
 
 
 def grades_note(prepared: Prepared, settings: Settings, metric: str) -> str | None:

@@ -98,14 +98,17 @@ def ground_truth(spec: FileSpec) -> GroundTruth:
                   lambda: GroundTruth.from_loaded(table_of(spec)))
 
 
-def ranked_run(spec: FileSpec, truth: FileSpec, ties: str) -> RankedRun | str:
+def ranked_run(spec: FileSpec, truth: FileSpec, ties: str, identical_ids: str = "keep"
+               ) -> RankedRun | str:
     """One model's output ranked and matched against the ground truth (or an error)."""
-    return shared(("ranked", spec.token, truth.token, ties), lambda: _rank(spec, truth, ties))
+    return shared(("ranked", spec.token, truth.token, ties, identical_ids),
+                  lambda: _rank(spec, truth, ties, identical_ids))
 
 
-def _rank(spec: FileSpec, truth: FileSpec, ties: str) -> RankedRun | str:
+def _rank(spec: FileSpec, truth: FileSpec, ties: str, identical_ids: str) -> RankedRun | str:
     try:
-        return RankedRun.from_loaded(table_of(spec), ground_truth(truth), ties=ties)
+        return RankedRun.from_loaded(table_of(spec), ground_truth(truth), ties=ties,
+                                     identical_ids=identical_ids)
     except (DataError, ValueError) as error:
         return f"{spec.file_name}: {error}"
 

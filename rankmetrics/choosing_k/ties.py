@@ -34,7 +34,7 @@ import pyarrow.compute as pc
 from rankmetrics.evaluation import Evaluation
 from rankmetrics.io import LoadedTable, run_codes, run_from_dataframe
 from rankmetrics.metrics import METRICS, check_metrics
-from rankmetrics.prepared.ranked_run import RankedRun, rank_order
+from rankmetrics.prepared.ranked_run import RankedRun, own_item_rows, rank_order
 
 BOUND_COLUMNS = ["model", "metric", "cutoff", "pessimistic", "active", "optimistic",
                  "tied_share"]
@@ -81,10 +81,12 @@ def tie_groups(run: pd.DataFrame | LoadedTable, ev: Evaluation) -> TieGroups:
     item, score``), for the users of ``ev``'s ground truth."""
     loaded = run if isinstance(run, LoadedTable) else run_from_dataframe(run,
                                                                           name="model output")
-    users, _, loaded = run_codes(loaded)
+    users, items, loaded = run_codes(loaded)
     found = pc.index_in(users.values, value_set=ev.truth.user_ids)
     truth_user = pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int64)
     row_user = truth_user[users.codes]
+    if ev.conventions.identical_ids == "drop":  # as the lists were ranked: without them
+        row_user[own_item_rows(users, items)] = -1
     scores = loaded.numbers()
     if (row_user < 0).any():
         kept = np.flatnonzero(row_user >= 0)

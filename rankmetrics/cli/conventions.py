@@ -40,7 +40,8 @@ def add_conventions_parser(commands: Commands) -> None:
         f"reproduces a library: {', '.join(PRESETS)}); for each pair of presets that "
         "disagree, the settings they differ on, how much each one moves the mean when "
         "changed alone (all of them together give the other preset's value), and the users "
-        "moved most. The lists are ranked once, with the --ties given.",
+        "moved most. The lists are ranked once, with the --ties given (and again, for a "
+        "preset that drops items whose id is the user's id, where a list holds one).",
     )
     add_paired_inputs(conventions, "a model's output (repeat for several models)",
                       bundle=False)

@@ -81,14 +81,17 @@ def evaluate(
     prepared_runs = {}
     for name, run in runs.items():
         if isinstance(run, RankedRun):
-            if run.ties != conventions.ties or len(run.lengths) != prepared_truth.n_users:
+            if (run.ties != conventions.ties or run.identical_ids != conventions.identical_ids
+                    or len(run.lengths) != prepared_truth.n_users):
                 raise ValueError(
-                    f"The prepared output of {name!r} was made with ties={run.ties!r} or "
-                    "another ground truth; prepare it again."
+                    f"The prepared output of {name!r} was made with ties={run.ties!r}, "
+                    f"identical_ids={run.identical_ids!r} or another ground truth; prepare it "
+                    "again."
                 )
             prepared_runs[name] = run
         else:
-            prepared_runs[name] = RankedRun.from_frame(run, prepared_truth, ties=conventions.ties)
+            prepared_runs[name] = RankedRun.from_frame(run, prepared_truth, ties=conventions.ties,
+                                                       identical_ids=conventions.identical_ids)
     beyond = None
     if any(value is not None for value in (interactions, item_attributes, catalogue,
                                            beyond_options)):

@@ -11,6 +11,7 @@ values, blocks of users and bands share one cache, one width and one set of kern
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import cached_property, partial
 from pathlib import Path
@@ -36,6 +37,7 @@ from rankmetrics.evaluation._save import save_evaluation
 from rankmetrics.evaluation._shared import SharedMethods
 from rankmetrics.evaluation._sums import COUNTS, UserSums, extend_values
 from rankmetrics.evaluation._top_lists import TopLists
+from rankmetrics.io import LoadedTable, run_from_dataframe
 from rankmetrics.metrics import (
     ALL_METRICS,
     METRICS,
@@ -45,8 +47,8 @@ from rankmetrics.metrics import (
     check_metrics,
     judge,
 )
-from rankmetrics.prepared.ground_truth import GroundTruth
-from rankmetrics.prepared.ranked_run import RankedRun
+from rankmetrics.prepared.ground_truth import GroundTruth, named_columns
+from rankmetrics.prepared.ranked_run import RankedRun, has_own_items
 from rankmetrics.relevance import RelevanceMapping
 from rankmetrics.results import Fingerprint, ListsAtHand, PairedBlock
 from rankmetrics.runtime import one_blas_thread
@@ -165,17 +167,58 @@ class Evaluation(SharedMethods):
             return self
         return Evaluation(self.truth, self.runs, relevance, self.conventions, self.max_cutoff)
 
-    def with_conventions(self, conventions: Conventions) -> Evaluation:
+    def with_conventions(self, conventions: Conventions,
+                         tables: Mapping[str, pd.DataFrame | LoadedTable] | None = None
+                         ) -> Evaluation:
         """The same ranked lists and relevance under other conventions (nothing is read or
         ranked again). The lists were ranked with this evaluation's tie rule: other
-        conventions must keep it (evaluate the files again for another)."""
+        conventions must keep it (evaluate the files again for another). Conventions that
+        keep or drop other items (``identical_ids``) rank the lists again, from ``tables``
+        (each model's output as given to :func:`evaluate`) or from what this evaluation was
+        given; only the models that hold such an item are ranked again."""
         if conventions == self.conventions:
             return self
         if conventions.ties != self.conventions.ties:
             raise ValueError(f"The lists were ranked with ties={self.conventions.ties!r}; "
                              f"conventions with ties={conventions.ties!r} need the models' "
                              "files evaluated again.")
-        return Evaluation(self.truth, self.runs, self.relevance, conventions, self.max_cutoff)
+        runs = (self._ranked_again(conventions, tables)
+                if conventions.identical_ids != self.conventions.identical_ids else self.runs)
+        other = Evaluation(self.truth, runs, self.relevance, conventions, self.max_cutoff)
+        other.sources = self.sources
+        return other
+
+    def can_rank_again(self, tables: Mapping[str, object] | None = None) -> bool:
+        """Whether :meth:`with_conventions` can keep or drop other items: every model's
+        output is at hand as a table (in ``tables`` or among what :func:`evaluate` was
+        given)."""
+        given = tables if tables is not None else (
+            self.sources.runs if self.sources is not None else {})
+        return all(isinstance(given.get(model), (pd.DataFrame, LoadedTable))
+                   for model in self.models)
+
+    def _ranked_again(self, conventions: Conventions,
+                      tables: Mapping[str, pd.DataFrame | LoadedTable] | None
+                      ) -> dict[str, RankedRun]:
+        if not self.can_rank_again(tables):
+            raise ValueError(
+                f"The lists were ranked with identical_ids={self.conventions.identical_ids!r} "
+                "from prepared lists; conventions with "
+                f"identical_ids={conventions.identical_ids!r} need the models' files "
+                "evaluated again.")
+        given = tables if tables is not None else self.sources.runs  # type: ignore[union-attr]
+        runs = {}
+        for model in self.models:
+            table = given[model]
+            assert isinstance(table, (pd.DataFrame, LoadedTable))  # can_rank_again said so
+            loaded = (table if isinstance(table, LoadedTable) else run_from_dataframe(
+                table, name=model, columns=named_columns(table, "score")))
+            runs[model] = (RankedRun.from_loaded(loaded, self.truth, ties=conventions.ties,
+                                                 identical_ids=conventions.identical_ids)
+                           if has_own_items(loaded)
+                           else dataclasses.replace(self.runs[model],
+                                                    identical_ids=conventions.identical_ids))
+        return runs
 
     # ----- which users count -------------------------------------------------------------
 

@@ -170,7 +170,8 @@ def explain_metric(
     ratings = user_ratings(truth, user)
     if ratings.empty:
         raise ValueError(f"User {user!r} has no ground-truth rows: nothing to explain.")
-    ranked_items = ranked_list(run, user, conventions.ties)
+    ranked_items = ranked_list(run, user, conventions.ties,
+                               conventions.identical_ids)
     top = ranked_items[:cutoff]
     top_ratings = ratings.reindex(top).to_numpy(dtype=np.float64)
     judged = judge(top_ratings, relevance, conventions)

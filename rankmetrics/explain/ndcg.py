@@ -155,7 +155,8 @@ def explain_ndcg(
     conventions = conventions or Conventions()
     cutoff = check_int("cutoff", cutoff)
     ratings = user_ratings(truth, user)
-    ranked_items = ranked_list(run, user, conventions.ties)
+    ranked_items = ranked_list(run, user, conventions.ties,
+                               conventions.identical_ids)
 
     # Discounts only as far as a list can reach, however large the cutoff.
     disc = discounts(min(cutoff, max(len(ranked_items), len(ratings))))

@@ -21,9 +21,13 @@ def user_ratings(truth: pd.DataFrame, user: str) -> pd.Series:
                      index=judged["item"].to_numpy())
 
 
-def ranked_list(run: pd.DataFrame, user: str, ties: str) -> np.ndarray:
-    """The items a model ranked for the user, best first, ordered as RankedRun orders them."""
+def ranked_list(run: pd.DataFrame, user: str, ties: str, identical_ids: str = "keep"
+                ) -> np.ndarray:
+    """The items a model ranked for the user, best first, ordered as RankedRun orders them
+    (without an item whose id is the user's id when ``identical_ids`` is "drop")."""
     mine = run.loc[run["user"] == user, ["item", "score"]]
+    if identical_ids == "drop":
+        mine = mine.loc[mine["item"].astype(str) != str(user)]
     items = mine["item"].reset_index(drop=True)
     scores = mine["score"].to_numpy(dtype=np.float64)
     order = rank_order(np.zeros(len(items), dtype=np.int64), scores, items, None, ties)

@@ -199,7 +199,8 @@ def explain_steps(
     n_relevant = int(np.count_nonzero(truth_relevant & truth_judged))
     n_nonrelevant = int(np.count_nonzero(truth_judged)) - n_relevant
 
-    ranked_items = ranked_list(run, user, conventions.ties)
+    ranked_items = ranked_list(run, user, conventions.ties,
+                               conventions.identical_ids)
     top = ranked_items[:cutoff]
     top_ratings = ratings.reindex(top).to_numpy(dtype=np.float64)
     judgments = judge(top_ratings, relevance, conventions)

@@ -74,7 +74,7 @@ def side_by_side(
     judged = judge(ratings.to_numpy(), relevance, conventions)
     grades = judged.grades
     relevant = pd.Series(judged.relevant, index=ratings.index)
-    ranked = {side: ranked_list(run, user, conventions.ties)
+    ranked = {side: ranked_list(run, user, conventions.ties, conventions.identical_ids)
               for side, run in (("a", run_a), ("b", run_b))}
     length = max(min(len(items), cutoff) for items in ranked.values())
     # Position -1 (an item without ground truth, or past the end of a list) reads the

@@ -9,18 +9,22 @@ only to confirm matches and to break ties in score by item id.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankmetrics.conventions import TIES
-from rankmetrics.io import HashedIds, LoadedTable, run_codes, run_from_dataframe
+from rankmetrics.conventions import IDENTICAL_IDS, TIES
+from rankmetrics.io import HashedIds, LoadedTable, hash_text, run_codes, run_from_dataframe
 from rankmetrics.prepared.ground_truth import GroundTruth, named_columns
 from rankmetrics.prepared.matching import judged_items
 from rankmetrics.prepared.row_order import Reordered
+
+if TYPE_CHECKING:
+    from rankmetrics.io._ids import Ids
 
 EXAMPLES_SHOWN = 3
 
@@ -45,6 +49,9 @@ class RankedRun:
     unknown_user_examples : tuple of str
     ties : str
         The tie rule the order was made with.
+    identical_ids : str
+        ``"drop"`` when items whose id is the user's id were dropped from the lists (the
+        items below them moved up one rank), else ``"keep"``.
     """
 
     lengths: np.ndarray
@@ -55,16 +62,18 @@ class RankedRun:
     unknown_users: int
     unknown_user_examples: tuple[str, ...]
     ties: str
+    identical_ids: str = "keep"
 
     @classmethod
     def from_loaded(
-        cls, run: LoadedTable, truth: GroundTruth, *, ties: str = "item_desc"
+        cls, run: LoadedTable, truth: GroundTruth, *, ties: str = "item_desc",
+        identical_ids: str = "keep",
     ) -> RankedRun:
         """Order a run read by :func:`rankmetrics.io.read_run` (or checked by
         :func:`rankmetrics.io.run_from_dataframe`): per user by score descending, ties broken
-        by ``ties``."""
-        if ties not in TIES:
-            raise ValueError(f"ties must be one of {', '.join(TIES)}. Got {ties!r} instead.")
+        by ``ties``; with ``identical_ids="drop"``, an item whose id is the user's id is
+        left out of that user's list."""
+        _check_rules(ties, identical_ids)
         ordered = order_rows(run, truth, ties)
         items, order = ordered.items, ordered.order
         block_starts, block_user = ordered.starts, ordered.block_user
@@ -72,7 +81,7 @@ class RankedRun:
         lengths[block_user] = np.diff(block_starts)
         judged_user, judged_rank, judged_row = judged_items(block_starts, block_user, order,
                                                             items, truth)
-        return cls(
+        ranked = cls(
             lengths=lengths,
             present=lengths > 0,
             judged_user=judged_user,
@@ -82,10 +91,12 @@ class RankedRun:
             unknown_user_examples=ordered.unknown_user_examples,
             ties=ties,
         )
+        return ranked if identical_ids == "keep" else _without_own_items(ranked, run, ordered)
 
     @classmethod
     def from_frame(
-        cls, table: pd.DataFrame | LoadedTable, truth: GroundTruth, *, ties: str = "item_desc"
+        cls, table: pd.DataFrame | LoadedTable, truth: GroundTruth, *, ties: str = "item_desc",
+        identical_ids: str = "keep",
     ) -> RankedRun:
         """Order a table with columns ``user``, ``item``, ``score`` (higher is better), or a
         read run.
@@ -94,26 +105,98 @@ class RankedRun:
         repeated (user, item) pair is an error naming the rows.
         """
         if isinstance(table, LoadedTable):
-            return cls.from_loaded(table, truth, ties=ties)
-        if ties not in TIES:
-            raise ValueError(f"ties must be one of {', '.join(TIES)}. Got {ties!r} instead.")
+            return cls.from_loaded(table, truth, ties=ties, identical_ids=identical_ids)
+        _check_rules(ties, identical_ids)
         columns = named_columns(table, "score")
         if len(table) == 0 and columns is not None:
-            return cls.nothing_ranked(truth, ties=ties)
+            return cls.nothing_ranked(truth, ties=ties, identical_ids=identical_ids)
         loaded = run_from_dataframe(table, name="model output",
                                     columns=columns)
-        return cls.from_loaded(loaded, truth, ties=ties)
+        return cls.from_loaded(loaded, truth, ties=ties, identical_ids=identical_ids)
 
     @classmethod
-    def nothing_ranked(cls, truth: GroundTruth, *, ties: str = "item_desc") -> RankedRun:
+    def nothing_ranked(cls, truth: GroundTruth, *, ties: str = "item_desc",
+                       identical_ids: str = "keep") -> RankedRun:
         """A model that recommended nothing to anyone (an empty output table)."""
         nothing = np.zeros(0, dtype=np.int64)
         return cls(
             lengths=np.zeros(truth.n_users, dtype=np.int64),
             present=np.zeros(truth.n_users, dtype=bool),
             judged_user=nothing, judged_rank=nothing, judged_row=nothing,
-            unknown_users=0, unknown_user_examples=(), ties=ties,
+            unknown_users=0, unknown_user_examples=(), ties=ties, identical_ids=identical_ids,
         )
+
+
+def _check_rules(ties: str, identical_ids: str) -> None:
+    if ties not in TIES:
+        raise ValueError(f"ties must be one of {', '.join(TIES)}. Got {ties!r} instead.")
+    if identical_ids not in IDENTICAL_IDS:
+        raise ValueError(f"identical_ids must be one of {', '.join(IDENTICAL_IDS)}. Got "
+                         f"{identical_ids!r} instead.")
+
+
+def own_item_rows(users: Ids, items: HashedIds) -> np.ndarray:
+    """The rows whose item id is the row's user id (each match found by hash, then
+    confirmed by the text)."""
+    names = users.values if pa.types.is_string(users.values.type) else pc.cast(
+        users.values, pa.string())
+    codes = users.codes
+    if len(codes) == 0 or len(names) == 0:
+        return np.zeros(0, dtype=np.int64)
+    user_hashes = hash_text(names, items.seed)
+    candidates = np.flatnonzero((codes >= 0) & (user_hashes[np.maximum(codes, 0)]
+                                                == items.hashes))
+    if not len(candidates):
+        return candidates
+    same = pc.equal(names.take(pa.array(codes[candidates])),
+                    pc.cast(items.rows(candidates), pa.string()))
+    return candidates[pc.fill_null(same, False).to_numpy(zero_copy_only=False)]
+
+
+def has_own_items(run: LoadedTable) -> bool:
+    """Whether some row's item id is its user's id."""
+    users, items, _ = run_codes(run)
+    return len(own_item_rows(users, items)) > 0
+
+
+def _without_own_items(ranked: RankedRun, run: LoadedTable, ordered: OrderedRows) -> RankedRun:
+    """``ranked`` with each user's item whose id is the user's id left out of the list: its
+    judged entry goes, the items below it move up one rank, the list is one item shorter
+    (the user still counts as one the model returned a list for)."""
+    users, items, _ = run_codes(run)
+    own = own_item_rows(users, items)
+    ranked = replace(ranked, identical_ids="drop")
+    order = ordered.order
+    if not len(own):
+        return ranked
+    if order is None:
+        positions = own
+    elif isinstance(order, Reordered):
+        positions = own.copy()
+        by_row = np.argsort(order.rows, kind="stable")
+        found = np.minimum(np.searchsorted(order.rows[by_row], own), max(len(by_row) - 1, 0))
+        moved = (order.rows[by_row][found] == own) if len(by_row) else np.zeros(len(own), bool)
+        positions[moved] = order.positions[by_row[found[moved]]]
+        # a row that moved left its own position to another; a row in place keeps its own
+    else:
+        positions = np.flatnonzero(np.isin(order, own))
+    positions = np.sort(positions)
+    list_number = np.searchsorted(ordered.starts, positions, side="right") - 1
+    inside = (list_number >= 0) & (list_number < len(ordered.block_user))
+    positions, list_number = positions[inside], list_number[inside]
+    user = ordered.block_user[list_number]
+    own_rank = np.full(len(ranked.lengths), -1, dtype=np.int64)
+    own_rank[user] = positions - ordered.starts[list_number]
+    at = own_rank[ranked.judged_user]
+    keep = ranked.judged_rank != at
+    shift = ((at >= 0) & (ranked.judged_rank > at))[keep]
+    lengths = ranked.lengths.copy()
+    lengths[user] -= 1
+    return replace(
+        ranked, lengths=lengths,
+        judged_user=ranked.judged_user[keep],
+        judged_rank=(ranked.judged_rank[keep] - shift).astype(ranked.judged_rank.dtype),
+        judged_row=ranked.judged_row[keep])
 
 
 @dataclass(frozen=True)
