@@ -12,10 +12,12 @@ files, so per-user values never pass through the driver.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -50,7 +52,7 @@ from rankmetrics.partition import (
     per_user_schema,
     reduce_output,
 )
-from rankmetrics.relevance import RelevanceMapping
+from rankmetrics.relevance import MAX_GRADE, RelevanceMapping
 
 #: Model rows per partition the default partition count aims at (each partition is one
 #: Python call holding its rows as Arrow and NumPy arrays: 5 million rows take about 1 GiB).
@@ -111,8 +113,10 @@ def evaluate_spark(
         every_run = every_run.unionByName(other)
     count = partitions or _partition_count(every_run)
     check_int("partitions", count)
-    options = {"relevance": relevance, "conventions": conventions, "max_cutoff": max_cutoff,
-               "metrics": chosen}
+    # every partition divides ERR by the g_max of the whole ground truth, not of its own users
+    options = {"relevance": relevance, "conventions": _whole_max_grade(truth_rows, relevance,
+                                                                      conventions),
+               "max_cutoff": max_cutoff, "metrics": chosen}
     grouped = _Grouped(truth_rows, every_run, ranking, count)
     if per_user_cutoffs is None:
         output = grouped.map(lambda t, r: partition_output(t, r, **options), SUMS_SCHEMA)
@@ -126,7 +130,26 @@ def evaluate_spark(
         output = output.where(F.col("user").isNull()).select(*SUMS_SCHEMA.names)
     sums, warnings = reduce_output(output.toArrow(), list(runs), chosen)
     grouped.count_inputs(sums)
-    return SparkEvaluation(grouped, sums, warnings, options, chosen, kept)
+    return SparkEvaluation(grouped, sums, warnings, options, chosen, kept,
+                           conventions=conventions)
+
+
+def _whole_max_grade(truth: DataFrame, relevance: RelevanceMapping,
+                     conventions: Conventions) -> Conventions:
+    """``conventions`` with g_max (ERR, graded RBP) fixed to the highest grade of the whole
+    ground truth where it comes from the ratings (ratings used as grades): a partition's
+    users alone may not hold it."""
+    if conventions.max_grade is not None or relevance.table:
+        return conventions
+    rating = F.col("rating").cast("double")
+    row = truth.agg(F.max(F.when(~F.isnan(rating), rating))).first()
+    top = row[0] if row is not None else None
+    if top is None or not 0 < float(top) <= MAX_GRADE:  # (a partition says what is wrong)
+        return conventions
+    highest = relevance.highest_grade(relevance.grades(np.array([float(top)])))
+    if not 0 < highest <= MAX_GRADE:
+        return conventions
+    return dataclasses.replace(conventions, max_grade=highest)
 
 
 class _KeptValues:
@@ -141,7 +164,8 @@ class SparkEvaluation:
     summed part), and what saving a bundle needs (the co-partitioned inputs)."""
 
     def __init__(self, grouped: _Grouped, sums: UserSums, warnings: list[Problem],
-                 options: dict, metrics: list[str], kept: _KeptValues | None = None) -> None:
+                 options: dict, metrics: list[str], kept: _KeptValues | None = None, *,
+                 conventions: Conventions | None = None) -> None:
         self._grouped = grouped
         self._kept = kept
         self.sums = sums
@@ -150,7 +174,8 @@ class SparkEvaluation:
         self.metrics = metrics
         self.models = grouped.models
         self.relevance: RelevanceMapping = options["relevance"]
-        self.conventions: Conventions = options["conventions"]
+        #: The conventions asked for (the partitions' carry the whole ground truth's g_max).
+        self.conventions: Conventions = conventions or options["conventions"]
         self.max_cutoff: int = options["max_cutoff"]
 
     def summary(self, metrics: Iterable[str] | None = None,
