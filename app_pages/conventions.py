@@ -6,7 +6,6 @@ import streamlit as st
 
 from dashboard import bundles, keys
 from dashboard.cached import beyond as cached_beyond
-from dashboard.cached import choosing_k as cached_choosing_k
 from dashboard.cached import conventions as cached_conventions
 from dashboard.cached import evaluation as cached_evaluation
 from dashboard.controls import download_table, ensure_choice
@@ -31,8 +30,8 @@ USERS_SHOWN = 10
 def equal_scores() -> None:
     """How much the order of equal scores moves the metric, and how each library orders them."""
     st.subheader("Equal scores")
-    bounds = (cached_choosing_k.k_tie_bounds(prepared, settings) if metric in MAIN_METRICS
-              else None)
+    bounds = (cached_conventions.tie_bounds_of(prepared, settings, metric)
+              if metric in MAIN_METRICS else None)
     ties = settings.conventions.ties
     if metric not in MAIN_METRICS:
         st.caption(f"How far the order of equal scores can move {label} is worked out for "

@@ -11,6 +11,7 @@ from dashboard.cached.evaluation import evaluation_of_lists
 from dashboard.cached.inputs import read_file
 from dashboard.prepared import Prepared
 from dashboard.settings import Settings
+from rankmetrics.choosing_k.ties import tie_bounds
 from rankmetrics.conventions import Conventions
 from rankmetrics.disagreement import PresetComparison, compare_presets
 from rankmetrics.io import LoadedTable
@@ -86,6 +87,16 @@ def identical_ids_as_preset(prepared: Prepared, settings: Settings, metric: str)
     """Whether each preset keeps or drops items with the user's id as it says (False: the
     models' files are not at hand, and every preset follows the sidebar)."""
     return comparison(prepared, settings, metric).identical_ids_as_preset
+
+
+@st.cache_data(max_entries=16, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
+def tie_bounds_of(prepared: Prepared, settings: Settings, metric: str) -> pd.DataFrame | None:
+    """Each model's mean of ``metric`` under the pessimistic and optimistic orders of tied
+    scores (None when a model's file is not at hand: the bounds need the scores)."""
+    tables = _tables(prepared)
+    if tables is None:
+        return None
+    return tie_bounds(evaluation_of_lists(prepared, settings), tables, [metric])
 
 
 def grades_note(prepared: Prepared, settings: Settings, metric: str) -> str | None:

@@ -120,14 +120,21 @@ def _reordered(ranked: RankedRun, groups: TieGroups, ev: Evaluation,
     in_tie = end - start >= 2
     worth = (ev.truth_gains[row] > 0) | ev.truth_relevant[row]
     moving = np.flatnonzero(in_tie & worth)
+    if not len(moving):  # nothing worth anything among equal scores: no order changes a value
+        return ranked
     staying = np.flatnonzero(~in_tie)
     user_m, row_m, start_m, end_m = user[moving], row[moving], start[moving], end[moving]
-    gain, relevant = ev.truth_gains[row_m], ev.truth_relevant[row_m]
-    direction = -1.0 if optimistic else 1.0  # best first when optimistic, worst first else
-    order = np.lexsort((direction * relevant, direction * gain, start_m, user_m))
-    user_m, row_m, start_m, end_m = (a[order] for a in (user_m, row_m, start_m, end_m))
+    # The judged items come by user, then rank, so by group already: sort within each group
+    # by (gain, relevant), ascending (worst first) or descending, with one integer key.
     new_group = np.ones(len(user_m), dtype=bool)
     new_group[1:] = (user_m[1:] != user_m[:-1]) | (start_m[1:] != start_m[:-1])
+    _, level = np.unique(ev.truth_gains[row_m], return_inverse=True)
+    worth_m = level.astype(np.int64) * 2 + ev.truth_relevant[row_m]
+    if optimistic:  # best first
+        worth_m = int(worth_m.max(initial=0)) - worth_m
+    span = int(worth_m.max(initial=0)) + 1
+    order = np.argsort((np.cumsum(new_group) - 1) * span + worth_m, kind="stable")
+    user_m, row_m, start_m, end_m = (a[order] for a in (user_m, row_m, start_m, end_m))
     index = np.arange(len(user_m))
     within = index - np.maximum.accumulate(np.where(new_group, index, 0))
     if optimistic:
@@ -138,7 +145,10 @@ def _reordered(ranked: RankedRun, groups: TieGroups, ev: Evaluation,
     all_user = np.concatenate([user[staying], user_m])
     all_rank = np.concatenate([rank[staying], rank_m])
     all_row = np.concatenate([row[staying], row_m])
-    final = np.lexsort((all_rank, all_user))
+    # by user, then rank: one integer key (the staying and the moved items are each in that
+    # order already, so the stable sort merges two runs)
+    width = int(all_rank.max(initial=0)) + 1
+    final = np.argsort(all_user.astype(np.int64) * width + all_rank, kind="stable")
     return replace(ranked, judged_user=all_user[final], judged_rank=all_rank[final],
                    judged_row=all_row[final])
 
@@ -193,8 +203,9 @@ def tie_bounds(
         shares[model] = tied_share(groups, ev.included(model), ev.max_cutoff)
         if groups.has_ties:  # else every order is the active one
             for optimistic in (False, True):
-                orders[f"{position}{optimistic}"] = _reordered(ev.runs[model], groups, ev,
-                                                              optimistic)
+                moved = _reordered(ev.runs[model], groups, ev, optimistic)
+                if moved is not ev.runs[model]:  # (the same lists give the active values)
+                    orders[f"{position}{optimistic}"] = moved
     reordered = Evaluation(ev.truth, orders, ev.relevance, ev.conventions,
                            ev.max_cutoff).means(metrics) if orders else {}
     parts = []

@@ -305,8 +305,8 @@ class _ItemText:
     def __init__(self, items: HashedIds) -> None:
         self.items = items
 
-    def __getitem__(self, rows: np.ndarray) -> np.ndarray:
-        return self.items.rows(rows).to_numpy(zero_copy_only=False)
+    def __getitem__(self, rows: np.ndarray) -> pa.Array:
+        return self.items.rows(rows)
 
 
 def rank_order(
@@ -369,14 +369,29 @@ def _tie_groups(tied_with_next: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The positions of the rows tied with a neighbour (``tied_with_next[i]``: the rows at
     positions i and i + 1 tie), and the number of each one's group of tied rows."""
     tied = np.flatnonzero(tied_with_next)
-    positions = np.union1d(tied, tied + 1)
+    marked = np.zeros(len(tied_with_next) + 1, dtype=bool)  # (a mask: no sort of 2n values)
+    marked[tied] = True
+    marked[tied + 1] = True
+    positions = np.flatnonzero(marked)
     return positions, np.cumsum(_starts_group(positions, tied_with_next))
 
 
-def _sorted_ties(group: np.ndarray, tied_items: np.ndarray, ties: str) -> np.ndarray:
+def _sorted_ties(group: np.ndarray, tied_items: np.ndarray | pa.Array | pa.ChunkedArray,
+                 ties: str) -> np.ndarray:
     """Where each tied row goes: groups in order, within a group by item id as ``ties``
-    says (stable)."""
-    by_item = pd.DataFrame({"group": group, "item": tied_items}).sort_values(
-        ["group", "item"], ascending=[True, ties == "item_asc"], kind="stable"
-    )
-    return by_item.index.to_numpy()
+    says. The ids are numbered once in sorted order (Arrow's hashing and string sort: the
+    order of their UTF-8 bytes, which is the order of their code points, as Python's); the
+    rows are then sorted by (group, number), a key each row holds alone (the ids of one list
+    differ)."""
+    items = (tied_items if isinstance(tied_items, (pa.Array, pa.ChunkedArray))
+             else pa.array(np.asarray(tied_items).tolist()))
+    if isinstance(items, pa.ChunkedArray):
+        items = items.combine_chunks()
+    encoded = pc.dictionary_encode(items)
+    distinct = len(encoded.dictionary)
+    position = np.empty(distinct, dtype=np.int64)
+    position[pc.sort_indices(encoded.dictionary).to_numpy()] = np.arange(distinct)
+    number = position[encoded.indices.to_numpy(zero_copy_only=False)]
+    if ties != "item_asc":
+        number = distinct - 1 - number
+    return np.argsort(np.asarray(group, dtype=np.int64) * distinct + number, kind="stable")
