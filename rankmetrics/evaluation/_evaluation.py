@@ -210,9 +210,14 @@ class Evaluation(SharedMethods):
         runs = {}
         for model in self.models:
             table = given[model]
-            assert isinstance(table, (pd.DataFrame, LoadedTable))  # can_rank_again said so
-            loaded = (table if isinstance(table, LoadedTable) else run_from_dataframe(
-                table, name=model, columns=named_columns(table, "score")))
+            if isinstance(table, LoadedTable):
+                loaded = table
+            elif isinstance(table, pd.DataFrame):
+                loaded = run_from_dataframe(table, name=model,
+                                            columns=named_columns(table, "score"))
+            else:  # (can_rank_again has checked every model; this names a bad table anyway)
+                raise ValueError(f"The output of {model!r} to rank again must be a DataFrame "
+                                 f"or a read run; got {type(table).__name__}.")
             runs[model] = (RankedRun.from_loaded(loaded, self.truth, ties=conventions.ties,
                                                  identical_ids=conventions.identical_ids)
                            if has_own_items(loaded)
