@@ -8,7 +8,7 @@ from dashboard import bundles, keys
 from dashboard.cached import beyond as cached_beyond
 from dashboard.cached import conventions as cached_conventions
 from dashboard.cached import evaluation as cached_evaluation
-from dashboard.controls import download_table, ensure_choice
+from dashboard.controls import download_table, ensure_choice, every_row
 from dashboard.navigation import explain_user, explained_metric
 from dashboard.session import header, require_data, subject
 from dashboard.text import literal
@@ -71,7 +71,8 @@ def equal_scores() -> None:
     libraries = pd.DataFrame(
         [(library, order, rule or "none") for library, order, rule in LIBRARY_TIES],
         columns=["Library", "Orders equal scores", "Tie rule that matches"])
-    st.dataframe(libraries, hide_index=True, key="conventions_library_ties")
+    st.dataframe(libraries, hide_index=True, key="conventions_library_ties",
+                 height=every_row(libraries))
     st.caption("Where no tie rule matches, the library's value lies between the lowest and "
                "highest above. The tie rule is in the sidebar, under Advanced.")
 
@@ -109,7 +110,7 @@ table["Reproduces"] = [PRESET_HELP[name] for name in table.index]
 table.index = [PRESET_NAMES[name] + (" (in the sidebar)" if name == in_force else "")
                for name in table.index]
 table.index.name = "Preset"
-st.dataframe(table, key="conventions_means", column_config={
+st.dataframe(table, key="conventions_means", height=every_row(table), column_config={
     "Reproduces": st.column_config.TextColumn("What it reproduces", width="large"),
     **{model: st.column_config.NumberColumn(model, format="%.4f") for model in means.columns}})
 download_table(means.reset_index(), f"presets_{metric}_at_{k}.csv", "conventions_means_csv")

@@ -16,7 +16,14 @@ from dashboard.session import header, require_data
 from dashboard.settings import USER_LIST_LIMIT, Settings
 from dashboard.sidebar import set_convention
 from dashboard.text import literal
-from rankmetrics.conventions import AP_DENOMINATORS, GAINS, IDEALS
+from rankmetrics.conventions import (
+    AP_DENOMINATORS,
+    DISCOUNTS,
+    GAINS,
+    IDEALS,
+    PRECISION_DENOMINATORS,
+    RECALL_DENOMINATORS,
+)
 from rankmetrics.explain import HISTORY_METRICS, STEP_COLUMNS, STEP_METRICS, slipped_discount
 from rankmetrics.figures import metric_label, ndcg_contributions
 from rankmetrics.metrics import MAIN_METRICS, plain_label
@@ -26,13 +33,22 @@ MATCHES_SHOWN = 500
 GAIN_WORDS = {"exponential": "exponential: 2^g − 1", "linear": "linear: g"}
 IDEAL_WORDS = {"ground_truth": "all ground-truth items", "retrieved": "the model's own top K"}
 DENOMINATOR_WORDS = {"relevant": "|R| (all relevant items)", "min_k_relevant": "min(K, |R|)",
-                     "hits": "the hits in the top K"}
+                     "hits": "the hits in the top K",
+                     "min_shown_relevant": "min(|R|, items in the top K)"}
+DISCOUNT_WORDS = {"shifted": "1/log2(i + 1)", "clipped": "1/log2(max(i, 2))"}
+RECALL_WORDS = {"relevant": "|R| (all relevant items)", "min_k_relevant": "min(K, |R|)"}
+PRECISION_WORDS = {"cutoff": "K", "list_length": "min(K, list length)"}
 #: The conventions this page lets you change for itself, by metric.
-LOCAL_OPTIONS = {"ndcg": ("gain", "ideal"), "map": ("ap_denominator",)}
+LOCAL_OPTIONS = {"ndcg": ("gain", "ideal", "discount"), "map": ("ap_denominator",),
+                 "recall": ("recall_denominator",), "precision": ("precision_denominator",)}
 OPTION_CONTROLS = {
     "gain": ("Gain of a grade g", GAINS, GAIN_WORDS),
     "ideal": ("Ideal list (IDCG) from", IDEALS, IDEAL_WORDS),
+    "discount": ("Discount of rank i", DISCOUNTS, DISCOUNT_WORDS),
     "ap_denominator": ("AP divides by", AP_DENOMINATORS, DENOMINATOR_WORDS),
+    "recall_denominator": ("Recall divides by", RECALL_DENOMINATORS, RECALL_WORDS),
+    "precision_denominator": ("Precision divides by", PRECISION_DENOMINATORS,
+                              PRECISION_WORDS),
 }
 ROW_COLUMNS = {
     "rank": st.column_config.NumberColumn("Rank", format="%d"),
@@ -249,6 +265,11 @@ else:
                      icon=":material/done_all:")
 
 
+#: Under relevant_items="in_list" only the relevant items of the model's list count.
+IN_LIST = settings.conventions.relevant_items == "in_list"
+RELEVANT_LABEL = "Relevant items in the list (|R|)" if IN_LIST else "Relevant items in all (|R|)"
+
+
 def notes(list_length: int, n_relevant: int) -> None:
     said = []
     if list_length == 0:
@@ -256,7 +277,9 @@ def notes(list_length: int, n_relevant: int) -> None:
     elif list_length < k:
         said.append(f"{model} recommended only {list_length} items: ranks beyond add nothing.")
     if n_relevant == 0:
-        said.append("This user has no relevant item under the relevance mapping.")
+        said.append("This user has no relevant item in the model's list under the relevance "
+                    "mapping." if IN_LIST else
+                    "This user has no relevant item under the relevance mapping.")
     if not cached_explained.counted(prepared, settings, model, user):
         said.append("Under the active conventions this user is left out of the model's mean.")
     for note in said:
@@ -275,6 +298,10 @@ def highlighted(table: pd.DataFrame, active: pd.DataFrame):
 
 
 def explain_ndcg_page(settings: Settings) -> None:
+    clipped = settings.conventions.discount == "clipped"
+    discount = "1/log2(max(rank, 2))" if clipped else "1/log2(rank + 1)"
+    ROW_COLUMNS["discount"] = st.column_config.NumberColumn(f"× discount {discount}",
+                                                            format="%.4f")
     breakdown = cached_explained.breakdown(prepared, settings, model, user)
     dcg, idcg, ndcg = st.columns(3)
     dcg.metric(f"DCG@{k}", f"{breakdown.dcg:.4f}")
@@ -285,8 +312,9 @@ def explain_ndcg_page(settings: Settings) -> None:
     notes(breakdown.list_length, breakdown.n_relevant)
     st.markdown(
         f"**{literal(model)}'s top {k} for user {literal(user)}**: each item's gain is "
-        "multiplied by its rank's discount 1/log2(rank + 1), which shrinks down the list (1, "
-        "0.63, 0.5, 0.43, …); the products add up to DCG."
+        f"multiplied by its rank's discount {discount}, which shrinks down the list "
+        f"({'1, 1, 0.63, 0.5' if clipped else '1, 0.63, 0.5, 0.43'}, …); the products add up "
+        "to DCG."
     )
     st.dataframe(shown(breakdown.ranked), hide_index=True, column_config=ROW_COLUMNS,
                  key="ranked_rows")
@@ -332,7 +360,8 @@ def explain_ndcg_page(settings: Settings) -> None:
 
 def tutorial_note(settings: Settings, variants: pd.DataFrame) -> None:
     slip_note = getattr(DEMOS.get(prepared.source), "tutorial_slip", None)
-    if slip_note is None or model != slip_note.model or user != slip_note.user:
+    if (slip_note is None or model != slip_note.model or user != slip_note.user
+            or settings.conventions.discount != "shifted"):  # the slip is of log2(rank + 1)
         return
     rank, cutoff = slip_note.rank, slip_note.cutoff
     retrieved = replace(settings, cutoff=cutoff,
@@ -368,7 +397,7 @@ def explain_binary_page(settings: Settings) -> None:
     value, hits, relevant = st.columns(3)
     value.metric(label, f"{arithmetic.value:.4f}")
     hits.metric(f"Relevant items in the top {k}", len(arithmetic.hit_ranks))
-    relevant.metric("Relevant items in all (|R|)", arithmetic.n_relevant)
+    relevant.metric(RELEVANT_LABEL, arithmetic.n_relevant)
     for line in arithmetic.latex():
         st.latex(line)
     words = arithmetic.denominator_words()
@@ -437,9 +466,9 @@ def explain_steps_page(settings: Settings) -> None:
         third.metric("Persistence p", f"{steps.persistence:g}")
     elif metric == "err":
         second.metric("g_max", f"{steps.max_grade:g}")
-        third.metric("Relevant items in all (|R|)", steps.n_relevant)
+        third.metric(RELEVANT_LABEL, steps.n_relevant)
     elif metric == "bpref":
-        second.metric("Relevant items in all (|R|)", steps.n_relevant)
+        second.metric(RELEVANT_LABEL, steps.n_relevant)
         third.metric("Judged non-relevant in all (|N|)", steps.n_nonrelevant)
     else:
         second.metric(f"Judged in the top {k}", int(steps.ranked["judged"].sum()))

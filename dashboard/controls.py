@@ -67,6 +67,16 @@ def download_table(frame: pd.DataFrame, file_name: str, key: str, *, where=st,
                           key=key, icon=":material/download:", on_click="ignore")
 
 
+#: Pixels of a table row (and of its header) as Streamlit draws st.dataframe.
+ROW_PIXELS = 35
+
+
+def every_row(frame: pd.DataFrame) -> int:
+    """The height that shows every row of ``frame`` in st.dataframe without scrolling (for
+    short tables whose last row must not hide below the fold)."""
+    return (len(frame) + 1) * ROW_PIXELS + 3
+
+
 def table_csv(frame: pd.DataFrame) -> str:
     """The table as CSV for people; a named index (such as the model) becomes a column."""
     if any(name is not None for name in frame.index.names):

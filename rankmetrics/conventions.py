@@ -17,12 +17,16 @@ from rankmetrics.relevance import MAX_GRADE
 
 GAINS = ("exponential", "linear")
 IDEALS = ("ground_truth", "retrieved")
-AP_DENOMINATORS = ("relevant", "min_k_relevant", "hits")
+AP_DENOMINATORS = ("relevant", "min_k_relevant", "hits", "min_shown_relevant")
+RECALL_DENOMINATORS = ("relevant", "min_k_relevant")
+DISCOUNTS = ("shifted", "clipped")
 EMPTY_USERS = ("skip", "zero")
 MISSING_USERS = ("zero", "skip")
 TIES = ("item_desc", "item_asc", "input")
 RBP_GAINS = ("binary", "graded")
 IDENTICAL_IDS = ("keep", "drop")
+RELEVANT_ITEMS = ("ground_truth", "in_list")
+PRECISION_DENOMINATORS = ("cutoff", "list_length")
 
 OPTION_CHOICES: dict[str, tuple[str, ...]] = {
     "gain": GAINS,
@@ -33,14 +37,19 @@ OPTION_CHOICES: dict[str, tuple[str, ...]] = {
     "ties": TIES,
     "rbp_gain": RBP_GAINS,
     "identical_ids": IDENTICAL_IDS,
+    "relevant_items": RELEVANT_ITEMS,
+    "precision_denominator": PRECISION_DENOMINATORS,
+    "recall_denominator": RECALL_DENOMINATORS,
+    "discount": DISCOUNTS,
 }
 
 OPTION_HELP: dict[str, str] = {
     "gain": "NDCG gain of a grade g: exponential 2^g - 1, or linear g (equal for 0/1 grades).",
     "ideal": "IDCG from all ground-truth items (ground_truth) or from the model's own top-K "
     "list re-sorted (retrieved).",
-    "ap_denominator": "AP@K divides by |R| (relevant), min(K, |R|) (min_k_relevant) or the "
-    "hits in the top K (hits).",
+    "ap_denominator": "AP@K divides by |R| (relevant), min(K, |R|) (min_k_relevant), the "
+    "hits in the top K (hits), or the smaller of |R| and the items in the top K "
+    "(min_shown_relevant, as LensKit does).",
     "threshold_gains": "Whether grades below the relevance threshold give no NDCG gain.",
     "empty_users": "Users whose ground truth has no relevant item: left out of the means "
     "(skip) or counted with their values, 0 for the binary metrics (zero).",
@@ -60,6 +69,19 @@ OPTION_HELP: dict[str, str] = {
     "identical_ids": "An item whose id is the user's (the query's) own id: kept in the list "
     "(keep), or dropped from it before the metrics, the items below moving up (drop, as "
     "BEIR's ignore_identical_ids does where the corpus holds the queries themselves).",
+    "relevant_items": "Which relevant items Recall's and AP's |R| and NDCG's ideal list count: "
+    "every relevant item of the user's ground truth (ground_truth), or only those the model's "
+    "list holds, all of its rows (in_list, as TorchMetrics' retrieval metrics and Evidently "
+    "do: they see only the rows they are given).",
+    "precision_denominator": "Precision@K divides the hits by K (cutoff, trec_eval's P), or by "
+    "the smaller of K and the list's length (list_length, as LensKit and Evidently do), so a "
+    "short list is not counted down for the slots it did not fill.",
+    "recall_denominator": "Recall@K divides the hits by |R| (relevant, trec_eval's recall), or "
+    "by the smaller of K and |R| (min_k_relevant, as LensKit does), so a perfect top K scores "
+    "1 even when the user has more relevant items than K.",
+    "discount": "DCG's discount at rank i: 1/log2(i + 1) (shifted, as trec_eval and most "
+    "libraries), or 1/log2(max(i, 2)), ranks 1 and 2 alike (clipped: Järvelin and "
+    "Kekäläinen's original, LensKit's default).",
 }
 
 #: Each option as a control names it.
@@ -67,6 +89,9 @@ OPTION_LABELS: dict[str, str] = {
     **{option: option.replace("_", " ").capitalize() for option in OPTION_CHOICES},
     "ap_denominator": "AP denominator", "rbp_gain": "RBP gain",
     "identical_ids": "Items with the user's id",
+    "relevant_items": "Relevant items counted",
+    "precision_denominator": "Precision denominator",
+    "recall_denominator": "Recall denominator",
 }
 
 #: The options that are numbers, not choices: the parameters of RBP and ERR.
@@ -79,7 +104,9 @@ CHOICE_WORDS: dict[str, dict[object, str]] = {
               "retrieved": "ideal list from the model's own top K"},
     "ap_denominator": {"relevant": "AP divided by the number of relevant items",
                        "min_k_relevant": "AP divided by the smaller of K and the relevant items",
-                       "hits": "AP divided by the hits in the top K"},
+                       "hits": "AP divided by the hits in the top K",
+                       "min_shown_relevant": "AP divided by the smaller of the relevant items "
+                       "and the items in the top K"},
     "threshold_gains": {False: "grades below the relevance threshold still give gain",
                         True: "no gain below the relevance threshold"},
     "empty_users": {"skip": "users without relevant items left out",
@@ -93,6 +120,16 @@ CHOICE_WORDS: dict[str, dict[object, str]] = {
                  "graded": "RBP counts each item's grade over the highest grade"},
     "identical_ids": {"keep": "items whose id is the user's id kept",
                       "drop": "items whose id is the user's id dropped"},
+    "relevant_items": {"ground_truth": "every relevant item of the ground truth counted",
+                       "in_list": "only the relevant items in the model's list counted"},
+    "precision_denominator": {"cutoff": "precision divided by K",
+                              "list_length": "precision divided by the smaller of K and the "
+                              "list's length"},
+    "recall_denominator": {"relevant": "recall divided by the number of relevant items",
+                           "min_k_relevant": "recall divided by the smaller of K and the "
+                           "relevant items"},
+    "discount": {"shifted": "discount 1/log2(i + 1)",
+                 "clipped": "discount 1/log2(max(i, 2)), ranks 1 and 2 alike"},
 }
 
 
@@ -107,8 +144,9 @@ class Conventions:
     ideal : {"ground_truth", "retrieved"}
         Which list IDCG@K is the DCG of: all ground-truth items sorted by grade, or the
         model's own top-K list re-sorted by grade.
-    ap_denominator : {"relevant", "min_k_relevant", "hits"}
-        What AP@K divides the sum of precisions at hit ranks by.
+    ap_denominator : {"relevant", "min_k_relevant", "hits", "min_shown_relevant"}
+        What AP@K divides the sum of precisions at hit ranks by: |R|, min(K, |R|), the hits,
+        or min(|R|, the items in the top K).
     threshold_gains : bool
         If true, grades below the relevance threshold give no gain in DCG and IDCG.
     empty_users : {"skip", "zero"}
@@ -126,6 +164,16 @@ class Conventions:
     identical_ids : {"keep", "drop"}
         An item whose id equals the user's id: kept, or dropped from the list (the items
         below it move up one rank) when the lists are ranked.
+    relevant_items : {"ground_truth", "in_list"}
+        The relevant items |R| (Recall, AP, R-Precision) and the ideal list (NDCG) are made
+        of: every relevant ground-truth item, or those in the model's list only (all of its
+        rows, not only the top K).
+    precision_denominator : {"cutoff", "list_length"}
+        What Precision@K divides the hits by: K, or min(K, the list's length).
+    recall_denominator : {"relevant", "min_k_relevant"}
+        What Recall@K divides the hits by: |R|, or min(K, |R|).
+    discount : {"shifted", "clipped"}
+        DCG's discount at rank i: 1 / log2(i + 1), or 1 / log2(max(i, 2)).
 
     Examples
     --------
@@ -146,6 +194,10 @@ class Conventions:
     max_grade: float | None = None
     rbp_gain: str = "binary"
     identical_ids: str = "keep"
+    relevant_items: str = "ground_truth"
+    precision_denominator: str = "cutoff"
+    recall_denominator: str = "relevant"
+    discount: str = "shifted"
 
     def __post_init__(self) -> None:
         for name, choices in OPTION_CHOICES.items():
@@ -201,6 +253,14 @@ class Conventions:
             parts.append(f"RBP gain {self.rbp_gain}")
         if self.identical_ids != "keep":
             parts.append("items with the user's id dropped")
+        if self.relevant_items != "ground_truth":
+            parts.append("only the relevant items in the list counted")
+        if self.precision_denominator != "cutoff":
+            parts.append("precision over min(K, list length)")
+        if self.recall_denominator != "relevant":
+            parts.append("recall over min(K, |R|)")
+        if self.discount != "shifted":
+            parts.append("discount 1/log2(max(i, 2))")
         prefix = f"preset {name}: " if name else "custom: "
         return prefix + "; ".join(parts)
 
@@ -277,6 +337,19 @@ PRESETS: dict[str, Conventions] = {
         gain="linear", ideal="ground_truth", ap_denominator="relevant",
         empty_users="zero", missing_users="skip", identical_ids="drop",
     ),
+    "torchmetrics": Conventions(
+        gain="linear", ideal="ground_truth", ap_denominator="hits", empty_users="zero",
+        missing_users="skip", relevant_items="in_list",
+    ),
+    "evidently": Conventions(
+        gain="linear", ideal="ground_truth", ap_denominator="relevant", empty_users="skip",
+        missing_users="skip", relevant_items="in_list", precision_denominator="list_length",
+    ),
+    "lenskit": Conventions(
+        gain="linear", ideal="ground_truth", ap_denominator="min_shown_relevant",
+        empty_users="zero", missing_users="skip", precision_denominator="list_length",
+        recall_denominator="min_k_relevant", discount="clipped",
+    ),
 }
 
 #: Each preset as a summary names it.
@@ -289,6 +362,9 @@ PRESET_NAMES: dict[str, str] = {
     "recommenders": "Microsoft Recommenders' conventions",
     "sklearn": "scikit-learn's ndcg_score conventions",
     "beir": "BEIR's conventions",
+    "torchmetrics": "TorchMetrics' retrieval conventions",
+    "evidently": "Evidently's conventions",
+    "lenskit": "LensKit's conventions",
 }
 
 #: How each library orders items with equal scores: the library, its order in words, and the
@@ -301,6 +377,12 @@ LIBRARY_TIES: tuple[tuple[str, str, str | None], ...] = (
     ("Spark MLlib RankingMetrics", "the order of the lists it is given (it takes no scores)",
      "input"),
     ("Microsoft Recommenders", "the order of its rows (a stable sort by score)", "input"),
+    ("TorchMetrics", "NDCG: the average over every order of the tied items; the others: "
+     "torch.topk, no fixed order", None),
+    ("LensKit", "the order of the ranked lists it is given (it takes ranks, not scores)",
+     "input"),
+    ("Evidently", "ranks from its rank column, or from scores by pandas' average rank: "
+     "tied items share a rank", None),
 )
 
 PRESET_HELP: dict[str, str] = {
@@ -330,4 +412,22 @@ PRESET_HELP: dict[str, str] = {
     "pytrec_eval): trec_eval's conventions, but only users with a list counted and, as its "
     "ignore_identical_ids does by default, an item whose id is the user's id dropped from "
     "the list.",
+    "torchmetrics": "Reproduces TorchMetrics' retrieval metrics (RetrievalNormalizedDCG, "
+    "RetrievalPrecision, RetrievalRecall, RetrievalMAP, RetrievalMRR, RetrievalHitRate with "
+    "top_k, empty_target_action='neg') fed each user's rows of the model, the target being the "
+    "item's grade (NDCG) or relevance: it sees only those rows, so |R| and the ideal list come "
+    "from the model's list, AP divides by the hits in the top K, a user without a relevant item "
+    "there counts as 0 and users without a list are left out. Its NDCG averages over the orders "
+    "of equal scores, and its other metrics count no hit for an item scored 0 or less.",
+    "evidently": "Reproduces Evidently's recommender metrics (NDCGKMetric, PrecisionTopKMetric, "
+    "RecallTopKMetric, MAPKMetric, MRRKMetric, HitRateKMetric; no_feedback_users=False) fed the "
+    "model's rows with their targets: |R| and the ideal list come from those rows, Precision "
+    "divides by the smaller of K and the list's length, users without a relevant item in their "
+    "list are left out (no_feedback_users=True counts them: add empty users zero).",
+    "lenskit": "Reproduces LensKit 2025's ranking metrics (NDCG, Precision, Recall, "
+    "AveragePrecision, RecipRank, Hit with n=K, through RunAnalysis and its list_summary) given "
+    "each user's ranked list and the relevant items as test data (NDCG with gain= the "
+    "grade): the discount 1/log2(max(i, 2)), Precision over the smaller of K and the list's "
+    "length, Recall over min(K, |R|), AP over min(|R|, the items in the top K), users "
+    "without a relevant item counted as 0 and users without a list left out.",
 }

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from itertools import combinations
 
@@ -135,7 +136,7 @@ class PresetComparison:
     def _evaluation(self, conventions: Conventions) -> Evaluation:
         found = self._evaluations.get(conventions)
         if found is None:
-            base = next(iter(self._evaluations.values()))
+            base = list(self._evaluations.values())[0]  # (a copy: other threads add to it)
             found = base.with_conventions(conventions, self._tables)
             self._evaluations[conventions] = found
         return found
@@ -145,6 +146,10 @@ class PresetComparison:
         means = evaluation.means([self.metric])
         return {model: float(by_metric[self.metric][(self.cutoff or 1) - 1])
                 for model, by_metric in means.items()}
+
+
+#: Sets of conventions :func:`compare_presets` evaluates at once (threads).
+COMPARED_AT_ONCE = 2
 
 
 def compare_presets(evaluation: Evaluation, metric: str, cutoff: int | None,
@@ -175,7 +180,12 @@ def compare_presets(evaluation: Evaluation, metric: str, cutoff: int | None,
     evaluations: dict[Conventions, Evaluation] = {evaluation.conventions: evaluation}
     comparison = PresetComparison(metric, cutoff, pd.DataFrame(), conventions, evaluations,
                                   identical_ids_as_preset=as_preset, _tables=tables)
-    rows = {name: comparison._means(chosen) for name, chosen in conventions.items()}
+    # one evaluation per distinct set of conventions, two at a time: their sums are mostly
+    # NumPy work that runs without the interpreter lock, so a second core shares it
+    distinct = list(dict.fromkeys(conventions.values()))
+    with ThreadPoolExecutor(max_workers=COMPARED_AT_ONCE) as pool:
+        found = dict(zip(distinct, pool.map(comparison._means, distinct), strict=True))
+    rows = {name: found[chosen] for name, chosen in conventions.items()}
     values = pd.DataFrame.from_dict(rows, orient="index")[evaluation.models]
     values.index.name = "preset"
     return dataclasses.replace(comparison, values=values,

@@ -6,15 +6,39 @@ Fixtures built on them (the demo data read and evaluated once per session) are i
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from rankmetrics.conventions import OPTION_CHOICES
+
 REPO = Path(__file__).resolve().parents[1]
 TEXTBOOK = REPO / "data" / "textbook"
 MOVIES = REPO / "data" / "movies"
 MOVIE_MODELS = ("popularity", "personalized", "top_heavy", "random")
+
+#: The options whose every combination the convention tests run: those that meet in one
+#: kernel (gain and ideal in NDCG, the denominators and user rules in every mean, ties and
+#: identical ids in the ranking).
+COMBINED_OPTIONS = ("gain", "ideal", "ap_denominator", "empty_users", "missing_users", "ties",
+                    "rbp_gain", "identical_ids")
+
+
+def convention_combinations() -> list[dict[str, str]]:
+    """Every combination of :data:`COMBINED_OPTIONS`, each with the other options' choices
+    drawn at random (a fixed seed), so that every choice of those meets every choice of the
+    others many times without the full product (which grows with every option)."""
+    rng = np.random.default_rng(2024)
+    others = [option for option in OPTION_CHOICES if option not in COMBINED_OPTIONS]
+    combinations = []
+    for values in itertools.product(*(OPTION_CHOICES[o] for o in COMBINED_OPTIONS)):
+        chosen = dict(zip(COMBINED_OPTIONS, values, strict=True))
+        chosen |= {option: OPTION_CHOICES[option][rng.integers(len(OPTION_CHOICES[option]))]
+                   for option in others}
+        combinations.append({option: chosen[option] for option in OPTION_CHOICES})
+    return combinations
 
 
 def random_data(

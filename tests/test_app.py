@@ -4,6 +4,7 @@ controls changing what the charts contain, and uploads (valid and each kind of i
 from __future__ import annotations
 
 import io
+import math
 import re
 import tomllib
 
@@ -838,3 +839,23 @@ def test_head_to_head_lists_of_one_user_and_the_ndcg_link():
     assert at.session_state["explain_other"] == "personalized"
     ndcg = {m.label: m.value for m in at.metric}["NDCG@10"]
     assert ndcg == f"{a_ahead['value_b'].iloc[0]:.4f}"
+
+
+def test_ndcg_page_tries_the_clipped_discount_for_itself():
+    """Ranks 1 and 5 relevant, 5 relevant items in all: with 1/log2(max(i, 2)) DCG@5 is
+    1 + 1/log2(5) and IDCG@5 is 1 + 1 + 1/log2(3) + 1/log2(4) + 1/log2(5)."""
+    at = start("textbook", "app_pages/explained.py")
+    at.selectbox(key="explain_model").set_value("c_at_position_5").run()
+    at.radio(key="explained_discount").set_value("clipped").run()
+    ok(at)
+    dcg = 1 + 1 / math.log2(5)
+    idcg = 2 + 1 / math.log2(3) + 1 / math.log2(4) + 1 / math.log2(5)
+    values = {m.label: m.value for m in at.metric}
+    assert values == {"DCG@5": f"{dcg:.4f}", "IDCG@5": f"{idcg:.4f}",
+                      "NDCG@5": f"{dcg / idcg:.4f}"}
+    assert frame(at, "ranked_rows")["discount"].round(4).tolist()[:2] == [1.0, 1.0]
+    assert r"\log_2 \max(i, 2)" in at.latex[0].value
+    note = " ".join(plain(m.value) for m in at.markdown)
+    assert "discount 1/log2(max(rank, 2))" in note
+    assert "Why a widely copied NDCG tutorial" not in note  # that slip is of log2(rank + 1)
+    assert at.session_state["conv_discount"] == "shifted"  # the sidebar keeps its own

@@ -117,8 +117,8 @@ RUN = pd.DataFrame({"user": ["u"] * 3, "item": list("abc"), "score": [3.0, 2.0, 
      _message("threshold_gains", "True or False", "'yes'")),
     (lambda: Conventions.preset("trec"),
      _message("name", "one of 'default', 'trec_eval', 'ranx_burges', 'retrieved_ideal', "
-              "'spark_mllib', 'recommenders', 'sklearn', 'beir'",
-              "'trec'")),
+              "'spark_mllib', 'recommenders', 'sklearn', 'beir', 'torchmetrics', 'evidently', "
+              "'lenskit'", "'trec'")),
     (lambda: RelevanceMapping("stars"),
      _message("kind", "one of 'identity', 'binary', 'graded'", "'stars'")),
     (lambda: RelevanceMapping.identity(float("nan")),

@@ -195,6 +195,10 @@ CONVENTION_VARIANTS = [
     Conventions(gain="linear", ideal="retrieved", threshold_gains=True),
     Conventions(ties="item_asc"),
     Conventions(ties="input", missing_users="skip"),
+    Conventions.preset("torchmetrics"),
+    Conventions.preset("evidently"),
+    Conventions.preset("lenskit"),
+    Conventions(discount="clipped", ideal="retrieved"),
 ]
 MAPPINGS = [
     RelevanceMapping.binary(4),
@@ -384,11 +388,16 @@ def test_ap_denominator_is_named_with_the_users_numbers():
 
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 10_000), cutoff=st.integers(1, 12),
-       denominator=st.sampled_from(["relevant", "min_k_relevant", "hits"]),
-       threshold=st.sampled_from([1, 2]))
-def test_written_arithmetic_equals_evaluate(seed, cutoff, denominator, threshold):
+       denominator=st.sampled_from(["relevant", "min_k_relevant", "hits",
+                                    "min_shown_relevant"]),
+       threshold=st.sampled_from([1, 2]), counted=st.sampled_from(["ground_truth", "in_list"]),
+       precision=st.sampled_from(["cutoff", "list_length"]),
+       recall=st.sampled_from(["relevant", "min_k_relevant"]))
+def test_written_arithmetic_equals_evaluate(seed, cutoff, denominator, threshold, counted,
+                                            precision, recall):
     truth, run = random_data(seed, n_users=4)
-    conventions = Conventions(ap_denominator=denominator)
+    conventions = Conventions(ap_denominator=denominator, relevant_items=counted,
+                              precision_denominator=precision, recall_denominator=recall)
     relevance = RelevanceMapping.identity(threshold)
     for user in truth["user"].unique():
         for metric in ("precision", "recall", "hit_rate", "mrr", "map"):
@@ -406,3 +415,38 @@ def test_both_gain_columns_in_the_ndcg_rows(graded):
     assert b.ranked["gain_exponential"].tolist() == [0, 7, 1, 0, 3]
     assert b.ranked["gain"].tolist() == b.ranked["gain_linear"].tolist()
     assert b.ideal["gain_exponential"].tolist() == [7, 3, 1]
+
+
+def test_the_list_only_conventions_are_written_with_the_users_numbers():
+    # 3 relevant items, 1 of them in the 2-item list; K = 5
+    truth = pd.DataFrame({"user": "u", "item": ["a", "b", "c"], "rating": 1})
+    run = pd.DataFrame({"user": "u", "item": ["a", "x"], "score": [2.0, 1.0]})
+    conventions = Conventions(relevant_items="in_list", precision_denominator="list_length")
+    recall = explain_metric(truth, run, "u", "recall", cutoff=5, conventions=conventions)
+    assert (recall.value, recall.denominator_words()) == (
+        1.0, "|R| = 1 relevant items in the model's list")
+    precision = explain_metric(truth, run, "u", "precision", cutoff=5, conventions=conventions)
+    assert precision.value == 0.5
+    assert precision.denominator_words() == "min(K, list length) = min(5, 2) = 2"
+    assert r"\min(K, |\text{list}|)" in precision.latex()[0]
+    assert precision.latex()[1] == r"\mathrm{P@5} = \frac{1}{2} = 0.5000"
+    ndcg = explain_ndcg(truth, run, "u", cutoff=5, conventions=conventions)
+    assert (ndcg.ndcg, ndcg.n_relevant, len(ndcg.ideal)) == (1.0, 1, 1)
+
+
+def test_lenskit_conventions_are_written_with_the_users_numbers():
+    # 3 relevant items; the list holds a (rank 1), x, c (rank 3); K = 2 and 5
+    truth = pd.DataFrame({"user": "u", "item": ["a", "b", "c"], "rating": 1})
+    run = pd.DataFrame({"user": "u", "item": ["a", "x", "c"], "score": [3.0, 2.0, 1.0]})
+    lenskit = Conventions.preset("lenskit")
+    recall = explain_metric(truth, run, "u", "recall", cutoff=2, conventions=lenskit)
+    assert (recall.value, recall.denominator_words()) == (0.5, "min(K, |R|) = min(2, 3) = 2")
+    assert r"\min(K, |R|)" in recall.latex()[0]
+    ap = explain_metric(truth, run, "u", "map", cutoff=5, conventions=lenskit)
+    assert ap.denominator_words() == "min(|R|, items in the top K) = min(3, 3) = 3"
+    assert ap.value == pytest.approx((1 + 2 / 3) / 3, abs=1e-12)
+    ndcg = explain_ndcg(truth, run, "u", cutoff=5, conventions=lenskit)
+    assert ndcg.ranked["discount"].tolist() == pytest.approx([1.0, 1.0, 1 / np.log2(3)])
+    assert ndcg.ndcg == pytest.approx((1 + 1 / np.log2(3)) / (2 + 1 / np.log2(3)), abs=1e-12)
+    lines = ndcg.latex()
+    assert r"\log_2 \max(i, 2)" in lines[0] and r"\frac{1}{\log_2 2}" in lines[1]

@@ -40,10 +40,12 @@ def random_data(seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 @pytest.mark.parametrize("seed", [0, 1])
 @pytest.mark.parametrize("threshold", [1, 2])
-def test_the_parts_add_up_to_every_users_value(seed, threshold):
+@pytest.mark.parametrize("counted", ["ground_truth", "in_list"])
+def test_the_parts_add_up_to_every_users_value(seed, threshold, counted):
     truth, run = random_data(seed)
     relevance = RelevanceMapping.identity(threshold)
-    conventions = Conventions(empty_users="zero", missing_users="zero", rbp_persistence=0.7)
+    conventions = Conventions(empty_users="zero", missing_users="zero", rbp_persistence=0.7,
+                              relevant_items=counted)
     evaluation = evaluate(truth, {"m": run}, relevance=relevance, conventions=conventions,
                           max_cutoff=8)
     for cutoff in (1, 4, 8):

@@ -149,9 +149,14 @@ def _reference(
             elif is_judged:
                 nonrelevant_so_far += 1
         return total / n_relevant if n_relevant else 0.0
+    length = len(relevant)  # the items the list holds
     if name == "precision":
+        if conventions.precision_denominator == "list_length":  # over the items shown
+            return hits / min(k, length) if length else 0.0
         return hits / k
     if name == "recall":
+        if conventions.recall_denominator == "min_k_relevant":
+            return hits / min(k, n_relevant) if n_relevant else 0.0
         return hits / n_relevant if n_relevant else 0.0
     if name == "hit_rate":
         return 1.0 if hits else 0.0
@@ -161,10 +166,13 @@ def _reference(
         precisions = [sum(top_relevant[:i + 1]) / (i + 1)
                       for i, hit in enumerate(top_relevant) if hit]
         denominator = {"relevant": n_relevant, "min_k_relevant": min(k, n_relevant),
-                       "hits": hits}[conventions.ap_denominator]
+                       "hits": hits, "min_shown_relevant": min(n_relevant, k, length)
+                       }[conventions.ap_denominator]
         return sum(precisions) / denominator if denominator else 0.0
 
-    def dcg(values: list[float]) -> float:
+    def dcg(values: list[float]) -> float:  # rank i + 1: log2(i + 2), or log2(max(i + 1, 2))
+        if conventions.discount == "clipped":
+            return sum(g / math.log2(max(i + 1, 2)) for i, g in enumerate(values[:k]))
         return sum(g / math.log2(i + 2) for i, g in enumerate(values[:k]))
 
     if name == "dcg":
@@ -238,12 +246,18 @@ def _seed(name: str, conventions: Conventions) -> int:
     return sum(map(ord, name + conventions.describe()))
 
 
-# RBP's p and ERR's g_max vary with the threshold option, so each is tested twice
+# RBP's p, ERR's g_max and the other denominators and the discount vary with the threshold
+# and gain options, so each choice is tested with several others
 CONVENTIONS = [Conventions(gain=gain, ideal=ideal, ap_denominator=denominator,
                            threshold_gains=threshold,
                            rbp_persistence=0.5 if threshold else 0.8,
                            max_grade=5.0 if threshold else None,
-                           rbp_gain="graded" if gain == "linear" else "binary")
+                           rbp_gain="graded" if gain == "linear" else "binary",
+                           precision_denominator="list_length" if threshold else "cutoff",
+                           recall_denominator="min_k_relevant" if gain == "linear"
+                           else "relevant",
+                           discount="clipped" if (gain == "linear") != threshold
+                           else "shifted")
                for gain, ideal, denominator, threshold
                in itertools.product(GAINS, IDEALS, AP_DENOMINATORS, (False, True))]
 
@@ -282,9 +296,11 @@ def test_summed_form_equals_the_sum_of_the_reference(name, conventions):
                         k, lambda: lists, n_judged=n_judged, truth_grade=_entry_grades(users),
                         max_grade=_max_grade(conventions), lengths=_lengths(users))
     total = METRICS[name].summed(items, conventions)
-    if total is None:  # this form does not apply: AP over hits, NDCG over the retrieved list
-        assert (name, conventions.ap_denominator) == ("map", "hits") or (
-            name, conventions.ideal) == ("ndcg", "retrieved")
+    if total is None:  # this form does not apply: AP over hits or the items shown, NDCG over
+        # the retrieved list, Precision over the items shown
+        assert (name == "map" and conventions.ap_denominator in ("hits", "min_shown_relevant")
+                or (name, conventions.ideal) == ("ndcg", "retrieved")
+                or (name, conventions.precision_denominator) == ("precision", "list_length"))
         return
     cutoffs = range(1, k + 1) if METRICS[name].has_cutoff else [k]
     expected = [sum(_reference(name, user["relevant"], user["gains"], user["truth_gains"],

@@ -5,8 +5,6 @@ the leader across K read from curves already computed."""
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -16,7 +14,7 @@ from rankmetrics.conventions import OPTION_CHOICES
 from rankmetrics.metrics import MAIN_METRICS, METRICS
 from rankmetrics.report.decision import leader_by_cutoff, leaders_by_cutoff
 from rankmetrics.stats import compare_models, compare_models_together
-from tests.helpers import random_data
+from tests.helpers import convention_combinations, random_data
 
 
 def two_models(seed: int, conventions: Conventions, max_cutoff: int = 12):
@@ -39,8 +37,7 @@ def test_paired_tables_equal_each_metric_alone(conventions, cutoff):
         pd.testing.assert_frame_equal(together[metric], alone.paired(metric, cutoff))
 
 
-CONVENTIONS = [Conventions(**dict(zip(OPTION_CHOICES, values, strict=True)))
-               for values in itertools.product(*OPTION_CHOICES.values())]
+CONVENTIONS = [Conventions(**options) for options in convention_combinations()]
 AT_ONE_CUTOFF = [name for name, metric in METRICS.items() if metric.at_cutoff is not None]
 
 

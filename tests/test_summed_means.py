@@ -10,7 +10,6 @@ too many distinct ideal lists).
 from __future__ import annotations
 
 import importlib
-import itertools
 
 import numpy as np
 import pandas as pd
@@ -19,16 +18,13 @@ import pytest
 from rankmetrics import Conventions, RelevanceMapping, evaluate
 from rankmetrics.conventions import OPTION_CHOICES
 from rankmetrics.metrics import METRICS
-from tests.helpers import random_data
+from tests.helpers import convention_combinations, random_data
 
 evaluation_module = importlib.import_module("rankmetrics.evaluation._evaluation")
 ideal_module = importlib.import_module("rankmetrics.evaluation._ideal")
 
 MAX_CUTOFF = 25  # shorter than some lists (30 items), longer than others
-COMBINATIONS = [
-    dict(zip(OPTION_CHOICES, values, strict=True))
-    for values in itertools.product(*OPTION_CHOICES.values())
-]
+COMBINATIONS = convention_combinations()
 
 
 def _assert_means_are_per_user_means(evaluation, models=None) -> None:

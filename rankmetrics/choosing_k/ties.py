@@ -25,6 +25,7 @@ within their group only.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -35,6 +36,9 @@ from rankmetrics.evaluation import Evaluation
 from rankmetrics.io import LoadedTable, run_codes, run_from_dataframe
 from rankmetrics.metrics import METRICS, check_metrics
 from rankmetrics.prepared.ranked_run import RankedRun, own_item_rows, rank_order
+
+#: Models whose tie orders :func:`tie_bounds` makes at once (threads).
+MODELS_AT_ONCE = 2
 
 BOUND_COLUMNS = ["model", "metric", "cutoff", "pessimistic", "active", "optimistic",
                  "tied_share"]
@@ -198,14 +202,24 @@ def tie_bounds(
     active = ev.means(metrics)
     orders: dict[str, RankedRun] = {}
     shares = {}
-    for position, model in enumerate(ev.models):
+
+    def both_orders(model: str) -> tuple[np.ndarray, list[tuple[bool, RankedRun]]]:
         groups = tie_groups(runs[model], ev)
-        shares[model] = tied_share(groups, ev.included(model), ev.max_cutoff)
-        if groups.has_ties:  # else every order is the active one
-            for optimistic in (False, True):
-                moved = _reordered(ev.runs[model], groups, ev, optimistic)
-                if moved is not ev.runs[model]:  # (the same lists give the active values)
-                    orders[f"{position}{optimistic}"] = moved
+        share = tied_share(groups, ev.included(model), ev.max_cutoff)
+        if not groups.has_ties:  # every order is the active one
+            return share, []
+        return share, [(optimistic, _reordered(ev.runs[model], groups, ev, optimistic))
+                       for optimistic in (False, True)]
+
+    # the models two at a time: their sorts and searches run without the interpreter lock
+    with ThreadPoolExecutor(max_workers=MODELS_AT_ONCE) as pool:
+        found = list(pool.map(both_orders, ev.models))
+    for position, (model, (share, moved_runs)) in enumerate(zip(ev.models, found,
+                                                                  strict=True)):
+        shares[model] = share
+        for optimistic, moved in moved_runs:
+            if moved is not ev.runs[model]:  # (the same lists give the active values)
+                orders[f"{position}{optimistic}"] = moved
     reordered = Evaluation(ev.truth, orders, ev.relevance, ev.conventions,
                            ev.max_cutoff).means(metrics) if orders else {}
     parts = []

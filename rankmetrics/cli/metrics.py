@@ -34,7 +34,7 @@ def metric_listing(fmt: str = "table") -> str:
 
     >>> print(metric_listing().splitlines()[0])
     precision (Precision@K): Share of the top K slots that hold a relevant item (divided by K \
-even when the list is shorter).
+even when the list is shorter, unless the conventions divide by the list's length).
     """
     if fmt == "json":
         rows = [{"name": name, "label": metric.label, "has_cutoff": metric.has_cutoff,

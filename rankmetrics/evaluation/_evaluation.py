@@ -53,6 +53,10 @@ from rankmetrics.relevance import RelevanceMapping
 from rankmetrics.results import Fingerprint, ListsAtHand, PairedBlock
 from rankmetrics.runtime import one_blas_thread
 
+#: Each ground-truth row's grade, relevance and gain, each user's relevant items, whether
+#: each row is a judgment, and each user's judged items.
+JudgedTruth = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
 USERS_PER_BLOCK = 16_384
 #: Users per block of :meth:`Evaluation.paired_blocks` (every model and metric at every
 #: cutoff of a block are held at once: 4,096 users x 100 cutoffs x 6 metrics x 4 models are
@@ -89,6 +93,7 @@ class Evaluation(SharedMethods):
         *,
         cache_bytes: int | None = None,
         beyond: BeyondInputs | None = None,
+        _gains_of: Evaluation | None = None,
     ) -> None:
         self.truth = truth
         self.runs = runs
@@ -98,27 +103,44 @@ class Evaluation(SharedMethods):
         self.models = list(runs)
         #: The inputs as given to :func:`evaluate` (None when built directly).
         self.sources: RawSources | None = None
-        judged = judge(truth.ratings, relevance, conventions)
-        self.truth_grades = read_only(judged.grades)
-        self.truth_relevant = read_only(judged.relevant)
-        self.truth_gains = read_only(judged.gains)
-        self.n_relevant = read_only(np.bincount(
-            truth.user_index[self.truth_relevant], minlength=truth.n_users
-        ))
-        #: Whether each ground-truth row is a judgment: a rating, and a grade of 0 or more
-        #: (trec_eval's -1 is none).
-        self.truth_judged = read_only(np.isfinite(np.asarray(truth.ratings, dtype=np.float64))
-                                      & (self.truth_grades >= 0))
-        #: Each user's judged items, relevant or not (bpref's R and N together).
-        self.n_judged = read_only(np.bincount(truth.user_index[self.truth_judged],
-                                              minlength=truth.n_users))
+        # The evaluation of the same ground truth and relevance this one was derived from
+        # (with_conventions), which keeps the judgments and ideal lists of each gain rule for
+        # all of them: they are computed once, not again for each set of conventions.
+        self._root = (_gains_of if _gains_of is not None and _gains_of.truth is truth
+                      and _gains_of.relevance == relevance else None)
+        self._judgments: dict[tuple[str, bool], JudgedTruth] = {}
+        self._ideals: dict[tuple[str, bool, int], LevelCounts | TopGains] = {}
+        self._gain_rule = (conventions.gain, conventions.threshold_gains)
+        owner = self._root or self
+        judged_truth = owner._judgments.get(self._gain_rule)
+        if judged_truth is None:
+            judged_truth = owner._judgments.setdefault(
+                self._gain_rule, _judged_truth(truth, relevance, conventions))
+        self._judged_truth: JudgedTruth = judged_truth
+        #: truth_judged: whether each ground-truth row is a judgment (a rating, and a grade
+        #: of 0 or more; trec_eval's -1 is none); n_judged: each user's judged items, relevant
+        #: or not (bpref's R and N together).
+        self.truth_grades: np.ndarray
+        self.truth_relevant: np.ndarray
+        self.truth_gains: np.ndarray
+        self.n_relevant: np.ndarray
+        self.truth_judged: np.ndarray
+        self.n_judged: np.ndarray
+        (self.truth_grades, self.truth_relevant, self.truth_gains, self.n_relevant,
+         self.truth_judged, self.n_judged) = self._judged_truth
         #: The grade ERR divides by: the conventions' g_max, or the mapping's highest grade.
         self.max_grade = (float(conventions.max_grade) if conventions.max_grade
                           is not None else relevance.highest_grade(self.truth_grades))
-        #: The last cutoff at which a value can change other than by 1/K.
-        self.width = min(max_cutoff, max(last_change(truth.user_index, self.truth_gains,
-                                                     self.n_relevant, runs),
-                                         beyond.width if beyond else 1))
+        #: The last cutoff at which a value can change other than by 1/K. Precision over
+        #: min(K, the list's length) does not fall as 1/K past the longest list, so it is
+        #: computed at every cutoff.
+        self.width = max_cutoff if conventions.precision_denominator == "list_length" else min(
+            max_cutoff, max(last_change(truth.user_index, self.truth_gains, self.n_relevant,
+                                        runs), beyond.width if beyond else 1))
+        # (gain rule, width, a model's ranked run) -> its users' relevant items, ideal lists
+        # and judged items counted in its list only (kept by the root, shared)
+        self._in_list: dict[tuple[str, bool, int, int],
+                            tuple[np.ndarray, LevelCounts | TopGains, np.ndarray, RankedRun]] = {}
         #: What the beyond-accuracy metrics read, when their inputs were given (else None).
         self.beyond_inputs = beyond
         #: The beyond-accuracy metrics, when their inputs were given (else None).
@@ -184,7 +206,8 @@ class Evaluation(SharedMethods):
                              "files evaluated again.")
         runs = (self._ranked_again(conventions, tables)
                 if conventions.identical_ids != self.conventions.identical_ids else self.runs)
-        other = Evaluation(self.truth, runs, self.relevance, conventions, self.max_cutoff)
+        other = Evaluation(self.truth, runs, self.relevance, conventions, self.max_cutoff,
+                           _gains_of=self._root or self)
         other.sources = self.sources
         return other
 
@@ -232,7 +255,7 @@ class Evaluation(SharedMethods):
         run = self._run(model)
         mask = np.ones(self.truth.n_users, dtype=bool)
         if self.conventions.empty_users == "skip":
-            mask &= self.n_relevant > 0
+            mask &= self.relevant_of(model) > 0
         if self.conventions.missing_users == "skip":
             mask &= run.present
         return mask
@@ -240,9 +263,9 @@ class Evaluation(SharedMethods):
     def user_counts(self) -> pd.DataFrame:
         """Per model: users averaged, users without relevant items, missing and unknown users."""
         rows = []
-        no_relevant = int(np.count_nonzero(self.n_relevant == 0))
         for model in self.models:
             run = self.runs[model]
+            no_relevant = int(np.count_nonzero(self.relevant_of(model) == 0))
             rows.append({
                 "model": model,
                 "users": int(self.included(model).sum()),
@@ -525,7 +548,7 @@ class Evaluation(SharedMethods):
                 for cutoff, values in zip(labels, frame.to_numpy().T, strict=True):
                     columns[per_user_column(metric, cutoff)] = values
             user_ids = np.asarray(users if users is not None else [], dtype=object)
-            relevant = self.n_relevant[self.included(model)].astype(np.int64)
+            relevant = self.relevant_of(model)[self.included(model)].astype(np.int64)
             parts.append(pd.DataFrame({"model": model, "user": pd.array(user_ids, dtype="str"),
                                        "relevant": relevant, **columns}))
         return pd.concat(parts, ignore_index=True)
@@ -602,13 +625,14 @@ class Evaluation(SharedMethods):
         lists = self._top_lists
         items = JudgedItems(
             run.judged_user, run.judged_rank, run.judged_row, mask, self.truth_relevant,
-            self.truth_gains, self.n_relevant, self.width, lambda: self._ideal_lists,
+            self.truth_gains, self.relevant_of(model), self.width,
+            partial(self._ideal_lists_of, model),
             top_items=None if lists is None else partial(lists.of_model, model, self.width),
             item_facts=None if lists is None else lists.facts,
             item_rank_sums=None if lists is None else partial(lists.rank_sums, model,
                                                               self.width, mask),
-            n_judged=self.n_judged, truth_grade=self.truth_grades, max_grade=self.max_grade,
-            truth_judged=self.truth_judged, lengths=run.lengths,
+            n_judged=self.judged_of(model), truth_grade=self.truth_grades,
+            max_grade=self.max_grade, truth_judged=self.truth_judged, lengths=run.lengths,
         )
         sums: dict[str, np.ndarray] = {}
         for metric in metrics:
@@ -621,13 +645,69 @@ class Evaluation(SharedMethods):
             sums.update(self._block_sums(model, rest, mask))
         return sums
 
+    def relevant_of(self, model: str) -> np.ndarray:
+        """Each ground-truth user's relevant items |R| as ``model``'s metrics count them: the
+        ground truth's (:attr:`n_relevant`), or with ``relevant_items="in_list"`` those in
+        the model's list only."""
+        if self.conventions.relevant_items == "ground_truth":
+            return self.n_relevant
+        return self._counted_in_list(model)[0]
+
+    def judged_of(self, model: str) -> np.ndarray:
+        """Each ground-truth user's judged items (bpref's R and N) as ``model``'s metrics
+        count them (see :meth:`relevant_of`)."""
+        if self.conventions.relevant_items == "ground_truth":
+            return self.n_judged
+        return self._counted_in_list(model)[2]
+
+    def _ideal_of(self, model: str) -> LevelCounts | TopGains:
+        """The ideal lists ``model``'s NDCG divides by (see :meth:`relevant_of`)."""
+        if self.conventions.relevant_items == "ground_truth":
+            return self._ideal
+        return self._counted_in_list(model)[1]
+
+    def _ideal_lists_of(self, model: str) -> tuple[np.ndarray, np.ndarray] | None:
+        """:attr:`_ideal_lists` for ``model`` (see :meth:`relevant_of`)."""
+        if self.conventions.relevant_items == "ground_truth":
+            return self._ideal_lists
+        ideal = self._ideal_of(model)
+        if not isinstance(ideal, LevelCounts):
+            return None
+        return ideal.distinct_lists(max(1, MAX_IDEAL_CELLS // self.width))
+
+    def _counted_in_list(self, model: str
+                         ) -> tuple[np.ndarray, LevelCounts | TopGains, np.ndarray]:
+        """(|R|, the ideal lists, the judged items) of each user from the judged items of
+        ``model``'s list alone, all of its ranks: what a library that sees only the rows it
+        is given counts."""
+        run = self._run(model)
+        owner = self._root or self
+        key = (*self._gain_rule, self.width, id(run))
+        found = owner._in_list.get(key)
+        if found is None or found[3] is not run:
+            user = run.judged_user.astype(np.int64)
+            relevant = self.truth_relevant[run.judged_row]
+            counts = read_only(np.bincount(user[relevant], minlength=self.truth.n_users))
+            ideal = top_gains_by_user(user, self.truth_gains[run.judged_row], self.width,
+                                      self.truth.n_users)
+            judged = read_only(np.bincount(user[self.truth_judged[run.judged_row]],
+                                           minlength=self.truth.n_users))
+            found = (counts, ideal, judged, run)  # the run is kept: its id stays its own
+            owner._in_list[key] = found
+        return found[:3]
+
     @cached_property
     def _ideal(self) -> LevelCounts | TopGains:
         """Each user's ground-truth gains, highest first, at ranks 1..width: read by NDCG with
         the ground-truth ideal only, so made when first asked for (a relevance or convention
         change under the retrieved ideal never makes them)."""
-        return top_gains_by_user(self.truth.user_index, self.truth_gains, self.width,
-                                  self.truth.n_users)
+        owner = self._root or self
+        key = (*self._gain_rule, self.width)
+        found = owner._ideals.get(key)
+        if found is None:
+            found = owner._ideals.setdefault(key, top_gains_by_user(
+                self.truth.user_index, self.truth_gains, self.width, self.truth.n_users))
+        return found
 
     @cached_property
     def _ideal_lists(self) -> tuple[np.ndarray, np.ndarray] | None:
@@ -666,7 +746,8 @@ class Evaluation(SharedMethods):
         items = JudgedItems(
             run.judged_user, run.judged_rank, run.judged_row,
             np.ones(self.truth.n_users, dtype=bool), self.truth_relevant, self.truth_gains,
-            self.n_relevant, cutoff, lambda: self._ideal_lists, n_judged=self.n_judged,
+            self.relevant_of(model), cutoff, partial(self._ideal_lists_of, model),
+            n_judged=self.judged_of(model),
             truth_grade=self.truth_grades, max_grade=self.max_grade,
             truth_judged=self.truth_judged, lengths=run.lengths,
         )
@@ -698,12 +779,12 @@ class Evaluation(SharedMethods):
         rows = run.judged_row[lo:hi]
         block = UserBlock(
             run.judged_user[lo:hi] - start, run.judged_rank[lo:hi], self.truth_relevant[rows],
-            self.truth_gains[rows], self.n_relevant[start:stop], width,
-            lambda: self._ideal.block(start, stop, width),
+            self.truth_gains[rows], self.relevant_of(model)[start:stop], width,
+            lambda: self._ideal_of(model).block(start, stop, width),
             top_items=None if self._top_lists is None else partial(
                 self._top_lists.block, model, start, stop, width),
             item_facts=None if self._top_lists is None else self._top_lists.facts,
-            n_judged=self.n_judged[start:stop], grade=self.truth_grades[rows],
+            n_judged=self.judged_of(model)[start:stop], grade=self.truth_grades[rows],
             max_grade=self.max_grade, judged=self.truth_judged[rows],
             lengths=run.lengths[start:stop], first_user=start,
         )
@@ -730,6 +811,19 @@ def last_change(
     most_gains = int(np.bincount(user_index[gains > 0]).max(initial=0))
     return max(1, longest, int(n_relevant.max(initial=0)), most_gains)
 
+
+
+def _judged_truth(truth: GroundTruth, relevance: RelevanceMapping, conventions: Conventions
+                  ) -> JudgedTruth:
+    """The grade, relevance and gain of each ground-truth row, each user's relevant items,
+    whether each row is a judgment and each user's judged items (all read-only)."""
+    judged = judge(truth.ratings, relevance, conventions)
+    n_relevant = np.bincount(truth.user_index[judged.relevant], minlength=truth.n_users)
+    is_judgment = (np.isfinite(np.asarray(truth.ratings, dtype=np.float64))
+                   & (judged.grades >= 0))
+    n_judged = np.bincount(truth.user_index[is_judgment], minlength=truth.n_users)
+    return (read_only(judged.grades), read_only(judged.relevant), read_only(judged.gains),
+            read_only(n_relevant), read_only(is_judgment), read_only(n_judged))
 
 
 def read_only(array: np.ndarray) -> np.ndarray:

@@ -22,6 +22,7 @@ import pandas as pd
 from rankmetrics.checks import check_choice, check_int
 from rankmetrics.conventions import AP_DENOMINATORS, Conventions
 from rankmetrics.explain.rows import (
+    counted_ratings,
     evaluated_value,
     formula_number,
     four_decimals,
@@ -90,15 +91,24 @@ class MetricArithmetic:
         """What the fraction divides by, in words with the user's number."""
         k, r, hits = self.cutoff, self.n_relevant, len(self.hit_ranks)
         if self.metric == "precision":
+            if self.conventions.precision_denominator == "list_length":
+                return (f"min(K, list length) = min({k}, {self.list_length}) = "
+                        f"{min(k, self.list_length)}")
             return f"K = {k}"
+        where = " in the model's list" if self.conventions.relevant_items == "in_list" else ""
         if self.metric == "recall":
-            return f"|R| = {r} relevant items"
+            if self.conventions.recall_denominator == "min_k_relevant":
+                return f"min(K, |R|) = min({k}, {r}) = {min(k, r)}{where and ', |R|' + where}"
+            return f"|R| = {r} relevant items{where}"
         if self.metric != "map":
             return ""
+        shown = min(k, self.list_length)
         return {
-            "relevant": f"|R| = {r} relevant items (trec_eval)",
+            "relevant": f"|R| = {r} relevant items{where} (trec_eval)",
             "min_k_relevant": f"min(K, |R|) = min({k}, {r}) = {min(k, r)}",
             "hits": f"the {hits} hits in the top {k}",
+            "min_shown_relevant": f"min(|R|, items in the top K) = min({r}, {shown}) = "
+                                  f"{min(r, shown)}",
         }[self.conventions.ap_denominator]
 
     def latex(self) -> list[str]:
@@ -106,10 +116,17 @@ class MetricArithmetic:
         return [self._general(), self._with_numbers()]
 
     def _general(self) -> str:
+        if self.metric == "precision" and self.conventions.precision_denominator == "list_length":
+            return (r"\mathrm{P@K} = \frac{|\{\text{relevant in top } K\}|}"
+                    r"{\min(K, |\text{list}|)}")
+        if self.metric == "recall" and self.conventions.recall_denominator == "min_k_relevant":
+            return (r"\mathrm{R@K} = \frac{|\{\text{relevant in top } K\}|}"
+                    r"{\min(K, |R|)}")
         if self.metric != "map":
             return METRICS[self.metric].formula
         d = {"relevant": "|R|", "min_k_relevant": r"\min(K, |R|)",
-             "hits": r"\text{hits in top } K"}[self.conventions.ap_denominator]
+             "hits": r"\text{hits in top } K",
+             "min_shown_relevant": r"\min(|R|, |\text{top } K|)"}[self.conventions.ap_denominator]
         return (rf"\mathrm{{AP@K}} = \frac{{1}}{{{d}}}"
                 r"\sum_{k \le K} \mathrm{P@k}\,\mathrm{rel}(k)")
 
@@ -120,7 +137,9 @@ class MetricArithmetic:
         none = rf"0 \quad \text{{(no relevant item in the top {k})}}"
         if self.metric in ("precision", "recall"):
             if self.denominator == 0:
-                return rf"{left} = 0 \quad \text{{(the user has no relevant item)}}"
+                nothing = "the list is empty" if self.metric == "precision" else (
+                    "the user has no relevant item")
+                return rf"{left} = 0 \quad \text{{({nothing})}}"
             return (rf"{left} = \frac{{{hits}}}{{{formula_number(self.denominator)}}}"
                     rf" = {four_decimals(self.value)}")
         if not hits:
@@ -172,6 +191,7 @@ def explain_metric(
         raise ValueError(f"User {user!r} has no ground-truth rows: nothing to explain.")
     ranked_items = ranked_list(run, user, conventions.ties,
                                conventions.identical_ids)
+    ratings = counted_ratings(ratings, ranked_items, conventions)
     top = ranked_items[:cutoff]
     top_ratings = ratings.reindex(top).to_numpy(dtype=np.float64)
     judged = judge(top_ratings, relevance, conventions)
@@ -186,7 +206,7 @@ def explain_metric(
     n_relevant = int(np.count_nonzero(judge(ratings.to_numpy(), relevance,
                                             conventions).relevant))
     numerator, denominator = _fraction(metric, ranked, hit_ranks, n_relevant, cutoff,
-                                       conventions.ap_denominator)
+                                       conventions, len(ranked_items))
     return MetricArithmetic(
         metric=metric, user=str(user), cutoff=cutoff, conventions=conventions,
         relevance=relevance, ranked=ranked, hit_ranks=hit_ranks, n_relevant=n_relevant,
@@ -220,7 +240,7 @@ def metric_variants(
     >>> rows  # doctest: +NORMALIZE_WHITESPACE
     [['relevant if', 'grade ≥ 1', 0.3889], ['relevant if', 'grade ≥ 2', 0.5],
      ['AP denominator', 'relevant', 0.3889], ['AP denominator', 'min_k_relevant', 0.3889],
-     ['AP denominator', 'hits', 0.5833]]
+     ['AP denominator', 'hits', 0.5833], ['AP denominator', 'min_shown_relevant', 0.3889]]
     """
     check_choice("metric", metric, BINARY_METRICS)
     relevance = relevance or RelevanceMapping.identity(1)
@@ -241,11 +261,16 @@ def metric_variants(
 
 
 def _fraction(metric: str, ranked: pd.DataFrame, hit_ranks: tuple[int, ...], n_relevant: int,
-              cutoff: int, ap_denominator: str) -> tuple[float, float]:
+              cutoff: int, conventions: Conventions, length: int) -> tuple[float, float]:
     hits = float(len(hit_ranks))
+    ap_denominator = conventions.ap_denominator
     if metric == "precision":
+        if conventions.precision_denominator == "list_length":
+            return hits, float(min(cutoff, length))
         return hits, float(cutoff)
     if metric == "recall":
+        if conventions.recall_denominator == "min_k_relevant":
+            return hits, float(min(cutoff, n_relevant))
         return hits, float(n_relevant)
     if metric == "hit_rate":
         return float(hits > 0), 1.0
@@ -253,5 +278,6 @@ def _fraction(metric: str, ranked: pd.DataFrame, hit_ranks: tuple[int, ...], n_r
         return (1.0, float(hit_ranks[0])) if hit_ranks else (0.0, 1.0)
     precisions = float(ranked.loc[ranked["relevant"], "precision"].sum())
     denominator = {"relevant": n_relevant, "min_k_relevant": min(cutoff, n_relevant),
-                   "hits": len(hit_ranks)}[ap_denominator]
+                   "hits": len(hit_ranks),
+                   "min_shown_relevant": min(n_relevant, cutoff, length)}[ap_denominator]
     return precisions, float(denominator)

@@ -30,7 +30,13 @@ import pandas as pd
 
 from rankmetrics.checks import check_int
 from rankmetrics.conventions import GAINS, IDEALS, Conventions
-from rankmetrics.explain.rows import formula_number, four_decimals, ranked_list, user_ratings
+from rankmetrics.explain.rows import (
+    counted_ratings,
+    formula_number,
+    four_decimals,
+    ranked_list,
+    user_ratings,
+)
 from rankmetrics.metrics import discounts, judge
 from rankmetrics.relevance import RelevanceMapping
 
@@ -96,14 +102,16 @@ class NdcgBreakdown:
         """
         k = self.cutoff
         gain = r"2^{g_i} - 1" if self.conventions.gain == "exponential" else r"g_i"
+        clipped = self.conventions.discount == "clipped"
+        log = r"\log_2 \max(i, 2)" if clipped else r"\log_2(i+1)"
         general = (
             rf"\mathrm{{NDCG@{k}}} = \frac{{\mathrm{{DCG@{k}}}}}{{\mathrm{{IDCG@{k}}}}},"
-            rf"\qquad \mathrm{{DCG@{k}}} = \sum_{{i=1}}^{{{k}}} \frac{{{gain}}}{{\log_2(i+1)}}"
+            rf"\qquad \mathrm{{DCG@{k}}} = \sum_{{i=1}}^{{{k}}} \frac{{{gain}}}{{{log}}}"
         )
         return [
             general,
-            _sum_line(rf"\mathrm{{DCG@{k}}}", self.ranked, self.dcg, k),
-            _sum_line(rf"\mathrm{{IDCG@{k}}}", self.ideal, self.idcg, k),
+            _sum_line(rf"\mathrm{{DCG@{k}}}", self.ranked, self.dcg, k, clipped),
+            _sum_line(rf"\mathrm{{IDCG@{k}}}", self.ideal, self.idcg, k, clipped),
             rf"\mathrm{{NDCG@{k}}} = \frac{{{four_decimals(self.dcg)}}}"
             rf"{{{four_decimals(self.idcg)}}} = {four_decimals(self.ndcg)}"
             if self.idcg > 0
@@ -157,9 +165,10 @@ def explain_ndcg(
     ratings = user_ratings(truth, user)
     ranked_items = ranked_list(run, user, conventions.ties,
                                conventions.identical_ids)
+    ratings = counted_ratings(ratings, ranked_items, conventions)
 
     # Discounts only as far as a list can reach, however large the cutoff.
-    disc = discounts(min(cutoff, max(len(ranked_items), len(ratings))))
+    disc = discounts(min(cutoff, max(len(ranked_items), len(ratings))), conventions.discount)
     top = ranked_items[:cutoff]
     top_ratings = ratings.reindex(top).to_numpy(dtype=np.float64)
     top_judged = judge(top_ratings, relevance, conventions)
@@ -288,11 +297,12 @@ def _rows(
     })
 
 
-def _sum_line(name: str, rows: pd.DataFrame, total: float, cutoff: int) -> str:
+def _sum_line(name: str, rows: pd.DataFrame, total: float, cutoff: int,
+              clipped: bool = False) -> str:
     if cutoff > ALL_TERMS_UP_TO:
         rows = rows[rows["gain"] > 0]
     terms = [
-        rf"\frac{{{formula_number(gain)}}}{{\log_2 {rank + 1}}}"
+        rf"\frac{{{formula_number(gain)}}}{{\log_2 {max(rank, 2) if clipped else rank + 1}}}"
         for rank, gain in zip(rows["rank"], rows["gain"], strict=True)
     ]
     if not terms:

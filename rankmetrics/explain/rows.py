@@ -34,6 +34,15 @@ def ranked_list(run: pd.DataFrame, user: str, ties: str, identical_ids: str = "k
     return items.to_numpy() if order is None else items.to_numpy()[order]
 
 
+def counted_ratings(ratings: pd.Series, ranked_items: np.ndarray,
+                    conventions: Conventions) -> pd.Series:
+    """The user's ratings the metrics count: all of them, or with ``relevant_items="in_list"``
+    those of the items the model listed (what a library given only the list's rows sees)."""
+    if conventions.relevant_items == "in_list":
+        return ratings[ratings.index.isin(ranked_items)]
+    return ratings
+
+
 def formula_number(value: float) -> str:
     """A gain as written in a formula: 1, 3, 0.5."""
     return str(int(value)) if float(value).is_integer() else f"{value:.4g}"

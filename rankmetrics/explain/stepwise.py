@@ -28,6 +28,7 @@ import pandas as pd
 from rankmetrics.checks import check_choice, check_int
 from rankmetrics.conventions import Conventions
 from rankmetrics.explain.rows import (
+    counted_ratings,
     evaluated_value,
     formula_number,
     four_decimals,
@@ -188,19 +189,21 @@ def explain_steps(
     ratings = user_ratings(truth, user)
     if ratings.empty:
         raise ValueError(f"User {user!r} has no ground-truth rows: nothing to explain.")
+    ranked_items = ranked_list(run, user, conventions.ties,
+                               conventions.identical_ids)
     all_grades = relevance.grades(ratings.to_numpy(dtype=np.float64))
     if conventions.max_grade is None:
         g_max = float(max_grade) if max_grade is not None else relevance.highest_grade(
             all_grades)
         conventions = replace(conventions, max_grade=g_max if g_max > 0 else None)
     g_max = float(conventions.max_grade) if conventions.max_grade is not None else 0.0
+    ratings = counted_ratings(ratings, ranked_items, conventions)  # after g_max: the user's own
+    all_grades = relevance.grades(ratings.to_numpy(dtype=np.float64))
     truth_judged = np.isfinite(ratings.to_numpy(dtype=np.float64)) & (all_grades >= 0)
     truth_relevant = judge(ratings.to_numpy(dtype=np.float64), relevance, conventions).relevant
     n_relevant = int(np.count_nonzero(truth_relevant & truth_judged))
     n_nonrelevant = int(np.count_nonzero(truth_judged)) - n_relevant
 
-    ranked_items = ranked_list(run, user, conventions.ties,
-                               conventions.identical_ids)
     top = ranked_items[:cutoff]
     top_ratings = ratings.reindex(top).to_numpy(dtype=np.float64)
     judgments = judge(top_ratings, relevance, conventions)

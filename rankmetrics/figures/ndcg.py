@@ -12,8 +12,9 @@ from rankmetrics.figures.style import IDEAL_COLOR, PALETTE, escaped, styled
 def ndcg_contributions(
     breakdown: NdcgBreakdown, color: str = PALETTE[0], model: str = "model"
 ) -> go.Figure:
-    """What each rank adds to DCG (bars: gain / log2(rank + 1)) in the model's list and in the
-    ideal list, with the two totals in the legend."""
+    """What each rank adds to DCG (bars: gain / log2(rank + 1), or gain / log2(max(rank, 2))
+    under the clipped discount) in the model's list and in the ideal list, with the two totals
+    in the legend."""
     k = breakdown.cutoff
     fig = go.Figure()
     ranked, ideal = breakdown.ranked, breakdown.ideal
@@ -37,7 +38,8 @@ def ndcg_contributions(
     fig.update_layout(
         barmode="group",
         xaxis={"title": "Rank", "dtick": 1 if k <= 20 else None, "range": [0.4, k + 0.6]},
-        yaxis={"title": "gain / log2(rank + 1)", "range": [0, top * 1.2]},
+        yaxis={"title": "gain / log2(max(rank, 2))" if breakdown.conventions.discount
+               == "clipped" else "gain / log2(rank + 1)", "range": [0, top * 1.2]},
     )
     styled(fig, f"What each rank adds: NDCG@{k} = {breakdown.dcg:.4f} / "
                 f"{breakdown.idcg:.4f} = {breakdown.ndcg:.4f}", height=400)

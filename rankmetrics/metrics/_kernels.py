@@ -11,6 +11,9 @@ Both compute what several metrics share (hits, precision, discounts, DCG) once, 
 so a metric asks for what it needs and pays for nothing else. :func:`judge` turns ratings into
 grades, relevance and gains for the library and for the explanations alike. Nothing here knows
 about item ids, files or pandas.
+
+The module is longer than most because it is one concept: the two views share their cached
+intermediates' names and meaning, and every metric module reads only them.
 """
 
 from __future__ import annotations
@@ -29,13 +32,17 @@ from rankmetrics.relevance import RelevanceMapping
 IdealLists = tuple[np.ndarray, np.ndarray] | None
 
 
-def discounts(max_cutoff: int) -> np.ndarray:
-    """The DCG discount of each rank i = 1..max_cutoff: 1 / log2(i + 1).
+def discounts(max_cutoff: int, kind: str = "shifted") -> np.ndarray:
+    """The DCG discount of each rank i = 1..max_cutoff: 1 / log2(i + 1) (``shifted``), or
+    1 / log2(max(i, 2)) (``clipped``, the first two ranks alike).
 
-    >>> discounts(3).round(4).tolist()
-    [1.0, 0.6309, 0.5]
+    >>> discounts(3).round(4).tolist(), discounts(3, "clipped").round(4).tolist()
+    ([1.0, 0.6309, 0.5], [1.0, 1.0, 0.6309])
     """
-    return 1.0 / np.log2(np.arange(2, max_cutoff + 2, dtype=np.float64))
+    ranks = np.arange(1, max_cutoff + 1, dtype=np.float64)
+    if kind == "clipped":
+        return 1.0 / np.log2(np.maximum(ranks, 2.0))
+    return 1.0 / np.log2(ranks + 1.0)
 
 
 def gain_of(grades: np.ndarray, gain: str) -> np.ndarray:
@@ -266,6 +273,16 @@ class UserBlock:
     def dcg(self) -> np.ndarray:
         """DCG at every cutoff: float (n_users, K)."""
         return np.cumsum(self.gain_matrix * self.discounts, axis=1)
+
+    def discounts_of(self, kind: str) -> np.ndarray:
+        """The discounts of ranks 1..K of the ``discount`` convention ``kind``."""
+        return self.discounts if kind == "shifted" else discounts(self.width, kind)
+
+    def dcg_of(self, kind: str) -> np.ndarray:
+        """DCG at every cutoff with the discount ``kind``: float (n_users, K)."""
+        if kind == "shifted":
+            return self.dcg
+        return np.cumsum(self.gain_matrix * self.discounts_of(kind), axis=1)
 
 
 class JudgedItems:
@@ -510,6 +527,24 @@ class JudgedItems:
                             ).astype(np.float64, copy=False).reshape(len(values), k)
         np.cumsum(table, axis=1, out=table)
         return (table / values[:, None]).sum(axis=0)
+
+
+    def accumulated_per_min_k_relevant(
+        self, ranks: np.ndarray, weights: np.ndarray, n_relevant: np.ndarray
+    ) -> np.ndarray:
+        """Sum of ``weight / min(K, |R|)`` over the entries at ranks below each cutoff 1..K:
+        an entry at rank r (0-based) adds its weight at each K > r, divided by K while
+        K <= |R| and by |R| from K = |R| + 1 on."""
+        k = self.max_cutoff
+        divided_by_k = ranks < n_relevant  # K = r + 1 .. |R|: added at r, removed at |R|
+        change = np.bincount(ranks[divided_by_k], weights=weights[divided_by_k],
+                             minlength=k + 1)[:k + 1]
+        change -= np.bincount(np.minimum(n_relevant[divided_by_k], k),
+                              weights=weights[divided_by_k], minlength=k + 1)[:k + 1]
+        from_rank = np.maximum(ranks, n_relevant)  # K - 1 >= max(r, |R|)
+        later = from_rank < k
+        return np.cumsum(change)[:k] / self.cutoffs + self.accumulated_per_relevant(
+            from_rank[later], weights[later], n_relevant[later])
 
 
 def _graded(grades: np.ndarray | None, highest: float | None) -> tuple[np.ndarray, float]:

@@ -3,7 +3,8 @@ r"""Average precision@K (MAP is its mean over users).
 .. math:: \mathrm{AP@K} = \frac{1}{d}\sum_{k \le K} \mathrm{P@k}\,\mathrm{rel}(k)
 
 The precision at each hit rank within the top K, summed and divided by ``d``: |R| (trec_eval's
-``map_cut``), min(K, |R|) or the hits in the top K, by the ``ap_denominator`` convention.
+``map_cut``), min(K, |R|), the hits in the top K or min(|R|, the items in the top K) (LensKit),
+by the ``ap_denominator`` convention.
 """
 
 from __future__ import annotations
@@ -22,6 +23,9 @@ def per_user(block: UserBlock, conventions: Conventions) -> np.ndarray:
         denominator = block.n_relevant_column
     elif conventions.ap_denominator == "min_k_relevant":
         denominator = np.minimum(block.cutoffs[None, :], block.n_relevant_column)
+    elif conventions.ap_denominator == "min_shown_relevant":
+        shown = np.minimum(block.cutoffs[None, :], block.lengths[:, None])
+        denominator = np.minimum(shown, block.n_relevant_column)
     else:
         denominator = block.hits
     return safe_divide(precision_sums, denominator)
@@ -37,6 +41,9 @@ def at_cutoff(items: JudgedItems, conventions: Conventions) -> np.ndarray:
     elif conventions.ap_denominator == "min_k_relevant":
         denominator = np.minimum(np.float64(items.max_cutoff),
                                  items.n_relevant.astype(np.float64))
+    elif conventions.ap_denominator == "min_shown_relevant":
+        shown = np.minimum(items.lengths, items.max_cutoff)
+        denominator = np.minimum(shown, items.n_relevant).astype(np.float64)
     else:
         denominator = items.hits_of_users
     return safe_divide(precision_sums, denominator)
@@ -44,32 +51,14 @@ def at_cutoff(items: JudgedItems, conventions: Conventions) -> np.ndarray:
 
 def summed(items: JudgedItems, conventions: Conventions) -> np.ndarray | None:
     """Each hit at rank r adds its precision over the denominator at every cutoff K > r;
-    None over the hits, whose values are not sums of steps over users."""
-    if conventions.ap_denominator == "hits":
+    None over the hits or the items shown, whose values are not such sums of steps."""
+    if conventions.ap_denominator in ("hits", "min_shown_relevant"):
         return None
     hit_rank, n_relevant = items.hit_rank, items.hit_n_relevant
     precision_at_hit = items.nth_hit / (hit_rank + 1.0)
     if conventions.ap_denominator == "relevant":
         return items.accumulated_per_relevant(hit_rank, precision_at_hit, n_relevant)
-    return _summed_over_min_k_relevant(items, hit_rank, precision_at_hit, n_relevant)
-
-
-def _summed_over_min_k_relevant(
-    items: JudgedItems, hit_rank: np.ndarray, precision_at_hit: np.ndarray,
-    n_relevant: np.ndarray,
-) -> np.ndarray:
-    """A hit at rank r (0-based) adds its precision at each K > r, divided by K while
-    K <= |R| and by |R| from K = |R| + 1 on."""
-    k = items.max_cutoff
-    divided_by_k = hit_rank < n_relevant  # K = r + 1 .. |R|: added at r, removed at |R|
-    change = np.bincount(hit_rank[divided_by_k], weights=precision_at_hit[divided_by_k],
-                         minlength=k + 1)[:k + 1]
-    change -= np.bincount(np.minimum(n_relevant[divided_by_k], k),
-                          weights=precision_at_hit[divided_by_k], minlength=k + 1)[:k + 1]
-    from_rank = np.maximum(hit_rank, n_relevant)  # K - 1 >= max(r, |R|)
-    later = from_rank < k
-    return np.cumsum(change)[:k] / items.cutoffs + items.accumulated_per_relevant(
-        from_rank[later], precision_at_hit[later], n_relevant[later])
+    return items.accumulated_per_min_k_relevant(hit_rank, precision_at_hit, n_relevant)
 
 
 METRIC = Metric(

@@ -4,7 +4,8 @@ r"""NDCG@K: DCG of the list over the DCG of the ideal list, 1 for a perfect orde
 
 The ideal list holds all of the user's ground-truth items sorted by gain (trec_eval's
 ``ndcg_cut``, ranx) or the model's own top K re-sorted (scikit-learn's ``ndcg_score`` fed the
-top K), by the ``ideal`` convention. 0 when IDCG is 0.
+top K), by the ``ideal`` convention. 0 when IDCG is 0. DCG and IDCG share the ``discount``
+convention's discount.
 """
 
 from __future__ import annotations
@@ -18,11 +19,12 @@ from rankmetrics.metrics._metric import Metric
 
 def per_user(block: UserBlock, conventions: Conventions) -> np.ndarray:
     """DCG over IDCG at every cutoff."""
+    disc = block.discounts_of(conventions.discount)
     if conventions.ideal == "retrieved":
-        idcg = retrieved_ideal_dcg(block.gain_matrix, block.discounts)
+        idcg = retrieved_ideal_dcg(block.gain_matrix, disc)
     else:
-        idcg = np.cumsum(block.ideal_gain_matrix * block.discounts, axis=1)
-    return safe_divide(block.dcg, idcg)
+        idcg = np.cumsum(block.ideal_gain_matrix * disc, axis=1)
+    return safe_divide(block.dcg_of(conventions.discount), idcg)
 
 
 def retrieved_ideal_dcg(gains: np.ndarray, disc: np.ndarray) -> np.ndarray:
@@ -54,7 +56,7 @@ def at_cutoff(items: JudgedItems, conventions: Conventions) -> np.ndarray | None
     """DCG@K over IDCG@K; None with the ground-truth ideal when the ideal lists are too
     many."""
     width = items.max_cutoff
-    disc = discounts(width)
+    disc = discounts(width, conventions.discount)
     dcg = items.of_users(items.user, items.gain * disc[items.rank])
     if conventions.ideal == "retrieved":
         return safe_divide(dcg, _retrieved_ideal_at_cutoff(items, disc))
@@ -88,12 +90,12 @@ def summed(items: JudgedItems, conventions: Conventions) -> np.ndarray | None:
     at rank r of the users with ideal list p.
     """
     if conventions.ideal == "retrieved":
-        return _summed_over_retrieved_ideals(items)
+        return _summed_over_retrieved_ideals(items, conventions.discount)
     if items.ideal_lists is None:
         return None
     list_of_user, ideal_gains = items.ideal_lists
     n_lists, max_cutoff = ideal_gains.shape
-    disc = discounts(max_cutoff)
+    disc = discounts(max_cutoff, conventions.discount)
     idcg = np.cumsum(ideal_gains * disc, axis=1)
     inverse = np.zeros_like(idcg)
     np.divide(1.0, idcg, out=inverse, where=idcg > 0)
@@ -107,7 +109,7 @@ def summed(items: JudgedItems, conventions: Conventions) -> np.ndarray | None:
     return table.sum(axis=0)
 
 
-def _summed_over_retrieved_ideals(items: JudgedItems) -> np.ndarray:
+def _summed_over_retrieved_ideals(items: JudgedItems, discount: str) -> np.ndarray:
     """The sum over users of NDCG at every cutoff with the retrieved ideal.
 
     A user's DCG and retrieved IDCG change only at the ranks of items with a gain, so NDCG
@@ -130,14 +132,14 @@ def _summed_over_retrieved_ideals(items: JudgedItems) -> np.ndarray:
     for low in range(0, int(row[-1]) + 1, rows_at_once):
         part = slice(*np.searchsorted(row, [low, low + rows_at_once]))
         values[part] = _ndcg_at_items(gain[part], rank[part], first[part], row[part] - low,
-                                      position[part], items.max_cutoff)
+                                      position[part], items.max_cutoff, discount)
     changed_by = values.copy()  # each value minus the user's previous one
     changed_by[1:] -= np.where(first[1:], 0.0, values[:-1])
     return items.accumulated(rank, changed_by)
 
 
 def _ndcg_at_items(gain: np.ndarray, rank: np.ndarray, first: np.ndarray, row: np.ndarray,
-                   position: np.ndarray, width: int) -> np.ndarray:
+                   position: np.ndarray, width: int, discount: str) -> np.ndarray:
     """NDCG with the retrieved ideal after each of the users' items with a gain (``row``
     numbers the users from 0, ``position`` counts the user's items before it)."""
     n_rows, n_columns = int(row[-1]) + 1, int(position.max()) + 1
@@ -145,19 +147,21 @@ def _ndcg_at_items(gain: np.ndarray, rank: np.ndarray, first: np.ndarray, row: n
     # at a time (the same additions, in the same order, as along each user's ranks)
     cells = position * n_rows + row
     discounted = np.zeros(n_columns * n_rows)
-    discounted[cells] = gain * discounts(width)[rank]
+    discounted[cells] = gain * discounts(width, discount)[rank]
     running = discounted.reshape(n_columns, n_rows)
     for n in range(1, n_columns):
         np.add(running[n - 1], running[n], out=running[n])
-    return safe_divide(discounted[cells], _retrieved_ideal_at_items(gain, first, row, position))
+    return safe_divide(discounted[cells],
+                       _retrieved_ideal_at_items(gain, first, row, position, discount))
 
 
 def _retrieved_ideal_at_items(gain: np.ndarray, first: np.ndarray, row: np.ndarray,
-                              position: np.ndarray) -> np.ndarray:
+                              position: np.ndarray, discount: str) -> np.ndarray:
     """:func:`retrieved_ideal_dcg` after each of the users' items with a gain (``first``
     marks each user's first one, ``row`` numbers the users, ``position`` counts the user's
     items before it), from the counts of each gain level among the user's items so far."""
-    cumulative_discount = np.concatenate([[0.0], np.cumsum(discounts(int(position.max()) + 1))])
+    cumulative_discount = np.concatenate(
+        [[0.0], np.cumsum(discounts(int(position.max()) + 1, discount))])
     if gain.min() == gain.max() > 0:
         # every item of one level: the sum below is 0 + level * (D[n] - D[0]) at the n-th
         return gain[0] * cumulative_discount[position + 1]

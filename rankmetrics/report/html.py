@@ -136,8 +136,9 @@ def regenerate_command(inputs: Sequence[InputFile], relevance: RelevanceMapping,
     --run 'my model=run 1.csv' --file-format 'run:my model:tsv' --binary 4
     --gain exponential --ideal ground_truth --ap-denominator relevant --threshold-gains no
     --empty-users skip --missing-users zero --ties item_desc --rbp-gain binary
-    --identical-ids keep --cutoff 10 --max-cutoff 20 --metric ndcg --test t
-    --correction holm --confidence 0.95 --output report.html
+    --identical-ids keep --relevant-items ground_truth --precision-denominator cutoff
+    --recall-denominator relevant --discount shifted --cutoff 10 --max-cutoff 20
+    --metric ndcg --test t --correction holm --confidence 0.95 --output report.html
     """
     truth, runs = inputs[0], inputs[1:]
     words = ["rankmetrics", "report", "--truth", truth.file_name,
