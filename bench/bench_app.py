@@ -21,6 +21,7 @@ same bytes, one after another as the app runs them.
     python bench/bench_app.py                  # both, prints two tables
     python bench/bench_app.py --users 20000    # a smaller upload
     python bench/bench_app.py --keep /tmp/big  # keep (and reuse) the generated files
+    python bench/bench_app.py --score-decimals 1 --keep /tmp/tied  # scores with ties
 """
 
 from __future__ import annotations
@@ -183,6 +184,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", type=Path, help="folder for the generated files (reused)")
     parser.add_argument("--skip-demo", action="store_true")
     parser.add_argument("--skip-stages", action="store_true")
+    parser.add_argument("--score-decimals", type=int, default=6,
+                        help="round the models' scores (1: most lists hold tied scores)")
     args = parser.parse_args(argv)
     logging.getLogger("streamlit").setLevel(logging.ERROR)
 
@@ -192,12 +195,14 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="rankmetrics-bench-") as scratch:
         folder = args.keep or Path(scratch)
         started = time.perf_counter()
-        paths = write_upload(folder, args.users)
+        paths = write_upload(folder, args.users, score_decimals=args.score_decimals)
         size = sum(path.stat().st_size for path in paths.values()) / 2**20
         print(f"data: {args.users:,} users x {len(MODELS)} models x {LIST_LENGTH} items "
               f"({args.users * LIST_LENGTH * len(MODELS):,} rows, {size:.0f} MB of Parquet) in "
               f"{folder} (ready in {time.perf_counter() - started:.1f} s)")
         label = f"upload {args.users // 1000}k users x3x100"
+        if args.score_decimals < 6:
+            label += f", scores to {args.score_decimals} decimal(s)"
         bench_upload(rows, paths, label)
         print_timings(rows)
         print("\nCPU seconds of the same steps (this process, every thread; on a busy machine "

@@ -44,7 +44,7 @@ FILE_FORMATS = ("parquet", "csv")
 
 def write_upload(folder: Path, n_users: int, seed: int = 0,
                  models: dict[str, float] = MODELS, file_format: str = "parquet",
-                 first_user: int = 0) -> dict[str, Path]:
+                 first_user: int = 0, score_decimals: int = 6) -> dict[str, Path]:
     """Write ``ground_truth.<format>`` and one file per model into ``folder``; return the
     paths by name ("truth" and each model's). Files already there are reused. Users are
     numbered from ``first_user`` (so several folders can hold one data set's parts).
@@ -54,6 +54,8 @@ def write_upload(folder: Path, n_users: int, seed: int = 0,
     the model's strength (a Gumbel top-k draw), scored by its sampling key. Models added at
     the end of ``models`` leave the files of the ones before unchanged. Parquet files are
     zstd-compressed; CSV files have a header ``user,item,rating`` or ``user,item,score``.
+    Scores are rounded to ``score_decimals`` places: with 1, most lists hold groups of tied
+    scores, as a model that outputs coarse scores gives.
     """
     if file_format not in FILE_FORMATS:
         raise ValueError(f"file_format must be one of {FILE_FORMATS}, got {file_format!r}")
@@ -88,7 +90,7 @@ def write_upload(folder: Path, n_users: int, seed: int = 0,
         _write(pa.table({
             "user": users,
             "item": pc.take(item_ids, np.take_along_axis(pool, chosen, 1).ravel()),
-            "score": np.take_along_axis(chosen_keys, order, 1).ravel().round(6),
+            "score": np.take_along_axis(chosen_keys, order, 1).ravel().round(score_decimals),
         }), paths[name], file_format)
         del keys, chosen, chosen_keys, order
     return paths

@@ -71,6 +71,30 @@ def test_the_trade_off_follows_the_chosen_metrics_and_k():
     assert figure(at, "beyond_tradeoff")["data"][0]["x"] == [pytest.approx(5 / 1500)]
 
 
+def test_moving_k_reuses_the_beyond_accuracy_curves(monkeypatch):
+    from rankmetrics.evaluation._beyond import BeyondAccuracy
+
+    at = start("movies", PAGE)
+    before = beyond_table(at)
+    computed = []
+    curve = BeyondAccuracy.curve
+
+    def counted(self, model, metric):
+        computed.append((model, metric))
+        return curve(self, model, metric)
+
+    monkeypatch.setattr(BeyondAccuracy, "curve", counted)
+    at.slider(key="cutoff").set_value(5).run()
+    ok(at)
+    assert computed == []  # the curves over every K are kept; K picks a point of them
+    after = beyond_table(at)
+    assert "Coverage@5" in after.columns and "Coverage@10" in before.columns
+    assert after.loc["popularity", "Coverage@5"] == pytest.approx(5 / 1500)
+    at.radio(key="rel_kind").set_value("binary").run()
+    ok(at)
+    assert computed  # a new relevance: the users counted may change, so they are computed
+
+
 def test_the_pills_and_pickers_name_the_metrics_in_words():
     at = start("movies", PAGE)
     pills = [group for group in at.get("button_group") if group.key == "beyond_metrics"][0]

@@ -42,7 +42,7 @@ from rankmetrics.choosing_k.significance import (
     significance_over_k,
     winner_map,
 )
-from rankmetrics.choosing_k.ties import tie_bounds, tie_flags
+from rankmetrics.choosing_k.ties import tie_bounds, tie_flags, tie_groups
 from rankmetrics.metrics import MAIN_METRICS
 from rankmetrics.stats import compare_models, paired_comparison
 
@@ -290,6 +290,33 @@ def test_tie_bounds_equal_the_extremes_over_every_order_of_ties(preset, seed):
                                    atol=1e-12, err_msg=metric)
         assert (at["pessimistic"] <= at["active"] + 1e-12).all()
         assert (at["active"] <= at["optimistic"] + 1e-12).all()
+
+
+@pytest.mark.parametrize("levels", [2000, 3])
+def test_tie_groups_are_the_runs_of_equal_scores_within_each_users_list(levels):
+    # 2000 score levels: few ties; 3: most rows tie (the groups are then found from the
+    # boundaries between runs, not from the tied rows)
+    rng = np.random.default_rng(levels)
+    users = np.repeat([f"u{n}" for n in range(30)], 12)
+    run = pd.DataFrame({"user": users, "item": [f"i{n}" for n in range(len(users))],
+                        "score": rng.integers(0, levels, len(users)).astype(float)})
+    truth = pd.DataFrame({"user": run["user"].unique(), "item": "i0", "rating": 1})
+    ev = evaluate(truth, {"m": run}, max_cutoff=12)
+    groups = tie_groups(run, ev)
+    first, stop = groups.ranks()
+    found = sorted(zip(groups.user.tolist(), first.tolist(), stop.tolist(), strict=True))
+    expected = []
+    position = {user: n for n, user in enumerate(ev.truth.user_ids.to_pylist())}
+    for user, rows in run.groupby("user"):
+        ranked = rows["score"].sort_values(ascending=False, kind="stable").to_numpy()
+        start = 0
+        for stop_at in range(1, len(ranked) + 1):
+            if stop_at == len(ranked) or ranked[stop_at] != ranked[start]:
+                if stop_at - start >= 2:
+                    expected.append((position[user], start, stop_at))
+                start = stop_at
+    assert found == sorted(expected)
+    assert len(expected) > (60 if levels == 3 else 0)
 
 
 def test_tied_share_counts_users_whose_top_k_set_depends_on_ties():

@@ -5,6 +5,8 @@ the leader across K read from curves already computed."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -167,3 +169,23 @@ def test_the_users_every_model_counts_are_those_the_paired_tests_compare(convent
     counted = np.logical_and.reduce([evaluation.included(model) for model in evaluation.models])
     for metric in MAIN_METRICS:
         assert np.count_nonzero(counted) == len(evaluation.paired(metric, 5))
+
+
+@pytest.mark.parametrize("preset", ["default", "trec_eval", "lenskit"])
+def test_other_lists_or_conventions_share_the_ground_truths_gains_and_give_their_own_means(
+        preset):
+    ev = two_models(3, Conventions.preset(preset))
+    swapped = {"a": ev.runs["b"], "b": ev.runs["a"]}
+    other = ev.with_lists(swapped)
+    assert other.truth_gains is ev.truth_gains and other.n_relevant is ev.n_relevant
+    fresh = type(ev)(ev.truth, swapped, ev.relevance, ev.conventions, ev.max_cutoff)
+    assert other.truth_gains is not fresh.truth_gains  # a fresh one makes its own
+    shared_means, own_means = other.means(MAIN_METRICS), fresh.means(MAIN_METRICS)
+    for model in swapped:
+        for metric in MAIN_METRICS:
+            np.testing.assert_array_equal(shared_means[model][metric],
+                                          own_means[model][metric])
+    # a convention set derived from a derived evaluation still shares the first one's gains
+    derived = other.with_conventions(dataclasses.replace(Conventions.preset(preset),
+                                                         empty_users="zero"))
+    assert derived.truth_gains is ev.truth_gains

@@ -16,7 +16,9 @@ from dashboard.cached.evaluation import (
 )
 from dashboard.prepared import Prepared
 from dashboard.settings import N_BOOTSTRAP, Settings
+from rankmetrics.conventions import Conventions
 from rankmetrics.figures import metric_label
+from rankmetrics.relevance import RelevanceMapping
 from rankmetrics.results import BeyondResults, EvaluationResults
 from rankmetrics.tradeoff import tradeoff_points
 
@@ -70,12 +72,21 @@ def per_user_metrics(prepared: Prepared, settings: Settings) -> tuple[str, ...]:
     return (*accuracy_metrics(prepared), *beyond_per_user_metrics(prepared, settings))
 
 
-@st.cache_data(max_entries=32, ttl=HOUR, show_spinner="Computing the beyond-accuracy metrics…",
-               hash_funcs=HASH)
 def beyond_curves(prepared: Prepared, settings: Settings,
                   metrics: tuple[str, ...]) -> dict[str, dict[str, list[float]]]:
     """Model -> metric -> value at K = 1..max_cutoff."""
-    beyond = _offered(prepared, settings)
+    return _beyond_curves(prepared, settings.relevance, settings.conventions,
+                          settings.max_cutoff, metrics, settings)
+
+
+@st.cache_data(max_entries=32, ttl=HOUR, show_spinner="Computing the beyond-accuracy metrics…",
+               hash_funcs=HASH)
+def _beyond_curves(prepared: Prepared, relevance: RelevanceMapping, conventions: Conventions,
+                   max_cutoff: int, metrics: tuple[str, ...], _settings: Settings,
+                   ) -> dict[str, dict[str, list[float]]]:
+    # Keyed without K: moving the K slider reuses the curves (the evaluation they come from
+    # is keyed on the relevance, the conventions and the largest K alone).
+    beyond = _offered(prepared, _settings)
     return {model: {metric: beyond.curve(model, metric).tolist() for metric in metrics}
             for model in prepared.models}
 

@@ -103,24 +103,34 @@ def tie_groups(run: pd.DataFrame | LoadedTable, ev: Evaluation) -> TieGroups:
         else np.zeros(0, dtype=np.int64)
     starts = np.zeros(ev.truth.n_users, dtype=np.int64)
     starts[row_user[user_first]] = user_first
-    same_user &= scores[1:] == scores[:-1]
-    tied = np.flatnonzero(same_user)  # row i ties with row i + 1
-    run_start = np.ones(len(tied), dtype=bool)
-    run_start[1:] = tied[1:] != tied[:-1] + 1
-    run_end = np.ones(len(tied), dtype=bool)
-    run_end[:-1] = run_start[1:]
-    first = tied[run_start]
-    return TieGroups(starts, first, tied[run_end] + 2, row_user[first])
+    same_user &= scores[1:] == scores[:-1]  # row i ties with row i + 1
+    if 2 * np.count_nonzero(same_user) <= len(same_user):  # few ties: from the tied rows
+        tied = np.flatnonzero(same_user)
+        run_start = np.ones(len(tied), dtype=bool)
+        run_start[1:] = tied[1:] != tied[:-1] + 1
+        run_end = np.ones(len(tied), dtype=bool)
+        run_end[:-1] = run_start[1:]
+        first = tied[run_start]
+        return TieGroups(starts, first, tied[run_end] + 2, row_user[first])
+    # most rows tie: from the fewer rows where a run of equal scores ends, the runs of two
+    # rows or more being the groups
+    begin = np.flatnonzero(~same_user) + 1
+    run_first = np.concatenate([[0], begin])
+    run_stop = np.concatenate([begin, [len(row_user)]])
+    group = run_stop - run_first >= 2
+    first = run_first[group]
+    return TieGroups(starts, first, run_stop[group], row_user[first])
 
 
-def _reordered(ranked: RankedRun, groups: TieGroups, ev: Evaluation,
+def _reordered(ranked: RankedRun, spans: tuple[np.ndarray, np.ndarray], ev: Evaluation,
                optimistic: bool) -> RankedRun:
     """The model's ranked run with every group of tied items in the pessimistic (or
-    optimistic) order. Only items in a group of ties move; judged items worth nothing there
-    (no gain, not relevant) are left out: they change no metric, like the unjudged items they
-    are placed among."""
+    optimistic) order; ``spans`` is where each judged item's group starts and stops
+    (:meth:`TieGroups.of`). Only items in a group of ties move; judged items worth nothing
+    there (no gain, not relevant) are left out: they change no metric, like the unjudged items
+    they are placed among."""
     user, rank, row = ranked.judged_user, ranked.judged_rank, ranked.judged_row
-    start, end = groups.of(user, rank)
+    start, end = spans
     in_tie = end - start >= 2
     worth = (ev.truth_gains[row] > 0) | ev.truth_relevant[row]
     moving = np.flatnonzero(in_tie & worth)
@@ -208,7 +218,9 @@ def tie_bounds(
         share = tied_share(groups, ev.included(model), ev.max_cutoff)
         if not groups.has_ties:  # every order is the active one
             return share, []
-        return share, [(optimistic, _reordered(ev.runs[model], groups, ev, optimistic))
+        ranked = ev.runs[model]
+        spans = groups.of(ranked.judged_user, ranked.judged_rank)
+        return share, [(optimistic, _reordered(ranked, spans, ev, optimistic))
                        for optimistic in (False, True)]
 
     # the models two at a time: their sorts and searches run without the interpreter lock
@@ -220,8 +232,7 @@ def tie_bounds(
         for optimistic, moved in moved_runs:
             if moved is not ev.runs[model]:  # (the same lists give the active values)
                 orders[f"{position}{optimistic}"] = moved
-    reordered = Evaluation(ev.truth, orders, ev.relevance, ev.conventions,
-                           ev.max_cutoff).means(metrics) if orders else {}
+    reordered = ev.with_lists(orders).means(metrics) if orders else {}
     parts = []
     for position, model in enumerate(ev.models):
         worst = reordered.get(f"{position}False", active[model])

@@ -211,6 +211,13 @@ class Evaluation(SharedMethods):
         other.sources = self.sources
         return other
 
+    def with_lists(self, runs: dict[str, RankedRun]) -> Evaluation:
+        """Other ranked lists of the same users under the same relevance and conventions
+        (lists reordered, say): the ground truth's grades, gains and ideal lists are this
+        evaluation's, shared, not made again."""
+        return Evaluation(self.truth, runs, self.relevance, self.conventions, self.max_cutoff,
+                          _gains_of=self._root or self)
+
     def can_rank_again(self, tables: Mapping[str, object] | None = None) -> bool:
         """Whether :meth:`with_conventions` can keep or drop other items: every model's
         output is at hand as a table (in ``tables`` or among what :func:`evaluate` was
