@@ -3,12 +3,14 @@ every page does first (its header, and stopping with an explanation when data is
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 
 import streamlit as st
 from streamlit import runtime
-from streamlit.runtime.scriptrunner import get_script_run_ctx
+from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
 
 from dashboard import keys
 from dashboard.budget import BUDGET
@@ -29,6 +31,7 @@ from dashboard.uploads import Uploads, upload_specs
 from rankmetrics.conventions import OPTION_HELP, PRESET_HELP, PRESETS, Conventions
 from rankmetrics.figures import model_colors
 from rankmetrics.io import subject_word
+from rankmetrics.prepared import RankedRun
 
 
 def init_session() -> None:
@@ -98,6 +101,29 @@ def prepare_active(status_area) -> Prepared | str:
     return prepared
 
 
+#: Models whose lists :func:`_ranked` ranks at once (threads: the sorts run without the
+#: interpreter lock, so a second core shares them).
+RANKED_AT_ONCE = 2
+
+
+def _ranked(specs: list[FileSpec], truth_spec: FileSpec, ties: str, identical: str
+            ) -> list[RankedRun | str]:
+    """Each readable model's file ranked and matched with the ground truth (or why not),
+    two models at a time. The threads run in this session's context, so what they make is
+    kept in the server's budget for this session as it would be from the page."""
+    cached_inputs.ground_truth(truth_spec)  # once, before the models that need it
+    if len(specs) < 2:
+        return [cached_inputs.ranked_run(spec, truth_spec, ties, identical) for spec in specs]
+    context = get_script_run_ctx()
+
+    def rank(spec: FileSpec) -> RankedRun | str:
+        add_script_run_ctx(threading.current_thread(), context)
+        return cached_inputs.ranked_run(spec, truth_spec, ties, identical)
+
+    with ThreadPoolExecutor(max_workers=RANKED_AT_ONCE) as pool:
+        return list(pool.map(rank, specs))
+
+
 def _prepare(truth_spec: FileSpec, run_specs: list[FileSpec], ties: str, identical: str,
              status) -> Prepared | str:
     def say(text: str) -> None:
@@ -110,15 +136,20 @@ def _prepare(truth_spec: FileSpec, run_specs: list[FileSpec], ties: str, identic
         return ("The ground truth could not be read; see the message next to it on the "
                 "**Data** page.")
     problems: dict[str, str] = {}
-    runs = {}
+    readable = []
     for spec in run_specs:
         say(f"Reading {literal(spec.file_name)}…")
         loaded = cached_inputs.read_file(spec)
         if loaded.table is None:
             problems[spec.name] = loaded.error or "could not be read"
-            continue
-        say(f"Ranking {literal(spec.name)}'s lists and matching them with the ground truth…")
-        ranked = cached_inputs.ranked_run(spec, truth_spec, ties, identical)
+        else:
+            readable.append(spec)
+    if readable:
+        say(f"Ranking the lists of {', '.join(literal(spec.name) for spec in readable)} and "
+            "matching them with the ground truth…")
+    runs = {}
+    for spec, ranked in zip(readable, _ranked(readable, truth_spec, ties, identical),
+                            strict=True):
         if isinstance(ranked, str):
             problems[spec.name] = ranked
         else:

@@ -213,3 +213,24 @@ def test_the_app_refuses_an_upload_beyond_the_limit_and_keeps_showing_the_demo(m
     at.switch_page("app_pages/compare.py").run()
     ok(at)
     assert curves(at) == shown
+
+
+def test_the_models_ranked_two_at_a_time_are_held_by_the_session_that_opened_them():
+    # The demo's models are ranked in threads; what they make is kept for this session as
+    # if the page had made it, so it stays while the browser is connected.
+    from dashboard.budget import BUDGET
+    from dashboard.demos import demo_specs
+    from dashboard.keys import LEASE
+    from rankmetrics.conventions import Conventions
+    from tests.apptest import start
+
+    at = start("movies")
+    lease = at.session_state[LEASE]
+    truth, runs = demo_specs("movies")
+    assert len(runs) >= 2
+    with BUDGET._lock:
+        ranked = {key[1]: entry for key, entry in BUDGET._entries.items()
+                  if isinstance(key, tuple) and key[0] == "ranked" and key[2] == truth.token
+                  and key[3:] == (Conventions().ties, Conventions().identical_ids)}
+    assert set(ranked) == {spec.token for spec in runs}
+    assert all(lease in entry.holders for entry in ranked.values())

@@ -139,3 +139,43 @@ def test_an_order_held_as_its_moves_reads_as_the_whole_order():
         order[::2]
     np.testing.assert_array_equal(Reordered(4, positions[:0], rows[:0])[np.array([3, 1])],
                                   [3, 1])
+
+
+@pytest.mark.parametrize("ties", ["item_desc", "item_asc"])
+@pytest.mark.parametrize("sorted_rows", [True, False])
+def test_tied_scores_order_numbered_ids_as_their_text(ties, sorted_rows):
+    # Dictionary-encoded Parquet in several row groups: the item ids come numbered, each row
+    # group with its own dictionary, so the distinct ids may hold one id twice. Tied scores
+    # must order them as the ids' text orders them.
+    import io
+
+    import pyarrow.parquet as pq
+
+    from rankmetrics.io import read_run
+
+    rng = np.random.default_rng(7)
+    users = np.repeat([f"u{n:02d}" for n in range(40)], 15)
+    items = np.array([f"i{n:03d}" for n in rng.integers(0, 400, len(users))])
+    run = pd.DataFrame({"user": users, "item": items,
+                        "score": rng.integers(0, 3, len(users)).astype(float)})
+    run = run.drop_duplicates(["user", "item"]).reset_index(drop=True)
+    if not sorted_rows:
+        run = run.sample(frac=1, random_state=1).reset_index(drop=True)
+    else:
+        run = run.sort_values(["user", "score"], ascending=[True, False],
+                              kind="stable").reset_index(drop=True)
+    truth = pd.DataFrame({"user": run["user"], "item": run["item"],
+                          "rating": rng.integers(0, 3, len(run))}).sample(frac=0.5,
+                                                                          random_state=2)
+    buffer = io.BytesIO()
+    pq.write_table(pa.Table.from_pandas(run, preserve_index=False), buffer,
+                   row_group_size=97, use_dictionary=True)
+    loaded = read_run(buffer.getvalue(), name="run.parquet")
+    ground_truth = GroundTruth.from_frame(truth)
+    from_file = RankedRun.from_loaded(loaded, ground_truth, ties=ties)
+    from_text = RankedRun.from_frame(run, ground_truth, ties=ties)
+    for name in ("judged_user", "judged_rank", "judged_row", "lengths"):
+        np.testing.assert_array_equal(getattr(from_file, name), getattr(from_text, name))
+    got = set(zip(from_file.judged_user.tolist(), from_file.judged_rank.tolist(),
+                  from_file.judged_row.tolist(), strict=True))
+    assert got == _expected_triples(truth.reset_index(drop=True), run, ties)

@@ -272,7 +272,7 @@ def _tie_order(starts: np.ndarray, scores: np.ndarray, items: _ItemText,
     if not tied_with_next.any():
         return None
     positions, group = _tie_groups(tied_with_next)
-    moved = positions[_sorted_ties(group, items[positions], ties)]
+    moved = positions[_sorted_ties(group, items.numbers(positions), ties)]
     return Reordered(len(scores), positions, moved)
 
 
@@ -307,6 +307,20 @@ class _ItemText:
 
     def __getitem__(self, rows: np.ndarray) -> pa.Array:
         return self.items.rows(rows)
+
+    def numbers(self, rows: np.ndarray) -> tuple[np.ndarray, int]:
+        """Each given row's id numbered in sorted order (see :func:`_id_numbers`). Ids that
+        came numbered (dictionary-encoded Parquet) are numbered by their codes: the distinct
+        ids are sorted once, no row's text is read. (A dictionary may hold an id twice; its
+        copies get neighbouring numbers, so ids that differ keep their order, and one list
+        never holds an id twice.)"""
+        numbered = self.items.numbered
+        if self.items.written is not None or numbered is None:
+            return _id_numbers(self.items.rows(rows))
+        values = numbered.values
+        place = np.empty(len(values), dtype=np.int64)
+        place[pc.sort_indices(values).to_numpy()] = np.arange(len(values))
+        return place[numbered.codes[rows]], len(values)
 
 
 def rank_order(
@@ -359,9 +373,12 @@ def _break_ties(
     and i + 1 tie) sorted by item id as ``ties`` says, in place (and returned)."""
     positions, group = _tie_groups(tied_with_next)
     tied_rows = order[positions] if rows is None else rows[order[positions]]
-    tied_items = (items.iloc[tied_rows].to_numpy() if isinstance(items, pd.Series)
-                  else items[tied_rows])
-    order[positions] = order[positions][_sorted_ties(group, tied_items, ties)]
+    if isinstance(items, _ItemText):
+        numbers = items.numbers(tied_rows)
+    else:
+        numbers = _id_numbers(items.iloc[tied_rows].to_numpy() if isinstance(items, pd.Series)
+                              else items[tied_rows])
+    order[positions] = order[positions][_sorted_ties(group, numbers, ties)]
     return order
 
 
@@ -376,13 +393,11 @@ def _tie_groups(tied_with_next: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return positions, np.cumsum(_starts_group(positions, tied_with_next))
 
 
-def _sorted_ties(group: np.ndarray, tied_items: np.ndarray | pa.Array | pa.ChunkedArray,
-                 ties: str) -> np.ndarray:
-    """Where each tied row goes: groups in order, within a group by item id as ``ties``
-    says. The ids are numbered once in sorted order (Arrow's hashing and string sort: the
-    order of their UTF-8 bytes, which is the order of their code points, as Python's); the
-    rows are then sorted by (group, number), a key each row holds alone (the ids of one list
-    differ)."""
+def _id_numbers(tied_items: np.ndarray | pa.Array | pa.ChunkedArray
+                ) -> tuple[np.ndarray, int]:
+    """Each id numbered in sorted order, and how many numbers there are: the distinct ids are
+    numbered once (Arrow's hashing and string sort: the order of their UTF-8 bytes, which is
+    the order of their code points, as Python's)."""
     items = (tied_items if isinstance(tied_items, (pa.Array, pa.ChunkedArray))
              else pa.array(np.asarray(tied_items).tolist()))
     if isinstance(items, pa.ChunkedArray):
@@ -391,7 +406,15 @@ def _sorted_ties(group: np.ndarray, tied_items: np.ndarray | pa.Array | pa.Chunk
     distinct = len(encoded.dictionary)
     position = np.empty(distinct, dtype=np.int64)
     position[pc.sort_indices(encoded.dictionary).to_numpy()] = np.arange(distinct)
-    number = position[encoded.indices.to_numpy(zero_copy_only=False)]
+    return position[encoded.indices.to_numpy(zero_copy_only=False)], distinct
+
+
+def _sorted_ties(group: np.ndarray, numbers: tuple[np.ndarray, int], ties: str) -> np.ndarray:
+    """Where each tied row goes: groups in order, within a group by item id as ``ties``
+    says, from each row's id number (:func:`_id_numbers`, and how many numbers there are):
+    the rows are sorted by (group, number), a key each row holds alone (the ids of one list
+    differ)."""
+    number, distinct = numbers
     if ties != "item_asc":
         number = distinct - 1 - number
     return np.argsort(np.asarray(group, dtype=np.int64) * distinct + number, kind="stable")
