@@ -88,3 +88,31 @@ def test_the_per_user_values_download(downloaded):
     jaccard, _, _ = expected_at(10, 0.9)
     assert saved["Items in common (Jaccard)"].mean() == pytest.approx(jaccard, rel=1e-9)
     assert saved["user"].is_unique and len(saved) >= 1900
+
+
+def test_uploaded_lists_without_optional_files_give_the_same_overlap():
+    # An upload with no optional files: the page reads only the two models' lists (no other
+    # page has read every model's); the values are the same.
+    from dashboard.budget import BUDGET
+    from tests.apptest import go, upload
+
+    at = start("movies", "app_pages/data.py")
+    files = {"ground_truth.csv": (MOVIES / "ground_truth.csv").read_bytes(),
+             **{f"{m}.parquet": (MOVIES / f"{m}.parquet").read_bytes()
+                for m in ("personalized", "top_heavy", "popularity")}}
+    upload(at, 0, "personalized.parquet", "top_heavy.parquet", "popularity.parquet",
+           content=files)
+    upload(at, 1, "ground_truth.csv", content=files)
+    go(at, "app_pages/head_to_head.py")
+    ok(at)
+    assert (at.session_state["h2h_a"], at.session_state["h2h_b"]) == ("personalized",
+                                                                      "top_heavy")
+    with BUDGET._lock:
+        kept = [key for key in BUDGET._entries if isinstance(key, tuple)]
+    assert any(key[0] == "pair lists" and key[-1] == ("personalized", "top_heavy")
+               for key in kept)
+    shown = lines(at)
+    jaccard, share, overlap = expected_at(10, 0.9)
+    assert shown["jaccard"]["y"][9] == pytest.approx(jaccard, abs=1e-12)
+    assert shown["share_a_in_b"]["y"][9] == pytest.approx(share, abs=1e-12)
+    assert shown["rbo"]["y"][9] == pytest.approx(overlap, abs=1e-12)

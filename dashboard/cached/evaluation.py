@@ -7,6 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from dashboard.budget import BUDGET
 from dashboard.bundles import full_evaluation
 from dashboard.cached import HASH, HOUR, shared
 from dashboard.cached.inputs import read_file, read_item_attributes, table_of
@@ -40,6 +41,29 @@ def beyond_inputs(prepared: Prepared, ties: str, max_cutoff: int) -> BeyondInput
     """Every model's whole top K and the optional files' facts (or why they cannot be read)."""
     return shared(("beyond inputs", prepared.key, ties, max_cutoff),
                   lambda: _beyond_inputs(prepared, ties, max_cutoff))
+
+
+def pair_lists(prepared: Prepared, ties: str, max_cutoff: int, model_a: str, model_b: str
+               ) -> BeyondInputs | str:
+    """Two models' whole top K, for comparing their lists: those of every model's when they
+    are kept already (another page read them), else the two models' alone (the other models'
+    lists and the optional files are not read for them)."""
+    key = ("beyond inputs", prepared.key, ties, max_cutoff)
+    if key in BUDGET:
+        return beyond_inputs(prepared, ties, max_cutoff)
+    pair = tuple(sorted({model_a, model_b}))
+    return shared(("pair lists", prepared.key, ties, max_cutoff, pair),
+                  lambda: _pair_lists(prepared, ties, max_cutoff, pair))
+
+
+def _pair_lists(prepared: Prepared, ties: str, max_cutoff: int, pair: tuple[str, ...]
+                ) -> BeyondInputs | str:
+    try:
+        return prepare_beyond(prepared.ground_truth,
+                              {name: table_of(prepared.specs[name]) for name in pair},
+                              ties=ties, max_cutoff=min(max_cutoff, BEYOND_WIDTH))
+    except (DataError, ValueError) as error:
+        return str(error)
 
 
 def _beyond_inputs(prepared: Prepared, ties: str, max_cutoff: int) -> BeyondInputs | str:

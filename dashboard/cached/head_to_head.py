@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.cached import HASH, HOUR
-from dashboard.cached.evaluation import beyond_inputs, shown_evaluation
+from dashboard.cached.evaluation import pair_lists, shown_evaluation
 from dashboard.cached.inputs import user_rows
 from dashboard.prepared import Prepared
 from dashboard.settings import Settings
@@ -45,7 +45,8 @@ def overlap(prepared: Prepared, settings: Settings, model_a: str, model_b: str,
             persistence: float) -> tuple[pd.DataFrame, pd.DataFrame] | str:
     """How much the two models' top K have in common: the means at every K, and each user's
     values at the sidebar's K (or why the lists cannot be read)."""
-    inputs = beyond_inputs(prepared, settings.conventions.ties, settings.max_cutoff)
+    inputs = pair_lists(prepared, settings.conventions.ties, settings.max_cutoff, model_a,
+                        model_b)
     if isinstance(inputs, str):
         return inputs
     compared = list_overlap(inputs, model_a, model_b,

@@ -20,6 +20,7 @@ from dashboard.prepared import Prepared
 from dashboard.settings import EDITABLE_RATINGS, RelevanceDefaults
 from rankmetrics import GroundTruth, RankedRun
 from rankmetrics.errors import DataError
+from rankmetrics.evaluation import loaded_rows
 from rankmetrics.io import (
     Attributes,
     LoadedTable,
@@ -185,8 +186,8 @@ def _below_zero(values: np.ndarray) -> str:
 
 @st.cache_data(max_entries=64, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
 def user_rows(prepared: Prepared, model: str, user: str) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """One user's ground-truth rows and the model's rows for them."""
-    truth = prepared.truth.table
-    run = table_of(prepared.specs[model]).table
-    return (truth.loc[truth["user"] == user].reset_index(drop=True),
-            run.loc[run["user"] == user].reset_index(drop=True))
+    """One user's ground-truth rows and the model's rows for them (read from the tables' id
+    codes: the whole table is never built as pandas)."""
+    wanted = pd.Index([user], dtype="str")
+    return (loaded_rows(prepared.truth, wanted),
+            loaded_rows(table_of(prepared.specs[model]), wanted))

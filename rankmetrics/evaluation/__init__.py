@@ -24,7 +24,7 @@ from rankmetrics.evaluation._evaluation import (
     USERS_PER_PASS,
     Evaluation,
 )
-from rankmetrics.evaluation._raw_rows import RawSources
+from rankmetrics.evaluation._raw_rows import RawSources, loaded_rows
 from rankmetrics.evaluation._save import save_evaluation
 from rankmetrics.evaluation._saved import SavedEvaluation, load_bundle
 from rankmetrics.evaluation._saved_beyond import SavedBeyond
@@ -55,5 +55,6 @@ __all__ = [
     "evaluate",
     "extend_values",
     "load_bundle",
+    "loaded_rows",
     "save_evaluation",
 ]
