@@ -161,6 +161,10 @@ def test_a_forgotten_sessions_state_in_a_reference_cycle_is_freed_and_given_back
     state.lease = budget.lease(is_open=lambda: connected["open"])
     upload = weakref.ref(state.upload)
     gc.disable()
+    # (the server's own sweep collects under its lock: held here, it cannot be collecting at
+    # the same time, which would make this sweep's collection return at once)
+    held = budget_module.BUDGET._lock
+    held.acquire()
     try:
         del state  # forgotten, but alive in its cycle
         assert upload() is not None and budget.sweep() == 0
@@ -168,6 +172,7 @@ def test_a_forgotten_sessions_state_in_a_reference_cycle_is_freed_and_given_back
         connected["open"] = False
         assert budget.sweep() == 0
     finally:
+        held.release()
         gc.enable()
     assert upload() is None and given_back == [1]
     assert budget.sweep() == 0 and given_back == [1]  # nothing more to give back
@@ -275,5 +280,6 @@ def test_the_models_ranked_two_at_a_time_are_held_by_the_session_that_opened_the
         ranked = {key[1]: entry for key, entry in BUDGET._entries.items()
                   if isinstance(key, tuple) and key[0] == "ranked" and key[2] == truth.token
                   and key[3:] == (Conventions().ties, Conventions().identical_ids)}
-    assert set(ranked) == {spec.token for spec in runs}
-    assert all(lease in entry.holders for entry in ranked.values())
+    ours = {spec.token for spec in runs}  # (other demos share the ground truth)
+    assert ours <= set(ranked)
+    assert all(lease in ranked[token].holders for token in ours)
