@@ -15,8 +15,7 @@ uploads could hold gigabytes long after their browsers closed. They are kept her
   any object once unused for an hour. While a browser has left, each sweep drops the sessions
   Streamlit keeps past their time to live (:func:`forget_expired_sessions`), collects the
   reference cycles their state waits in, and gives the memory back to the system once the
-  session is gone; once no browser is connected at all, what the pages' own caches keep is
-  dropped too (:func:`release_page_caches`);
+  session is gone;
 - sessions asking at once for the same missing object wait for one computation of it;
 - a new upload is refused, with a message saying what the server holds and how to raise the
   limit, when it would not fit next to what the open sessions use.
@@ -90,13 +89,9 @@ class MemoryBudget:
 
     def __init__(self, limit_bytes: int, *, orphan_seconds: float = ORPHAN_SECONDS,
                  ttl_seconds: float = HOUR, clock: Callable[[], float] = time.monotonic,
-                 on_idle: Callable[[], None] | None = None) -> None:
+                 ) -> None:
         self.limit_bytes = limit_bytes
         self.orphan_seconds, self.ttl_seconds, self.clock = orphan_seconds, ttl_seconds, clock
-        #: Called by the first sweep that finds no browser connected (once until one is
-        #: again): what the pages keep for their sessions can go then.
-        self.on_idle = on_idle
-        self._idle = False
         self._entries: OrderedDict[Hashable, _Entry] = OrderedDict()
         self._leases: weakref.WeakSet[Lease] = weakref.WeakSet()
         self._computing: dict[Hashable, threading.Lock] = {}
@@ -248,11 +243,7 @@ class MemoryBudget:
             for entry in self._entries.values():
                 entry.nbytes = self._size(entry.value)
             dropped = len(stale) + self._make_room(0)
-            nobody = not any(lease.is_open() for lease in list(self._leases))
-            went_idle, self._idle = nobody and not self._idle, nobody
-        if went_idle and self.on_idle is not None:
-            self.on_idle()
-        if dropped or forgotten or went_idle:
+        if dropped or forgotten:
             give_back_memory()  # what they held goes back to the system
         return dropped
 
@@ -361,16 +352,6 @@ def forget_expired_sessions() -> int:
     return len(expire()) if callable(expire) else 0
 
 
-def release_page_caches() -> None:
-    """Drop what the pages' ``st.cache_data`` functions keep (curves, tests, tables made for
-    the sessions): called when no browser is connected, so that the memory of sessions that
-    closed goes back to the system rather than waiting out the caches' hour. The next visitor
-    computes what they open again."""
-    import streamlit as st
-
-    st.cache_data.clear()
-
-
 def _sweep_forever(budget: MemoryBudget) -> None:
     while True:
         time.sleep(SWEEP_SECONDS)
@@ -380,6 +361,6 @@ def _sweep_forever(budget: MemoryBudget) -> None:
 
 
 #: The server's budget, shared by every session.
-BUDGET = MemoryBudget(limit_from_environment(), on_idle=release_page_caches)
+BUDGET = MemoryBudget(limit_from_environment())
 threading.Thread(target=_sweep_forever, args=(BUDGET,), name="rankmetrics-memory-sweep",
                  daemon=True).start()

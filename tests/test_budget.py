@@ -100,49 +100,6 @@ def test_objects_of_a_session_whose_browser_left_are_dropped_after_a_while():
     assert budget.sweep() == 1 and budget.kept_bytes() == 0
 
 
-def test_the_pages_caches_go_once_no_browser_is_connected_and_again_after_the_next_visit():
-    idle = []
-    budget = MemoryBudget(limit_bytes=10_000, on_idle=lambda: idle.append(True))
-    connected = {"a": True, "b": True}
-    a = budget.lease(is_open=lambda: connected["a"])
-    b = budget.lease(is_open=lambda: connected["b"])
-    budget.sweep()
-    connected["a"] = False
-    budget.sweep()
-    assert idle == []  # b is still there: its pages keep what they made
-    connected["b"] = False
-    budget.sweep()
-    budget.sweep()
-    assert idle == [True]  # once, not at every sweep
-    connected["b"] = True  # someone is back, then leaves again
-    budget.sweep()
-    connected["b"] = False
-    budget.sweep()
-    assert idle == [True, True]
-    del a, b
-
-
-def test_releasing_the_page_caches_empties_streamlits_data_caches():
-    import streamlit as st
-
-    calls = []
-
-    @st.cache_data
-    def made(n: int) -> int:
-        calls.append(n)
-        return n
-
-    made(1)
-    made(1)
-    assert calls == [1]
-    done = threading.Thread(target=budget_module.release_page_caches)  # (the sweep's thread)
-    done.start()
-    done.join()
-    made(1)
-    assert calls == [1, 1]
-    assert budget_module.BUDGET.on_idle is budget_module.release_page_caches
-
-
 def test_a_forgotten_sessions_state_in_a_reference_cycle_is_freed_and_given_back(
         monkeypatch):
     """Streamlit forgets a closed session; its state waits in a reference cycle until the
