@@ -9,7 +9,10 @@ apart, so the steps compare what each family adds):
 - the means at every K of the seven accuracy metrics (the six main ones and R-Precision);
 - the means at every K of err, rbp, rbp_residual, bpref and judged;
 - rankmetrics.agreement.list_overlap of two models at K = 1..100, against the accuracy
-  metrics' means of the same two models.
+  metrics' means of the same two models: two models whose lists share few items, and two
+  whose lists hold the same items in a slightly different order (every user shares items,
+  the slowest case for Jaccard);
+- one user's values at one K (what Head-to-head shows per user), at K = 10 and K = 100.
 
     python bench/bench_new_metrics.py --users 100000
 """
@@ -20,6 +23,7 @@ import argparse
 import statistics
 import time
 
+import numpy as np
 from common import long_frames, print_table
 
 from rankmetrics import Conventions, RelevanceMapping, evaluate
@@ -49,6 +53,8 @@ def main() -> None:
     args = parser.parse_args()
     run, truth = long_frames(args.users)
     other, _ = long_frames(args.users, seed=1)  # the same users, other lists
+    close = run.copy()  # the same items, reordered a little within each user's list
+    close["score"] = close["score"] + np.random.default_rng(2).normal(0, 0.02, len(close))
     options = {"relevance": RelevanceMapping.identity(1),
                "conventions": Conventions.preset("trec_eval"), "max_cutoff": 100}
     def one():
@@ -59,6 +65,12 @@ def main() -> None:
 
     def two_lists():
         return evaluate(truth, {"a": run, "b": other}, catalogue="all", **options)
+
+    def close_lists():
+        return evaluate(truth, {"a": run, "b": close}, catalogue="all", **options)
+
+    def overlap():
+        return list_overlap(two_lists(), "a", "b", max_cutoff=100)
 
     rows = [
         ("the evaluation (reading, ordering, matching)",
@@ -72,8 +84,17 @@ def main() -> None:
         ("2 models: lists in common (overlap and RBO) at K = 1..100",
          measured(two_lists, lambda ev: list_overlap(ev, "a", "b", max_cutoff=100).curves(),
                   args.repeat)),
+        ("2 close models: lists in common at K = 1..100",
+         measured(close_lists,
+                  lambda ev: list_overlap(ev, "a", "b", max_cutoff=100).curves(),
+                  args.repeat)),
+        ("each user's lists in common at K = 10", measured(overlap, lambda o: o.at(10),
+                                                          args.repeat)),
+        ("each user's lists in common at K = 100", measured(overlap, lambda o: o.at(100),
+                                                           args.repeat)),
     ]
-    _, (acc, _), (new, _), (acc2, _), (rbo, _) = (result for _, result in rows)
+    _, (acc, _), (new, _), (acc2, _), (rbo, _), (close_rbo, _), _, _ = (
+        result for _, result in rows)
     print(f"{args.users:,} users x 100 items, median of {args.repeat} runs")
     print_table(["step", "seconds", "CPU seconds"],
                 [(name, wall, cpu) for name, (wall, cpu) in rows])
@@ -81,6 +102,8 @@ def main() -> None:
           f"({new / acc:.2f}x; target 2x)")
     print(f"lists in common: {rbo:.2f} s against the accuracy metrics of the same two models, "
           f"{acc2:.2f} s ({rbo / acc2:.2f}x; target 1x)")
+    print(f"lists in common, models sharing nearly every item: {close_rbo:.2f} s "
+          f"({close_rbo / acc2:.2f}x)")
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ to; users given a list by neither are left out.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -70,6 +71,72 @@ def check_persistence(persistence: float) -> float:
     return float(persistence)
 
 
+#: Users whose lists are sorted together when finding the items two lists share (bounds the
+#: memory of the keys sorted at once).
+USERS_PER_SORT = 16_384
+
+
+def shared_ranks(lists_a: np.ndarray, lists_b: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every item two users x width matrices of item codes (-1: no item; no item twice in a
+    row) both hold: its user, its 0-based rank in A and its 0-based rank in B, sorted by user.
+
+    Each row's codes and columns are packed in one unsigned key, code above, column below,
+    and the row sorted: an item both lists hold comes twice in a row, from A's column first.
+
+    >>> [values.tolist() for values in shared_ranks(np.array([[1, 2, 3]]),
+    ...                                             np.array([[3, 2, -1]]))]
+    [[0, 0], [1, 2], [1, 0]]
+    """
+    a, b = _widened(lists_a, lists_b)
+    n_users, width = a.shape
+    users, ranks_a, ranks_b = [], [], []
+    if n_users and width:
+        column_bits = int(2 * width - 1).bit_length()
+        highest = int(max(a.max(), b.max())) + 1  # codes are shifted by 1: -1 becomes 0
+        dtype = np.uint32 if highest.bit_length() + column_bits <= 32 else np.uint64
+        columns = np.arange(2 * width, dtype=dtype)
+        low = dtype((1 << column_bits) - 1)
+        rows = min(USERS_PER_SORT, n_users)
+        # buffers used block after block (fresh memory for each would cost its page faults)
+        keys_buffer = np.empty((rows, 2 * width), dtype=dtype)
+        codes_buffer = np.empty(rows * 2 * width, dtype=dtype)
+        same_buffer = np.empty((2, rows * 2 * width - 1), dtype=bool)
+        for start in range(0, n_users, USERS_PER_SORT):
+            stop = min(start + USERS_PER_SORT, n_users)
+            keys = keys_buffer[:stop - start]
+            np.copyto(keys[:, :width], a[start:stop], casting="unsafe")
+            np.copyto(keys[:, width:], b[start:stop], casting="unsafe")
+            keys += dtype(1)
+            keys <<= dtype(column_bits)
+            keys |= columns
+            keys.sort(axis=1)
+            flat = keys.ravel()
+            codes = np.right_shift(flat, dtype(column_bits), out=codes_buffer[:len(flat)])
+            same = np.equal(codes[1:], codes[:-1], out=same_buffer[0, :len(flat) - 1])
+            same &= np.not_equal(codes[1:], 0, out=same_buffer[1, :len(flat) - 1])  # an item
+            same[2 * width - 1::2 * width] = False  # a row's last key against the next row's
+            at = np.flatnonzero(same)  # positions in ``flat`` of the keys from A's columns
+            users.append(at // (2 * width) + start)
+            ranks_a.append((flat[at] & low).astype(np.int64))
+            ranks_b.append((flat[at + 1] & low).astype(np.int64) - width)
+    if not users:
+        return (np.zeros(0, dtype=np.int64),) * 3
+    return np.concatenate(users), np.concatenate(ranks_a), np.concatenate(ranks_b)
+
+
+def shared_depths(lists_a: np.ndarray, lists_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(user, depth) of every item two lists share, the depth 0-based: the item is in both
+    top K from K = depth + 1 on (see :func:`shared_ranks`).
+
+    >>> [values.tolist() for values in shared_depths(np.array([[1, 2, 3]]),
+    ...                                              np.array([[3, 2, -1]]))]
+    [[0, 0], [1, 2]]
+    """
+    user, rank_a, rank_b = shared_ranks(lists_a, lists_b)
+    return user, np.maximum(rank_a, rank_b)
+
+
 def shared_by_depth(lists_a: np.ndarray, lists_b: np.ndarray) -> np.ndarray:
     """:math:`X_d`, the items two users x width matrices of item codes (-1: no item; no
     item twice in a row) share within their first d ranks, for d = 1..width: int (users x
@@ -80,30 +147,24 @@ def shared_by_depth(lists_a: np.ndarray, lists_b: np.ndarray) -> np.ndarray:
     """
     a, b = _widened(lists_a, lists_b)
     n_users, width = a.shape
-    if not n_users or not width:
-        return np.zeros((n_users, width), dtype=np.int64)
-    # each user's two lists side by side, sorted within the row: an item both hold comes
-    # twice in a row, once from A's columns (< width) and once from B's
-    both = np.concatenate([a, b], axis=1)
-    order = np.argsort(both, axis=1)
-    ranked = np.take_along_axis(both, order, axis=1)
-    user, column = np.nonzero((ranked[:, 1:] == ranked[:, :-1]) & (ranked[:, 1:] >= 0))
-    first, second = order[user, column], order[user, column + 1]
-    # a shared item counts from the depth at which both lists hold it
-    depth = np.maximum(np.minimum(first, second), np.maximum(first, second) - width)
+    user, depth = shared_depths(a, b)
     counts = np.bincount(user * width + depth, minlength=n_users * width)
     return np.cumsum(counts.reshape(n_users, width), axis=1)
 
 
 def _widened(lists_a: np.ndarray, lists_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Both matrices at the wider one's width (-1 past a list's end)."""
+    """Both matrices at the wider one's width (-1 past a list's end; no copy when they are of
+    one width)."""
     a, b = np.asarray(lists_a), np.asarray(lists_b)
     if a.shape[0] != b.shape[0]:
         raise ValueError(f"The two models' lists are of {a.shape[0]} and {b.shape[0]} users: "
                          "give both for the same users, in the same order.")
     width = max(a.shape[1], b.shape[1])
-    return (np.pad(a, ((0, 0), (0, width - a.shape[1])), constant_values=-1),
-            np.pad(b, ((0, 0), (0, width - b.shape[1])), constant_values=-1))
+    if a.shape[1] < width:
+        a = np.pad(a, ((0, 0), (0, width - a.shape[1])), constant_values=-1)
+    if b.shape[1] < width:
+        b = np.pad(b, ((0, 0), (0, width - b.shape[1])), constant_values=-1)
+    return a, b
 
 
 def list_agreement(lists_a: np.ndarray, lists_b: np.ndarray, *,
@@ -188,7 +249,90 @@ def _rbo(shared: np.ndarray, short: np.ndarray, long: np.ndarray, p: float,
     return np.where(both_empty, 1.0, rbo)
 
 
-@dataclass(frozen=True)
+def _full(lists: np.ndarray) -> np.ndarray:
+    """Which users' lists fill every column."""
+    return lists[:, -1] >= 0 if lists.shape[1] else np.ones(len(lists), dtype=bool)
+
+
+def _rows(lists: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """``lists[keep]``, without a copy when every row is kept."""
+    return lists if keep.all() else lists[keep]
+
+
+def summed_agreement(lists_a: np.ndarray, lists_b: np.ndarray, *,
+                     persistence: float = DEFAULT_PERSISTENCE) -> dict[str, np.ndarray]:
+    """Every measure of :data:`MEASURES` summed over the users at every K = 1..width, as the
+    sum of :func:`list_agreement`'s values, without its users x width matrices where the two
+    lists of a user fill every rank (the usual case).
+
+    For such a user, at every K both top K hold K items, so the shares (X_K / K) and
+    rank-biased overlap are sums of X_d over users, found from the depths of the shared
+    items alone; Jaccard, X_K / (2K - X_K), is summed over the users sharing an item (the
+    others add 0). The users with a shorter list are summed from their values.
+
+    >>> sums = summed_agreement(np.array([[1, 2], [3, 4]]), np.array([[2, 1], [5, -1]]))
+    >>> sums["jaccard"].tolist(), sums["share_a_in_b"].tolist()
+    ([0.0, 1.0], [0.0, 1.0])
+    """
+    p = check_persistence(persistence)
+    a, b = _widened(lists_a, lists_b)
+    full = _full(a) & _full(b)
+    sums = _full_list_sums(_rows(a, full), _rows(b, full), p)
+    if not full.all():
+        short = list_agreement(a[~full], b[~full], persistence=p)
+        for measure in MEASURES:
+            sums[measure] = sums[measure] + short[measure].sum(axis=0)
+    return sums
+
+
+def _full_list_sums(a: np.ndarray, b: np.ndarray, p: float) -> dict[str, np.ndarray]:
+    """:func:`summed_agreement` of users whose two lists fill every rank."""
+    n_users, width = a.shape
+    depth = np.arange(1, width + 1, dtype=np.float64)
+    user, first_depth = shared_depths(a, b)
+    shared = np.cumsum(np.bincount(first_depth, minlength=width)[:width]
+                       ).astype(np.float64)  # sum over users of X_K
+    power = p ** depth
+    rbo = ((1.0 - p) / p * np.cumsum(shared / depth * power) + shared / depth * power)
+    jaccard = np.zeros(width)
+    # the users sharing an item, numbered 0, 1, ... (``user`` is sorted)
+    first = np.ones(len(user), dtype=bool)
+    np.not_equal(user[1:], user[:-1], out=first[1:])
+    n_sharing = int(np.count_nonzero(first))
+    user = np.cumsum(first) - 1
+    bounds = np.searchsorted(user, np.arange(0, n_sharing + USERS_PER_SORT, USERS_PER_SORT))
+    for block, start in enumerate(range(0, n_sharing, USERS_PER_SORT)):
+        stop = min(start + USERS_PER_SORT, n_sharing)
+        inside = slice(bounds[block], bounds[block + 1])
+        counts = np.bincount((user[inside] - start) * width + first_depth[inside],
+                             minlength=(stop - start) * width)
+        x = np.cumsum(counts.reshape(stop - start, width), axis=1).astype(np.float64)
+        jaccard += (x / (2.0 * depth - x)).sum(axis=0)
+    return {"jaccard": jaccard, "share_a_in_b": shared / depth,
+            "share_b_in_a": shared / depth, "rbo": rbo}
+
+
+def _full_list_values(a: np.ndarray, b: np.ndarray, p: float, cutoff: int
+                      ) -> dict[str, np.ndarray]:
+    """Every measure of each user at K = ``cutoff`` (at most the width), for users whose two
+    lists fill every rank: from the shared items' depths, X_K and
+    sum_{d <= K} X_d p^d / d per user."""
+    n_users, width = a.shape
+    user, first_depth = shared_depths(a, b)
+    within = first_depth < cutoff
+    user, first_depth = user[within], first_depth[within]
+    x = np.bincount(user, minlength=n_users).astype(np.float64)
+    depth = np.arange(1, width + 1, dtype=np.float64)
+    per_depth = np.concatenate([[0.0], np.cumsum(p ** depth / depth)])  # sum_{d <= j} p^d / d
+    # an item shared from depth t + 1 on adds p^d / d at each depth d = t + 1..K
+    running = np.bincount(user, weights=per_depth[cutoff] - per_depth[first_depth],
+                          minlength=n_users)
+    k = float(cutoff)
+    return {"jaccard": x / (2.0 * k - x), "share_a_in_b": x / k, "share_b_in_a": x / k,
+            "rbo": (1.0 - p) / p * running + x / k * p ** k}
+
+
+@dataclass(frozen=True, eq=False)
 class ListOverlap:
     """Two models' lists compared: each user's values at every K and their means.
 
@@ -197,33 +341,69 @@ class ListOverlap:
     model_a, model_b : str
     persistence : float
         Rank-biased overlap's p.
-    values : dict of measure -> DataFrame
-        Each counted user's value (rows, indexed by user) at K = 1..width (columns).
+    users : Index
+        The users the means are over: those at least one of the models gave a list to.
+    lists_a, lists_b : int arrays (users x largest K)
+        Those users' top items from each model, as item codes shared by both (-1 past a
+        list's end).
     """
 
     model_a: str
     model_b: str
     persistence: float
-    values: dict[str, pd.DataFrame]
+    users: pd.Index
+    lists_a: np.ndarray
+    lists_b: np.ndarray
 
     @property
     def n_users(self) -> int:
         """The users the means are over."""
-        return len(self.values["jaccard"])
+        return len(self.users)
+
+    @property
+    def max_cutoff(self) -> int:
+        """The largest K compared."""
+        return int(self.lists_a.shape[1])
+
+    @cached_property
+    def _curves(self) -> pd.DataFrame:
+        sums = summed_agreement(self.lists_a, self.lists_b, persistence=self.persistence)
+        count = max(self.n_users, 1)
+        curves = pd.DataFrame({measure: sums[measure] / count for measure in MEASURES},
+                              index=pd.RangeIndex(1, self.max_cutoff + 1, name="cutoff"))
+        return curves if self.n_users else curves * np.nan
 
     def curves(self) -> pd.DataFrame:
-        """The mean of each measure at every K: rows K, columns :data:`MEASURES`."""
-        means = {measure: self.values[measure].mean(axis=0) for measure in MEASURES}
-        curves = pd.DataFrame(means)
-        curves.index.name = "cutoff"
-        return curves
+        """The mean of each measure at every K: rows K, columns :data:`MEASURES` (NaN when
+        no user has a list)."""
+        return self._curves.copy()
 
     def at(self, cutoff: int) -> pd.DataFrame:
-        """Every counted user's value of each measure at K = ``cutoff`` (past the longest
-        list, the value at the longest: nothing changes there)."""
-        column = min(int(cutoff), self.values["jaccard"].shape[1])
-        return pd.DataFrame({measure: self.values[measure][column]
-                             for measure in MEASURES})
+        """Every counted user's value of each measure at K = ``cutoff`` (past the largest K,
+        the value at the largest: nothing changes there): rows users, columns
+        :data:`MEASURES`."""
+        cutoff = min(int(cutoff), self.max_cutoff)
+        if cutoff < 1:
+            raise ValueError(f"K must be at least 1; got {cutoff}.")
+        a, b = self.lists_a[:, :cutoff], self.lists_b[:, :cutoff]
+        full = _full(a) & _full(b)
+        values = {measure: np.zeros(self.n_users) for measure in MEASURES}
+        found = _full_list_values(_rows(a, full), _rows(b, full), self.persistence, cutoff)
+        if not full.all():
+            short = list_agreement(a[~full], b[~full], persistence=self.persistence)
+        for measure in MEASURES:
+            values[measure][full] = found[measure]
+            if not full.all():
+                values[measure][~full] = short[measure][:, -1]
+        return pd.DataFrame(values, index=self.users)
+
+    def per_user(self) -> dict[str, pd.DataFrame]:
+        """Each counted user's value of each measure at every K: measure -> DataFrame (rows
+        users, columns K = 1..the largest K)."""
+        values = list_agreement(self.lists_a, self.lists_b, persistence=self.persistence)
+        columns = pd.RangeIndex(1, self.max_cutoff + 1, name="cutoff")
+        return {measure: pd.DataFrame(values[measure], index=self.users, columns=columns)
+                for measure in MEASURES}
 
 
 def list_overlap(source: Evaluation | BeyondInputs, model_a: str, model_b: str, *,
@@ -282,10 +462,10 @@ def list_overlap(source: Evaluation | BeyondInputs, model_a: str, model_b: str, 
         lists_a = np.pad(lists_a, pad, constant_values=-1)
         lists_b = np.pad(lists_b, pad, constant_values=-1)
     counted = (lists_a[:, 0] >= 0) | (lists_b[:, 0] >= 0)
-    values = list_agreement(lists_a[counted], lists_b[counted], persistence=persistence)
+    check_persistence(persistence)
     every_user = np.arange(len(counted)) if users is None else np.asarray(users)
-    index = pd.Index(every_user[counted], name="user")
-    columns = pd.RangeIndex(1, width + 1, name="cutoff")
-    return ListOverlap(model_a, model_b, float(persistence), {
-        measure: pd.DataFrame(values[measure], index=index, columns=columns)
-        for measure in MEASURES})
+    if len(every_user) != len(counted):
+        raise ValueError(f"{len(every_user)} users were given for lists of {len(counted)}.")
+    return ListOverlap(model_a, model_b, float(persistence),
+                       pd.Index(every_user[counted], name="user"),
+                       _rows(lists_a, counted), _rows(lists_b, counted))

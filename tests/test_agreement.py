@@ -18,7 +18,14 @@ import pytest
 import rbo
 
 from rankmetrics import evaluate
-from rankmetrics.agreement import MEASURES, list_agreement, list_overlap, shared_by_depth
+from rankmetrics.agreement import (
+    MEASURES,
+    ListOverlap,
+    list_agreement,
+    list_overlap,
+    shared_by_depth,
+    summed_agreement,
+)
 from rankmetrics.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -84,6 +91,74 @@ def test_shared_items_count_from_the_depth_both_lists_hold_them():
         [0, 0, 2, 3]]
 
 
+def _full_lists(rng: np.random.Generator, n_users: int, width: int, n_items: int
+                ) -> tuple[np.ndarray, list[list[int]]]:
+    """Users x width item codes with every list full (no -1), as a matrix and as lists."""
+    lists = [rng.choice(n_items, size=width, replace=False).tolist() for _ in range(n_users)]
+    return np.array(lists, dtype=np.int64), lists
+
+
+@pytest.mark.parametrize("full", [True, False])
+@pytest.mark.parametrize("persistence", [0.6, 0.9])
+def test_the_sums_over_users_are_the_sums_of_the_rbo_packages_values(full, persistence):
+    rng = np.random.default_rng(11)
+    width, n_items = 9, 14
+    make = _full_lists if full else _random_lists
+    matrix_a, lists_a = make(rng, 50, width, n_items)
+    matrix_b, lists_b = make(rng, 50, width, n_items)
+    matrix_b[:5] = rng.choice(1000, size=(5, width), replace=False) + 100  # sharing nothing
+    lists_b[:5] = [row[row >= 0].tolist() for row in matrix_b[:5]]
+    sums = summed_agreement(matrix_a, matrix_b, persistence=persistence)
+    for k in range(1, width + 1):
+        expected = [_reference(a, b, k, persistence) for a, b in zip(lists_a, lists_b,
+                                                                       strict=True)]
+        for measure in MEASURES:
+            total = sum(e[measure] for e in expected)
+            assert sums[measure][k - 1] == pytest.approx(total, rel=0, abs=1e-11), (
+                measure, k)
+
+
+@pytest.mark.parametrize("full", [True, False])
+def test_each_users_values_at_one_k_match_the_rbo_package_and_sets(full):
+    rng = np.random.default_rng(5)
+    width, n_items = 10, 16
+    make = _full_lists if full else _random_lists
+    matrix_a, lists_a = make(rng, 40, width, n_items)
+    matrix_b, lists_b = make(rng, 40, width, n_items)
+    overlap = ListOverlap("a", "b", 0.8, pd.Index(range(40), name="user"), matrix_a,
+                          matrix_b)
+    every_k = overlap.per_user()
+    for k in range(1, width + 3):  # past the largest K: the values at the largest
+        at_k = overlap.at(k)
+        assert at_k.index.tolist() == list(range(40))
+        for user in range(40):
+            expected = _reference(lists_a[user], lists_b[user], min(k, width), 0.8)
+            for measure in MEASURES:
+                assert at_k.loc[user, measure] == pytest.approx(
+                    expected[measure], rel=0, abs=1e-12), (measure, user, k)
+                assert every_k[measure].loc[user, min(k, width)] == pytest.approx(
+                    expected[measure], rel=0, abs=1e-12)
+    means = overlap.curves()
+    for measure in MEASURES:
+        np.testing.assert_allclose(means[measure].to_numpy(),
+                                   every_k[measure].mean(axis=0).to_numpy(), rtol=0,
+                                   atol=1e-13)
+
+
+def test_lists_sorted_in_blocks_find_the_same_shared_items(monkeypatch):
+    import rankmetrics.agreement as agreement
+
+    rng = np.random.default_rng(2)
+    matrix_a, _ = _random_lists(rng, 70, 8, 12)
+    matrix_b, _ = _random_lists(rng, 70, 8, 12)
+    whole = shared_by_depth(matrix_a, matrix_b)
+    monkeypatch.setattr(agreement, "USERS_PER_SORT", 3)
+    assert shared_by_depth(matrix_a, matrix_b).tolist() == whole.tolist()
+    large = matrix_a + np.where(matrix_a >= 0, 1 << 40, 0)  # codes past 32 bits
+    assert shared_by_depth(large, matrix_b + np.where(matrix_b >= 0, 1 << 40, 0)
+                           ).tolist() == whole.tolist()
+
+
 def _frames(rng: np.random.Generator, n_users: int = 80, n_items: int = 25):
     """A ground truth and two models' outputs with tied scores, a user without a list in
     either model and a user listed by one model only."""
@@ -123,7 +198,7 @@ def test_the_means_are_the_mean_of_each_users_value_over_users_with_a_list(ties)
     users = truth["user"].tolist()
     listed = [u for u in users if u != "u000"]  # u000 has a list in neither model
     assert overlap.n_users == len(listed)
-    assert overlap.values["rbo"].index.tolist() == listed
+    assert overlap.users.tolist() == listed
     curves = overlap.curves()
     for k in range(1, 11):
         expected = [_reference(_ordered(runs["als"], u, ties), _ordered(runs["bpr"], u, ties),

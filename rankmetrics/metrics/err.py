@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from rankmetrics.conventions import Conventions
-from rankmetrics.metrics._kernels import UserBlock, grades_within
+from rankmetrics.metrics._kernels import JudgedItems, UserBlock, grades_within
 from rankmetrics.metrics._metric import Metric
 
 
@@ -41,6 +41,39 @@ def per_user(block: UserBlock, conventions: Conventions) -> np.ndarray:
     return np.cumsum(reached * stop / block.cutoffs, axis=1)
 
 
+def reached(user: np.ndarray, stop: np.ndarray) -> np.ndarray:
+    """The chance that the reader gets to each entry: the product of (1 - R) over the entries
+    of its user ranked above it (entries sorted by user, then rank), multiplied in rank order
+    as :func:`per_user` multiplies them, one n-th entry of every user at a time.
+
+    >>> reached(np.array([0, 0, 0, 1]), np.array([0.5, 0.5, 0.25, 0.75])).tolist()
+    [1.0, 0.5, 0.25, 1.0]
+    """
+    chance = np.ones(len(user))
+    if len(user) < 2:
+        return chance
+    first = np.ones(len(user), dtype=bool)
+    np.not_equal(user[1:], user[:-1], out=first[1:])
+    position = np.arange(len(user))
+    nth = position - np.maximum.accumulate(np.where(first, position, 0))  # 0 for the first
+    order = np.argsort(nth, kind="stable")
+    bounds = np.searchsorted(nth[order], np.arange(1, int(nth.max()) + 2))
+    for start, stop_at in zip(bounds[:-1], bounds[1:], strict=True):
+        entries = order[start:stop_at]  # every user's n-th entry: the one above is done
+        chance[entries] = chance[entries - 1] * (1.0 - stop[entries - 1])
+    return chance
+
+
+def summed(items: JudgedItems, conventions: Conventions) -> np.ndarray:
+    """Each item that can stop the reader, at rank r, adds R_r x the chance of getting there
+    / (r + 1) at every cutoff K > r (the other items multiply that chance by 1)."""
+    grades, highest = items.grades
+    stop = stop_probabilities(grades, highest)
+    stops = stop > 0
+    user, rank, stop = items.user[stops], items.rank[stops], stop[stops]
+    return items.accumulated(rank, reached(user, stop) * stop / (rank + 1.0))
+
+
 METRIC = Metric(
     name="err",
     label="ERR",
@@ -52,6 +85,7 @@ METRIC = Metric(
     r"\quad R_i = \frac{2^{g_i} - 1}{2^{g_{\max}}}",
     position=75,
     per_user=per_user,
+    summed=summed,
     main=False,
     highest=1.0,
 )

@@ -23,6 +23,14 @@ def per_user(block: UserBlock, conventions: Conventions) -> np.ndarray:
     return safe_divide(np.cumsum(block.judged_matrix, axis=1, dtype=np.int64), shown)
 
 
+def summed(items: JudgedItems, conventions: Conventions) -> np.ndarray:
+    """Each judged item at rank r adds 1 / min(K, the list's length) at every cutoff K > r."""
+    judged = items.judged
+    user = items.user[judged]
+    return items.accumulated_per_min_k_relevant(items.rank[judged], np.ones(len(user)),
+                                                items.lengths[user].astype(np.int64))
+
+
 def at_cutoff(items: JudgedItems, conventions: Conventions) -> np.ndarray:
     """Judged items in the top K over the items there."""
     judged = np.bincount(items.user[items.judged], minlength=items.n_users)
@@ -40,6 +48,7 @@ METRIC = Metric(
     r"{\min(K, |\text{list}|)}",
     position=85,
     per_user=per_user,
+    summed=summed,
     at_cutoff=at_cutoff,
     main=False,
     highest=1.0,
