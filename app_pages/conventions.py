@@ -88,7 +88,7 @@ prepared, settings = require_data()
 state = st.session_state
 k = settings.cutoff
 
-offered = [m for m in cached_evaluation.accuracy_metrics(prepared)
+offered = [m for m in cached_evaluation.per_user_accuracy_metrics(prepared)
            if m in cached_beyond.per_user_metrics(prepared, settings)]
 ensure_choice(keys.CONVENTIONS_METRIC, offered, default="ndcg")
 st.selectbox("Metric", offered, key=keys.CONVENTIONS_METRIC,

@@ -13,7 +13,7 @@ from dashboard.session import header, require_data
 from dashboard.text import literal
 from rankmetrics.figures import metric_label, metric_title
 from rankmetrics.figures.segments import segment_curves_figure, segment_heatmap
-from rankmetrics.metrics import higher_says
+from rankmetrics.metrics import METRICS, higher_says
 from rankmetrics.segments import MIN_USERS, N_BUCKETS, NO_VALUE, TOO_FEW, WARN_SHARE
 from rankmetrics.stats import CORRECTION_NAMES, CORRECTIONS, TEST_NAMES, TESTS
 
@@ -58,7 +58,7 @@ by_column.selectbox("Split users by", names, key=keys.SEGMENT_BY, persist_state=
                     "buckets), the number of items in each user's ground truth, or, with "
                     "training interactions, each user's activity and cold start.")
 # the metrics where higher is better: each segment has a winner
-offered = [metric for metric in cached_evaluation.accuracy_metrics(prepared)
+offered = [metric for metric in cached_evaluation.per_user_accuracy_metrics(prepared)
            if higher_says(metric) is None]
 ensure_choice(keys.SEGMENT_METRIC, offered, default="ndcg")
 metric_column.selectbox("Metric", offered, key=keys.SEGMENT_METRIC,
@@ -156,12 +156,17 @@ st.caption("Each cell: the model's mean minus the baseline's in that segment, an
            "significantly worse; **grey**: the difference may be chance.")
 
 st.subheader("Over K, segment by segment")
-curves = cached_segments.segment_means_over_k(prepared, settings, spec, by,
-                                              int(state[keys.SEGMENT_BUCKETS]), metric)
-users = dict(zip(result.segments["segment"], result.segments["users"], strict=True))
-show_chart(segment_curves_figure(curves, metric, k, prepared.colors, too_few=too_few,
-                                 users=users), "segments_curves",
-           name=("curves", metric, "by", by))
+if METRICS[metric].has_cutoff:
+    curves = cached_segments.segment_means_over_k(prepared, settings, spec, by,
+                                                  int(state[keys.SEGMENT_BUCKETS]), metric)
+    users = dict(zip(result.segments["segment"], result.segments["users"], strict=True))
+    show_chart(segment_curves_figure(curves, metric, k, prepared.colors, too_few=too_few,
+                                     users=users), "segments_curves",
+               name=("curves", metric, "by", by))
+else:
+    st.caption(f"{metric_title(metric)} looks at each user's first |R| items, however many "
+               "the user has: it has one value, not a curve over K. Choose another metric "
+               "for the curves.")
 
 with st.expander("Every model in every segment: intervals, differences, p-values"):
     st.dataframe(

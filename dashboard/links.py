@@ -48,7 +48,7 @@ from dashboard.uploads import DATASET as UPLOADED
 from dashboard.uploads import restore
 from rankmetrics.conventions import OPTION_CHOICES, PRESETS
 from rankmetrics.explain import STEP_METRICS
-from rankmetrics.metrics import ALL_METRICS, CUTOFF_METRICS, MAIN_METRICS, higher_says
+from rankmetrics.metrics import ALL_METRICS, CUTOFF_METRICS, MAIN_METRICS, METRICS, higher_says
 from rankmetrics.stats import CORRECTIONS, TESTS
 
 WORKSPACE_PARAM = "ws"
@@ -126,7 +126,7 @@ SETTINGS = (
     Param("k_test", keys.CHOOSING_K_TEST, choice(TESTS, "the test")),
     Param("k_correction", keys.CHOOSING_K_CORRECTION, choice(CORRECTIONS, "the correction")),
     Param("segment_metric", keys.SEGMENT_METRIC,
-          choice([m for m in CUTOFF_METRICS if higher_says(m) is None], "the metric")),
+          choice([m for m in METRICS if higher_says(m) is None], "the metric")),
     Param("segment_test", keys.SEGMENT_TEST, choice(TESTS, "the test")),
     Param("segment_correction", keys.SEGMENT_CORRECTION,
           choice(CORRECTIONS, "the correction")),

@@ -175,3 +175,41 @@ def test_a_saved_evaluation_offers_the_metrics_it_holds(tmp_path):
     go(at, "app_pages/users.py")
     assert at.selectbox(key="users_metric").value == "ndcg"
     assert "Judged@10" not in labels(at.selectbox(key="users_metric"))
+
+
+def test_r_precision_is_offered_wherever_values_are_per_user():
+    truth = read_truth(MOVIES / "ground_truth.csv")
+    runs = {model: read_run(MOVIES / f"{model}.parquet") for model in MOVIE_MODELS}
+    expected = evaluate(truth, runs, relevance=RelevanceMapping.binary(4), max_cutoff=10
+                        ).per_user_table(["r_precision"])
+    means = expected.groupby("model")["value"].mean()
+    at = start("movies", "app_pages/users.py")
+    at.radio(key="rel_kind").set_value("binary").run()  # rating >= 4 relevant
+    assert "R-Precision" in labels(at.selectbox(key="users_metric"))
+    at.selectbox(key="users_metric").set_value("r_precision").run()
+    ok(at)
+    summary = frame(at, "users_summary")
+    for model in MOVIE_MODELS:
+        assert summary.loc[model, "Mean R-Precision"] == pytest.approx(means[model], abs=1e-12)
+
+    go(at, "app_pages/significance.py")
+    at.selectbox(key="significance_metric").set_value("r_precision").run()
+    ok(at)
+    tested = frame(at, "significance_models").set_index("Model")["mean"]
+    for model in MOVIE_MODELS:
+        assert tested[model] == pytest.approx(means[model], abs=1e-12)
+
+    go(at, "app_pages/head_to_head.py")
+    assert "R-Precision" in labels(at.selectbox(key="h2h_metric"))
+    at.selectbox(key="h2h_metric").set_value("r_precision").run()
+    ok(at)
+
+    go(at, "app_pages/segments.py")
+    assert "R-Precision" in labels(at.selectbox(key="segment_metric"))
+    at.selectbox(key="segment_metric").set_value("r_precision").run()
+    ok(at)
+    assert any("one value, not a curve over K" in plain(caption.value)
+               for caption in at.caption)
+    table = next(d.value for d in at.main.dataframe if "Significantly best" in d.value.columns)
+    assert set(MOVIE_MODELS) <= set(table.columns) and len(table) >= 2
+    assert table["Winner"].isin(MOVIE_MODELS).all()

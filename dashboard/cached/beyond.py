@@ -9,9 +9,9 @@ import streamlit as st
 from dashboard.bundles import full_evaluation
 from dashboard.cached import HASH, HOUR
 from dashboard.cached.evaluation import (
-    accuracy_metrics,
     beyond_evaluation,
     beyond_inputs,
+    per_user_accuracy_metrics,
     shown_evaluation,
 )
 from dashboard.prepared import Prepared
@@ -69,7 +69,7 @@ def beyond_per_user_metrics(prepared: Prepared, settings: Settings) -> tuple[str
 def per_user_metrics(prepared: Prepared, settings: Settings) -> tuple[str, ...]:
     """Every metric with a value per user that the data set offers: the accuracy metrics,
     then the per-user beyond-accuracy ones (for the pages of per-user values)."""
-    return (*accuracy_metrics(prepared), *beyond_per_user_metrics(prepared, settings))
+    return (*per_user_accuracy_metrics(prepared), *beyond_per_user_metrics(prepared, settings))
 
 
 def beyond_curves(prepared: Prepared, settings: Settings,

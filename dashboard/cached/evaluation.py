@@ -21,7 +21,7 @@ from rankmetrics.figures import metric_label
 from rankmetrics.io import subject_word
 from rankmetrics.judgments import judged_note as note_on_judgments
 from rankmetrics.judgments import rbp_interval_note
-from rankmetrics.metrics import CUTOFF_METRICS, MAIN_METRICS
+from rankmetrics.metrics import CUTOFF_METRICS, MAIN_METRICS, METRICS
 from rankmetrics.relevance import RelevanceMapping
 from rankmetrics.report.decision import leaders_by_cutoff
 from rankmetrics.results import EvaluationResults
@@ -116,6 +116,13 @@ def accuracy_metrics(prepared: Prepared) -> tuple[str, ...]:
     return tuple(metric for metric in CUTOFF_METRICS if saved is None or metric in saved.metrics)
 
 
+def per_user_accuracy_metrics(prepared: Prepared) -> tuple[str, ...]:
+    """The accuracy metrics the pages of per-user values offer: every one, R-Precision (one
+    value per user, no curve over K) included, or those of them a saved evaluation holds."""
+    saved = full_evaluation(prepared)
+    return tuple(metric for metric in METRICS if saved is None or metric in saved.metrics)
+
+
 def curves(prepared: Prepared, settings: Settings, metrics: tuple[str, ...] = MAIN_METRICS,
            ) -> dict[str, dict[str, list[float]]]:
     """Model -> metric -> mean at K = 1..max_cutoff: the main metrics, and any other of
@@ -175,7 +182,8 @@ def averaged_column(prepared: Prepared) -> str:
 def best_first(prepared: Prepared, settings: Settings, metric: str) -> list[str]:
     """The models by their mean of ``metric`` at the chosen K, best first."""
     means = curves(prepared, settings, (metric,))
-    return sorted(prepared.models, key=lambda model: -means[model][metric][settings.cutoff - 1])
+    at = settings.cutoff - 1 if METRICS[metric].has_cutoff else 0  # R-Precision: one value
+    return sorted(prepared.models, key=lambda model: -means[model][metric][at])
 
 
 @st.cache_data(max_entries=16, ttl=HOUR, show_spinner=False, hash_funcs=HASH)
