@@ -53,7 +53,7 @@ def worst_users(
     where that model does not count the user), ``model``'s own column first.
     """
     check_int("count", count)
-    own = evaluation.per_user_at(model, metric, cutoff)
+    own = evaluation.per_user_at(model, metric, cutoff).dropna()  # users without a value
     others = [m for m in evaluation.models if m != model]
     table = pd.DataFrame({model: own})
     for other in others:
@@ -111,7 +111,7 @@ def head_to_head(
         raise ValueError("Choose two different models to compare.")
     a = evaluation.per_user_at(model_a, metric, cutoff).rename("value_a")
     b = evaluation.per_user_at(model_b, metric, cutoff).rename("value_b")
-    both = pd.concat([a, b], axis=1, join="inner")
+    both = pd.concat([a, b], axis=1, join="inner").dropna()  # users without a value out
     both["difference"] = paired_differences(both["value_b"].to_numpy(dtype=np.float64),
                                             both["value_a"].to_numpy(dtype=np.float64))
     return both.reset_index(names="user")
@@ -165,6 +165,7 @@ def distribution_summary(
     rows = []
     for model in evaluation.models:
         values = evaluation.per_user_at(model, metric, cutoff).to_numpy(dtype=np.float64)
+        values = values[~np.isnan(values)]  # a user without a value (no item seen in training)
         empty = len(values) == 0
         rows.append({
             "model": model,

@@ -42,6 +42,7 @@ from rankmetrics.beyond._options import (
     LONG_TAIL,
     POPULARITY,
     UNEXPECTEDNESS,
+    UNSEEN_ITEMS,
     BeyondOptions,
 )
 
@@ -51,6 +52,7 @@ __all__ = [
     "DISTRIBUTION",
     "EXPOSURE_GROUPS",
     "EXPOSURE_WEIGHT",
+    "UNSEEN_ITEMS",
     "LONG_TAIL",
     "MOST_CATEGORY_SETS",
     "POPULARITY",

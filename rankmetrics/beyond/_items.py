@@ -69,6 +69,8 @@ class ItemFacts:
     #: What makes an item unexpected and miscalibration's smoothing (the options').
     unexpectedness: str = "cooccurrence"
     calibration_alpha: float = 0.01
+    #: What ARP and novelty do with an item no training interaction holds (the options').
+    unseen_items: str = "counted"
 
     @property
     def catalogue_size(self) -> int:
@@ -127,6 +129,7 @@ def item_facts(
         history=history,
         unexpectedness=options.unexpectedness,
         calibration_alpha=options.calibration_alpha,
+        unseen_items=options.unseen_items,
     )
 
 

@@ -15,6 +15,9 @@ DISTRIBUTION = ("catalogue", "recommended")
 DISTANCE = ("auto", "hamming")
 UNEXPECTEDNESS = ("cooccurrence", "attributes", "popularity")
 EXPOSURE_WEIGHT = ("geometric", "log")
+#: What ARP and novelty do with a recommended item no training interaction holds: count it
+#: (popularity 0; seen once for novelty) or leave it out, as Evidently does.
+UNSEEN_ITEMS = ("counted", "left_out")
 #: How items are grouped for their share of exposure: popularity (the short head and the long
 #: tail, from training interactions) or the categories of the item attributes.
 EXPOSURE_GROUPS = ("popularity", "categories")
@@ -72,6 +75,14 @@ class BeyondOptions:
         ``log``, NDCG's discount 1 / log2(k + 1).
     exposure_patience : float in (0, 1), default 0.85
         The geometric weight's p (0.85: LensKit's default for ``ExposureGini``).
+    unseen_items : {"counted", "left_out"}, default "counted"
+        What ARP and novelty do with a recommended item that no training interaction holds
+        (a new item). ``counted``: it is one of the top K's items, with popularity 0 for ARP
+        and, for novelty, as if seen once (its self-information finite). ``left_out``
+        (Evidently's ``PopularityBias`` and ``NoveltyMetric``): it is dropped, each user's
+        value is the mean over the items of the top K that were seen in training, and a user
+        with none at K has no value there and is left out of that K's mean (the ``users``
+        column of the means says how many are left).
     """
 
     popularity: str = "interactions"
@@ -83,6 +94,7 @@ class BeyondOptions:
     calibration_alpha: float = 0.01
     exposure_weight: str = "geometric"
     exposure_patience: float = 0.85
+    unseen_items: str = "counted"
 
     def __post_init__(self) -> None:
         check_choice("popularity", self.popularity, POPULARITY)
@@ -92,6 +104,7 @@ class BeyondOptions:
         check_choice("unexpectedness", self.unexpectedness, UNEXPECTEDNESS)
         check_probability("calibration_alpha", self.calibration_alpha)
         check_choice("exposure_weight", self.exposure_weight, EXPOSURE_WEIGHT)
+        check_choice("unseen_items", self.unseen_items, UNSEEN_ITEMS)
         patience = check_probability("exposure_patience", self.exposure_patience)
         if not 0.0 < patience < 1.0:
             raise ValueError("The 'exposure_patience' argument must be a number in the range "

@@ -18,6 +18,7 @@ from rankmetrics.beyond import (
     LONG_TAIL,
     POPULARITY,
     UNEXPECTEDNESS,
+    UNSEEN_ITEMS,
     BeyondOptions,
 )
 from rankmetrics.cli.options import reading, warn
@@ -76,6 +77,11 @@ def add_beyond_options(ev: argparse.ArgumentParser) -> None:
                         "--exposure-patience; log: NDCG's 1/log2(k+1)")
     beyond.add_argument("--exposure-patience", type=float, default=0.85, metavar="P",
                         help="the geometric weight's p, in (0, 1), default 0.85 (LensKit's)")
+    beyond.add_argument("--unseen-items", choices=UNSEEN_ITEMS, default="counted",
+                        help="ARP and novelty on a recommended item no training interaction "
+                        "holds: counted (default): popularity 0, seen once for novelty; "
+                        "left_out: dropped, each user's mean over the items seen in training, "
+                        "users with none at K left out of that K's mean (as Evidently)")
     beyond.add_argument("--exposure-by", choices=EXPOSURE_GROUPS, metavar="GROUPS",
                         help="also give each item group's share of each model's exposure "
                         "at the decision K next to its share of the catalogue and of the "
@@ -104,7 +110,7 @@ def beyond_inputs(args: argparse.Namespace, beyond: tuple[str, ...], limit: int 
         long_tail_share=args.long_tail_share, distribution=args.distribution,
         distance=args.distance, unexpectedness=args.unexpectedness,
         calibration_alpha=args.calibration_alpha, exposure_weight=args.exposure_weight,
-        exposure_patience=args.exposure_patience)}
+        exposure_patience=args.exposure_patience, unseen_items=args.unseen_items)}
     if args.interactions:
         with reading(f"--interactions {args.interactions}", args.interactions,
                      which="interactions"):

@@ -31,8 +31,18 @@ def band_table(per_series: Mapping[tuple[str, str], np.ndarray], cutoffs: Sequen
 
     if not per_series:
         return pd.DataFrame(columns=["model", "metric", "cutoff", "mean", "ci_low", "ci_high"])
-    bands = confidence_bands(per_series, n_bootstrap=n_bootstrap, confidence=confidence,
-                             seed=seed)
+    # users without a value at some cutoff (NaN): each cutoff resampled over those with one
+    gaps = {key: values for key, values in per_series.items() if np.isnan(values).any()}
+    whole = {key: values for key, values in per_series.items() if key not in gaps}
+    parts = [confidence_bands(whole, n_bootstrap=n_bootstrap, confidence=confidence,
+                              seed=seed)] if whole else []
+    for key, values in gaps.items():
+        parts.append(_bands_of_columns(key, values, n_bootstrap=n_bootstrap,
+                                       confidence=confidence, seed=seed))
+    bands = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+    order = {key: position for position, key in enumerate(per_series)}
+    bands = bands.sort_values("model", key=lambda keys: keys.map(order), kind="stable"
+                              ).reset_index(drop=True)
     series = bands.pop("model")
     labels = {metric: list(cutoffs) if has_cutoff(metric) else [None]
               for _, metric in per_series}
@@ -43,6 +53,25 @@ def band_table(per_series: Mapping[tuple[str, str], np.ndarray], cutoffs: Sequen
          in zip(series, bands["cutoff"], strict=True)], dtype="Int64")
     return bands
 
+
+
+def _bands_of_columns(key: tuple[str, str], values: np.ndarray, *, n_bootstrap: int,
+                      confidence: float, seed: int | None) -> pd.DataFrame:
+    """The bands of one series whose users lack a value (NaN) at some cutoffs: each cutoff
+    resampled over the users with a value there (NaN where none has)."""
+    from rankmetrics.stats import bootstrap_ci
+
+    rows = []
+    for position in range(values.shape[1]):
+        column = values[:, position]
+        column = column[~np.isnan(column)]
+        if not len(column):
+            rows.append((key, position, np.nan, np.nan, np.nan))
+            continue
+        mean, low, high = bootstrap_ci(column[:, None], n_bootstrap=n_bootstrap,
+                                       confidence=confidence, seed=seed)
+        rows.append((key, position, float(mean[0]), float(low[0]), float(high[0])))
+    return pd.DataFrame(rows, columns=["model", "cutoff", "mean", "ci_low", "ci_high"])
 
 
 def band_cutoffs(

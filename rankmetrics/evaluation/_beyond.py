@@ -28,6 +28,7 @@ from rankmetrics.metrics import (
     system_values,
     unpacked_bits,
 )
+from rankmetrics.metrics._beyond_kernels import UNSEEN_METRICS
 from rankmetrics.results import Fingerprint
 
 if TYPE_CHECKING:
@@ -94,7 +95,10 @@ class BeyondAccuracy:
         out: dict[str, object] = dict(self.options.as_dict())
         out["catalogue"] = facts.catalogue_source
         out["catalogue_items"] = facts.catalogue_size
-        out["novelty_unseen_items"] = "counted as seen once"
+        out["unseen_items_rule"] = (
+            "ARP and novelty leave out items unseen in training (users with none at K are "
+            "left out of that K's mean)" if self.options.unseen_items == "left_out"
+            else "ARP counts items unseen in training with popularity 0, novelty as seen once")
         out["personalization_divided_by"] = "K"
         out["short_lists"] = ("ARP, APLT, novelty and ILD are divided by the items a user "
                               "has in the top K; ILD is 0 with fewer than two")
@@ -128,12 +132,21 @@ class BeyondAccuracy:
         for model in self.evaluation.models:
             for metric in names:
                 values = self.curve(model, metric)
-                users = self.users(model, metric)
-                rows.extend((model, metric, cutoff, float(values[cutoff - 1]), users)
-                            for cutoff in chosen)
+                users = self._users_at(model, metric, chosen)
+                rows.extend((model, metric, cutoff, float(values[cutoff - 1]), count)
+                            for cutoff, count in zip(chosen, users, strict=True))
         table = pd.DataFrame(rows, columns=["model", "metric", "cutoff", "value", "users"])
         table["cutoff"] = table["cutoff"].astype("Int64")
         return table
+
+    def _users_at(self, model: str, metric: str, cutoffs: list[int]) -> list[int]:
+        """:meth:`users` at each cutoff: fewer at some where users without an item seen in
+        training are left out (``unseen_items="left_out"``)."""
+        if metric in UNSEEN_METRICS and self.options.unseen_items == "left_out":
+            sums = self.evaluation.sums([metric], [model])
+            found = sums.users_with_values(model, metric)
+            return [int(found[min(cutoff, sums.width) - 1]) for cutoff in cutoffs]
+        return [self.users(model, metric)] * len(cutoffs)
 
     def users(self, model: str, metric: str) -> int:
         """How many users a value is over (users with a list, for a system metric)."""

@@ -415,16 +415,18 @@ class Evaluation(SharedMethods):
         metrics = self._check_metrics(list(metrics) if metrics is not None else list(METRICS))
         chosen = list(models or self.models)
         counts = {row["model"]: row for row in self.user_counts().to_dict("records")}
-        sums, counted = {}, {}
+        sums, counted, valued = {}, {}, {}
         for model in chosen:
             mask = self.included(model) if within is None else self.included(model) & within
-            sums[model] = self._sums(model, metrics, mask)
+            sums[model], with_values = self._sums(model, metrics, mask)
+            if with_values:
+                valued[model] = with_values
             counted[model] = {name: int(counts[model][name]) for name in COUNTS}
             counted[model]["users"] = int(mask.sum())
         return UserSums(
             self.width,
             {model: {metric: sums[model][metric] for metric in metrics} for model in chosen},
-            counted, {metric: self._declared(metric) for metric in metrics},
+            counted, {metric: self._declared(metric) for metric in metrics}, valued,
         )
 
     def summary(
@@ -484,7 +486,9 @@ class Evaluation(SharedMethods):
                                        dtype="Int64"),
                     "value": frame.to_numpy().ravel(),
                 }))
-        return pd.concat(parts, ignore_index=True)
+        table = pd.concat(parts, ignore_index=True)
+        valued = table["value"].notna()  # none where a user has no value (no item seen)
+        return table if valued.all() else table[valued].reset_index(drop=True)
 
     def save(
         self,
@@ -620,8 +624,10 @@ class Evaluation(SharedMethods):
 
     def _sums(
         self, model: str, metrics: tuple[str, ...], mask: np.ndarray
-    ) -> dict[str, np.ndarray]:
-        """Sums over the users in ``mask`` of each metric at every cutoff.
+    ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+        """Sums over the users in ``mask`` of each metric at every cutoff, and, for a metric
+        some of whose users have no value (NaN) at some cutoff, the users with a value at
+        each cutoff.
 
         A metric with a summed form (see :class:`~rankmetrics.metrics.Metric`) is summed
         from the judged ranked items alone; the others (and a summed form
@@ -648,9 +654,11 @@ class Evaluation(SharedMethods):
             if total is not None:
                 sums[metric] = total
         rest = tuple(metric for metric in metrics if metric not in sums)
+        valued: dict[str, np.ndarray] = {}
         if rest:
-            sums.update(self._block_sums(model, rest, mask))
-        return sums
+            block_sums, valued = self._block_sums(model, rest, mask)
+            sums.update(block_sums)
+        return sums, valued
 
     def relevant_of(self, model: str) -> np.ndarray:
         """Each ground-truth user's relevant items |R| as ``model``'s metrics count them: the
@@ -727,19 +735,33 @@ class Evaluation(SharedMethods):
 
     def _block_sums(
         self, model: str, metrics: tuple[str, ...], mask: np.ndarray
-    ) -> dict[str, np.ndarray]:
+    ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
         """Sums over the users in ``mask`` of each metric at every cutoff, computed a block
-        of users at a time."""
+        of users at a time, and the users with a value at each cutoff of the metrics where
+        some user has none (NaN: left out of the sum and of the count)."""
         sums: dict[str, np.ndarray] = {}
+        valued: dict[str, np.ndarray] = {}
+        users_so_far = 0.0
         with one_blas_thread():  # small products: threads would only wait for each other
             for start in range(0, self.truth.n_users, USERS_PER_BLOCK):
                 stop = min(start + USERS_PER_BLOCK, self.truth.n_users)
                 weights = mask[start:stop].astype(np.float64)
                 block = self._block_values(model, metrics, start, stop)
                 for metric in metrics:
-                    part = weights @ block[metric]
+                    values = block[metric]
+                    missing = np.isnan(values)
+                    if missing.any():
+                        values = np.where(missing, 0.0, values)
+                        found = weights @ ~missing
+                        valued[metric] = (valued[metric] + found if metric in valued
+                                          else users_so_far + found)
+                    elif metric in valued:
+                        valued[metric] = valued[metric] + weights.sum()
+                    part = weights @ values
                     sums[metric] = sums[metric] + part if metric in sums else part
-        return sums
+                users_so_far += float(weights.sum())
+        return sums, {metric: np.rint(found).astype(np.int64)
+                      for metric, found in valued.items()}
 
     def _values_at(self, model: str, metrics: tuple[str, ...],
                    cutoff: int) -> dict[str, np.ndarray]:

@@ -23,14 +23,19 @@ class SharedMethods:
 
     def paired(self: EvaluationResults, metric: str, cutoff: int | None) -> pd.DataFrame:
         """Users x models values at one cutoff, on the users every model counts (for tests
-        of differences, which need the same users for every model)."""
+        of differences, which need the same users for every model) and has a value for (ARP
+        and novelty leaving out the items unseen in training have none for a user without a
+        seen item)."""
         columns = [self.per_user_at(model, metric, cutoff) for model in self.models]
         users = columns[0].index
         if all(column.index.equals(users) for column in columns[1:]):
             # Every model counts the same users (the usual case): nothing to align.
-            return pd.DataFrame({column.name: column.to_numpy() for column in columns},
-                                index=users)
-        return pd.concat(columns, axis=1, join="inner")
+            table = pd.DataFrame({column.name: column.to_numpy() for column in columns},
+                                 index=users)
+        else:
+            table = pd.concat(columns, axis=1, join="inner")
+        valued = table.notna().all(axis=1)
+        return table if valued.all() else table[valued]
 
     def paired_tables(self: EvaluationResults, metrics: Iterable[str],
                       cutoff: int) -> dict[str, pd.DataFrame]:

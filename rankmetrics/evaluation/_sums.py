@@ -59,12 +59,17 @@ class UserSums:
     counts : dict model -> count name -> int
     declared : dict metric -> its declaration (what it is: has_cutoff, divided_by_cutoff,
         highest), for metrics not in :data:`rankmetrics.metrics.METRICS`
+    valued : dict model -> metric -> int array (width,)
+        For a metric some counted users have no value for at some cutoff (ARP and novelty
+        leaving out the items unseen in training): the users with a value at each cutoff,
+        which its sums are over and its means divided by. Other metrics: every counted user.
     """
 
     width: int
     sums: dict[str, dict[str, np.ndarray]]
     counts: dict[str, dict[str, int]]
     declared: dict[str, Any] = field(default_factory=dict)
+    valued: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)
 
     def metric(self, name: str) -> Any:
         """What metric ``name`` is (its declaration)."""
@@ -83,7 +88,21 @@ class UserSums:
             model: {metric: self.extended(metric, values, every) for metric, values
                     in by_metric.items()}
             for model, by_metric in self.sums.items()
-        }, self.counts, self.declared)
+        }, self.counts, self.declared, {
+            model: {metric: extend_values(found, every, self.width, divided_by_cutoff=False)
+                    if self.metric(metric).has_cutoff else found
+                    for metric, found in by_metric.items()}
+            for model, by_metric in self.valued.items()
+        })
+
+    def users_with_values(self, model: str, metric: str) -> np.ndarray:
+        """The users each of ``model``'s sums of ``metric`` is over, at cutoffs 1..width
+        (one count for a metric without a cutoff)."""
+        found = self.valued.get(model, {}).get(metric)
+        if found is not None:
+            return found
+        return np.full(len(self.sums[model][metric]), self.counts[model]["users"],
+                       dtype=np.int64)
 
     def extended(self, metric: str, values: np.ndarray, cutoffs: Iterable[int]) -> np.ndarray:
         """A metric's values at cutoffs 1..width at the given cutoffs (unchanged for a
@@ -99,13 +118,14 @@ class UserSums:
         when a model counts no user)."""
         out: dict[str, dict[str, np.ndarray]] = {}
         for model, by_metric in self.sums.items():
-            counted = self.counts[model]["users"]
             out[model] = {}
             for metric, total in by_metric.items():
-                if not counted:
+                counted = self.users_with_values(model, metric)
+                if not counted.any():
                     out[model][metric] = np.full(len(total), np.nan)
                     continue
-                mean = total / counted
+                mean = np.full(len(total), np.nan)
+                np.divide(total, counted, out=mean, where=counted > 0)
                 highest = self.metric(metric).highest  # a sum may round a perfect value above it
                 if highest is not None:
                     np.minimum(mean, highest, out=mean)
@@ -118,14 +138,16 @@ class UserSums:
         chosen = sorted(set(cutoffs))
         rows: list[tuple[str, str, int | None, float, int]] = []
         for model, by_metric in self.means().items():
-            users = self.counts[model]["users"]
             for metric, values in by_metric.items():
+                users = self.users_with_values(model, metric)
                 if self.metric(metric).has_cutoff:
                     at = self.extended(metric, values, chosen)
-                    rows.extend((model, metric, cutoff, float(value), users)
-                                for cutoff, value in zip(chosen, at, strict=True))
+                    found = extend_values(users, chosen, self.width, divided_by_cutoff=False)
+                    rows.extend((model, metric, cutoff, float(value), int(count))
+                                for cutoff, value, count in zip(chosen, at, found,
+                                                                strict=True))
                 else:
-                    rows.append((model, metric, None, float(values[0]), users))
+                    rows.append((model, metric, None, float(values[0]), int(users[0])))
         table = pd.DataFrame(rows, columns=["model", "metric", "cutoff", "value", "users"])
         table["cutoff"] = table["cutoff"].astype("Int64")
         return table
@@ -142,15 +164,22 @@ def add_sums(parts: Iterable[UserSums]) -> UserSums:
     sums = {model: {metric: values.copy() for metric, values in by_metric.items()}
             for model, by_metric in first.sums.items()}
     counts = {model: dict(by_name) for model, by_name in first.counts.items()}
+    with_gaps = {(model, metric) for part in parts for model, by_metric in part.valued.items()
+                 for metric in by_metric}
+    valued: dict[str, dict[str, np.ndarray]] = {}
+    for model, metric in with_gaps:
+        valued.setdefault(model, {})[metric] = first.users_with_values(model, metric).copy()
     for part in parts[1:]:
         _check_same_shape(first, part)
         wide = part.widened(width)
         for model, by_metric in wide.sums.items():
             for metric, values in by_metric.items():
                 sums[model][metric] += values
+                if (model, metric) in with_gaps:
+                    valued[model][metric] += wide.users_with_values(model, metric)
             for name, count in wide.counts[model].items():
                 counts[model][name] += count
-    return UserSums(width, sums, counts, first.declared)
+    return UserSums(width, sums, counts, first.declared, valued)
 
 
 def _check_same_shape(first: UserSums, other: UserSums) -> None:

@@ -35,6 +35,8 @@ def summed_list_values(metric: str, items: JudgedItems) -> np.ndarray | None:
     1..max_cutoff; None for a metric without a summed form (ILD)."""
     lists, width = items.top_items, items.max_cutoff
     facts = items.item_facts
+    if leaves_out_unseen(metric, facts):
+        return None  # a mean over the seen items: from the per-user values
     if metric in ITEM_MEANS:
         by_rank = items.item_rank_sums[:, ITEM_MEANS[metric]]
         sums = summed_item_means(metric, lists, items.counted.astype(np.float64), facts,
@@ -60,8 +62,35 @@ def per_user(metric: str, lists: np.ndarray, facts: ItemFacts) -> np.ndarray:
         if metric == "category_entropy":
             return category_entropy(lists, attributes)
         return intra_list_diversity(lists, listed, attributes)
+    if leaves_out_unseen(metric, facts):
+        return seen_item_means(metric, lists, facts)
     summed = np.cumsum(item_values(metric, facts)[lists], axis=1)
     return summed if metric == "aclt" else safe_divide(summed, listed)
+
+
+#: The metrics that can leave out the items unseen in training (``unseen_items="left_out"``).
+UNSEEN_METRICS = ("arp", "novelty")
+
+
+def leaves_out_unseen(metric: str, facts: ItemFacts) -> bool:
+    """Whether ``metric`` leaves out the items no training interaction holds."""
+    return metric in UNSEEN_METRICS and facts.unseen_items == "left_out"
+
+
+def seen_item_means(metric: str, lists: np.ndarray, facts: ItemFacts) -> np.ndarray:
+    """Users x K: the mean of ARP's or novelty's item values over the items of the top k
+    seen in training, NaN where the top k holds none (Evidently drops the unseen items,
+    then averages each user's remaining ones)."""
+    popularity = facts.popularity
+    if popularity is None:
+        raise ValueError("ARP and novelty need training interactions.")
+    seen = padded(popularity.counts > 0, False)
+    values = np.where(seen, item_values(metric, facts), 0.0)
+    summed = np.cumsum(values[lists], axis=1)
+    found = np.cumsum(seen[lists], axis=1, dtype=np.int64)
+    out = np.full(summed.shape, np.nan)
+    np.divide(summed, found, out=out, where=found > 0)
+    return out
 
 
 #: The per-user metrics that average (or, ACLT, add up) one value per recommended item, and
