@@ -118,11 +118,14 @@ above = (f"{b} does better, below it {a}" if higher is None
          else f"{b} {higher}, below it {a} does")
 chart_column.caption(f"Each dot is the users with these two values: {a}'s across, {b}'s up. "
                      f"Above the dashed diagonal {above}.")
+# narrow value columns: beside the chart, the table fits an 800-pixel window
 value_columns = {
     "user": st.column_config.TextColumn("User"),
-    "value_a": st.column_config.NumberColumn(f"{model_a}", format=number_format(metric)),
-    "value_b": st.column_config.NumberColumn(f"{model_b}", format=number_format(metric)),
-    "difference": st.column_config.NumberColumn("B − A",
+    "value_a": st.column_config.NumberColumn(f"{model_a}", format=number_format(metric),
+                                             width=64),
+    "value_b": st.column_config.NumberColumn(f"{model_b}", format=number_format(metric),
+                                             width=64),
+    "difference": st.column_config.NumberColumn("B − A", width=64,
                                                 format=number_format(metric, signed=True)),
 }
 csv_columns = {"value_a": f"{model_a} (A)", "value_b": f"{model_b} (B)", "difference": "B − A"}
