@@ -42,7 +42,7 @@ from dashboard.settings import (
     Settings,
     build_mapping,
 )
-from dashboard.store import DAY, workspace_store
+from dashboard.store import DAY, StoreUnavailable, workspace_store
 from dashboard.text import literal
 from dashboard.uploads import DATASET as UPLOADED
 from dashboard.uploads import restore
@@ -175,6 +175,8 @@ def read_link() -> None:
         params.pop(WORKSPACE_PARAM, None)
         if state.get(keys.WORKSPACE) and "data" not in params:
             params["data"] = UPLOADED
+        elif not state.get(keys.WORKSPACE) and params.get("data") == UPLOADED:
+            params.pop("data")  # no files came with it: the demo data, as the notice says
     for name in [name for name, value in params.items() if len(value) > LONGEST_LINK_VALUE]:
         notice(f"the link's setting {_quoted(name)} was left out: its value is "
                f"{len(params.pop(name)):,} characters long, more than the "
@@ -223,14 +225,20 @@ def _refuse(name: str, text: str, why: str) -> None:
 def _open_workspace(workspace: str) -> dict[str, str]:
     """Open the link's workspace: its files into the session, and its saved settings."""
     store = workspace_store()
-    if not WORKSPACE_ID.fullmatch(workspace) or not store.open(workspace):
-        days = store.limits.expiry_seconds / DAY
-        notice(f"the link's workspace does not exist on this server: it was deleted, or not "
-               f"used for {days:g} days. The demo data is shown")
+    try:
+        if not WORKSPACE_ID.fullmatch(workspace) or not store.open(workspace):
+            days = store.limits.expiry_seconds / DAY
+            notice(f"the link's workspace does not exist on this server: it was deleted, or "
+                   f"not used for {days:g} days. The demo data is shown")
+            return {}
+        files, settings = store.files(workspace), store.settings(workspace)
+    except StoreUnavailable as unavailable:
+        notice(f"the link's workspace could not be opened. {literal(str(unavailable))} The "
+               "demo data is shown")
         return {}
     st.session_state[keys.WORKSPACE] = workspace
-    restore(store.files(workspace), lambda content: store.content(workspace, content))
-    return store.settings(workspace)
+    restore(files, lambda content: store.content(workspace, content))
+    return settings
 
 
 def apply_data_settings(prepared: Prepared, ratings: Sequence[float]) -> None:
@@ -480,7 +488,10 @@ def write_link(prepared: Prepared | None) -> dict[str, str]:
         st.query_params.from_dict(params)
         if state.get(keys.WORKSPACE):
             store = workspace_store()
-            if store.open(state[keys.WORKSPACE]):
-                store.save_settings(state[keys.WORKSPACE], params)
+            try:
+                if store.open(state[keys.WORKSPACE]):
+                    store.save_settings(state[keys.WORKSPACE], params)
+            except StoreUnavailable:
+                pass  # a full or damaged disk: the link itself still holds the settings
     return params
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import nullcontext
+from contextlib import nullcontext, suppress
 
 import streamlit as st
 from streamlit import runtime
@@ -24,7 +24,7 @@ from dashboard.links import read_link
 from dashboard.navigation import PAGES
 from dashboard.prepared import Prepared
 from dashboard.settings import Settings, default_mapping, default_max_cutoff
-from dashboard.store import workspace_store
+from dashboard.store import StoreUnavailable, workspace_store
 from dashboard.text import literal
 from dashboard.uploads import DATASET as UPLOADED
 from dashboard.uploads import Uploads, upload_specs
@@ -50,7 +50,8 @@ def init_session() -> None:
     state.setdefault(keys.SURPRISE_SEED, 0)
     state.setdefault(keys.GRADE_NONCE, 0)
     if keys.LINK_NOTICES not in state:  # the session's first run: the URL's settings
-        workspace_store().sweep()  # workspaces past their days go, opened or not
+        with suppress(StoreUnavailable):  # a full or damaged disk: the next session sweeps
+            workspace_store().sweep()  # workspaces past their days go, opened or not
         read_link()
     open_from_command_line()
 

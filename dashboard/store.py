@@ -41,7 +41,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Collection, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -193,7 +193,7 @@ class WorkspaceStore:
         """The index, made when missing; one that is not a database (damaged, or another
         file) is moved aside as ``index.sqlite3.damaged-<time>`` and a new one begun, so the
         server keeps working (the workspaces it listed are lost; their contents are swept)."""
-        path = self.root / "index.sqlite3"
+        path = self._index_path
         for attempt in range(2):
             db = sqlite3.connect(path, check_same_thread=False, isolation_level=None,
                                  timeout=30)
@@ -206,8 +206,38 @@ class WorkspaceStore:
                 db.close()
                 if attempt:
                     raise
-                path.rename(path.with_name(f"{path.name}.damaged-{int(self.clock())}"))
+                self._move_aside()
         raise AssertionError("unreachable")
+
+    @property
+    def _index_path(self) -> Path:
+        return self.root / "index.sqlite3"
+
+    def _move_aside(self) -> None:
+        path = self._index_path
+        if path.exists():
+            path.rename(path.with_name(f"{path.name}.damaged-{int(self.clock())}"))
+
+    def _begin_anew(self) -> None:
+        """The index was found damaged while the server runs: set it aside and begin a new
+        one (called with the lock held)."""
+        with suppress(sqlite3.Error):
+            self._db.close()
+        self._move_aside()
+        self._db = self._connect()
+
+    @contextmanager
+    def _reading(self) -> Iterator[sqlite3.Connection]:
+        """The index for reading; a damaged one is set aside and a new one begun, and the
+        read is refused with one message (:data:`INDEX_DAMAGED`)."""
+        with self._lock:
+            try:
+                yield self._db
+            except sqlite3.DatabaseError as error:
+                if not _damaged(error):
+                    raise
+                self._begin_anew()
+                raise StoreUnavailable(INDEX_DAMAGED) from None
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
@@ -221,7 +251,10 @@ class WorkspaceStore:
                 yield db
                 db.execute("COMMIT")
             except BaseException as error:
-                if db.in_transaction:
+                if isinstance(error, sqlite3.DatabaseError) and _damaged(error):
+                    self._begin_anew()
+                    raise StoreUnavailable(INDEX_DAMAGED) from None
+                if db is self._db and db.in_transaction:  # not one set aside meanwhile
                     db.execute("ROLLBACK")
                 if isinstance(error, sqlite3.OperationalError) and _full(error):
                     raise StoreUnavailable(DISK_FULL) from None
@@ -288,16 +321,16 @@ class WorkspaceStore:
 
     def count(self) -> int:
         """How many workspaces the server keeps."""
-        with self._lock:
-            (count,) = self._db.execute("SELECT COUNT(*) FROM workspaces").fetchone()
+        with self._reading() as db:
+            (count,) = db.execute("SELECT COUNT(*) FROM workspaces").fetchone()
         return int(count)
 
     # ----- files ---------------------------------------------------------------------------
 
     def files(self, workspace: str) -> list[StoredFile]:
         """The workspace's files in the order they were saved."""
-        with self._lock:
-            rows = self._db.execute(
+        with self._reading() as db:
+            rows = db.execute(
                 "SELECT file_id, kind, file_name, name, digest, columns, format, slot "
                 "FROM files WHERE workspace = ? ORDER BY position", (workspace,)).fetchall()
         return [StoredFile(file_id, kind, file_name, name, content,
@@ -307,8 +340,8 @@ class WorkspaceStore:
     def content(self, workspace: str, content_digest: str) -> bytes:
         """A file's content, if the workspace holds it (KeyError otherwise), checked against
         its SHA-256 (DamagedFile when it is missing or differs)."""
-        with self._lock:
-            held = self._db.execute("SELECT 1 FROM files WHERE workspace = ? AND digest = ?",
+        with self._reading() as db:
+            held = db.execute("SELECT 1 FROM files WHERE workspace = ? AND digest = ?",
                                     (workspace, content_digest)).fetchone()
         if held is None:
             raise KeyError(content_digest)
@@ -322,8 +355,8 @@ class WorkspaceStore:
 
     def size(self, workspace: str) -> int:
         """The bytes of the distinct contents the workspace holds."""
-        with self._lock:
-            (total,) = self._db.execute(
+        with self._reading() as db:
+            (total,) = db.execute(
                 "SELECT COALESCE(SUM(size), 0) FROM blobs WHERE digest IN "
                 "(SELECT digest FROM files WHERE workspace = ?)", (workspace,)).fetchone()
         return int(total)
@@ -426,8 +459,8 @@ class WorkspaceStore:
     # ----- settings ------------------------------------------------------------------------
 
     def settings(self, workspace: str) -> dict[str, str]:
-        with self._lock:
-            row = self._db.execute("SELECT settings FROM workspaces WHERE id = ?",
+        with self._reading() as db:
+            row = db.execute("SELECT settings FROM workspaces WHERE id = ?",
                                    (workspace,)).fetchone()
         return dict(json.loads(row[0])) if row else {}
 
@@ -446,8 +479,8 @@ class WorkspaceStore:
     def _size_of(self, content_digest: str, contents: dict[str, bytes]) -> int:
         if content_digest in contents:
             return len(contents[content_digest])
-        with self._lock:
-            row = self._db.execute("SELECT size FROM blobs WHERE digest = ?",
+        with self._reading() as db:
+            row = db.execute("SELECT size FROM blobs WHERE digest = ?",
                                    (content_digest,)).fetchone()
         if row is None:
             raise KeyError(content_digest)
@@ -504,8 +537,21 @@ DISK_READ_ONLY = ("The server cannot write to its workspace folder: the file was
                   "in the workspace (it stays loaded in this tab).")
 
 
+INDEX_DAMAGED = ("The server's list of workspaces was damaged on its disk: it was set aside "
+                 "and a new one begun, so the workspaces kept before are gone. Upload the "
+                 "files again to keep them in a new workspace.")
+
+
 def _full(error: sqlite3.OperationalError) -> bool:
     return "full" in str(error).lower()
+
+
+def _damaged(error: sqlite3.DatabaseError) -> bool:
+    """Whether SQLite says the index file is damaged or not a database at all."""
+    if isinstance(error, sqlite3.OperationalError):
+        return False  # locked, full, read-only: the file itself is fine
+    text = str(error).lower()
+    return "not a database" in text or "malformed" in text
 
 
 

@@ -257,3 +257,57 @@ def test_tabs_opening_one_link_share_one_copy_of_its_files(app_store):
     leases = [tab.session_state["_lease"] for tab in [first, *tabs]]
     assert _leased_bytes(leases) == size  # counted once, not once per tab
     assert sum(lease.nbytes for lease in leases) == 5 * size
+
+
+def _damage_index(root: Path) -> None:
+    """Write over the index in place, as a failing disk would, while a store has it open."""
+    index = root / "index.sqlite3"
+    with open(index, "r+b") as handle:
+        handle.write(b"not a database!!" * (index.stat().st_size // 16))
+
+
+def test_an_index_damaged_while_the_server_runs_is_one_message_then_a_new_one(tmp_path):
+    store = WorkspaceStore(tmp_path, ROOMY)
+    workspace = saved(store)
+    _damage_index(tmp_path)
+    with pytest.raises(StoreUnavailable, match="list of workspaces was damaged"):
+        store.open(workspace)
+    aside = [path.name for path in tmp_path.iterdir() if ".damaged-" in path.name]
+    assert len(aside) == 1
+    # the store goes on with a new index: the old workspace is gone, new ones work
+    assert not store.open(workspace)
+    fresh = saved(store)
+    assert store.open(fresh) and store.content(fresh, digest(RUN)) == RUN
+    _damage_index(tmp_path)
+    with pytest.raises(StoreUnavailable, match="list of workspaces was damaged"):
+        store.files(fresh)  # a read finds it too
+    assert store.count() == 0
+
+
+def test_a_full_index_is_one_message_and_the_store_stays_usable(tmp_path):
+    store = WorkspaceStore(tmp_path, ROOMY)
+    workspace = saved(store)
+    (pages,) = store._db.execute("PRAGMA page_count").fetchone()
+    store._db.execute(f"PRAGMA max_page_count = {pages}")  # SQLite's own disk is full
+    with pytest.raises(StoreUnavailable, match="disk is full"):
+        store.save_settings(workspace, {"note": "x" * 200_000})
+    assert store.open(workspace) and store.settings(workspace) == {}
+    store._db.execute("PRAGMA max_page_count = 1073741823")
+    store.save_settings(workspace, {"note": "kept"})
+    assert store.settings(workspace) == {"note": "kept"}
+
+
+def test_a_link_to_a_workspace_whose_index_was_damaged_shows_the_demo(app_store):
+    at = opened({}, "app_pages/data.py")
+    upload(at, 1, "ratings.csv")
+    upload(at, 0, "als_model.csv")
+    link = link_of(at)
+    del at
+    dashboard.files._SHARED.clear()
+    _damage_index(app_store.root)
+    again = opened(link, "app_pages/compare.py")
+    ok(again)
+    shown = " ".join(plain(box.value) for box in (*again.warning, *again.info))
+    assert "could not be opened" in shown and "list of workspaces was damaged" in shown, shown
+    assert again.session_state["dataset"] == "movies"  # the demo data keeps working
+    assert not errors(again)

@@ -23,12 +23,12 @@ from rankmetrics.metrics import (
     LIST_METRICS,
     LONG_TAIL_METRICS,
     SYSTEM_METRICS,
+    UNSEEN_METRICS,
     counts_at,
     system_curves,
     system_values,
     unpacked_bits,
 )
-from rankmetrics.metrics._beyond_kernels import UNSEEN_METRICS
 from rankmetrics.results import Fingerprint
 
 if TYPE_CHECKING:

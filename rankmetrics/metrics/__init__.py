@@ -28,6 +28,7 @@ import pkgutil
 from rankmetrics.checks import check_choice
 from rankmetrics.metrics._beyond_kernels import (
     COUNT_CELLS,
+    UNSEEN_METRICS,
     counts_at,
     gini,
     item_value_table,
@@ -169,6 +170,7 @@ __all__ = [
     "COUNT_CELLS",
     "CUTOFF_METRICS",
     "LIST_METRICS",
+    "UNSEEN_METRICS",
     "LONG_TAIL_METRICS",
     "MAIN_METRICS",
     "METRICS",
