@@ -198,3 +198,24 @@ def test_the_dashboard_refuses_a_bundle_its_memory_cannot_take(members, monkeypa
     assert not at.exception
     assert errors(at), "no message"
     assert at.session_state["dataset"] == "movies"
+
+
+def test_an_archive_unpacking_past_the_memory_allowed_is_refused_before_reading(members,
+                                                                             tmp_path):
+    padded = dict(members)
+    info = json.loads(members["evaluation.json"])
+    padded["evaluation.json"] = (json.dumps(info) + " " * 3_000_000).encode()  # still JSON
+    data = zipped(padded)
+    with pytest.raises(DataError) as raised:
+        load_bundle(data, max_memory="2M")
+    message = str(raised.value)
+    assert message.startswith("uploaded bundle: the archive would unpack to 3 MiB, more than "
+                              "the 2 MiB allowed"), message
+    assert load_bundle(data, max_memory="1G").models == ["m"]  # within the limit, it opens
+    folder = tmp_path / "bundle"
+    folder.mkdir()
+    for name, content in padded.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_bytes(content)
+    with pytest.raises(DataError, match="evaluation.json holds 3 MiB, more than the 2 MiB"):
+        load_bundle(folder, max_memory="2M")

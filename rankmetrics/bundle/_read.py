@@ -91,8 +91,8 @@ def read_bundle(path: str | Path | bytes, *, max_memory: int | str | None = None
     ``RANKMETRICS_MAX_DECOMPRESSED_SIZE``, else 4 GiB) bounds what reading its tables may
     take, from the sizes their Parquet files declare, before any is read.
     """
-    files = BundleFiles(path)
     limit = decompressed_limit(max_memory)
+    files = BundleFiles(path, limit=limit)
     info = _metadata(files)
     files.check_parts(info.get("parts") or {})
     needed = files.read_memory()
@@ -187,21 +187,34 @@ DAMAGED = (OSError, EOFError, zipfile.BadZipFile, zlib.error, pa.ArrowException,
 class BundleFiles:
     """A bundle's members, from a folder or a zip archive (a path or bytes)."""
 
-    def __init__(self, path: str | Path | bytes) -> None:
+    def __init__(self, path: str | Path | bytes, *, limit: int | None = None) -> None:
+        """``limit``: the most bytes the archive may unpack to, and a folder's file read
+        whole may hold (default: :data:`MAX_ARCHIVE_BYTES`)."""
         self.folder: Path | None = None
         self.zipped: zipfile.ZipFile | None = None
+        self.limit = MAX_ARCHIVE_BYTES if limit is None else min(limit, MAX_ARCHIVE_BYTES)
         if isinstance(path, bytes):
             self.name = "uploaded bundle"
-            self.zipped = open_zip(io.BytesIO(path), self.name)
+            self.zipped = open_zip(io.BytesIO(path), self.name, self.limit)
             return
         self.name = str(path)
         location = Path(path)
         if location.is_dir():
             self.folder = location
         elif location.is_file():
-            self.zipped = open_zip(location, self.name)
+            self.zipped = open_zip(location, self.name, self.limit)
         else:
             raise DataError("no such folder or file.", file=self.name)
+
+    def _whole(self, file: Path) -> bytes:
+        """A folder's file read whole, refused when it holds more than the limit."""
+        size = file.stat().st_size
+        if size > self.limit:
+            raise DataError(f"{file.name} holds {_size(size)}, more than the {_size(self.limit)} "
+                            "allowed. Raise the limit (--max-decompressed-size, "
+                            "RANKMETRICS_MAX_DECOMPRESSED_SIZE) if the bundle is yours.",
+                            file=self.name)
+        return file.read_bytes()
 
     def has(self, member: str) -> bool:
         if self.folder is not None:
@@ -212,7 +225,7 @@ class BundleFiles:
         try:
             if self.folder is not None:
                 file = self.folder / member
-                return file.read_bytes() if file.is_file() else None
+                return self._whole(file) if file.is_file() else None
             if self.zipped is None or member not in self.zipped.namelist():
                 return None
             return self.zipped.read(member)
@@ -300,7 +313,7 @@ class BundleFiles:
         """The name and bytes of the file in ``folder`` (None: no such file)."""
         if self.folder is not None:
             found = sorted(self.folder.glob(f"{folder}/*"))
-            return (found[0].name, found[0].read_bytes()) if found else None
+            return (found[0].name, self._whole(found[0])) if found else None
         names = sorted(name for name in (self.zipped.namelist() if self.zipped else [])
                        if name.startswith(folder + "/") and not name.endswith("/"))
         if not names or self.zipped is None:
@@ -347,12 +360,18 @@ def _reason(error: BaseException) -> str:
     return text
 
 
-def open_zip(source: Path | io.BytesIO, name: str) -> zipfile.ZipFile:
+def open_zip(source: Path | io.BytesIO, name: str,
+             limit: int = MAX_ARCHIVE_BYTES) -> zipfile.ZipFile:
+    """The archive, refused when its members would unpack to more than ``limit`` bytes (what
+    reading may hold in memory)."""
     try:
         zipped = zipfile.ZipFile(source)
     except zipfile.BadZipFile:
         raise DataError("not a bundle folder or zip archive.", file=name) from None
-    if sum(member.file_size for member in zipped.infolist()) > MAX_ARCHIVE_BYTES:
-        raise DataError(f"the archive would unpack to more than {MAX_ARCHIVE_BYTES >> 30} GiB; "
-                        "open the bundle folder instead.", file=name)
+    unpacked = sum(member.file_size for member in zipped.infolist())
+    if unpacked > limit:
+        raise DataError(f"the archive would unpack to {_size(unpacked)}, more than the "
+                        f"{_size(limit)} allowed. Raise the limit (--max-decompressed-size, "
+                        "RANKMETRICS_MAX_DECOMPRESSED_SIZE) if the bundle is yours.",
+                        file=name)
     return zipped
