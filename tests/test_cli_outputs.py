@@ -112,3 +112,20 @@ def test_ctrl_c_stops_in_one_line(capsys, monkeypatch):
                  "--run", str(MOVIES / "random.parquet")])
     assert code == 130
     assert capsys.readouterr().err == "rankmetrics: interrupted\n"
+
+
+def test_a_full_disk_while_saving_is_one_sentence_naming_the_save(files, capsys,
+                                                                  monkeypatch):
+    import rankmetrics.bundle._write as write
+
+    def full(*_args, **_kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(write, "saved_in_place", full)
+    code = main(evaluate_args(files, "--save", str(files / "saved")))
+    err = capsys.readouterr().err
+    assert code == 1
+    assert err.splitlines()[-1] == (
+        f"rankmetrics: error: Could not save --save {files / 'saved'}: there is no space left "
+        "on the device: free some space or save elsewhere.")
+    assert "Errno" not in err and "Traceback" not in err

@@ -49,6 +49,7 @@ from rankmetrics.cli.save import (
     file_fingerprints,
     saved_cutoffs,
     saved_metrics,
+    saving,
 )
 from rankmetrics.cli.segments import add_segment_options, segment_cutoff, segment_report
 from rankmetrics.cli.spark_engine import evaluate_on_spark
@@ -173,13 +174,15 @@ def run_evaluate(args: argparse.Namespace) -> int:
     if args.save:
         if args.segments is not None:  # refused now, not when the dashboard opens the bundle
             read_attributes(args.segments, key="user")
-        saved = evaluation.save(
-            args.save, chosen_cutoff=max(cutoffs), sample=args.sample_users,
-            cutoffs=saved_cutoffs(args, cutoffs),
-            metrics=saved_metrics(metrics),
-            inputs=file_fingerprints(args.truth, truth, runs, args.run),
-            user_attributes=args.segments, beyond_inputs=beyond_file_fingerprints(args, inputs),
-        )
+        with saving(args.save):
+            saved = evaluation.save(
+                args.save, chosen_cutoff=max(cutoffs), sample=args.sample_users,
+                cutoffs=saved_cutoffs(args, cutoffs),
+                metrics=saved_metrics(metrics),
+                inputs=file_fingerprints(args.truth, truth, runs, args.run),
+                user_attributes=args.segments,
+                beyond_inputs=beyond_file_fingerprints(args, inputs),
+            )
         print(f"rankmetrics: saved the evaluation to {saved}", file=sys.stderr)
     if args.segment_by is not None:
         return write_output(segment_report(args, evaluation, chosen.get("interactions")), args)

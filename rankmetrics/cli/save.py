@@ -5,7 +5,9 @@ file, which the dashboard and ``report --bundle`` show. Both engines save throug
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+import errno
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from rankmetrics.beyond import CATALOGUE
@@ -13,6 +15,18 @@ from rankmetrics.bundle import Fingerprint
 from rankmetrics.cli.options import DEFAULT_CUTOFFS, run_name_and_path
 from rankmetrics.io import file_sha256
 from rankmetrics.metrics import MAIN_METRICS
+
+
+@contextmanager
+def saving(path: str) -> Iterator[None]:
+    """Save with a failure said in one sentence naming ``--save`` (a full disk in words)."""
+    try:
+        yield
+    except OSError as error:
+        reason = ("there is no space left on the device: free some space or save "
+                  "elsewhere" if error.errno in (errno.ENOSPC, errno.EDQUOT) else
+                  error.strerror or str(error))
+        raise ValueError(f"Could not save --save {path}: {reason}.") from None
 
 
 def saved_metrics(metrics: Sequence[str]) -> list[str]:

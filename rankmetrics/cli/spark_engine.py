@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from rankmetrics.cli.beyond_inputs import beyond_files
 from rankmetrics.cli.options import relevance_mapping, run_name_and_path, warn
 from rankmetrics.cli.results import render_results, write_output
-from rankmetrics.cli.save import saved_cutoffs, saved_metrics
+from rankmetrics.cli.save import saved_cutoffs, saved_metrics, saving
 from rankmetrics.conventions import Conventions
 from rankmetrics.io import read_attributes
 
@@ -62,8 +62,10 @@ def evaluate_on_spark(args: argparse.Namespace, metrics: Sequence[str], beyond: 
     text = render_results(evaluation.summary(metrics, cutoffs), args, conventions, mapping,
                           evaluation, tested=False)
     if args.save:
-        saved = evaluation.save(args.save, chosen_cutoff=max(cutoffs), sample=args.sample_users,
-                                cutoffs=saved_cutoffs(args, cutoffs),
-                                user_attributes=args.segments)
+        with saving(args.save):
+            saved = evaluation.save(args.save, chosen_cutoff=max(cutoffs),
+                                    sample=args.sample_users,
+                                    cutoffs=saved_cutoffs(args, cutoffs),
+                                    user_attributes=args.segments)
         print(f"rankmetrics: saved the evaluation to {saved}", file=sys.stderr)
     return write_output(text, args)
