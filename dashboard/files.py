@@ -55,6 +55,12 @@ def shared_content(content_digest: str, data: bytes | Callable[[], bytes]) -> by
         return _SHARED.setdefault(content_digest, value)
 
 
+def is_shared(content_digest: str) -> bool:
+    """Whether the server holds a copy of the content already (a tab has it open)."""
+    with _SHARED_LOCK:
+        return content_digest in _SHARED
+
+
 def digest(data: bytes) -> str:
     """A fingerprint of a file's content (SHA-256: the fastest of hashlib's hashes on
     processors with SHA instructions, about 2 GB/s)."""

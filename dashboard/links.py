@@ -25,9 +25,11 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import keys
+from dashboard.budget import BUDGET
 from dashboard.bundles import DATASET as SAVED_EVALUATION
 from dashboard.cached import beyond as cached_beyond
 from dashboard.demos import DEMOS
+from dashboard.files import is_shared
 from dashboard.playground_link import PARAMS as PLAYGROUND_PARAMS
 from dashboard.playground_link import PlaygroundView, read_view, write_view
 from dashboard.prepared import Prepared
@@ -232,9 +234,16 @@ def _open_workspace(workspace: str) -> dict[str, str]:
                    f"not used for {days:g} days. The demo data is shown")
             return {}
         files, settings = store.files(workspace), store.settings(workspace)
+        # files no open tab holds yet are read into memory: they pass the server's budget
+        unread = [stored for stored in files if not is_shared(stored.digest)]
+        refusal = BUDGET.admit(store.size(workspace)) if unread else None
     except StoreUnavailable as unavailable:
         notice(f"the link's workspace could not be opened. {literal(str(unavailable))} The "
                "demo data is shown")
+        return {}
+    if refusal:
+        notice(f"the link's workspace was not opened, and is kept as it is. {literal(refusal)} "
+               "The demo data is shown")
         return {}
     st.session_state[keys.WORKSPACE] = workspace
     restore(files, lambda content: store.content(workspace, content))

@@ -311,3 +311,26 @@ def test_a_link_to_a_workspace_whose_index_was_damaged_shows_the_demo(app_store)
     assert "could not be opened" in shown and "list of workspaces was damaged" in shown, shown
     assert again.session_state["dataset"] == "movies"  # the demo data keeps working
     assert not errors(again)
+
+
+def test_a_link_whose_files_the_memory_cannot_take_is_refused_and_kept(app_store,
+                                                                      monkeypatch):
+    from dashboard.budget import BUDGET
+
+    first = opened({}, "app_pages/data.py")
+    upload(first, 1, "ratings.csv")
+    upload(first, 0, "als_model.csv")
+    params = link_of(first)
+    monkeypatch.setattr(BUDGET, "limit_bytes", BUDGET.in_use_bytes() + 1000)
+    holding = opened(params, "app_pages/data.py")  # the first tab holds the files: one copy
+    assert [spec.name for spec in holding.session_state["uploads"].runs] == ["als_model"]
+    del first, holding
+    dashboard.files._SHARED.clear()  # no tab holds them now: opening reads them again
+    refused = opened(params, "app_pages/compare.py")
+    ok(refused)
+    shown = " ".join(plain(box.value) for box in (*refused.warning, *refused.info))
+    assert "workspace was not opened, and is kept as it is" in shown, shown
+    assert "The server is busy" in shown
+    assert refused.session_state["dataset"] == "movies"
+    assert [f.file_name for f in app_store.files(params["ws"])] == ["ratings.csv",
+                                                                   "als_model.csv"]
