@@ -173,6 +173,11 @@ def test_evidently_arp_leaves_items_unseen_in_training_out():
                            popularity="users")
     assert evidently.curve("m", "arp")[2] == 1.5
     assert evidently.user_counts().iloc[0]["users"] == 2
+    # and the same from the whole lists, leaving the unseen items out as Evidently does
+    left_out = _evidently(popularity="users", unseen_items="left_out").beyond
+    assert left_out.curve("m", "arp")[2] == 1.5
+    at_three = left_out.summary(["arp"], [3]).iloc[0]
+    assert (at_three["value"], at_three["users"]) == (1.5, 2)
 
 
 def test_evidently_coverage_is_coverage_of_the_training_items():
