@@ -60,3 +60,20 @@ def test_a_failed_save_leaves_the_earlier_bundle_whole(evaluation, tmp_path, mon
         evaluate(TRUTH, {"m": RUN, "n": RUN}, max_cutoff=2).save(target)
     pd.testing.assert_frame_equal(load_bundle(target).summary(), before)
     assert leftovers(tmp_path) == []
+
+
+def test_saving_again_swaps_the_folders_in_one_step(evaluation, tmp_path, monkeypatch):
+    from pathlib import Path
+
+    target = tmp_path / "bundle"
+    evaluation.save(target)
+    first = target.stat().st_ino
+
+    def no_rename(self, other):  # two renames would leave a moment without a bundle
+        raise AssertionError(f"renamed {self} to {other}")
+
+    monkeypatch.setattr(Path, "rename", no_rename)
+    evaluation.save(target)
+    assert target.stat().st_ino != first  # the new folder, swapped in
+    assert load_bundle(target).models == evaluation.models
+    assert leftovers(tmp_path) == []

@@ -7,6 +7,7 @@ or is stopped leaves the earlier bundle as it was (or nothing) rather than a mix
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import shutil
@@ -102,6 +103,8 @@ def saved_in_place(path: str | Path, write: Callable[[Path], object]) -> Path:
         write(folder)
         if zipped:
             return archive(folder, target)
+        if target.exists() and exchanged(folder, target):
+            return target  # one atomic step: the old bundle is now in ``folder``, removed below
         old = scratch / "replaced"
         if target.exists():
             target.rename(old)
@@ -109,6 +112,27 @@ def saved_in_place(path: str | Path, write: Callable[[Path], object]) -> Path:
         return target
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+#: Linux's renameat2 flag that swaps two paths in one step.
+RENAME_EXCHANGE = 2
+AT_FDCWD = -100
+
+
+def exchanged(first: Path, second: Path) -> bool:
+    """Swap two paths in one atomic step (Linux's ``renameat2`` with ``RENAME_EXCHANGE``), so
+    that no reader finds neither; False where the system cannot (then nothing changed)."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
+                          ctypes.c_uint]
+    renameat2.restype = ctypes.c_int
+    done = renameat2(AT_FDCWD, os.fsencode(first), AT_FDCWD, os.fsencode(second),
+                     RENAME_EXCHANGE)
+    return done == 0
 
 
 def _check_replaceable(target: Path) -> None:
