@@ -17,7 +17,7 @@ from dashboard.budget import BUDGET
 from dashboard.demos import DEMOS, demo_extra_specs
 from dashboard.files import FileSpec, digest
 from dashboard.uploads import DATASET as UPLOADED
-from dashboard.uploads import save_in_workspace
+from dashboard.uploads import save_in_workspace, set_optional_file
 from rankmetrics.io import file_stem
 
 
@@ -74,15 +74,12 @@ def take_extra(kind: str) -> None:
         return
     state.pop(keys.UPLOAD_REFUSED, None)
     file_name = PurePath(uploaded.name).name
-    files = dict(state.get(keys.BEYOND_FILES, {}))
-    files[kind] = FileSpec(id=f"extra/{kind}", kind=kind, file_name=file_name,
-                           name=file_stem(file_name), digest=digest(data), data=data)
-    state[keys.BEYOND_FILES] = files
+    set_optional_file(kind, FileSpec(id=f"extra/{kind}", kind=kind, file_name=file_name,
+                                     name=file_stem(file_name), digest=digest(data),
+                                     data=data))
     save_in_workspace()  # in the session's workspace, with the other uploads
 
 
 def remove_extra(kind: str) -> None:
-    files = dict(st.session_state.get(keys.BEYOND_FILES, {}))
-    files.pop(kind, None)
-    st.session_state[keys.BEYOND_FILES] = files
+    set_optional_file(kind, None)
     save_in_workspace()

@@ -30,7 +30,7 @@ from dashboard.files import FileSpec, digest
 from dashboard.prepared import Prepared
 from dashboard.settings import Settings
 from dashboard.text import code, literal
-from dashboard.uploads import save_in_workspace
+from dashboard.uploads import save_in_workspace, set_optional_file
 from rankmetrics import GroundTruth, RankedRun
 from rankmetrics.io import (
     HashedIds,
@@ -119,14 +119,14 @@ def _take_attributes() -> None:
     if refusal:
         state[keys.UPLOAD_REFUSED] = refusal
         return
-    state[keys.USER_ATTRIBUTES] = FileSpec(
+    set_optional_file("user_attributes", FileSpec(
         id="upload/user_attributes", kind="user_attributes", file_name=uploaded.name,
-        name=file_stem(uploaded.name), digest=digest(data), data=data)
+        name=file_stem(uploaded.name), digest=digest(data), data=data))
     save_in_workspace()  # in the session's workspace, with the other uploads
 
 
 def _remove_attributes() -> None:
-    st.session_state.pop(keys.USER_ATTRIBUTES, None)
+    set_optional_file("user_attributes", None)
     save_in_workspace()
 
 

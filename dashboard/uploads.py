@@ -43,6 +43,9 @@ class Uploads:
     truth: FileSpec | None = None
     truth_candidate: FileSpec | None = None
     next_id: int = 1
+    #: The optional files the session holds (kind -> file), counted with the uploads in the
+    #: session's memory (see :func:`set_optional_file`).
+    optional: dict[str, FileSpec] = field(default_factory=dict)
 
     def add(self, runs: Sequence[tuple[str, bytes]], truth: tuple[str, bytes] | None) -> None:
         """Newly uploaded files, as (file name, content): models are named after their file
@@ -62,7 +65,7 @@ class Uploads:
 
     def buffers(self) -> list[bytes]:
         """The uploaded files' bytes this session holds (objects other sessions may share)."""
-        specs = [*self.runs, self.truth, self.truth_candidate]
+        specs = [*self.runs, self.truth, self.truth_candidate, *self.optional.values()]
         return [spec.data for spec in specs if spec is not None and spec.data is not None]
 
     def accept_truth(self) -> None:
@@ -105,7 +108,7 @@ class Uploads:
         self.truth_candidate, self.next_id = other.truth_candidate, other.next_id
 
     def copy(self) -> Uploads:
-        return replace(self, runs=list(self.runs))
+        return replace(self, runs=list(self.runs), optional=dict(self.optional))
 
     def run(self, file_id: str) -> FileSpec:
         return next(spec for spec in self.runs if spec.id == file_id)
@@ -199,8 +202,16 @@ def optional_file(kind: str) -> FileSpec | None:
 
 
 def set_optional_file(kind: str, spec: FileSpec | None) -> None:
-    """Hold ``spec`` as the session's ``kind`` file (None: drop it)."""
+    """Hold ``spec`` as the session's ``kind`` file (None: drop it), its bytes the server's
+    one copy of them and counted in the session's memory with its uploads."""
     state = st.session_state
+    held = uploads().optional
+    if spec is None:
+        held.pop(kind, None)
+    else:
+        if spec.data is not None:
+            spec = replace(spec, data=shared_content(spec.digest, spec.data))
+        held[kind] = spec
     key, inner = OPTIONAL_FILES[kind]
     if inner is None:
         if spec is None:

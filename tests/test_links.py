@@ -14,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 import dashboard.sharing
 import dashboard.store
+from dashboard import keys
 from tests.apptest import MOVIE_MODELS, go, keyed_block, ok, opened, plain, upload, uploader
 from tests.apptest import UPLOADS as UPLOAD_FILES
 from tests.helpers import MOVIES
@@ -372,3 +373,26 @@ def test_copy_link_is_one_button_whose_page_is_the_same_for_everyone():
     assert buttons[0].proto.body == dashboard.sharing.COPY_LINK.strip()  # no user text
     assert "navigator.clipboard.writeText(url)" in buttons[0].proto.body
     assert "window.location.href" in buttons[0].proto.body  # the address, as the URL has it
+
+
+def test_the_optional_files_are_counted_once_in_the_sessions_memory():
+    from dashboard.budget import _leased_bytes
+
+    at, workspace = uploaded_workspace()
+    people = (MOVIES / "users.csv").read_bytes()
+    uploader(at, "User attributes").set_value(("people.csv", people, "text/csv")).run()
+    train = (UPLOAD_FILES / "train.csv").read_bytes()
+    uploader(at, "Training interactions").set_value(("train.csv", train, "text/csv")).run()
+    ok(at)
+    held = at.session_state["uploads"]
+    assert set(held.optional) == {"user_attributes", "interactions"}
+    files = sum(len(spec.data) for spec in [*held.runs, held.truth])
+    lease = at.session_state["_lease"]
+    assert lease.nbytes == files + len(people) + len(train)  # the optional files count
+    again = opened({"ws": workspace})  # another tab on the link: the same bytes, once
+    assert again.session_state["beyond_files"]["interactions"].data is (
+        at.session_state["beyond_files"]["interactions"].data)
+    assert _leased_bytes([lease, again.session_state["_lease"]]) == lease.nbytes
+    at.button(key=keys.remove_extra("interactions")).click().run()  # removed: not held
+    assert "interactions" not in at.session_state["uploads"].optional
+    assert "interactions" not in at.session_state["beyond_files"]
