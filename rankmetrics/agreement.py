@@ -28,8 +28,10 @@ to; users given a list by neither are left out.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -89,40 +91,52 @@ def shared_ranks(lists_a: np.ndarray, lists_b: np.ndarray
     [[0, 0], [1, 2], [1, 0]]
     """
     a, b = _widened(lists_a, lists_b)
-    n_users, width = a.shape
+    width = a.shape[1]
     users, ranks_a, ranks_b = [], [], []
-    if n_users and width:
-        column_bits = int(2 * width - 1).bit_length()
-        highest = int(max(a.max(), b.max())) + 1  # codes are shifted by 1: -1 becomes 0
-        dtype = np.uint32 if highest.bit_length() + column_bits <= 32 else np.uint64
-        columns = np.arange(2 * width, dtype=dtype)
-        low = dtype((1 << column_bits) - 1)
-        rows = min(USERS_PER_SORT, n_users)
-        # buffers used block after block (fresh memory for each would cost its page faults)
-        keys_buffer = np.empty((rows, 2 * width), dtype=dtype)
-        codes_buffer = np.empty(rows * 2 * width, dtype=dtype)
-        same_buffer = np.empty((2, rows * 2 * width - 1), dtype=bool)
-        for start in range(0, n_users, USERS_PER_SORT):
-            stop = min(start + USERS_PER_SORT, n_users)
-            keys = keys_buffer[:stop - start]
-            np.copyto(keys[:, :width], a[start:stop], casting="unsafe")
-            np.copyto(keys[:, width:], b[start:stop], casting="unsafe")
-            keys += dtype(1)
-            keys <<= dtype(column_bits)
-            keys |= columns
-            keys.sort(axis=1)
-            flat = keys.ravel()
-            codes = np.right_shift(flat, dtype(column_bits), out=codes_buffer[:len(flat)])
-            same = np.equal(codes[1:], codes[:-1], out=same_buffer[0, :len(flat) - 1])
-            same &= np.not_equal(codes[1:], 0, out=same_buffer[1, :len(flat) - 1])  # an item
-            same[2 * width - 1::2 * width] = False  # a row's last key against the next row's
-            at = np.flatnonzero(same)  # positions in ``flat`` of the keys from A's columns
-            users.append(at // (2 * width) + start)
-            ranks_a.append((flat[at] & low).astype(np.int64))
-            ranks_b.append((flat[at + 1] & low).astype(np.int64) - width)
+    for start, flat, same, low in _sorted_blocks(a, b):
+        at = np.flatnonzero(same)  # positions in ``flat`` of the keys from A's columns
+        users.append(at // (2 * width) + start)
+        ranks_a.append((flat[at] & low).astype(np.int64))
+        ranks_b.append((flat[at + 1] & low).astype(np.int64) - width)
     if not users:
         return (np.zeros(0, dtype=np.int64),) * 3
     return np.concatenate(users), np.concatenate(ranks_a), np.concatenate(ranks_b)
+
+
+def _sorted_blocks(a: np.ndarray, b: np.ndarray
+                   ) -> Iterator[tuple[int, np.ndarray, np.ndarray, Any]]:
+    """Each block of users' two lists (of one width) as packed keys, code above and column
+    below, sorted within each row: (first user, the keys flattened, whether each key and the
+    next are one item of both lists, the mask of the column bits). The arrays are buffers
+    that the next block writes over."""
+    n_users, width = a.shape
+    if not n_users or not width:
+        return
+    column_bits = int(2 * width - 1).bit_length()
+    highest = int(max(a.max(), b.max())) + 1  # codes are shifted by 1: -1 becomes 0
+    dtype = np.uint32 if highest.bit_length() + column_bits <= 32 else np.uint64
+    columns = np.arange(2 * width, dtype=dtype)
+    low = dtype((1 << column_bits) - 1)
+    rows = min(USERS_PER_SORT, n_users)
+    # buffers used block after block (fresh memory for each would cost its page faults)
+    keys_buffer = np.empty((rows, 2 * width), dtype=dtype)
+    codes_buffer = np.empty(rows * 2 * width, dtype=dtype)
+    same_buffer = np.empty((2, rows * 2 * width - 1), dtype=bool)
+    for start in range(0, n_users, USERS_PER_SORT):
+        stop = min(start + USERS_PER_SORT, n_users)
+        keys = keys_buffer[:stop - start]
+        np.copyto(keys[:, :width], a[start:stop], casting="unsafe")
+        np.copyto(keys[:, width:], b[start:stop], casting="unsafe")
+        keys += dtype(1)
+        keys <<= dtype(column_bits)
+        keys |= columns
+        keys.sort(axis=1)
+        flat = keys.ravel()
+        codes = np.right_shift(flat, dtype(column_bits), out=codes_buffer[:len(flat)])
+        same = np.equal(codes[1:], codes[:-1], out=same_buffer[0, :len(flat) - 1])
+        same &= np.not_equal(codes[1:], 0, out=same_buffer[1, :len(flat) - 1])  # an item
+        same[2 * width - 1::2 * width] = False  # a row's last key against the next row's
+        yield start, flat, same, low
 
 
 def shared_depths(lists_a: np.ndarray, lists_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -286,28 +300,41 @@ def summed_agreement(lists_a: np.ndarray, lists_b: np.ndarray, *,
 
 
 def _full_list_sums(a: np.ndarray, b: np.ndarray, p: float) -> dict[str, np.ndarray]:
-    """:func:`summed_agreement` of users whose two lists fill every rank."""
+    """:func:`summed_agreement` of users whose two lists fill every rank, a block of users
+    at a time: each user's X_K from the depths of the shared items, read one by one where
+    the lists share few, or from every position of the sorted keys where they share many
+    (no list of entries to gather)."""
     n_users, width = a.shape
     depth = np.arange(1, width + 1, dtype=np.float64)
-    user, first_depth = shared_depths(a, b)
-    shared = np.cumsum(np.bincount(first_depth, minlength=width)[:width]
-                       ).astype(np.float64)  # sum over users of X_K
-    power = p ** depth
-    rbo = ((1.0 - p) / p * np.cumsum(shared / depth * power) + shared / depth * power)
+    shared = np.zeros(width)  # sum over users of X_K
     jaccard = np.zeros(width)
-    # the users sharing an item, numbered 0, 1, ... (``user`` is sorted)
-    first = np.ones(len(user), dtype=bool)
-    np.not_equal(user[1:], user[:-1], out=first[1:])
-    n_sharing = int(np.count_nonzero(first))
-    user = np.cumsum(first) - 1
-    bounds = np.searchsorted(user, np.arange(0, n_sharing + USERS_PER_SORT, USERS_PER_SORT))
-    for block, start in enumerate(range(0, n_sharing, USERS_PER_SORT)):
-        stop = min(start + USERS_PER_SORT, n_sharing)
-        inside = slice(bounds[block], bounds[block + 1])
-        counts = np.bincount((user[inside] - start) * width + first_depth[inside],
-                             minlength=(stop - start) * width)
-        x = np.cumsum(counts.reshape(stop - start, width), axis=1).astype(np.float64)
+    offsets = np.zeros(0, dtype=np.int32)
+    for _, flat, same, low in _sorted_blocks(a, b):
+        rows = len(flat) // (2 * width)
+        if np.count_nonzero(same) * 4 > rows * width:  # most items shared
+            # the depth at every position: where the key and the next are one item, the
+            # larger of A's rank and B's (the next key's column minus the width); else width
+            columns = (flat & low).astype(np.int32)
+            found = columns[1:] - width
+            np.maximum(found, columns[:-1], out=found)
+            found[~same] = width
+            if len(offsets) != len(found):  # each position's row, as row x (width + 1)
+                offsets = np.repeat(np.arange(rows, dtype=np.int32) * (width + 1),
+                                    2 * width)[:-1]
+            found += offsets
+            counts = np.bincount(found, minlength=rows * (width + 1)).reshape(
+                rows, width + 1)[:, :width]
+        else:
+            at = np.flatnonzero(same)
+            found = np.maximum((flat[at] & low).astype(np.int64),
+                               (flat[at + 1] & low).astype(np.int64) - width)
+            counts = np.bincount(at // (2 * width) * width + found,
+                                 minlength=rows * width).reshape(rows, width)
+        x = np.cumsum(counts, axis=1)
+        shared += x.sum(axis=0)
         jaccard += (x / (2.0 * depth - x)).sum(axis=0)
+    power = p ** depth
+    rbo = (1.0 - p) / p * np.cumsum(shared / depth * power) + shared / depth * power
     return {"jaccard": jaccard, "share_a_in_b": shared / depth,
             "share_b_in_a": shared / depth, "rbo": rbo}
 

@@ -98,11 +98,13 @@ def _full_lists(rng: np.random.Generator, n_users: int, width: int, n_items: int
     return np.array(lists, dtype=np.int64), lists
 
 
+@pytest.mark.parametrize("n_items", [14, 400])  # lists sharing most items, and few
 @pytest.mark.parametrize("full", [True, False])
 @pytest.mark.parametrize("persistence", [0.6, 0.9])
-def test_the_sums_over_users_are_the_sums_of_the_rbo_packages_values(full, persistence):
+def test_the_sums_over_users_are_the_sums_of_the_rbo_packages_values(full, persistence,
+                                                                     n_items):
     rng = np.random.default_rng(11)
-    width, n_items = 9, 14
+    width = 9
     make = _full_lists if full else _random_lists
     matrix_a, lists_a = make(rng, 50, width, n_items)
     matrix_b, lists_b = make(rng, 50, width, n_items)
