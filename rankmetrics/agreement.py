@@ -324,12 +324,16 @@ def _full_list_sums(a: np.ndarray, b: np.ndarray, p: float) -> dict[str, np.ndar
             found += offsets
             counts = np.bincount(found, minlength=rows * (width + 1)).reshape(
                 rows, width + 1)[:, :width]
-        else:
+        else:  # only the users sharing an item (the others add 0), numbered 0, 1, ...
             at = np.flatnonzero(same)
             found = np.maximum((flat[at] & low).astype(np.int64),
                                (flat[at + 1] & low).astype(np.int64) - width)
-            counts = np.bincount(at // (2 * width) * width + found,
-                                 minlength=rows * width).reshape(rows, width)
+            row = at // (2 * width)
+            first = np.ones(len(row), dtype=bool)
+            np.not_equal(row[1:], row[:-1], out=first[1:])
+            sharing = int(np.count_nonzero(first))
+            counts = np.bincount((np.cumsum(first) - 1) * width + found,
+                                 minlength=sharing * width).reshape(sharing, width)
         x = np.cumsum(counts, axis=1)
         shared += x.sum(axis=0)
         jaccard += (x / (2.0 * depth - x)).sum(axis=0)
